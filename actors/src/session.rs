@@ -1,0 +1,302 @@
+//! `SessionActor`: one per WebSocket. It owns the socket's protocol: type-7
+//! authentication within the auth timeout, heartbeats (type 4) both ways,
+//! the idle timeout, the per-second frame limit, resume (type 15), and the
+//! pushes it receives from its user's `StreamActor`.
+//!
+//! Writes go through one writer task that owns the `actix_ws::Session`, fed
+//! by a bounded queue: frames keep their order, and a socket that cannot keep
+//! up is closed instead of growing memory without bound.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError};
+use infra::config::SocketSettings;
+use protocol::frame::{AuthConfirm, ClientFrame, Codec, Frame, FrameType};
+use protocol::ErrorCode;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::close_code;
+use crate::message::{Attach, CloseSocket, Detach, Push, Replay, SessionId};
+use crate::stream::{StreamActor, StreamRegistry};
+
+/// Who a token belongs to, as far as the socket cares.
+#[derive(Debug, Clone)]
+pub struct AuthedSocketUser {
+    pub account_id: String,
+    /// The token's hash: a logout closes only the sockets of that token.
+    pub token_hash: String,
+}
+
+/// Checks socket tokens; implemented by the backend's account service.
+#[async_trait::async_trait]
+pub trait Authenticator: Send + Sync + 'static {
+    async fn authenticate(&self, token: &str) -> Option<AuthedSocketUser>;
+}
+
+/// What every session needs, shared.
+pub struct SessionDeps {
+    pub auth: Arc<dyn Authenticator>,
+    pub streams: StreamRegistry,
+    pub settings: SocketSettings,
+}
+
+enum Outgoing {
+    Data(Vec<u8>),
+    Pong(Vec<u8>),
+}
+
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
+
+pub struct SessionActor {
+    id: SessionId,
+    codec: Codec,
+    deps: Arc<SessionDeps>,
+    out: mpsc::Sender<Outgoing>,
+    /// Taken once, to close: the writer closes the socket after flushing.
+    close_tx: Option<oneshot::Sender<(u16, String)>>,
+    user: Option<(AuthedSocketUser, Addr<StreamActor>)>,
+    auth_started: bool,
+    last_frame: Instant,
+    window_start: Instant,
+    window_count: u32,
+}
+
+impl SessionActor {
+    /// Starts the actor and its writer task for an upgraded socket.
+    pub fn start(
+        session: actix_ws::Session,
+        incoming: actix_ws::AggregatedMessageStream,
+        codec: Codec,
+        deps: Arc<SessionDeps>,
+    ) -> Addr<SessionActor> {
+        let (out, rx) = mpsc::channel(deps.settings.send_queue.max(1));
+        let (close_tx, close_rx) = oneshot::channel();
+        actix_web::rt::spawn(writer(session, codec, rx, close_rx));
+        SessionActor::create(|ctx| {
+            ctx.add_stream(incoming);
+            let now = Instant::now();
+            SessionActor {
+                id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+                codec,
+                deps,
+                out,
+                close_tx: Some(close_tx),
+                user: None,
+                auth_started: false,
+                last_frame: now,
+                window_start: now,
+                window_count: 0,
+            }
+        })
+    }
+
+    fn send(&mut self, frame: &Frame, ctx: &mut Context<Self>) {
+        let bytes = match self.codec.encode(frame) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, "frame encoding failed");
+                return;
+            }
+        };
+        match self.out.try_send(Outgoing::Data(bytes)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => self.close(close_code::TOO_SLOW, "too slow", ctx),
+            Err(mpsc::error::TrySendError::Closed(_)) => ctx.stop(),
+        }
+    }
+
+    fn close(&mut self, code: u16, reason: &str, ctx: &mut Context<Self>) {
+        if let Some(tx) = self.close_tx.take() {
+            tracing::debug!(session = self.id, code, reason, "closing socket");
+            let _ = tx.send((code, reason.to_owned()));
+        }
+        ctx.stop();
+    }
+
+    fn on_data(&mut self, bytes: &[u8], codec: Codec, ctx: &mut Context<Self>) {
+        let now = Instant::now();
+        self.last_frame = now;
+        if now.duration_since(self.window_start) >= Duration::from_secs(1) {
+            self.window_start = now;
+            self.window_count = 0;
+        }
+        self.window_count += 1;
+        if self.window_count > self.deps.settings.max_frames_per_sec {
+            return self.close(close_code::TOO_MANY, "too many frames", ctx);
+        }
+        let frame = match codec.decode(bytes).and_then(ClientFrame::from_frame) {
+            Ok(f) => f,
+            Err(e) => return self.send(&Frame::error(ErrorCode::InvalidParams, Some(&e.to_string())), ctx),
+        };
+        match frame {
+            ClientFrame::Auth { token } => self.on_auth(token, ctx),
+            ClientFrame::Heartbeat => {
+                if self.user.is_some() {
+                    self.send(&Frame::heartbeat(), ctx);
+                } else {
+                    self.send(&Frame::error(ErrorCode::NeedLogin, None), ctx);
+                }
+            }
+            ClientFrame::Resume { last_seq, stream } => match &self.user {
+                Some((_, addr)) => addr.do_send(Replay { session_id: self.id, last_seq, stream }),
+                None => self.send(&Frame::error(ErrorCode::NeedLogin, None), ctx),
+            },
+        }
+    }
+
+    fn on_auth(&mut self, token: String, ctx: &mut Context<Self>) {
+        if self.auth_started {
+            return self.close(close_code::TOO_MANY, "second auth", ctx);
+        }
+        self.auth_started = true;
+        let deps = self.deps.clone();
+        let push = ctx.address().recipient::<Push>();
+        let close = ctx.address().recipient::<CloseSocket>();
+        let session_id = self.id;
+        let fut = async move {
+            let user = deps.auth.authenticate(&token).await?;
+            // A stream that is just stopping drops the attach: start a fresh one once.
+            for _ in 0..2 {
+                let stream = deps.streams.get_or_start(&user.account_id);
+                let attach = Attach {
+                    session_id,
+                    token_hash: user.token_hash.clone(),
+                    push: push.clone(),
+                    close: close.clone(),
+                };
+                if let Ok(attached) = stream.send(attach).await {
+                    return Some((user, stream, attached));
+                }
+            }
+            None
+        };
+        ctx.wait(fut.into_actor(self).map(|res, act, ctx| match res {
+            Some((user, stream, attached)) => {
+                let confirm = AuthConfirm { account_id: user.account_id.clone(), stream: attached.stream, seq: attached.seq };
+                act.user = Some((user, stream));
+                let content = serde_json::to_value(confirm).unwrap_or_default();
+                act.send(&Frame::new(FrameType::Heartbeat, content), ctx);
+            }
+            None => act.close(close_code::BAD_TOKEN, "bad token", ctx),
+        }));
+    }
+}
+
+impl Actor for SessionActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        let s = &self.deps.settings;
+        ctx.run_later(Duration::from_millis(s.auth_timeout_ms), |act, ctx| {
+            if act.user.is_none() {
+                act.close(close_code::AUTH_TIMEOUT, "no auth in time", ctx);
+            }
+        });
+        let idle = Duration::from_millis(s.idle_timeout_ms);
+        let tick = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
+        ctx.run_interval(tick, move |act, ctx| {
+            if act.last_frame.elapsed() >= idle {
+                act.close(close_code::IDLE_TIMEOUT, "idle", ctx);
+            }
+        });
+    }
+
+    fn stopping(&mut self, _ctx: &mut Self::Context) -> Running {
+        if let Some((_, stream)) = &self.user {
+            stream.do_send(Detach { session_id: self.id });
+        }
+        Running::Stop
+    }
+}
+
+impl StreamHandler<Result<AggregatedMessage, ProtocolError>> for SessionActor {
+    fn handle(&mut self, item: Result<AggregatedMessage, ProtocolError>, ctx: &mut Self::Context) {
+        match item {
+            Ok(AggregatedMessage::Text(text)) => self.on_data(text.as_bytes(), Codec::Json, ctx),
+            Ok(AggregatedMessage::Binary(bin)) => self.on_data(&bin, Codec::MsgPack, ctx),
+            Ok(AggregatedMessage::Ping(bytes)) => {
+                self.last_frame = Instant::now();
+                let _ = self.out.try_send(Outgoing::Pong(bytes.to_vec()));
+            }
+            Ok(AggregatedMessage::Pong(_)) => self.last_frame = Instant::now(),
+            Ok(AggregatedMessage::Close(_)) => ctx.stop(),
+            Err(ProtocolError::Overflow) => self.close(close_code::TOO_LARGE, "frame too large", ctx),
+            Err(e) => {
+                tracing::debug!(error = %e, "socket protocol error");
+                self.close(close_code::BAD_FRAME, "protocol error", ctx);
+            }
+        }
+    }
+
+    fn finished(&mut self, ctx: &mut Self::Context) {
+        ctx.stop();
+    }
+}
+
+impl Handler<Push> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Push, ctx: &mut Self::Context) {
+        if self.close_tx.is_some() {
+            self.send(&msg.0, ctx);
+        }
+    }
+}
+
+impl Handler<CloseSocket> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: CloseSocket, ctx: &mut Self::Context) {
+        self.close(msg.code, &msg.reason, ctx);
+    }
+}
+
+/// Owns the socket's write half: sends queued frames in order; on a close
+/// order, flushes what is queued and closes with the given code.
+async fn writer(
+    mut session: actix_ws::Session,
+    codec: Codec,
+    mut rx: mpsc::Receiver<Outgoing>,
+    mut close_rx: oneshot::Receiver<(u16, String)>,
+) {
+    let close = loop {
+        tokio::select! {
+            biased;
+            msg = rx.recv() => match msg {
+                Some(Outgoing::Data(bytes)) => {
+                    let sent = match codec {
+                        Codec::Json => match String::from_utf8(bytes) {
+                            Ok(text) => session.text(text).await,
+                            Err(_) => continue,
+                        },
+                        Codec::MsgPack => session.binary(bytes).await,
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+                Some(Outgoing::Pong(bytes)) => {
+                    if session.pong(&bytes).await.is_err() {
+                        return;
+                    }
+                }
+                None => break close_rx.await.ok(),
+            },
+            close = &mut close_rx => {
+                // Flush what was queued before the close order.
+                while let Ok(Outgoing::Data(bytes)) = rx.try_recv() {
+                    let _ = match codec {
+                        Codec::Json => session.text(String::from_utf8_lossy(&bytes).into_owned()).await,
+                        Codec::MsgPack => session.binary(bytes).await,
+                    };
+                }
+                break close.ok();
+            }
+        }
+    };
+    let reason = close.map(|(code, description)| CloseReason { code: CloseCode::Other(code), description: Some(description) });
+    let _ = session.close(reason).await;
+}

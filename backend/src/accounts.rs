@@ -1,0 +1,364 @@
+//! Accounts: sign-up, login, tokens, status changes. The repository is
+//! written against the typed table abstraction; passwords are hashed with
+//! argon2id, tokens are 256 random bits stored only as their SHA-256.
+
+use std::sync::Arc;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::store::{tables, DynStore, Key, ScanRange, Table};
+use protocol::account::{self, status, Account, AccountInfo, DisplayName, Email, Password, PaymentInfo, UserSettings};
+use protocol::ErrorCode;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+/// A stored account.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccountRow {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    /// PHC string of the argon2id hash.
+    pub password_hash: String,
+    pub status: u8,
+    pub create_at: i64,
+    pub device_code: String,
+    pub settings: UserSettings,
+    pub payment: PaymentInfo,
+}
+
+impl AccountRow {
+    pub fn wire(&self) -> Account {
+        Account {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            email: self.email.clone(),
+            create_at: self.create_at,
+            status: self.status,
+            device_code: self.device_code.clone(),
+        }
+    }
+
+    pub fn info(&self, admin: bool) -> AccountInfo {
+        AccountInfo {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            email: self.email.clone(),
+            create_at: self.create_at,
+            status: self.status,
+            settings: self.settings.clone(),
+            admin,
+        }
+    }
+}
+
+/// The unique claim of an e-mail address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmailClaim {
+    pub account_id: String,
+}
+
+/// A login token's record (keyed by the token's hash).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRow {
+    pub account_id: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+/// An authenticated caller.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub account: AccountRow,
+    pub token_hash: String,
+}
+
+pub fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+fn new_token() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+pub fn new_device_code() -> String {
+    hex::encode(rand::random::<[u8; 16]>())
+}
+
+#[derive(Clone)]
+pub struct AccountService {
+    accounts: Table<AccountRow>,
+    by_email: Table<EmailClaim>,
+    sessions: Table<SessionRow>,
+    sessions_by_account: Table<()>,
+    bus: DynBus,
+    token_ttl_secs: i64,
+    admins: Arc<Vec<String>>,
+}
+
+impl AccountService {
+    pub fn new(store: DynStore, bus: DynBus, token_ttl_secs: i64, admins: Vec<String>) -> AccountService {
+        AccountService {
+            accounts: Table::new(store.clone(), &tables::ACCOUNTS),
+            by_email: Table::new(store.clone(), &tables::ACCOUNT_BY_EMAIL),
+            sessions: Table::new(store.clone(), &tables::SESSIONS),
+            sessions_by_account: Table::new(store, &tables::SESSIONS_BY_ACCOUNT),
+            bus,
+            token_ttl_secs,
+            admins: Arc::new(admins),
+        }
+    }
+
+    pub fn is_admin(&self, account: &AccountRow) -> bool {
+        self.admins.iter().any(|a| *a == account.email)
+    }
+
+    pub fn token_ttl_secs(&self) -> i64 {
+        self.token_ttl_secs
+    }
+
+    /// Creates an account and logs it in. Without a name the account starts
+    /// in status 3 (profile incomplete).
+    #[tracing::instrument(skip(self, password), err(Display))]
+    pub async fn sign_up(
+        &self,
+        email: &str,
+        password: &str,
+        name: Option<&str>,
+        device_code: String,
+    ) -> Result<(AccountRow, String), ApiError> {
+        let email = Email::parse(email)?;
+        let password = Password::parse(password)?;
+        let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
+            Some(n) => Some(DisplayName::parse(n)?),
+            None => None,
+        };
+        let password_hash = hash_password(password).await?;
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        let email_key = Key::of(email.as_str());
+        // Claim the e-mail first: the claim is the uniqueness check.
+        if let Err(existing) =
+            self.by_email.insert_if_absent(&email_key, &Key::empty(), &EmailClaim { account_id: id.clone() }).await?
+        {
+            // A claim whose account row was never written (a crash between the
+            // two writes) is taken over; a real account is a conflict.
+            if self.accounts.get(&Key::of(&existing.account_id), &Key::empty()).await?.is_some() {
+                return Err(ErrorCode::EmailRegistered.into());
+            }
+            let claim = EmailClaim { account_id: id.clone() };
+            if self.by_email.compare_and_set(&email_key, &Key::empty(), &existing, Some(&claim)).await?.is_err() {
+                return Err(ErrorCode::EmailRegistered.into());
+            }
+        }
+        let row = AccountRow {
+            id: id.clone(),
+            email: email.as_str().to_owned(),
+            status: if name.is_some() { status::NORMAL } else { status::INCOMPLETE },
+            name: name.map(|n| n.as_str().to_owned()).unwrap_or_default(),
+            password_hash,
+            create_at: now_secs(),
+            device_code,
+            settings: UserSettings { insight: false, task_flow_version: 2, task_flow_gt: false },
+            payment: PaymentInfo::default(),
+        };
+        self.accounts.put(&Key::of(&id), &Key::empty(), &row).await?;
+        let token = self.issue_token(&row.id).await?;
+        Ok((row, token))
+    }
+
+    /// Email login. Status 2 answers AccountDisabled and issues no token.
+    #[tracing::instrument(skip(self, password), err(Display))]
+    pub async fn login(&self, email: &str, password: &str) -> Result<(AccountRow, String), ApiError> {
+        let email = Email::parse(email)?;
+        let claim = self
+            .by_email
+            .get(&Key::of(email.as_str()), &Key::empty())
+            .await?
+            .ok_or(ErrorCode::AccountNoExistent)?;
+        let row = self
+            .accounts
+            .get(&Key::of(&claim.account_id), &Key::empty())
+            .await?
+            .ok_or(ErrorCode::AccountNoExistent)?;
+        verify_password(password, &row.password_hash).await?;
+        if row.status == status::DISABLED {
+            return Err(ErrorCode::AccountDisabled.into());
+        }
+        let token = self.issue_token(&row.id).await?;
+        Ok((row, token))
+    }
+
+    async fn issue_token(&self, account_id: &str) -> Result<String, ApiError> {
+        let token = new_token();
+        let hash = hash_token(&token);
+        let now = now_secs();
+        let row = SessionRow { account_id: account_id.to_owned(), created_at: now, expires_at: now + self.token_ttl_secs };
+        self.sessions.put(&Key::of(&hash), &Key::empty(), &row).await?;
+        self.sessions_by_account.put(&Key::of(account_id), &Key::of(&hash), &()).await?;
+        Ok(token)
+    }
+
+    /// The caller behind a token, if the token is live and the account not disabled.
+    pub async fn authenticate(&self, token: &str) -> Result<Option<Caller>, ApiError> {
+        if token.is_empty() || token.len() > 256 {
+            return Ok(None);
+        }
+        let hash = hash_token(token);
+        let Some(session) = self.sessions.get(&Key::of(&hash), &Key::empty()).await? else {
+            return Ok(None);
+        };
+        if session.expires_at <= now_secs() {
+            self.drop_token(&session.account_id, &hash).await?;
+            return Ok(None);
+        }
+        let Some(account) = self.accounts.get(&Key::of(&session.account_id), &Key::empty()).await? else {
+            return Ok(None);
+        };
+        if account.status == status::DISABLED {
+            return Ok(None);
+        }
+        Ok(Some(Caller { account, token_hash: hash }))
+    }
+
+    async fn drop_token(&self, account_id: &str, hash: &str) -> Result<(), ApiError> {
+        self.sessions.delete(&Key::of(hash), &Key::empty()).await?;
+        self.sessions_by_account.delete(&Key::of(account_id), &Key::of(hash)).await?;
+        Ok(())
+    }
+
+    /// Ends one token and closes the sockets that authenticated with it.
+    pub async fn logout(&self, caller: &Caller) -> Result<(), ApiError> {
+        self.drop_token(&caller.account.id, &caller.token_hash).await?;
+        self.bus
+            .publish(
+                &user_topic(&caller.account.id),
+                BusMessage::CloseSockets {
+                    token_hash: Some(caller.token_hash.clone()),
+                    code: actors::close_code::BAD_TOKEN,
+                    reason: "logged out".into(),
+                },
+            )
+            .await;
+        Ok(())
+    }
+
+    /// Finishes a status-3 account's profile.
+    pub async fn complete_profile(&self, caller: &Caller, name: &str) -> Result<AccountRow, ApiError> {
+        let name = DisplayName::parse(name)?;
+        let key = Key::of(&caller.account.id);
+        let mut current = caller.account.clone();
+        loop {
+            let mut next = current.clone();
+            next.name = name.as_str().to_owned();
+            if next.status == status::INCOMPLETE {
+                next.status = status::NORMAL;
+            }
+            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+                Ok(()) => return Ok(next),
+                Err(Some(now)) => current = now,
+                Err(None) => return Err(ErrorCode::NotFound.into()),
+            }
+        }
+    }
+
+    /// An operator's ban (status 2) or unban (status 1). A ban ends every
+    /// token of the account and closes its sockets at once.
+    pub async fn set_status(&self, account_id: &str, new_status: u8) -> Result<AccountRow, ApiError> {
+        if ![status::NORMAL, status::DISABLED].contains(&new_status) {
+            return Err(ApiError::with_msg(ErrorCode::InvalidParams, "status must be 1 or 2"));
+        }
+        let key = Key::of(account_id);
+        let mut current = self.accounts.get(&key, &Key::empty()).await?.ok_or(ErrorCode::NotFound)?;
+        let updated = loop {
+            let mut next = current.clone();
+            next.status = new_status;
+            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+                Ok(()) => break next,
+                Err(Some(now)) => current = now,
+                Err(None) => return Err(ErrorCode::NotFound.into()),
+            }
+        };
+        if new_status == status::DISABLED {
+            let mut paging = None;
+            loop {
+                let page = self.sessions_by_account.scan(&key, &ScanRange::all(200).after(paging)).await?;
+                for (ck, ()) in &page.rows {
+                    if let Some(hash) = ck.reader().str() {
+                        self.sessions.delete(&Key::of(&hash), &Key::empty()).await?;
+                    }
+                }
+                paging = page.paging;
+                if paging.is_none() {
+                    break;
+                }
+            }
+            self.sessions_by_account.delete_partition(&key).await?;
+            self.bus
+                .publish(
+                    &user_topic(account_id),
+                    BusMessage::CloseSockets { token_hash: None, code: actors::close_code::BANNED, reason: "account disabled".into() },
+                )
+                .await;
+        }
+        Ok(updated)
+    }
+
+    pub async fn get(&self, account_id: &str) -> Result<Option<AccountRow>, ApiError> {
+        Ok(self.accounts.get(&Key::of(account_id), &Key::empty()).await?)
+    }
+}
+
+/// argon2id with the crate's defaults (19 MiB, 2 passes): slow by design,
+/// so it runs on the blocking pool.
+async fn hash_password(password: Password) -> Result<String, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)?;
+        Argon2::default()
+            .hash_password(password.expose().as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+async fn verify_password(password: &str, phc: &str) -> Result<(), ApiError> {
+    if password.chars().count() > Password::MAX {
+        return Err(ErrorCode::PasswordError.into());
+    }
+    let password = password.to_owned();
+    let phc = phc.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let parsed = PasswordHash::new(&phc).map_err(ApiError::internal)?;
+        Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .map_err(|_| ApiError::new(ErrorCode::PasswordError))
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// The socket's view of authentication.
+pub struct SocketAuth(pub AccountService);
+
+#[async_trait::async_trait]
+impl actors::Authenticator for SocketAuth {
+    async fn authenticate(&self, token: &str) -> Option<actors::AuthedSocketUser> {
+        match self.0.authenticate(token).await {
+            Ok(Some(c)) => Some(actors::AuthedSocketUser { account_id: c.account.id, token_hash: c.token_hash }),
+            _ => None,
+        }
+    }
+}
+
+pub use account::{DEVICE_COOKIE, TOKEN_COOKIE, TOKEN_HEADER};

@@ -1,0 +1,15 @@
+//! The Easel server: REST routes, the WebSocket endpoint, static web assets
+//! and the wiring of store, bus and actors (`Application`).
+//!
+//! Architecture Invariant: handlers never touch a backend's API directly;
+//! they go through services (`accounts`) written against `infra`'s traits.
+
+pub mod accounts;
+pub mod app;
+pub mod auth;
+pub mod error;
+pub mod ratelimit;
+pub mod routes;
+pub mod state;
+pub mod web;
+pub mod ws;

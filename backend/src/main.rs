@@ -1,0 +1,71 @@
+//! The `easel` command: `serve` runs the product, `migrate` applies the
+//! ScyllaDB schema.
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use easel::app::Application;
+use infra::config::{Settings, StoreConfig};
+
+#[derive(Parser)]
+#[command(name = "easel", version, about = "Easel: a self-hostable AI creation platform")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (web app, REST API, WebSocket) on EASEL_ADDR.
+    Serve,
+    /// Create the keyspace and tables on the ScyllaDB cluster named by EASEL_STORE.
+    Migrate {
+        /// Replication factor of a new keyspace.
+        #[arg(long, default_value_t = 3)]
+        replication_factor: u32,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,easel::http=warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let settings = Settings::load().context("loading settings")?;
+    match cli.command {
+        Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
+        Command::Migrate { replication_factor } => actix_web::rt::System::new().block_on(migrate(settings, replication_factor)),
+    }
+}
+
+async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let host = settings.addr.rsplit_once(':').map(|(h, _)| h.to_owned()).unwrap_or_else(|| "127.0.0.1".into());
+    let host = if host == "0.0.0.0" || host == "[::]" { "127.0.0.1".to_owned() } else { host };
+    tracing::info!(data = %settings.data_dir.display(), store = ?settings.store, "starting");
+    let app = Application::build(settings).await?;
+    // The one line on stdout: tests and the README rely on it.
+    #[allow(clippy::print_stdout)]
+    {
+        println!("Easel is serving at http://{host}:{}/", app.port());
+    }
+    app.run_until_stopped().await?;
+    Ok(())
+}
+
+async fn migrate(settings: Settings, replication_factor: u32) -> anyhow::Result<()> {
+    match &settings.store {
+        StoreConfig::Embedded => bail!("EASEL_STORE is `embedded`: the embedded store needs no migration (set EASEL_STORE=scylla://host:9042/keyspace)"),
+        #[cfg(feature = "scylla")]
+        StoreConfig::Scylla { nodes, keyspace } => {
+            let store = infra::store::scylla::ScyllaStore::connect(nodes, keyspace).await?;
+            store.migrate(infra::store::tables::ALL, replication_factor).await?;
+            tracing::info!(keyspace, tables = infra::store::tables::ALL.len(), "schema applied");
+            Ok(())
+        }
+        #[cfg(not(feature = "scylla"))]
+        StoreConfig::Scylla { .. } => bail!("this build of easel has no ScyllaDB support"),
+    }
+}

@@ -1,0 +1,86 @@
+//! Account family (spec 2 §7 "Login and sign-up", spec 1 §3 user and payment
+//! info): sign-up, login-in, logout, info, payment-info, complete-profile.
+
+use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
+use actix_web::{web, HttpRequest, HttpResponse};
+use protocol::account::{CompleteProfileRequest, LoginData, LoginRequest, SignUpRequest};
+use protocol::{Envelope, ErrorCode};
+
+use crate::accounts::{new_device_code, AccountRow, TOKEN_COOKIE};
+use crate::auth::{client_ip, device_id_of, Authed, AuthedAny};
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'static> {
+    Cookie::build(TOKEN_COOKIE, token.to_owned())
+        .path("/")
+        .max_age(CookieDuration::seconds(max_age_secs))
+        .same_site(SameSite::Lax)
+        .secure(req.connection_info().scheme() == "https")
+        .finish()
+}
+
+fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
+    let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
+    HttpResponse::Ok().cookie(cookie).json(Envelope::ok(LoginData { account: row.wire(), token }))
+}
+
+fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+    if state.login_limit.check(&client_ip(req)) {
+        Ok(())
+    } else {
+        Err(ErrorCode::TooManyRequests.into())
+    }
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn sign_up(req: HttpRequest, state: web::Data<AppState>, body: web::Json<SignUpRequest>) -> ApiResult {
+    limit(&req, &state)?;
+    let device = device_id_of(&req).unwrap_or_else(new_device_code);
+    let (row, token) = state.accounts.sign_up(&body.email, &body.password, body.name.as_deref(), device).await?;
+    Ok(logged_in(&req, &state, &row, token))
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn login_in(req: HttpRequest, state: web::Data<AppState>, body: web::Json<LoginRequest>) -> ApiResult {
+    limit(&req, &state)?;
+    if body.login_type != "email" {
+        return Err(ErrorCode::LoginTypeUnsupported.into());
+    }
+    let (row, token) = state.accounts.login(&body.email, &body.password).await?;
+    Ok(logged_in(&req, &state, &row, token))
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn logout(req: HttpRequest, state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
+    state.accounts.logout(&caller.0).await?;
+    let gone = token_cookie(&req, "", 0);
+    Ok(HttpResponse::Ok().cookie(gone).json(Envelope::ok(serde_json::Value::Null)))
+}
+
+pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
+    let admin = state.accounts.is_admin(&caller.0.account);
+    Ok(ok(caller.0.account.info(admin)))
+}
+
+pub async fn payment_info(caller: Authed) -> ApiResult {
+    Ok(ok(caller.0.account.payment.clone()))
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn complete_profile(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: AuthedAny,
+    body: web::Json<CompleteProfileRequest>,
+) -> ApiResult {
+    let row = state.accounts.complete_profile(&caller.0, &body.name).await?;
+    // The same token stays valid; answer like a login so the client can proceed.
+    let token = req
+        .headers()
+        .get(crate::accounts::TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    Ok(logged_in(&req, &state, &row, token))
+}

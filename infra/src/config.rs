@@ -1,0 +1,291 @@
+//! Typed settings, layered: built-in defaults, then a TOML file, then
+//! `EASEL_...` environment variables. No global statics: the binary builds
+//! one `Settings` and passes it down.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// A value that must never be printed (passwords in connection strings...).
+#[derive(Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Where state lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreConfig {
+    /// redb file in the data folder (the default).
+    Embedded,
+    /// A ScyllaDB cluster: contact points and keyspace, from
+    /// `scylla://host:9042,host2:9042/keyspace`.
+    Scylla { nodes: Vec<String>, keyspace: String },
+}
+
+impl StoreConfig {
+    pub fn parse(s: &str) -> Result<StoreConfig, ConfigError> {
+        let s = s.trim();
+        if s.is_empty() || s == "embedded" {
+            return Ok(StoreConfig::Embedded);
+        }
+        let rest = s
+            .strip_prefix("scylla://")
+            .ok_or_else(|| ConfigError::Invalid(format!("store {s:?}: expected `embedded` or `scylla://host:port,.../keyspace`")))?;
+        let (hosts, keyspace) = rest.split_once('/').unwrap_or((rest, "easel"));
+        let nodes: Vec<String> = hosts.split(',').map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned).collect();
+        let keyspace = if keyspace.is_empty() { "easel" } else { keyspace };
+        if nodes.is_empty() || !keyspace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(ConfigError::Invalid(format!("store {s:?}: no hosts or a bad keyspace name")));
+        }
+        Ok(StoreConfig::Scylla { nodes, keyspace: keyspace.to_owned() })
+    }
+}
+
+/// WebSocket session limits. Defaults are DESIGN.md's; tests shorten them.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SocketSettings {
+    /// Close (4408) when no type-7 auth arrives within this time.
+    pub auth_timeout_ms: u64,
+    /// Close (4410) when no frame at all arrives within this time.
+    pub idle_timeout_ms: u64,
+    /// Larger frames close the socket with 1009.
+    pub max_frame_bytes: usize,
+    /// More client frames than this in one second close the socket with 4429.
+    pub max_frames_per_sec: u32,
+    /// Pushed frames kept per user for resume.
+    pub replay_buffer: usize,
+    /// How long a user's push stream (and its replay buffer) outlives the
+    /// user's last socket, so a reconnect can resume.
+    pub replay_grace_ms: u64,
+    /// Outgoing frames queued per socket before it counts as too slow and is closed.
+    pub send_queue: usize,
+}
+
+impl Default for SocketSettings {
+    fn default() -> Self {
+        SocketSettings {
+            auth_timeout_ms: 10_000,
+            idle_timeout_ms: 45_000,
+            max_frame_bytes: 64 * 1024,
+            max_frames_per_sec: 50,
+            replay_buffer: 1024,
+            replay_grace_ms: 120_000,
+            send_queue: 1024,
+        }
+    }
+}
+
+/// Account and login rules.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct AuthSettings {
+    /// Lifetime of a login token (the `T` cookie's Max-Age too).
+    pub token_ttl_secs: i64,
+    /// E-mails of operators (may ban and unban accounts).
+    pub admins: Vec<String>,
+    /// Login and sign-up attempts allowed per client address per minute.
+    pub attempts_per_minute: u32,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        AuthSettings { token_ttl_secs: protocol::account::TOKEN_COOKIE_MAX_AGE_SECS, admins: Vec::new(), attempts_per_minute: 30 }
+    }
+}
+
+/// Everything `easel serve` needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Listen address; port 0 picks a free port (tests).
+    pub addr: String,
+    /// Embedded data folder.
+    pub data_dir: PathBuf,
+    /// Built web assets; `None` serves the API only.
+    pub web_dir: Option<PathBuf>,
+    pub store: StoreConfig,
+    /// Redis URL for the Bus and the job queue (scale-out).
+    pub redis: Option<Secret>,
+    /// Where objects go: `local` (data folder) or an `s3://` URL.
+    pub objects: String,
+    /// Extra origins allowed to open the socket besides the server's own.
+    pub allowed_origins: Vec<String>,
+    /// Largest JSON body accepted.
+    pub max_body_bytes: usize,
+    pub socket: SocketSettings,
+    pub auth: AuthSettings,
+}
+
+/// The file layer: every field optional so a file may set only some.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileSettings {
+    addr: Option<String>,
+    data_dir: Option<PathBuf>,
+    web_dir: Option<PathBuf>,
+    store: Option<String>,
+    redis: Option<Secret>,
+    objects: Option<String>,
+    allowed_origins: Option<Vec<String>>,
+    max_body_bytes: Option<usize>,
+    socket: Option<SocketSettings>,
+    auth: Option<AuthSettings>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {0}: {1}")]
+    File(PathBuf, String),
+    #[error("setting {0}: {1}")]
+    Env(&'static str, String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    /// Defaults only (what a fresh checkout runs with).
+    pub fn defaults() -> Settings {
+        let web = PathBuf::from("web/dist");
+        Settings {
+            addr: "127.0.0.1:8080".into(),
+            data_dir: PathBuf::from("data"),
+            web_dir: web.join("index.html").exists().then_some(web),
+            store: StoreConfig::Embedded,
+            redis: None,
+            objects: "local".into(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 1024 * 1024,
+            socket: SocketSettings::default(),
+            auth: AuthSettings::default(),
+        }
+    }
+
+    /// Defaults, then the file named by `EASEL_CONFIG` (or `easel.toml` when
+    /// present), then the environment.
+    pub fn load() -> Result<Settings, ConfigError> {
+        Self::load_from(|k| std::env::var(k).ok())
+    }
+
+    /// As [`Settings::load`], with the environment given as a function (tests).
+    pub fn load_from(env: impl Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
+        let mut s = Settings::defaults();
+        let file = match env("EASEL_CONFIG") {
+            Some(p) => Some(PathBuf::from(p)),
+            None => Some(PathBuf::from("easel.toml")).filter(|p| p.exists()),
+        };
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
+            let f: FileSettings = toml::from_str(&text).map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
+            s.apply_file(f)?;
+        }
+        s.apply_env(&env)?;
+        Ok(s)
+    }
+
+    fn apply_file(&mut self, f: FileSettings) -> Result<(), ConfigError> {
+        if let Some(v) = f.addr { self.addr = v; }
+        if let Some(v) = f.data_dir { self.data_dir = v; }
+        if let Some(v) = f.web_dir { self.web_dir = Some(v); }
+        if let Some(v) = f.store { self.store = StoreConfig::parse(&v)?; }
+        if let Some(v) = f.redis { self.redis = Some(v); }
+        if let Some(v) = f.objects { self.objects = v; }
+        if let Some(v) = f.allowed_origins { self.allowed_origins = v; }
+        if let Some(v) = f.max_body_bytes { self.max_body_bytes = v; }
+        if let Some(v) = f.socket { self.socket = v; }
+        if let Some(v) = f.auth { self.auth = v; }
+        Ok(())
+    }
+
+    fn apply_env(&mut self, env: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        fn num<T: std::str::FromStr>(key: &'static str, v: String) -> Result<T, ConfigError> {
+            v.trim().parse().map_err(|_| ConfigError::Env(key, format!("{v:?} is not a number")))
+        }
+        fn list(v: &str) -> Vec<String> {
+            v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+        }
+        if let Some(v) = env("EASEL_ADDR") { self.addr = v; }
+        if let Some(v) = env("EASEL_DATA") { self.data_dir = PathBuf::from(v); }
+        if let Some(v) = env("EASEL_WEB_DIR") {
+            self.web_dir = if v.is_empty() { None } else { Some(PathBuf::from(v)) };
+        }
+        if let Some(v) = env("EASEL_STORE") { self.store = StoreConfig::parse(&v)?; }
+        if let Some(v) = env("EASEL_REDIS") {
+            self.redis = if v.is_empty() { None } else { Some(Secret::new(v)) };
+        }
+        if let Some(v) = env("EASEL_OBJECTS") { self.objects = v; }
+        if let Some(v) = env("EASEL_ALLOWED_ORIGINS") { self.allowed_origins = list(&v); }
+        if let Some(v) = env("EASEL_ADMINS") { self.auth.admins = list(&v.to_lowercase()); }
+        if let Some(v) = env("EASEL_MAX_BODY_BYTES") { self.max_body_bytes = num("EASEL_MAX_BODY_BYTES", v)?; }
+        if let Some(v) = env("EASEL_LOGIN_ATTEMPTS_PER_MINUTE") { self.auth.attempts_per_minute = num("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", v)?; }
+        if let Some(v) = env("EASEL_WS_AUTH_TIMEOUT_MS") { self.socket.auth_timeout_ms = num("EASEL_WS_AUTH_TIMEOUT_MS", v)?; }
+        if let Some(v) = env("EASEL_WS_IDLE_TIMEOUT_MS") { self.socket.idle_timeout_ms = num("EASEL_WS_IDLE_TIMEOUT_MS", v)?; }
+        if let Some(v) = env("EASEL_WS_MAX_FRAME_BYTES") { self.socket.max_frame_bytes = num("EASEL_WS_MAX_FRAME_BYTES", v)?; }
+        if let Some(v) = env("EASEL_WS_MAX_FRAMES_PER_SEC") { self.socket.max_frames_per_sec = num("EASEL_WS_MAX_FRAMES_PER_SEC", v)?; }
+        if self.objects != "local" && !self.objects.starts_with("s3://") {
+            return Err(ConfigError::Invalid(format!("objects {:?}: expected `local` or `s3://bucket`", self.objects)));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let m: HashMap<String, String> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        move |k| m.get(k).cloned()
+    }
+
+    #[test]
+    fn defaults_match_the_readme() {
+        let s = Settings::load_from(env(&[])).unwrap();
+        assert_eq!(s.addr, "127.0.0.1:8080");
+        assert_eq!(s.data_dir, PathBuf::from("data"));
+        assert_eq!(s.store, StoreConfig::Embedded);
+        assert_eq!(s.socket.auth_timeout_ms, 10_000);
+        assert_eq!(s.socket.idle_timeout_ms, 45_000);
+    }
+
+    #[test]
+    fn file_then_env_layering() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("easel.toml");
+        std::fs::write(&path, "addr = \"0.0.0.0:9000\"\nstore = \"scylla://a:9042,b:9042/prod\"\n[socket]\nidle_timeout_ms = 5\n").unwrap();
+        let p = path.to_string_lossy().into_owned();
+        let s = Settings::load_from(env(&[("EASEL_CONFIG", &p), ("EASEL_ADDR", "127.0.0.1:0"), ("EASEL_REDIS", "redis://x")])).unwrap();
+        assert_eq!(s.addr, "127.0.0.1:0", "env beats file");
+        assert_eq!(s.store, StoreConfig::Scylla { nodes: vec!["a:9042".into(), "b:9042".into()], keyspace: "prod".into() });
+        assert_eq!(s.socket.idle_timeout_ms, 5);
+        assert_eq!(s.socket.auth_timeout_ms, 10_000, "unset file fields keep defaults");
+        assert_eq!(s.redis.as_ref().map(Secret::expose), Some("redis://x"));
+        assert_eq!(format!("{:?}", s.redis), "Some(Secret(***))");
+    }
+
+    #[test]
+    fn bad_settings_are_errors() {
+        assert!(Settings::load_from(env(&[("EASEL_STORE", "mysql://x")])).is_err());
+        assert!(Settings::load_from(env(&[("EASEL_STORE", "scylla:///bad-ks")])).is_err());
+        assert!(Settings::load_from(env(&[("EASEL_WS_IDLE_TIMEOUT_MS", "soon")])).is_err());
+        assert!(Settings::load_from(env(&[("EASEL_OBJECTS", "ftp://x")])).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "no_such_setting = 1\n").unwrap();
+        assert!(Settings::load_from(env(&[("EASEL_CONFIG", &path.to_string_lossy())])).is_err());
+    }
+}

@@ -1,0 +1,30 @@
+//! Every table Easel stores, declared once. `easel migrate` creates exactly
+//! these on ScyllaDB; the embedded store opens them on first use.
+//!
+//! Each entry documents its partition key (pk) and clustering key (ck), the
+//! query it serves, and the row type that the owning repository stores.
+
+use super::{TableDef, TableKind};
+
+const fn regular(name: &'static str) -> TableDef {
+    TableDef { name, kind: TableKind::Regular }
+}
+
+/// pk (account id) · ck () → `AccountRow`. Account by id.
+pub const ACCOUNTS: TableDef = regular("accounts");
+/// pk (normalised e-mail) · ck () → `EmailClaim`. Unique e-mail, by compare-and-set.
+pub const ACCOUNT_BY_EMAIL: TableDef = regular("account_by_email");
+/// pk (sha-256 of the token, hex) · ck () → `SessionRow`. Tokens are stored only hashed.
+pub const SESSIONS: TableDef = regular("sessions");
+/// pk (account id) · ck (token hash) → `()`. A user's live tokens, for logout-everywhere and bans.
+pub const SESSIONS_BY_ACCOUNT: TableDef = regular("sessions_by_account");
+/// pk (name) · ck (sub key) → counter. General-purpose counters.
+pub const COUNTERS: TableDef = TableDef { name: "counters", kind: TableKind::Counter };
+/// Used only by the store conformance suite.
+pub const CONFORMANCE: TableDef = regular("conformance");
+/// Used only by the store conformance suite.
+pub const CONFORMANCE_COUNTERS: TableDef = TableDef { name: "conformance_counters", kind: TableKind::Counter };
+
+/// All tables, for migration.
+pub const ALL: &[TableDef] =
+    &[ACCOUNTS, ACCOUNT_BY_EMAIL, SESSIONS, SESSIONS_BY_ACCOUNT, COUNTERS, CONFORMANCE, CONFORMANCE_COUNTERS];

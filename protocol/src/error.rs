@@ -1,0 +1,187 @@
+//! The one error-code catalogue: every code and message key the server can
+//! answer with, its HTTP status and its default English message.
+//!
+//! Codes 2xxxx are the login family of spec 2 §8; the others are Easel's own
+//! and are chosen to read as `HTTP status * 100` so a glance at a code tells
+//! the class of failure. Pinned by the tests at the bottom of this file: a
+//! change here is a change of the public contract.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $variant:ident = ($code:expr, $key:expr, $http:expr, $msg:expr); )*) => {
+        /// A failure the API reports, with its stable code and message key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, for tables and tests.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The numeric code carried in `status.code`.
+            pub const fn code(self) -> i32 {
+                match self { $(ErrorCode::$variant => $code,)* }
+            }
+
+            /// The message key carried in `status.key`, translated by the client.
+            pub const fn key(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $key,)* }
+            }
+
+            /// The HTTP status the response is sent with.
+            pub const fn http_status(self) -> u16 {
+                match self { $(ErrorCode::$variant => $http,)* }
+            }
+
+            /// A default English message for `status.msg`.
+            pub const fn default_msg(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $msg,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// No token, or a token that is unknown, expired or logged out (spec 2 §6: 20000 opens the login dialog).
+    NeedLogin = (20000, "NeedLogin", 401, "please log in");
+    /// No account has this e-mail.
+    AccountNoExistent = (20001, "AccountNoExistent", 404, "account does not exist");
+    /// A reset link that expired.
+    ResetLinkExpired = (20002, "ResetLinkExpired", 400, "the reset link has expired");
+    /// The account is disabled (status 2); no token is issued.
+    AccountDisabled = (20004, "AccountDisabled", 403, "account is disabled");
+    /// Wrong password.
+    PasswordError = (20005, "PasswordError", 401, "wrong password");
+    /// The action is not available for this account.
+    ActNotAvailable = (20010, "actNotAvailable", 403, "not available for this account");
+    /// The account must complete its profile (status 3) before this call.
+    ProfileIncomplete = (20011, "ProfileIncomplete", 403, "complete your profile first");
+    /// Not a well-formed e-mail address.
+    InvalidEmail = (20100, "InvalidEmail", 400, "invalid e-mail address");
+    /// An account with this e-mail exists.
+    EmailRegistered = (20101, "EmailRegistered", 409, "e-mail already registered");
+    /// A password shorter than 8 or longer than 128 characters.
+    PasswordInvalid = (20102, "PasswordInvalid", 400, "password must be 8 to 128 characters");
+    /// A display name that is empty after trimming, too long or has control characters.
+    NameInvalid = (20103, "NameInvalid", 400, "name must be 1 to 50 printable characters");
+    /// Wrong verification code.
+    VerifiCodeError = (20105, "VerifiCodeError", 400, "wrong verification code");
+    /// The login type is not one this server offers.
+    LoginTypeUnsupported = (20106, "LoginTypeUnsupported", 400, "this login type is not offered");
+    /// Malformed request: bad JSON, missing or mistyped field.
+    InvalidParams = (40000, "InvalidParams", 400, "invalid parameters");
+    /// An invite code that does not exist.
+    InviteCodeError = (40002, "InviteCodeError", 400, "invalid invite code");
+    /// Logged in, but not allowed to touch this object.
+    NoPermission = (40300, "NoPermission", 403, "no permission");
+    /// The object does not exist (or is not visible to the caller).
+    NotFound = (40400, "NotFound", 404, "not found");
+    /// The request conflicts with the present state.
+    Conflict = (40900, "Conflict", 409, "conflict with the present state");
+    /// Body or frame over the size limit.
+    PayloadTooLarge = (41300, "PayloadTooLarge", 413, "payload too large");
+    /// Rate limit exceeded.
+    TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
+    /// Unexpected server fault; details are in the server log only.
+    Internal = (50000, "ServerError", 500, "internal server error");
+    /// A dependency (store, bus, queue) is unreachable.
+    Unavailable = (50300, "ServiceUnavailable", 503, "service temporarily unavailable");
+}
+
+/// The success code of every envelope.
+pub const SUCCESS_CODE: i32 = 10000;
+
+impl ErrorCode {
+    /// Looks a code up by its number.
+    pub fn from_code(code: i32) -> Option<ErrorCode> {
+        Self::ALL.iter().copied().find(|e| e.code() == code)
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i32(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = i32::deserialize(d)?;
+        ErrorCode::from_code(code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code {code}")))
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.code(), self.key())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::Envelope;
+
+    #[test]
+    fn login_codes_match_spec_2_section_8() {
+        let table = [
+            (20001, "AccountNoExistent"),
+            (20004, "AccountDisabled"),
+            (20005, "PasswordError"),
+            (20002, "ResetLinkExpired"),
+            (20010, "actNotAvailable"),
+            (20100, "InvalidEmail"),
+            (20101, "EmailRegistered"),
+            (20105, "VerifiCodeError"),
+            (40002, "InviteCodeError"),
+            (20000, "NeedLogin"),
+        ];
+        for (code, key) in table {
+            let e = ErrorCode::from_code(code).unwrap_or_else(|| panic!("{code} missing"));
+            assert_eq!(e.key(), key, "code {code}");
+        }
+    }
+
+    #[test]
+    fn codes_and_keys_are_unique() {
+        let mut codes: Vec<i32> = ErrorCode::ALL.iter().map(|e| e.code()).collect();
+        let mut keys: Vec<&str> = ErrorCode::ALL.iter().map(|e| e.key()).collect();
+        codes.sort_unstable();
+        keys.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        keys.dedup();
+        assert_eq!(codes.len(), n);
+        assert_eq!(keys.len(), n);
+        assert!(!ErrorCode::ALL.iter().any(|e| e.code() == SUCCESS_CODE));
+    }
+
+    #[test]
+    fn error_envelope_json_is_pinned() {
+        let env = Envelope::<()>::error(ErrorCode::EmailRegistered, None);
+        assert_eq!(
+            serde_json::to_string(&env).unwrap(),
+            r#"{"status":{"code":20101,"msg":"e-mail already registered","key":"EmailRegistered"},"data":null}"#
+        );
+        let env = Envelope::error(ErrorCode::PasswordError, Some("nope".into()));
+        assert_eq!(
+            serde_json::to_value(&env).unwrap(),
+            serde_json::json!({"status":{"code":20005,"msg":"nope","key":"PasswordError"},"data":null})
+        );
+    }
+
+    #[test]
+    fn http_statuses_fit_the_contract() {
+        for e in ErrorCode::ALL {
+            assert!(
+                [400, 401, 403, 404, 409, 413, 429, 500, 503].contains(&e.http_status()),
+                "{e}"
+            );
+        }
+        assert_eq!(ErrorCode::NeedLogin.http_status(), 401);
+        assert_eq!(ErrorCode::TooManyRequests.http_status(), 429);
+    }
+}

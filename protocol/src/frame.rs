@@ -1,0 +1,306 @@
+//! WebSocket frames: the `{type, token, content}` objects that travel on the
+//! one socket, their closed set of kinds, and the two codecs (JSON text, and
+//! MessagePack binary when the socket's subprotocol is `msgpack`).
+//!
+//! A frame is decoded once into [`ClientFrame`] (client to server) so the
+//! session dispatches on a closed enum, never on raw numbers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The frame kinds of DESIGN.md's Contracts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum FrameType {
+    /// Heartbeat, both ways; the server's first one confirms authentication.
+    Heartbeat = 4,
+    /// Client authentication: `token` set.
+    Auth = 7,
+    /// A task update: content is the polled task object.
+    TaskUpdate = 10,
+    /// A chat token stream: `{session_id, msg_id, seq, delta, done}`.
+    ChatStream = 11,
+    /// An IM channel message.
+    ImMessage = 12,
+    /// A notification.
+    Notification = 13,
+    /// An error: `{code, key, msg}`.
+    Error = 14,
+    /// Resume: the client sends `{last_seq}` after auth; the server answers
+    /// with what it could replay.
+    Resume = 15,
+}
+
+impl FrameType {
+    pub const fn as_u16(self) -> u16 {
+        self as u16
+    }
+
+    pub fn from_u16(n: u16) -> Option<FrameType> {
+        Some(match n {
+            4 => FrameType::Heartbeat,
+            7 => FrameType::Auth,
+            10 => FrameType::TaskUpdate,
+            11 => FrameType::ChatStream,
+            12 => FrameType::ImMessage,
+            13 => FrameType::Notification,
+            14 => FrameType::Error,
+            15 => FrameType::Resume,
+            _ => return None,
+        })
+    }
+
+    /// Kinds that are pushed from the Bus and so carry a sequence number
+    /// that resume can replay.
+    pub const fn is_push(self) -> bool {
+        matches!(
+            self,
+            FrameType::TaskUpdate | FrameType::ChatStream | FrameType::ImMessage | FrameType::Notification
+        )
+    }
+}
+
+/// A frame as it is on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    #[serde(rename = "type")]
+    pub kind: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub content: Value,
+    /// The per-stream sequence number of a pushed frame (types 10 to 13);
+    /// a client resumes from the last one it saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
+impl Frame {
+    pub fn new(kind: FrameType, content: Value) -> Frame {
+        Frame { kind: kind.as_u16(), token: None, content, seq: None }
+    }
+
+    pub fn auth(token: impl Into<String>) -> Frame {
+        Frame { kind: FrameType::Auth.as_u16(), token: Some(token.into()), content: Value::Null, seq: None }
+    }
+
+    pub fn heartbeat() -> Frame {
+        Frame::new(FrameType::Heartbeat, Value::Null)
+    }
+
+    pub fn resume(last_seq: u64, stream: Option<&str>) -> Frame {
+        let mut content = serde_json::json!({ "last_seq": last_seq });
+        if let (Some(s), Some(obj)) = (stream, content.as_object_mut()) {
+            obj.insert("stream".into(), Value::String(s.to_owned()));
+        }
+        Frame::new(FrameType::Resume, content)
+    }
+
+    pub fn error(code: crate::ErrorCode, msg: Option<&str>) -> Frame {
+        Frame::new(
+            FrameType::Error,
+            serde_json::json!({
+                "code": code.code(),
+                "key": code.key(),
+                "msg": msg.unwrap_or(code.default_msg()),
+            }),
+        )
+    }
+
+    pub fn frame_type(&self) -> Option<FrameType> {
+        FrameType::from_u16(self.kind)
+    }
+}
+
+/// Content of the server's first heartbeat, which confirms authentication.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuthConfirm {
+    pub account_id: String,
+    /// Identifies the push stream whose sequence numbers this socket sees;
+    /// a resume names it so that numbers from another stream are not mixed up.
+    pub stream: String,
+    /// The last sequence number already pushed on that stream.
+    pub seq: u64,
+}
+
+/// The server's answer to a resume request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeResult {
+    /// True when every frame after `last_seq` was replayed; false when some
+    /// were no longer buffered (or the stream is unknown) and the client must
+    /// reload its state over REST.
+    pub resumed: bool,
+    /// How many frames were replayed before this answer.
+    pub replayed: u64,
+    /// The stream's current last sequence number.
+    pub seq: u64,
+    pub stream: String,
+}
+
+/// A client-to-server frame, decoded once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientFrame {
+    Auth { token: String },
+    Heartbeat,
+    Resume { last_seq: u64, stream: Option<String> },
+}
+
+/// Why a client frame could not be decoded.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum FrameError {
+    #[error("malformed frame: {0}")]
+    Malformed(String),
+    #[error("frame type {0} is not accepted from a client")]
+    UnexpectedType(u16),
+    #[error("auth frame without a token")]
+    MissingToken,
+    #[error("resume frame without last_seq")]
+    MissingLastSeq,
+}
+
+impl ClientFrame {
+    pub fn from_frame(frame: Frame) -> Result<ClientFrame, FrameError> {
+        match FrameType::from_u16(frame.kind) {
+            Some(FrameType::Auth) => match frame.token {
+                Some(token) if !token.is_empty() => Ok(ClientFrame::Auth { token }),
+                _ => Err(FrameError::MissingToken),
+            },
+            Some(FrameType::Heartbeat) => Ok(ClientFrame::Heartbeat),
+            Some(FrameType::Resume) => {
+                let last_seq = frame
+                    .content
+                    .get("last_seq")
+                    .and_then(Value::as_u64)
+                    .ok_or(FrameError::MissingLastSeq)?;
+                let stream = frame.content.get("stream").and_then(Value::as_str).map(str::to_owned);
+                Ok(ClientFrame::Resume { last_seq, stream })
+            }
+            _ => Err(FrameError::UnexpectedType(frame.kind)),
+        }
+    }
+}
+
+/// The socket's encoding, chosen by the WebSocket subprotocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// JSON in text frames (the default).
+    Json,
+    /// MessagePack (named fields) in binary frames, subprotocol `msgpack`.
+    MsgPack,
+}
+
+/// The subprotocol name that selects [`Codec::MsgPack`].
+pub const MSGPACK_SUBPROTOCOL: &str = "msgpack";
+
+impl Codec {
+    /// Picks the codec from a `Sec-WebSocket-Protocol` request header value.
+    pub fn from_subprotocols(header: Option<&str>) -> Codec {
+        match header {
+            Some(h) if h.split(',').any(|p| p.trim().eq_ignore_ascii_case(MSGPACK_SUBPROTOCOL)) => {
+                Codec::MsgPack
+            }
+            _ => Codec::Json,
+        }
+    }
+
+    pub fn encode(self, frame: &Frame) -> Result<Vec<u8>, FrameError> {
+        match self {
+            Codec::Json => serde_json::to_vec(frame).map_err(|e| FrameError::Malformed(e.to_string())),
+            Codec::MsgPack => {
+                rmp_serde::to_vec_named(frame).map_err(|e| FrameError::Malformed(e.to_string()))
+            }
+        }
+    }
+
+    pub fn decode(self, bytes: &[u8]) -> Result<Frame, FrameError> {
+        match self {
+            Codec::Json => serde_json::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string())),
+            Codec::MsgPack => {
+                rmp_serde::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn samples() -> Vec<Frame> {
+        vec![
+            Frame::auth("tok"),
+            Frame::heartbeat(),
+            Frame::resume(42, Some("s1")),
+            Frame { seq: Some(7), ..Frame::new(FrameType::TaskUpdate, json!({"id": "t1", "status": 2, "process": 55})) },
+            Frame::new(
+                FrameType::ChatStream,
+                json!({"session_id": "s", "msg_id": "m", "seq": 3, "delta": "héllo ✓", "done": false}),
+            ),
+            Frame::new(FrameType::ImMessage, json!({"channel_id": "c", "seq": 1, "sender": "u", "content": "hi", "n": -1.5})),
+            Frame::error(crate::ErrorCode::TooManyRequests, None),
+        ]
+    }
+
+    #[test]
+    fn both_codecs_round_trip() {
+        for codec in [Codec::Json, Codec::MsgPack] {
+            for f in samples() {
+                let bytes = codec.encode(&f).unwrap();
+                assert_eq!(codec.decode(&bytes).unwrap(), f, "{codec:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn json_shape_is_pinned() {
+        let s = String::from_utf8(Codec::Json.encode(&Frame::auth("abc")).unwrap()).unwrap();
+        assert_eq!(s, r#"{"type":7,"token":"abc","content":null}"#);
+        let f: Frame = serde_json::from_str(r#"{"type":4}"#).unwrap();
+        assert_eq!(f, Frame::heartbeat());
+        let s = String::from_utf8(Codec::Json.encode(&Frame::error(crate::ErrorCode::NeedLogin, None)).unwrap()).unwrap();
+        assert_eq!(s, r#"{"type":14,"content":{"code":20000,"key":"NeedLogin","msg":"please log in"}}"#);
+    }
+
+    #[test]
+    fn msgpack_uses_named_fields() {
+        let bytes = Codec::MsgPack.encode(&Frame::heartbeat()).unwrap();
+        let v: Value = rmp_serde::from_slice(&bytes).unwrap();
+        assert_eq!(v, json!({"type": 4, "content": null}));
+    }
+
+    #[test]
+    fn client_frames_decode_into_the_closed_enum() {
+        assert_eq!(ClientFrame::from_frame(Frame::auth("t")), Ok(ClientFrame::Auth { token: "t".into() }));
+        assert_eq!(ClientFrame::from_frame(Frame::heartbeat()), Ok(ClientFrame::Heartbeat));
+        assert_eq!(
+            ClientFrame::from_frame(Frame::resume(9, None)),
+            Ok(ClientFrame::Resume { last_seq: 9, stream: None })
+        );
+        assert_eq!(ClientFrame::from_frame(Frame::auth("")), Err(FrameError::MissingToken));
+        assert_eq!(
+            ClientFrame::from_frame(Frame::new(FrameType::Resume, json!({}))),
+            Err(FrameError::MissingLastSeq)
+        );
+        assert_eq!(
+            ClientFrame::from_frame(Frame::new(FrameType::TaskUpdate, json!({}))),
+            Err(FrameError::UnexpectedType(10))
+        );
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for codec in [Codec::Json, Codec::MsgPack] {
+            for bytes in [&b""[..], b"{", b"\xff\xfe", b"[1,2]", b"{\"type\":\"x\"}"] {
+                assert!(codec.decode(bytes).is_err(), "{codec:?} {bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn subprotocol_selects_codec() {
+        assert_eq!(Codec::from_subprotocols(None), Codec::Json);
+        assert_eq!(Codec::from_subprotocols(Some("json")), Codec::Json);
+        assert_eq!(Codec::from_subprotocols(Some("foo, msgpack")), Codec::MsgPack);
+    }
+}

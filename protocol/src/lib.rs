@@ -1,0 +1,19 @@
+//! Easel's wire contract: everything that crosses the network is defined here
+//! and only here.
+//!
+//! Architecture Invariant: this crate does no I/O (except the optional
+//! `client` module) and knows nothing of actix, redb, scylla or redis. Types
+//! that derive `Serialize` here *are* the contract; other crates convert to
+//! and from them at their edges.
+
+pub mod account;
+pub mod envelope;
+pub mod error;
+pub mod frame;
+
+#[cfg(feature = "client")]
+pub mod client;
+
+pub use envelope::{Envelope, Status};
+pub use error::ErrorCode;
+pub use frame::{Codec, Frame, FrameType};

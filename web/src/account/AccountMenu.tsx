@@ -1,0 +1,34 @@
+import { session } from '../app/services';
+import { useT } from '../i18n/useT';
+import { useAtomValue, useSetAtom } from '../state/jotai';
+import { accountAtom, loginDialogAtom, tokenAtom } from './atoms';
+
+/** "Log in", or the account's name and "Log out". */
+export function AccountMenu() {
+  const token = useAtomValue(tokenAtom);
+  const account = useAtomValue(accountAtom);
+  const setDialog = useSetAtom(loginDialogAtom);
+  const t = useT();
+
+  if (token === null) {
+    return (
+      <button type="button" className="button button--primary" onClick={() => setDialog({ open: true, step: 'login' })}>
+        {t('header.logIn')}
+      </button>
+    );
+  }
+  const name = account?.name ?? t('header.account');
+  return (
+    <div className="account-menu">
+      <span className="avatar" aria-hidden="true">
+        {name.trim().charAt(0).toUpperCase() || '?'}
+      </span>
+      <span className="account-menu__name" data-testid="account-name">
+        {name}
+      </span>
+      <button type="button" className="button" onClick={() => void session.logout()}>
+        {t('header.logOut')}
+      </button>
+    </div>
+  );
+}

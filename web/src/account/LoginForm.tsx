@@ -1,0 +1,111 @@
+import { useId, useState } from 'react';
+import type { FormEvent } from 'react';
+import { api } from '../app/services';
+import { errorMessage } from '../i18n/messages';
+import type { ErrorMessage } from '../i18n/messages';
+import { useT } from '../i18n/useT';
+import { FormError } from './FormError';
+import { useApplyLogin } from './useLoginOutcome';
+
+export interface LoginFormProps {
+  mode: 'login' | 'signup';
+  onModeChange: (mode: 'login' | 'signup') => void;
+}
+
+/** The login-types step: e-mail log in, or sign up with a display name. */
+export function LoginForm({ mode, onModeChange }: LoginFormProps) {
+  const t = useT();
+  const id = useId();
+  const applyLogin = useApplyLogin();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<ErrorMessage | null>(null);
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (pending) return;
+    setPending(true);
+    setError(null);
+    try {
+      const data =
+        mode === 'login'
+          ? await api.login({ email: email.trim(), password })
+          : await api.signUp({ name: name.trim(), email: email.trim(), password });
+      setError(applyLogin(data));
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setPending(false);
+    }
+  }
+
+  function switchTo(next: 'login' | 'signup') {
+    setError(null);
+    onModeChange(next);
+  }
+
+  return (
+    <>
+      <div className="tabs" role="tablist" aria-label={t('login.titleLogin')}>
+        {(['login', 'signup'] as const).map((m) => (
+          <button
+            key={m}
+            type="button"
+            role="tab"
+            className="tabs__tab"
+            aria-selected={mode === m}
+            onClick={() => switchTo(m)}
+          >
+            {t(m === 'login' ? 'login.tabLogin' : 'login.tabSignup')}
+          </button>
+        ))}
+      </div>
+      <form className="form" onSubmit={(e) => void submit(e)} noValidate aria-busy={pending}>
+        {mode === 'signup' && (
+          <div className="field">
+            <label htmlFor={`${id}-name`}>{t('login.name')}</label>
+            <input
+              id={`${id}-name`}
+              name="name"
+              autoComplete="nickname"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              required
+              maxLength={50}
+            />
+          </div>
+        )}
+        <div className="field">
+          <label htmlFor={`${id}-email`}>{t('login.email')}</label>
+          <input
+            id={`${id}-email`}
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            required
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-password`}>{t('login.password')}</label>
+          <input
+            id={`${id}-password`}
+            name="password"
+            type="password"
+            autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            required
+          />
+        </div>
+        <FormError error={error} />
+        <button type="submit" className="button button--primary button--wide" disabled={pending}>
+          {pending ? t('login.pending') : t(mode === 'login' ? 'login.submitLogin' : 'login.submitSignup')}
+        </button>
+      </form>
+    </>
+  );
+}

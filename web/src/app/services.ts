@@ -1,0 +1,23 @@
+// The composition root: the app's single API client, socket and session,
+// wired to the one store. Components import these; tests build their own.
+import { ApiClient } from '../api/client';
+import { tokenAtom } from '../account/atoms';
+import { Session } from '../account/session';
+import { navigate } from '../router/router';
+import { SocketClient, socketUrl } from '../socket/socket';
+import { appStore } from '../state/jotai';
+
+export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
+
+export const socket = new SocketClient({
+  store: appStore,
+  url: () => socketUrl(),
+  onBadToken: () => session.endLocally(),
+});
+
+export const session = new Session({
+  store: appStore,
+  api,
+  socket,
+  navigate: (to) => navigate(appStore, to),
+});

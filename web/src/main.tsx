@@ -1,0 +1,22 @@
+// Entry point: canonical locale redirect, session restore from cookie `T`,
+// then the React tree over the one store.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App';
+import { session } from './app/services';
+import { startRouter } from './router/router';
+import { appStore, Provider } from './state/jotai';
+import './styles.css';
+
+startRouter(appStore);
+void session.restore();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root');
+createRoot(root).render(
+  <StrictMode>
+    <Provider store={appStore}>
+      <App />
+    </Provider>
+  </StrictMode>,
+);
