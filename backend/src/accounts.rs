@@ -69,6 +69,15 @@ pub struct SessionRow {
     pub expires_at: i64,
 }
 
+/// A partial change of [`UserSettings`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsChange {
+    pub insight: Option<bool>,
+    pub task_flow_version: Option<u8>,
+    pub task_flow_gt: Option<bool>,
+}
+
 /// An authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -129,7 +138,7 @@ impl AccountService {
 
     /// Creates an account and logs it in. Without a name the account starts
     /// in status 3 (profile incomplete).
-    #[tracing::instrument(skip(self, password), err(Display))]
+    #[tracing::instrument(skip(self, password))]
     pub async fn sign_up(
         &self,
         email: &str,
@@ -177,7 +186,7 @@ impl AccountService {
     }
 
     /// Email login. Status 2 answers AccountDisabled and issues no token.
-    #[tracing::instrument(skip(self, password), err(Display))]
+    #[tracing::instrument(skip(self, password))]
     pub async fn login(&self, email: &str, password: &str) -> Result<(AccountRow, String), ApiError> {
         let email = Email::parse(email)?;
         let claim = self
@@ -269,6 +278,37 @@ impl AccountService {
                 Err(None) => return Err(ErrorCode::NotFound.into()),
             }
         }
+    }
+
+    /// Changes the caller's settings and tells every socket of the user, so
+    /// other tabs follow (notification frame 13, kind `account.settings`).
+    pub async fn update_settings(&self, caller: &Caller, change: &SettingsChange) -> Result<UserSettings, ApiError> {
+        if let Some(v) = change.task_flow_version {
+            if ![1, 2].contains(&v) {
+                return Err(ApiError::with_msg(ErrorCode::InvalidParams, "task_flow_version must be 1 or 2"));
+            }
+        }
+        let key = Key::of(&caller.account.id);
+        let mut current = caller.account.clone();
+        let updated = loop {
+            let mut next = current.clone();
+            if let Some(v) = change.insight { next.settings.insight = v; }
+            if let Some(v) = change.task_flow_version { next.settings.task_flow_version = v; }
+            if let Some(v) = change.task_flow_gt { next.settings.task_flow_gt = v; }
+            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+                Ok(()) => break next,
+                Err(Some(now)) => current = now,
+                Err(None) => return Err(ErrorCode::NotFound.into()),
+            }
+        };
+        self.notify(&updated.id, serde_json::json!({"kind": "account.settings", "settings": updated.settings})).await;
+        Ok(updated.settings)
+    }
+
+    /// Pushes a notification (frame 13) to every socket of the account.
+    pub async fn notify(&self, account_id: &str, content: serde_json::Value) {
+        let frame_type = protocol::frame::FrameType::Notification.as_u16();
+        self.bus.publish(&user_topic(account_id), BusMessage::Push { frame_type, content }).await;
     }
 
     /// An operator's ban (status 2) or unban (status 1). A ban ends every

@@ -6,7 +6,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::account::{CompleteProfileRequest, LoginData, LoginRequest, SignUpRequest};
 use protocol::{Envelope, ErrorCode};
 
-use crate::accounts::{new_device_code, AccountRow, TOKEN_COOKIE};
+use crate::accounts::{new_device_code, AccountRow, SettingsChange, TOKEN_COOKIE};
 use crate::auth::{client_ip, device_id_of, Authed, AuthedAny};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
@@ -83,4 +83,8 @@ pub async fn complete_profile(
         .unwrap_or_default()
         .to_owned();
     Ok(logged_in(&req, &state, &row, token))
+}
+
+pub async fn settings(state: web::Data<AppState>, caller: Authed, body: web::Json<SettingsChange>) -> ApiResult {
+    Ok(ok(state.accounts.update_settings(&caller.0, &body).await?))
 }

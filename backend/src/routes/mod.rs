@@ -17,6 +17,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/logout", web::post().to(account::logout))
                     .route("/info", web::post().to(account::info))
                     .route("/payment-info", web::post().to(account::payment_info))
+                    .route("/settings", web::post().to(account::settings))
                     .route("/complete-profile", web::post().to(account::complete_profile)),
             )
             .service(web::scope("/admin").route("/account/status", web::post().to(admin::set_account_status)))

@@ -1,0 +1,107 @@
+//! `spawn_app()`: start the real binary and hand back typed helpers.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use protocol::account::LoginData;
+use protocol::client::{RestClient, Socket};
+use protocol::frame::Codec;
+
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct TestApp {
+    pub base: String,
+    pub client: RestClient,
+    child: Option<Child>,
+    pub data: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl TestApp {
+    pub fn ws_url(&self) -> String {
+        self.client.ws_url()
+    }
+
+    /// Signs a fresh user up; returns the login data and a client holding its token.
+    pub async fn user(&self, name: &str) -> (LoginData, RestClient) {
+        let email = format!("{}-{}@example.com", name.to_lowercase(), rand_suffix());
+        let data = self.client.sign_up(&email, PASSWORD, name).await.expect("sign-up");
+        let client = self.client.with_token(&data.token);
+        (data, client)
+    }
+
+    pub async fn socket(&self, token: &str) -> Socket {
+        let mut s = Socket::connect(&self.ws_url(), Codec::Json).await.expect("connect");
+        s.authenticate(token).await.expect("auth");
+        s
+    }
+
+    /// Kills the server with SIGKILL (no shutdown) and starts it again on the same data.
+    pub fn kill_and_restart(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+        let (child, base) = start(self.data.path().to_path_buf(), &self.env);
+        self.child = Some(child);
+        self.client = RestClient::new(&base);
+        self.base = base;
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+pub fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{}{}{}", std::process::id(), nanos, N.fetch_add(1, Ordering::Relaxed))
+}
+
+fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
+    cmd.arg("serve")
+        .env("EASEL_ADDR", "127.0.0.1:0")
+        .env("EASEL_DATA", &data)
+        .env("EASEL_WEB_DIR", "")
+        .env_remove("EASEL_CONFIG")
+        .env_remove("EASEL_REDIS")
+        .env_remove("EASEL_STORE")
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn easel");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines.next().expect("easel printed nothing").expect("read stdout");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("no URL in the first line").trim_end_matches('/').to_owned();
+    // Keep draining stdout so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, url)
+}
+
+/// Starts the server with extra environment settings.
+pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
+    let data = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let (child, base) = start(data.path().to_path_buf(), &env);
+    TestApp { client: RestClient::new(&base), base, child: Some(child), data, env }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[]).await
+}
+
+pub const WAIT: Duration = Duration::from_secs(5);
