@@ -8,7 +8,9 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 use infra::bus::{user_topic, BusMessage, DynBus};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
-use protocol::account::{self, status, Account, AccountInfo, DisplayName, Email, Password, PaymentInfo, UserSettings};
+use protocol::account::{
+    self, status, Account, AccountInfo, DisplayName, Email, Password, PaymentInfo, UserSettings,
+};
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -116,7 +118,12 @@ pub struct AccountService {
 }
 
 impl AccountService {
-    pub fn new(store: DynStore, bus: DynBus, token_ttl_secs: i64, admins: Vec<String>) -> AccountService {
+    pub fn new(
+        store: DynStore,
+        bus: DynBus,
+        token_ttl_secs: i64,
+        admins: Vec<String>,
+    ) -> AccountService {
         AccountService {
             accounts: Table::new(store.clone(), &tables::ACCOUNTS),
             by_email: Table::new(store.clone(), &tables::ACCOUNT_BY_EMAIL),
@@ -129,7 +136,7 @@ impl AccountService {
     }
 
     pub fn is_admin(&self, account: &AccountRow) -> bool {
-        self.admins.iter().any(|a| *a == account.email)
+        self.admins.contains(&account.email)
     }
 
     pub fn token_ttl_secs(&self) -> i64 {
@@ -156,38 +163,72 @@ impl AccountService {
         let id = uuid::Uuid::now_v7().simple().to_string();
         let email_key = Key::of(email.as_str());
         // Claim the e-mail first: the claim is the uniqueness check.
-        if let Err(existing) =
-            self.by_email.insert_if_absent(&email_key, &Key::empty(), &EmailClaim { account_id: id.clone() }).await?
+        if let Err(existing) = self
+            .by_email
+            .insert_if_absent(
+                &email_key,
+                &Key::empty(),
+                &EmailClaim {
+                    account_id: id.clone(),
+                },
+            )
+            .await?
         {
             // A claim whose account row was never written (a crash between the
             // two writes) is taken over; a real account is a conflict.
-            if self.accounts.get(&Key::of(&existing.account_id), &Key::empty()).await?.is_some() {
+            if self
+                .accounts
+                .get(&Key::of(&existing.account_id), &Key::empty())
+                .await?
+                .is_some()
+            {
                 return Err(ErrorCode::EmailRegistered.into());
             }
-            let claim = EmailClaim { account_id: id.clone() };
-            if self.by_email.compare_and_set(&email_key, &Key::empty(), &existing, Some(&claim)).await?.is_err() {
+            let claim = EmailClaim {
+                account_id: id.clone(),
+            };
+            if self
+                .by_email
+                .compare_and_set(&email_key, &Key::empty(), &existing, Some(&claim))
+                .await?
+                .is_err()
+            {
                 return Err(ErrorCode::EmailRegistered.into());
             }
         }
         let row = AccountRow {
             id: id.clone(),
             email: email.as_str().to_owned(),
-            status: if name.is_some() { status::NORMAL } else { status::INCOMPLETE },
+            status: if name.is_some() {
+                status::NORMAL
+            } else {
+                status::INCOMPLETE
+            },
             name: name.map(|n| n.as_str().to_owned()).unwrap_or_default(),
             password_hash,
             create_at: now_secs(),
             device_code,
-            settings: UserSettings { insight: false, task_flow_version: 2, task_flow_gt: false },
+            settings: UserSettings {
+                insight: false,
+                task_flow_version: 2,
+                task_flow_gt: false,
+            },
             payment: PaymentInfo::default(),
         };
-        self.accounts.put(&Key::of(&id), &Key::empty(), &row).await?;
+        self.accounts
+            .put(&Key::of(&id), &Key::empty(), &row)
+            .await?;
         let token = self.issue_token(&row.id).await?;
         Ok((row, token))
     }
 
     /// Email login. Status 2 answers AccountDisabled and issues no token.
     #[tracing::instrument(skip(self, password))]
-    pub async fn login(&self, email: &str, password: &str) -> Result<(AccountRow, String), ApiError> {
+    pub async fn login(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<(AccountRow, String), ApiError> {
         let email = Email::parse(email)?;
         let claim = self
             .by_email
@@ -211,9 +252,17 @@ impl AccountService {
         let token = new_token();
         let hash = hash_token(&token);
         let now = now_secs();
-        let row = SessionRow { account_id: account_id.to_owned(), created_at: now, expires_at: now + self.token_ttl_secs };
-        self.sessions.put(&Key::of(&hash), &Key::empty(), &row).await?;
-        self.sessions_by_account.put(&Key::of(account_id), &Key::of(&hash), &()).await?;
+        let row = SessionRow {
+            account_id: account_id.to_owned(),
+            created_at: now,
+            expires_at: now + self.token_ttl_secs,
+        };
+        self.sessions
+            .put(&Key::of(&hash), &Key::empty(), &row)
+            .await?;
+        self.sessions_by_account
+            .put(&Key::of(account_id), &Key::of(&hash), &())
+            .await?;
         Ok(token)
     }
 
@@ -230,24 +279,34 @@ impl AccountService {
             self.drop_token(&session.account_id, &hash).await?;
             return Ok(None);
         }
-        let Some(account) = self.accounts.get(&Key::of(&session.account_id), &Key::empty()).await? else {
+        let Some(account) = self
+            .accounts
+            .get(&Key::of(&session.account_id), &Key::empty())
+            .await?
+        else {
             return Ok(None);
         };
         if account.status == status::DISABLED {
             return Ok(None);
         }
-        Ok(Some(Caller { account, token_hash: hash }))
+        Ok(Some(Caller {
+            account,
+            token_hash: hash,
+        }))
     }
 
     async fn drop_token(&self, account_id: &str, hash: &str) -> Result<(), ApiError> {
         self.sessions.delete(&Key::of(hash), &Key::empty()).await?;
-        self.sessions_by_account.delete(&Key::of(account_id), &Key::of(hash)).await?;
+        self.sessions_by_account
+            .delete(&Key::of(account_id), &Key::of(hash))
+            .await?;
         Ok(())
     }
 
     /// Ends one token and closes the sockets that authenticated with it.
     pub async fn logout(&self, caller: &Caller) -> Result<(), ApiError> {
-        self.drop_token(&caller.account.id, &caller.token_hash).await?;
+        self.drop_token(&caller.account.id, &caller.token_hash)
+            .await?;
         self.bus
             .publish(
                 &user_topic(&caller.account.id),
@@ -262,7 +321,11 @@ impl AccountService {
     }
 
     /// Finishes a status-3 account's profile.
-    pub async fn complete_profile(&self, caller: &Caller, name: &str) -> Result<AccountRow, ApiError> {
+    pub async fn complete_profile(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<AccountRow, ApiError> {
         let name = DisplayName::parse(name)?;
         let key = Key::of(&caller.account.id);
         let mut current = caller.account.clone();
@@ -272,7 +335,11 @@ impl AccountService {
             if next.status == status::INCOMPLETE {
                 next.status = status::NORMAL;
             }
-            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+            match self
+                .accounts
+                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
+                .await?
+            {
                 Ok(()) => return Ok(next),
                 Err(Some(now)) => current = now,
                 Err(None) => return Err(ErrorCode::NotFound.into()),
@@ -282,47 +349,91 @@ impl AccountService {
 
     /// Changes the caller's settings and tells every socket of the user, so
     /// other tabs follow (notification frame 13, kind `account.settings`).
-    pub async fn update_settings(&self, caller: &Caller, change: &SettingsChange) -> Result<UserSettings, ApiError> {
+    pub async fn update_settings(
+        &self,
+        caller: &Caller,
+        change: &SettingsChange,
+    ) -> Result<UserSettings, ApiError> {
         if let Some(v) = change.task_flow_version {
             if ![1, 2].contains(&v) {
-                return Err(ApiError::with_msg(ErrorCode::InvalidParams, "task_flow_version must be 1 or 2"));
+                return Err(ApiError::with_msg(
+                    ErrorCode::InvalidParams,
+                    "task_flow_version must be 1 or 2",
+                ));
             }
         }
         let key = Key::of(&caller.account.id);
         let mut current = caller.account.clone();
         let updated = loop {
             let mut next = current.clone();
-            if let Some(v) = change.insight { next.settings.insight = v; }
-            if let Some(v) = change.task_flow_version { next.settings.task_flow_version = v; }
-            if let Some(v) = change.task_flow_gt { next.settings.task_flow_gt = v; }
-            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+            if let Some(v) = change.insight {
+                next.settings.insight = v;
+            }
+            if let Some(v) = change.task_flow_version {
+                next.settings.task_flow_version = v;
+            }
+            if let Some(v) = change.task_flow_gt {
+                next.settings.task_flow_gt = v;
+            }
+            match self
+                .accounts
+                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
+                .await?
+            {
                 Ok(()) => break next,
                 Err(Some(now)) => current = now,
                 Err(None) => return Err(ErrorCode::NotFound.into()),
             }
         };
-        self.notify(&updated.id, serde_json::json!({"kind": "account.settings", "settings": updated.settings})).await;
+        self.notify(
+            &updated.id,
+            serde_json::json!({"kind": "account.settings", "settings": updated.settings}),
+        )
+        .await;
         Ok(updated.settings)
     }
 
     /// Pushes a notification (frame 13) to every socket of the account.
     pub async fn notify(&self, account_id: &str, content: serde_json::Value) {
         let frame_type = protocol::frame::FrameType::Notification.as_u16();
-        self.bus.publish(&user_topic(account_id), BusMessage::Push { frame_type, content }).await;
+        self.bus
+            .publish(
+                &user_topic(account_id),
+                BusMessage::Push {
+                    frame_type,
+                    content,
+                },
+            )
+            .await;
     }
 
     /// An operator's ban (status 2) or unban (status 1). A ban ends every
     /// token of the account and closes its sockets at once.
-    pub async fn set_status(&self, account_id: &str, new_status: u8) -> Result<AccountRow, ApiError> {
+    pub async fn set_status(
+        &self,
+        account_id: &str,
+        new_status: u8,
+    ) -> Result<AccountRow, ApiError> {
         if ![status::NORMAL, status::DISABLED].contains(&new_status) {
-            return Err(ApiError::with_msg(ErrorCode::InvalidParams, "status must be 1 or 2"));
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "status must be 1 or 2",
+            ));
         }
         let key = Key::of(account_id);
-        let mut current = self.accounts.get(&key, &Key::empty()).await?.ok_or(ErrorCode::NotFound)?;
+        let mut current = self
+            .accounts
+            .get(&key, &Key::empty())
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
         let updated = loop {
             let mut next = current.clone();
             next.status = new_status;
-            match self.accounts.compare_and_set(&key, &Key::empty(), &current, Some(&next)).await? {
+            match self
+                .accounts
+                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
+                .await?
+            {
                 Ok(()) => break next,
                 Err(Some(now)) => current = now,
                 Err(None) => return Err(ErrorCode::NotFound.into()),
@@ -331,7 +442,10 @@ impl AccountService {
         if new_status == status::DISABLED {
             let mut paging = None;
             loop {
-                let page = self.sessions_by_account.scan(&key, &ScanRange::all(200).after(paging)).await?;
+                let page = self
+                    .sessions_by_account
+                    .scan(&key, &ScanRange::all(200).after(paging))
+                    .await?;
                 for (ck, ()) in &page.rows {
                     if let Some(hash) = ck.reader().str() {
                         self.sessions.delete(&Key::of(&hash), &Key::empty()).await?;
@@ -346,7 +460,11 @@ impl AccountService {
             self.bus
                 .publish(
                     &user_topic(account_id),
-                    BusMessage::CloseSockets { token_hash: None, code: actors::close_code::BANNED, reason: "account disabled".into() },
+                    BusMessage::CloseSockets {
+                        token_hash: None,
+                        code: actors::close_code::BANNED,
+                        reason: "account disabled".into(),
+                    },
                 )
                 .await;
         }
@@ -354,7 +472,10 @@ impl AccountService {
     }
 
     pub async fn get(&self, account_id: &str) -> Result<Option<AccountRow>, ApiError> {
-        Ok(self.accounts.get(&Key::of(account_id), &Key::empty()).await?)
+        Ok(self
+            .accounts
+            .get(&Key::of(account_id), &Key::empty())
+            .await?)
     }
 }
 
@@ -362,7 +483,8 @@ impl AccountService {
 /// so it runs on the blocking pool.
 async fn hash_password(password: Password) -> Result<String, ApiError> {
     tokio::task::spawn_blocking(move || {
-        let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)?;
+        let salt =
+            SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)?;
         Argon2::default()
             .hash_password(password.expose().as_bytes(), &salt)
             .map(|h| h.to_string())
@@ -395,7 +517,10 @@ pub struct SocketAuth(pub AccountService);
 impl actors::Authenticator for SocketAuth {
     async fn authenticate(&self, token: &str) -> Option<actors::AuthedSocketUser> {
         match self.0.authenticate(token).await {
-            Ok(Some(c)) => Some(actors::AuthedSocketUser { account_id: c.account.id, token_hash: c.token_hash }),
+            Ok(Some(c)) => Some(actors::AuthedSocketUser {
+                account_id: c.account.id,
+                token_hash: c.token_hash,
+            }),
             _ => None,
         }
     }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
-use anyhow::{bail, Context};
 use actors::{SessionDeps, StreamRegistry};
+use anyhow::{bail, Context};
 use infra::bus::{DynBus, LocalBus};
 use infra::config::{Settings, StoreConfig};
 use infra::store::embedded::EmbeddedStore;
@@ -29,8 +29,13 @@ pub struct Application {
 pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
     match &settings.store {
         StoreConfig::Embedded => {
-            let store = EmbeddedStore::open(&settings.data_dir.join("store"))
-                .with_context(|| format!("opening the embedded store in {}", settings.data_dir.display()))?;
+            let store =
+                EmbeddedStore::open(&settings.data_dir.join("store")).with_context(|| {
+                    format!(
+                        "opening the embedded store in {}",
+                        settings.data_dir.display()
+                    )
+                })?;
             Ok(Arc::new(store))
         }
         #[cfg(feature = "scylla")]
@@ -41,7 +46,9 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
             Ok(Arc::new(store))
         }
         #[cfg(not(feature = "scylla"))]
-        StoreConfig::Scylla { .. } => bail!("this build of easel has no ScyllaDB support (feature `scylla`)"),
+        StoreConfig::Scylla { .. } => {
+            bail!("this build of easel has no ScyllaDB support (feature `scylla`)")
+        }
     }
 }
 
@@ -61,7 +68,12 @@ impl Application {
             .with_context(|| format!("creating data folder {}", settings.data_dir.display()))?;
         let store = open_store(&settings).await?;
         let bus = open_bus(&settings)?;
-        let accounts = AccountService::new(store.clone(), bus.clone(), settings.auth.token_ttl_secs, settings.auth.admins.clone());
+        let accounts = AccountService::new(
+            store.clone(),
+            bus.clone(),
+            settings.auth.token_ttl_secs,
+            settings.auth.admins.clone(),
+        );
         let sessions = Arc::new(SessionDeps {
             auth: Arc::new(SocketAuth(accounts.clone())),
             streams: StreamRegistry::new(
@@ -71,16 +83,27 @@ impl Application {
             ),
             settings: settings.socket.clone(),
         });
-        let login_limit = RateLimiter::new(settings.auth.attempts_per_minute, Duration::from_secs(60));
-        let listener =
-            TcpListener::bind(&settings.addr).with_context(|| format!("binding {}", settings.addr))?;
+        let login_limit =
+            RateLimiter::new(settings.auth.attempts_per_minute, Duration::from_secs(60));
+        let listener = TcpListener::bind(&settings.addr)
+            .with_context(|| format!("binding {}", settings.addr))?;
         let port = listener.local_addr()?.port();
-        let web_dir = settings.web_dir.clone().filter(|d| d.join("index.html").exists());
+        let web_dir = settings
+            .web_dir
+            .clone()
+            .filter(|d| d.join("index.html").exists());
         if web_dir.is_none() {
             tracing::warn!("no built web app found (web/dist): serving the API only");
         }
         let max_body = settings.max_body_bytes;
-        let state = web::Data::new(AppState { settings, store, bus, accounts, sessions, login_limit });
+        let state = web::Data::new(AppState {
+            settings,
+            store,
+            bus,
+            accounts,
+            sessions,
+            login_limit,
+        });
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

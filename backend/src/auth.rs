@@ -15,13 +15,25 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 fn token_of(req: &HttpRequest) -> Option<String> {
-    req.headers().get(TOKEN_HEADER).and_then(|v| v.to_str().ok()).map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned)
+    req.headers()
+        .get(TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
 }
 
 async fn caller(req: HttpRequest) -> Result<Caller, ApiError> {
-    let state = req.app_data::<web::Data<AppState>>().ok_or_else(|| ApiError::internal("no app state"))?.clone();
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::internal("no app state"))?
+        .clone();
     let token = token_of(&req).ok_or(ErrorCode::NeedLogin)?;
-    state.accounts.authenticate(&token).await?.ok_or_else(|| ErrorCode::NeedLogin.into())
+    state
+        .accounts
+        .authenticate(&token)
+        .await?
+        .ok_or_else(|| ErrorCode::NeedLogin.into())
 }
 
 /// A logged-in caller whose profile is complete.
@@ -84,10 +96,14 @@ impl FromRequest for Visitor {
 pub fn device_id_of(req: &HttpRequest) -> Option<String> {
     req.cookie(DEVICE_COOKIE)
         .map(|c| c.value().to_owned())
-        .filter(|v| (8..=64).contains(&v.len()) && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|v| {
+            (8..=64).contains(&v.len()) && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
 }
 
 /// The client address used for rate limits.
 pub fn client_ip(req: &HttpRequest) -> String {
-    req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
 }

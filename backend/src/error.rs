@@ -20,7 +20,10 @@ impl ApiError {
     }
 
     pub fn with_msg(code: ErrorCode, msg: impl Into<String>) -> ApiError {
-        ApiError { code, msg: Some(msg.into()) }
+        ApiError {
+            code,
+            msg: Some(msg.into()),
+        }
     }
 
     /// An unexpected fault: logged with its cause, answered as a bare 500.
@@ -75,14 +78,20 @@ pub type ApiResult = Result<HttpResponse, ApiError>;
 /// Bad JSON bodies, wrong content types and oversize bodies answer with the
 /// envelope too, not actix's plain-text errors.
 pub fn json_config(limit: usize) -> actix_web::web::JsonConfig {
-    actix_web::web::JsonConfig::default().limit(limit).error_handler(|err, _req| {
-        use actix_web::error::JsonPayloadError as J;
-        let api = match &err {
-            J::OverflowKnownLength { .. } | J::Overflow { .. } => ApiError::new(ErrorCode::PayloadTooLarge),
-            J::ContentType => ApiError::with_msg(ErrorCode::InvalidParams, "expected application/json"),
-            J::Deserialize(e) => ApiError::with_msg(ErrorCode::InvalidParams, e.to_string()),
-            other => ApiError::with_msg(ErrorCode::InvalidParams, other.to_string()),
-        };
-        api.into()
-    })
+    actix_web::web::JsonConfig::default()
+        .limit(limit)
+        .error_handler(|err, _req| {
+            use actix_web::error::JsonPayloadError as J;
+            let api = match &err {
+                J::OverflowKnownLength { .. } | J::Overflow { .. } => {
+                    ApiError::new(ErrorCode::PayloadTooLarge)
+                }
+                J::ContentType => {
+                    ApiError::with_msg(ErrorCode::InvalidParams, "expected application/json")
+                }
+                J::Deserialize(e) => ApiError::with_msg(ErrorCode::InvalidParams, e.to_string()),
+                other => ApiError::with_msg(ErrorCode::InvalidParams, other.to_string()),
+            };
+            api.into()
+        })
 }

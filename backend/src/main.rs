@@ -7,7 +7,11 @@ use easel::app::Application;
 use infra::config::{Settings, StoreConfig};
 
 #[derive(Parser)]
-#[command(name = "easel", version, about = "Easel: a self-hostable AI creation platform")]
+#[command(
+    name = "easel",
+    version,
+    about = "Easel: a self-hostable AI creation platform"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,13 +41,23 @@ fn main() -> anyhow::Result<()> {
     let settings = Settings::load().context("loading settings")?;
     match cli.command {
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
-        Command::Migrate { replication_factor } => actix_web::rt::System::new().block_on(migrate(settings, replication_factor)),
+        Command::Migrate { replication_factor } => {
+            actix_web::rt::System::new().block_on(migrate(settings, replication_factor))
+        }
     }
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
-    let host = settings.addr.rsplit_once(':').map(|(h, _)| h.to_owned()).unwrap_or_else(|| "127.0.0.1".into());
-    let host = if host == "0.0.0.0" || host == "[::]" { "127.0.0.1".to_owned() } else { host };
+    let host = settings
+        .addr
+        .rsplit_once(':')
+        .map(|(h, _)| h.to_owned())
+        .unwrap_or_else(|| "127.0.0.1".into());
+    let host = if host == "0.0.0.0" || host == "[::]" {
+        "127.0.0.1".to_owned()
+    } else {
+        host
+    };
     tracing::info!(data = %settings.data_dir.display(), store = ?settings.store, "starting");
     let app = Application::build(settings).await?;
     // The one line on stdout: tests and the README rely on it.

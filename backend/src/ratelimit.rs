@@ -15,12 +15,18 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(per_window: u32, window: Duration) -> RateLimiter {
-        RateLimiter { per_window, window, hits: Mutex::new(HashMap::new()) }
+        RateLimiter {
+            per_window,
+            window,
+            hits: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Counts one hit; false when the key is over its limit.
     pub fn check(&self, key: &str) -> bool {
-        let Ok(mut hits) = self.hits.lock() else { return true };
+        let Ok(mut hits) = self.hits.lock() else {
+            return true;
+        };
         let now = Instant::now();
         if hits.len() > 100_000 {
             let window = self.window;

@@ -15,7 +15,8 @@ use crate::auth::device_id_of;
 
 /// No inline script, no foreign origin: a token in the page cannot be
 /// exfiltrated by injected markup.
-pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; \
+pub const CSP: &str =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; \
 media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
 frame-ancestors 'none'; form-action 'self'";
 
@@ -52,8 +53,10 @@ pub async fn device_cookie(
 /// app's own routes (`/en/...`).
 pub fn static_files(dir: &Path) -> actix_files::Files {
     let index: PathBuf = dir.join("index.html");
-    actix_files::Files::new("/", dir).index_file("index.html").prefer_utf8(true).default_handler(web::to(
-        move |req: HttpRequest| {
+    actix_files::Files::new("/", dir)
+        .index_file("index.html")
+        .prefer_utf8(true)
+        .default_handler(web::to(move |req: HttpRequest| {
             let index = index.clone();
             async move {
                 match actix_files::NamedFile::open_async(&index).await {
@@ -61,8 +64,7 @@ pub fn static_files(dir: &Path) -> actix_files::Files {
                     Err(_) => HttpResponse::NotFound().finish(),
                 }
             }
-        },
-    ))
+        }))
 }
 
 /// Without built assets the root says how to build them.

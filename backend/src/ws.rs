@@ -14,17 +14,34 @@ use crate::state::AppState;
 /// Browsers always send Origin; it must be this server's own origin or one
 /// the operator allowed. Non-browser clients send none and still need a token.
 fn origin_allowed(req: &HttpRequest, allowed: &[String]) -> bool {
-    let Some(origin) = req.headers().get(ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
-    let host = req.headers().get(HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let own = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).is_some_and(|o| o == host);
+    let Some(origin) = req.headers().get(ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = req
+        .headers()
+        .get(HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let own = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|o| o == host);
     own || allowed.iter().any(|a| a == origin)
 }
 
-pub async fn socket(req: HttpRequest, body: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, actix_web::Error> {
+pub async fn socket(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, actix_web::Error> {
     if !origin_allowed(&req, &state.settings.allowed_origins) {
         return Err(ApiError::with_msg(ErrorCode::NoPermission, "origin not allowed").into());
     }
-    let requested = req.headers().get(SEC_WEBSOCKET_PROTOCOL).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let requested = req
+        .headers()
+        .get(SEC_WEBSOCKET_PROTOCOL)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let codec = Codec::from_subprotocols(requested.as_deref());
     // Echo the protocol we chose: browsers fail a handshake that requested
     // subprotocols and got none back.
@@ -35,10 +52,14 @@ pub async fn socket(req: HttpRequest, body: web::Payload, state: web::Data<AppSt
     };
     let (mut res, session, incoming) = actix_ws::handle(&req, body)?;
     if let Some(p) = echo {
-        res.headers_mut().insert(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(p));
+        res.headers_mut()
+            .insert(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(p));
     }
     let max = state.settings.socket.max_frame_bytes;
-    let incoming = incoming.max_frame_size(max).aggregate_continuations().max_continuation_size(max);
+    let incoming = incoming
+        .max_frame_size(max)
+        .aggregate_continuations()
+        .max_continuation_size(max);
     SessionActor::start(session, incoming, codec, state.sessions.clone());
     Ok(res)
 }

@@ -141,7 +141,9 @@ impl Email {
                     && !domain.contains("..")
                     && !domain.contains('@')
             })
-            && !s.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '"' | ',' | ';'));
+            && !s.chars().any(|c| {
+                c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '"' | ',' | ';')
+            });
         if valid {
             Ok(Email(s))
         } else {
@@ -210,11 +212,18 @@ mod tests {
 
     #[test]
     fn emails() {
-        for ok in ["a@b.co", "  Mixed.Case+tag@Example.ORG ", "x_y@sub.domain.io"] {
+        for ok in [
+            "a@b.co",
+            "  Mixed.Case+tag@Example.ORG ",
+            "x_y@sub.domain.io",
+        ] {
             assert!(Email::parse(ok).is_ok(), "{ok}");
         }
         assert_eq!(Email::parse(" A@B.CO").unwrap().as_str(), "a@b.co");
-        for bad in ["", "a", "a@", "@b.co", "a@b", "a@.b", "a@b.", "a b@c.de", "a@b..c", "a@@b.co", "<a>@b.co"] {
+        for bad in [
+            "", "a", "a@", "@b.co", "a@b", "a@.b", "a@b.", "a b@c.de", "a@b..c", "a@@b.co",
+            "<a>@b.co",
+        ] {
             assert_eq!(Email::parse(bad), Err(ErrorCode::InvalidEmail), "{bad}");
         }
         assert!(Email::parse(&format!("{}@b.co", "a".repeat(65))).is_err());
@@ -223,10 +232,22 @@ mod tests {
     #[test]
     fn passwords() {
         assert!(Password::parse("12345678").is_ok());
-        assert!(Password::parse("ééééééé✓").is_ok(), "counts characters, not bytes");
-        assert_eq!(Password::parse("1234567").err(), Some(ErrorCode::PasswordInvalid));
-        assert_eq!(Password::parse(&"x".repeat(129)).err(), Some(ErrorCode::PasswordInvalid));
-        assert_eq!(format!("{:?}", Password::parse("secret123").unwrap()), "Password(***)");
+        assert!(
+            Password::parse("ééééééé✓").is_ok(),
+            "counts characters, not bytes"
+        );
+        assert_eq!(
+            Password::parse("1234567").err(),
+            Some(ErrorCode::PasswordInvalid)
+        );
+        assert_eq!(
+            Password::parse(&"x".repeat(129)).err(),
+            Some(ErrorCode::PasswordInvalid)
+        );
+        assert_eq!(
+            format!("{:?}", Password::parse("secret123").unwrap()),
+            "Password(***)"
+        );
     }
 
     #[test]
@@ -240,7 +261,12 @@ mod tests {
 
     #[test]
     fn payment_info_is_camel_case() {
-        let p = PaymentInfo { active_state: true, lite_active_state: false, infinite_queue: true, product_level: 3 };
+        let p = PaymentInfo {
+            active_state: true,
+            lite_active_state: false,
+            infinite_queue: true,
+            product_level: 3,
+        };
         assert_eq!(
             serde_json::to_value(&p).unwrap(),
             serde_json::json!({"activeState": true, "liteActiveState": false, "infiniteQueue": true, "productLevel": 3})

@@ -11,7 +11,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::account::{AccountInfo, LoginData, LoginRequest, PaymentInfo, SignUpRequest, TOKEN_HEADER};
+use crate::account::{
+    AccountInfo, LoginData, LoginRequest, PaymentInfo, SignUpRequest, TOKEN_HEADER,
+};
 use crate::frame::{AuthConfirm, Codec, Frame, FrameType, MSGPACK_SUBPROTOCOL};
 use crate::{Envelope, Status};
 
@@ -63,13 +65,19 @@ impl RestClient {
     pub fn new(base: &str) -> RestClient {
         RestClient {
             base: base.trim_end_matches('/').to_owned(),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap_or_default(),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap_or_default(),
             token: None,
         }
     }
 
     pub fn with_token(&self, token: impl Into<String>) -> RestClient {
-        RestClient { token: Some(token.into()), ..self.clone() }
+        RestClient {
+            token: Some(token.into()),
+            ..self.clone()
+        }
     }
 
     pub fn token(&self) -> Option<&str> {
@@ -102,17 +110,29 @@ impl RestClient {
     }
 
     /// POSTs JSON and returns `data`, or the API error.
-    pub async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ClientError> {
+    pub async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, ClientError> {
         let (http, env) = self.post_raw::<B, Option<T>>(path, body).await?;
         match (env.status.is_ok(), env.data) {
             (true, Some(data)) => Ok(data),
             (true, None) => serde_json::from_value(serde_json::Value::Null)
                 .map_err(|e| ClientError::Unexpected(format!("success without data: {e}"))),
-            (false, _) => Err(ClientError::Api { http, status: env.status }),
+            (false, _) => Err(ClientError::Api {
+                http,
+                status: env.status,
+            }),
         }
     }
 
-    pub async fn sign_up(&self, email: &str, password: &str, name: &str) -> Result<LoginData, ClientError> {
+    pub async fn sign_up(
+        &self,
+        email: &str,
+        password: &str,
+        name: &str,
+    ) -> Result<LoginData, ClientError> {
         let body = SignUpRequest {
             email: email.into(),
             password: password.into(),
@@ -123,20 +143,29 @@ impl RestClient {
     }
 
     pub async fn login(&self, email: &str, password: &str) -> Result<LoginData, ClientError> {
-        let body = LoginRequest { login_type: "email".into(), email: email.into(), password: password.into(), ..Default::default() };
+        let body = LoginRequest {
+            login_type: "email".into(),
+            email: email.into(),
+            password: password.into(),
+            ..Default::default()
+        };
         self.post("/api/v1/account/login-in", &body).await
     }
 
     pub async fn logout(&self) -> Result<(), ClientError> {
-        self.post::<_, serde_json::Value>("/api/v1/account/logout", &serde_json::json!({})).await.map(|_| ())
+        self.post::<_, serde_json::Value>("/api/v1/account/logout", &serde_json::json!({}))
+            .await
+            .map(|_| ())
     }
 
     pub async fn info(&self) -> Result<AccountInfo, ClientError> {
-        self.post("/api/v1/account/info", &serde_json::json!({})).await
+        self.post("/api/v1/account/info", &serde_json::json!({}))
+            .await
     }
 
     pub async fn payment_info(&self) -> Result<PaymentInfo, ClientError> {
-        self.post("/api/v1/account/payment-info", &serde_json::json!({})).await
+        self.post("/api/v1/account/payment-info", &serde_json::json!({}))
+            .await
     }
 }
 
@@ -148,7 +177,8 @@ pub enum Incoming {
     Closed(Option<(u16, String)>),
 }
 
-type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type WsStream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// One WebSocket to `/ws`.
 pub struct Socket {
@@ -165,23 +195,37 @@ impl Socket {
         Self::connect_with_origin(ws_url, codec, None).await
     }
 
-    pub async fn connect_with_origin(ws_url: &str, codec: Codec, origin: Option<&str>) -> Result<Socket, ClientError> {
+    pub async fn connect_with_origin(
+        ws_url: &str,
+        codec: Codec,
+        origin: Option<&str>,
+    ) -> Result<Socket, ClientError> {
         let mut req = ws_url.into_client_request()?;
         if codec == Codec::MsgPack {
-            req.headers_mut().insert("Sec-WebSocket-Protocol", HeaderValue::from_static(MSGPACK_SUBPROTOCOL));
+            req.headers_mut().insert(
+                "Sec-WebSocket-Protocol",
+                HeaderValue::from_static(MSGPACK_SUBPROTOCOL),
+            );
         }
         if let Some(o) = origin {
             let v = HeaderValue::from_str(o).map_err(|e| ClientError::Unexpected(e.to_string()))?;
             req.headers_mut().insert("Origin", v);
         }
         let (ws, _res) = tokio_tungstenite::connect_async(req).await?;
-        Ok(Socket { ws, codec, last_seq: 0, stream: None })
+        Ok(Socket {
+            ws,
+            codec,
+            last_seq: 0,
+            stream: None,
+        })
     }
 
     pub async fn send(&mut self, frame: &Frame) -> Result<(), ClientError> {
         let bytes = self.codec.encode(frame)?;
         let msg = match self.codec {
-            Codec::Json => Message::text(String::from_utf8(bytes).map_err(|e| ClientError::Unexpected(e.to_string()))?),
+            Codec::Json => Message::text(
+                String::from_utf8(bytes).map_err(|e| ClientError::Unexpected(e.to_string()))?,
+            ),
             Codec::MsgPack => Message::binary(bytes),
         };
         self.ws.send(msg).await?;
@@ -193,7 +237,9 @@ impl Socket {
         let msg = if binary {
             Message::binary(bytes)
         } else {
-            Message::text(String::from_utf8(bytes).map_err(|e| ClientError::Unexpected(e.to_string()))?)
+            Message::text(
+                String::from_utf8(bytes).map_err(|e| ClientError::Unexpected(e.to_string()))?,
+            )
         };
         self.ws.send(msg).await?;
         Ok(())
@@ -202,18 +248,28 @@ impl Socket {
     /// The next frame or the close; pings and pongs are skipped. Tracks `last_seq`.
     pub async fn recv(&mut self) -> Result<Incoming, ClientError> {
         loop {
-            let Some(msg) = self.ws.next().await else { return Ok(Incoming::Closed(None)) };
+            let Some(msg) = self.ws.next().await else {
+                return Ok(Incoming::Closed(None));
+            };
             let msg = match msg {
                 Ok(m) => m,
                 Err(tokio_tungstenite::tungstenite::Error::ConnectionClosed)
-                | Err(tokio_tungstenite::tungstenite::Error::AlreadyClosed) => return Ok(Incoming::Closed(None)),
-                Err(tokio_tungstenite::tungstenite::Error::Protocol(_)) => return Ok(Incoming::Closed(None)),
+                | Err(tokio_tungstenite::tungstenite::Error::AlreadyClosed) => {
+                    return Ok(Incoming::Closed(None))
+                }
+                Err(tokio_tungstenite::tungstenite::Error::Protocol(_)) => {
+                    return Ok(Incoming::Closed(None))
+                }
                 Err(e) => return Err(e.into()),
             };
             let frame = match msg {
                 Message::Text(t) => Codec::Json.decode(t.as_bytes())?,
                 Message::Binary(b) => Codec::MsgPack.decode(&b)?,
-                Message::Close(c) => return Ok(Incoming::Closed(c.map(|c| (u16::from(c.code), c.reason.to_string())))),
+                Message::Close(c) => {
+                    return Ok(Incoming::Closed(
+                        c.map(|c| (u16::from(c.code), c.reason.to_string())),
+                    ))
+                }
                 _ => continue,
             };
             if let Some(seq) = frame.seq {
@@ -225,7 +281,9 @@ impl Socket {
 
     /// As [`Socket::recv`], failing with `Timeout` after `d`.
     pub async fn recv_timeout(&mut self, d: Duration) -> Result<Incoming, ClientError> {
-        tokio::time::timeout(d, self.recv()).await.map_err(|_| ClientError::Timeout("a frame"))?
+        tokio::time::timeout(d, self.recv())
+            .await
+            .map_err(|_| ClientError::Timeout("a frame"))?
     }
 
     /// The next frame of a kind, skipping others; an error if the socket closes.
@@ -233,7 +291,10 @@ impl Socket {
         let deadline = tokio::time::Instant::now() + d;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match tokio::time::timeout(left, self.recv()).await.map_err(|_| ClientError::Timeout("an expected frame"))?? {
+            match tokio::time::timeout(left, self.recv())
+                .await
+                .map_err(|_| ClientError::Timeout("an expected frame"))??
+            {
                 Incoming::Frame(f) if f.kind == kind.as_u16() => return Ok(f),
                 Incoming::Frame(_) => continue,
                 Incoming::Closed(c) => return Err(ClientError::Closed(c)),
@@ -244,9 +305,11 @@ impl Socket {
     /// Sends type 7 and waits for the confirming type 4.
     pub async fn authenticate(&mut self, token: &str) -> Result<AuthConfirm, ClientError> {
         self.send(&Frame::auth(token)).await?;
-        let f = self.expect(FrameType::Heartbeat, Duration::from_secs(10)).await?;
-        let confirm: AuthConfirm =
-            serde_json::from_value(f.content).map_err(|e| ClientError::Unexpected(format!("auth confirm: {e}")))?;
+        let f = self
+            .expect(FrameType::Heartbeat, Duration::from_secs(10))
+            .await?;
+        let confirm: AuthConfirm = serde_json::from_value(f.content)
+            .map_err(|e| ClientError::Unexpected(format!("auth confirm: {e}")))?;
         self.stream = Some(confirm.stream.clone());
         self.last_seq = self.last_seq.max(confirm.seq);
         Ok(confirm)

@@ -16,7 +16,11 @@ pub struct Status {
 
 impl Status {
     pub fn ok() -> Self {
-        Status { code: SUCCESS_CODE, msg: "success".into(), key: None }
+        Status {
+            code: SUCCESS_CODE,
+            msg: "success".into(),
+            key: None,
+        }
     }
 
     pub fn is_ok(&self) -> bool {
@@ -38,7 +42,10 @@ pub struct Envelope<T> {
 
 impl<T> Envelope<T> {
     pub fn ok(data: T) -> Self {
-        Envelope { status: Status::ok(), data }
+        Envelope {
+            status: Status::ok(),
+            data,
+        }
     }
 }
 

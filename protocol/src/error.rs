@@ -166,7 +166,7 @@ mod tests {
             serde_json::to_string(&env).unwrap(),
             r#"{"status":{"code":20101,"msg":"e-mail already registered","key":"EmailRegistered"},"data":null}"#
         );
-        let env = Envelope::error(ErrorCode::PasswordError, Some("nope".into()));
+        let env = Envelope::<()>::error(ErrorCode::PasswordError, Some("nope".into()));
         assert_eq!(
             serde_json::to_value(&env).unwrap(),
             serde_json::json!({"status":{"code":20005,"msg":"nope","key":"PasswordError"},"data":null})

@@ -55,7 +55,10 @@ impl FrameType {
     pub const fn is_push(self) -> bool {
         matches!(
             self,
-            FrameType::TaskUpdate | FrameType::ChatStream | FrameType::ImMessage | FrameType::Notification
+            FrameType::TaskUpdate
+                | FrameType::ChatStream
+                | FrameType::ImMessage
+                | FrameType::Notification
         )
     }
 }
@@ -77,11 +80,21 @@ pub struct Frame {
 
 impl Frame {
     pub fn new(kind: FrameType, content: Value) -> Frame {
-        Frame { kind: kind.as_u16(), token: None, content, seq: None }
+        Frame {
+            kind: kind.as_u16(),
+            token: None,
+            content,
+            seq: None,
+        }
     }
 
     pub fn auth(token: impl Into<String>) -> Frame {
-        Frame { kind: FrameType::Auth.as_u16(), token: Some(token.into()), content: Value::Null, seq: None }
+        Frame {
+            kind: FrameType::Auth.as_u16(),
+            token: Some(token.into()),
+            content: Value::Null,
+            seq: None,
+        }
     }
 
     pub fn heartbeat() -> Frame {
@@ -140,9 +153,14 @@ pub struct ResumeResult {
 /// A client-to-server frame, decoded once.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientFrame {
-    Auth { token: String },
+    Auth {
+        token: String,
+    },
     Heartbeat,
-    Resume { last_seq: u64, stream: Option<String> },
+    Resume {
+        last_seq: u64,
+        stream: Option<String>,
+    },
 }
 
 /// Why a client frame could not be decoded.
@@ -172,7 +190,11 @@ impl ClientFrame {
                     .get("last_seq")
                     .and_then(Value::as_u64)
                     .ok_or(FrameError::MissingLastSeq)?;
-                let stream = frame.content.get("stream").and_then(Value::as_str).map(str::to_owned);
+                let stream = frame
+                    .content
+                    .get("stream")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 Ok(ClientFrame::Resume { last_seq, stream })
             }
             _ => Err(FrameError::UnexpectedType(frame.kind)),
@@ -196,7 +218,10 @@ impl Codec {
     /// Picks the codec from a `Sec-WebSocket-Protocol` request header value.
     pub fn from_subprotocols(header: Option<&str>) -> Codec {
         match header {
-            Some(h) if h.split(',').any(|p| p.trim().eq_ignore_ascii_case(MSGPACK_SUBPROTOCOL)) => {
+            Some(h)
+                if h.split(',')
+                    .any(|p| p.trim().eq_ignore_ascii_case(MSGPACK_SUBPROTOCOL)) =>
+            {
                 Codec::MsgPack
             }
             _ => Codec::Json,
@@ -205,7 +230,9 @@ impl Codec {
 
     pub fn encode(self, frame: &Frame) -> Result<Vec<u8>, FrameError> {
         match self {
-            Codec::Json => serde_json::to_vec(frame).map_err(|e| FrameError::Malformed(e.to_string())),
+            Codec::Json => {
+                serde_json::to_vec(frame).map_err(|e| FrameError::Malformed(e.to_string()))
+            }
             Codec::MsgPack => {
                 rmp_serde::to_vec_named(frame).map_err(|e| FrameError::Malformed(e.to_string()))
             }
@@ -214,7 +241,9 @@ impl Codec {
 
     pub fn decode(self, bytes: &[u8]) -> Result<Frame, FrameError> {
         match self {
-            Codec::Json => serde_json::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string())),
+            Codec::Json => {
+                serde_json::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string()))
+            }
             Codec::MsgPack => {
                 rmp_serde::from_slice(bytes).map_err(|e| FrameError::Malformed(e.to_string()))
             }
@@ -232,12 +261,21 @@ mod tests {
             Frame::auth("tok"),
             Frame::heartbeat(),
             Frame::resume(42, Some("s1")),
-            Frame { seq: Some(7), ..Frame::new(FrameType::TaskUpdate, json!({"id": "t1", "status": 2, "process": 55})) },
+            Frame {
+                seq: Some(7),
+                ..Frame::new(
+                    FrameType::TaskUpdate,
+                    json!({"id": "t1", "status": 2, "process": 55}),
+                )
+            },
             Frame::new(
                 FrameType::ChatStream,
                 json!({"session_id": "s", "msg_id": "m", "seq": 3, "delta": "héllo ✓", "done": false}),
             ),
-            Frame::new(FrameType::ImMessage, json!({"channel_id": "c", "seq": 1, "sender": "u", "content": "hi", "n": -1.5})),
+            Frame::new(
+                FrameType::ImMessage,
+                json!({"channel_id": "c", "seq": 1, "sender": "u", "content": "hi", "n": -1.5}),
+            ),
             Frame::error(crate::ErrorCode::TooManyRequests, None),
         ]
     }
@@ -258,8 +296,16 @@ mod tests {
         assert_eq!(s, r#"{"type":7,"token":"abc","content":null}"#);
         let f: Frame = serde_json::from_str(r#"{"type":4}"#).unwrap();
         assert_eq!(f, Frame::heartbeat());
-        let s = String::from_utf8(Codec::Json.encode(&Frame::error(crate::ErrorCode::NeedLogin, None)).unwrap()).unwrap();
-        assert_eq!(s, r#"{"type":14,"content":{"code":20000,"key":"NeedLogin","msg":"please log in"}}"#);
+        let s = String::from_utf8(
+            Codec::Json
+                .encode(&Frame::error(crate::ErrorCode::NeedLogin, None))
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            s,
+            r#"{"type":14,"content":{"code":20000,"key":"NeedLogin","msg":"please log in"}}"#
+        );
     }
 
     #[test]
@@ -271,13 +317,25 @@ mod tests {
 
     #[test]
     fn client_frames_decode_into_the_closed_enum() {
-        assert_eq!(ClientFrame::from_frame(Frame::auth("t")), Ok(ClientFrame::Auth { token: "t".into() }));
-        assert_eq!(ClientFrame::from_frame(Frame::heartbeat()), Ok(ClientFrame::Heartbeat));
+        assert_eq!(
+            ClientFrame::from_frame(Frame::auth("t")),
+            Ok(ClientFrame::Auth { token: "t".into() })
+        );
+        assert_eq!(
+            ClientFrame::from_frame(Frame::heartbeat()),
+            Ok(ClientFrame::Heartbeat)
+        );
         assert_eq!(
             ClientFrame::from_frame(Frame::resume(9, None)),
-            Ok(ClientFrame::Resume { last_seq: 9, stream: None })
+            Ok(ClientFrame::Resume {
+                last_seq: 9,
+                stream: None
+            })
         );
-        assert_eq!(ClientFrame::from_frame(Frame::auth("")), Err(FrameError::MissingToken));
+        assert_eq!(
+            ClientFrame::from_frame(Frame::auth("")),
+            Err(FrameError::MissingToken)
+        );
         assert_eq!(
             ClientFrame::from_frame(Frame::new(FrameType::Resume, json!({}))),
             Err(FrameError::MissingLastSeq)
@@ -301,6 +359,9 @@ mod tests {
     fn subprotocol_selects_codec() {
         assert_eq!(Codec::from_subprotocols(None), Codec::Json);
         assert_eq!(Codec::from_subprotocols(Some("json")), Codec::Json);
-        assert_eq!(Codec::from_subprotocols(Some("foo, msgpack")), Codec::MsgPack);
+        assert_eq!(
+            Codec::from_subprotocols(Some("foo, msgpack")),
+            Codec::MsgPack
+        );
     }
 }

@@ -22,7 +22,12 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
 
 fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
-    HttpResponse::Ok().cookie(cookie).json(Envelope::ok(LoginData { account: row.wire(), token }))
+    HttpResponse::Ok()
+        .cookie(cookie)
+        .json(Envelope::ok(LoginData {
+            account: row.wire(),
+            token,
+        }))
 }
 
 fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
@@ -34,15 +39,26 @@ fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
 }
 
 #[tracing::instrument(skip_all)]
-pub async fn sign_up(req: HttpRequest, state: web::Data<AppState>, body: web::Json<SignUpRequest>) -> ApiResult {
+pub async fn sign_up(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<SignUpRequest>,
+) -> ApiResult {
     limit(&req, &state)?;
     let device = device_id_of(&req).unwrap_or_else(new_device_code);
-    let (row, token) = state.accounts.sign_up(&body.email, &body.password, body.name.as_deref(), device).await?;
+    let (row, token) = state
+        .accounts
+        .sign_up(&body.email, &body.password, body.name.as_deref(), device)
+        .await?;
     Ok(logged_in(&req, &state, &row, token))
 }
 
 #[tracing::instrument(skip_all)]
-pub async fn login_in(req: HttpRequest, state: web::Data<AppState>, body: web::Json<LoginRequest>) -> ApiResult {
+pub async fn login_in(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: web::Json<LoginRequest>,
+) -> ApiResult {
     limit(&req, &state)?;
     if body.login_type != "email" {
         return Err(ErrorCode::LoginTypeUnsupported.into());
@@ -55,7 +71,9 @@ pub async fn login_in(req: HttpRequest, state: web::Data<AppState>, body: web::J
 pub async fn logout(req: HttpRequest, state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
     state.accounts.logout(&caller.0).await?;
     let gone = token_cookie(&req, "", 0);
-    Ok(HttpResponse::Ok().cookie(gone).json(Envelope::ok(serde_json::Value::Null)))
+    Ok(HttpResponse::Ok()
+        .cookie(gone)
+        .json(Envelope::ok(serde_json::Value::Null)))
 }
 
 pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
@@ -74,7 +92,10 @@ pub async fn complete_profile(
     caller: AuthedAny,
     body: web::Json<CompleteProfileRequest>,
 ) -> ApiResult {
-    let row = state.accounts.complete_profile(&caller.0, &body.name).await?;
+    let row = state
+        .accounts
+        .complete_profile(&caller.0, &body.name)
+        .await?;
     // The same token stays valid; answer like a login so the client can proceed.
     let token = req
         .headers()
@@ -85,6 +106,10 @@ pub async fn complete_profile(
     Ok(logged_in(&req, &state, &row, token))
 }
 
-pub async fn settings(state: web::Data<AppState>, caller: Authed, body: web::Json<SettingsChange>) -> ApiResult {
+pub async fn settings(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<SettingsChange>,
+) -> ApiResult {
     Ok(ok(state.accounts.update_settings(&caller.0, &body).await?))
 }

@@ -19,8 +19,14 @@ pub async fn set_account_status(
         return Err(ErrorCode::NoPermission.into());
     }
     if body.account_id == caller.0.account.id {
-        return Err(crate::error::ApiError::with_msg(ErrorCode::Conflict, "operators cannot change their own status"));
+        return Err(crate::error::ApiError::with_msg(
+            ErrorCode::Conflict,
+            "operators cannot change their own status",
+        ));
     }
-    let row = state.accounts.set_status(&body.account_id, body.status).await?;
+    let row = state
+        .accounts
+        .set_status(&body.account_id, body.status)
+        .await?;
     Ok(ok(row.info(state.accounts.is_admin(&row))))
 }

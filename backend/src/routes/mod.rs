@@ -18,9 +18,15 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/info", web::post().to(account::info))
                     .route("/payment-info", web::post().to(account::payment_info))
                     .route("/settings", web::post().to(account::settings))
-                    .route("/complete-profile", web::post().to(account::complete_profile)),
+                    .route(
+                        "/complete-profile",
+                        web::post().to(account::complete_profile),
+                    ),
             )
-            .service(web::scope("/admin").route("/account/status", web::post().to(admin::set_account_status)))
+            .service(
+                web::scope("/admin")
+                    .route("/account/status", web::post().to(admin::set_account_status)),
+            )
             .route("/ping", web::post().to(system::ping))
             .route("/ping", web::get().to(system::ping))
             .route("/are/you/ok", web::post().to(system::ping))

@@ -20,5 +20,8 @@ pub async fn health(state: web::Data<AppState>) -> ApiResult {
 }
 
 pub async fn not_found() -> HttpResponse {
-    HttpResponse::NotFound().json(Envelope::<Option<()>>::error(ErrorCode::NotFound, Some("no such API route".into())))
+    HttpResponse::NotFound().json(Envelope::<Option<()>>::error(
+        ErrorCode::NotFound,
+        Some("no such API route".into()),
+    ))
 }

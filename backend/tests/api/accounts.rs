@@ -13,9 +13,14 @@ fn email() -> String {
     format!("user{}@example.com", rand_suffix())
 }
 
-async fn expect_error<T: std::fmt::Debug>(r: Result<T, protocol::client::ClientError>, code: ErrorCode) {
+async fn expect_error<T: std::fmt::Debug>(
+    r: Result<T, protocol::client::ClientError>,
+    code: ErrorCode,
+) {
     let e = r.expect_err("expected an error");
-    let st = e.status().unwrap_or_else(|| panic!("not an API error: {e}"));
+    let st = e
+        .status()
+        .unwrap_or_else(|| panic!("not an API error: {e}"));
     assert_eq!(st.code, code.code(), "{st:?}");
     assert_eq!(st.key.as_deref(), Some(code.key()));
     assert_eq!(e.http_status(), Some(code.http_status()));
@@ -33,8 +38,12 @@ async fn sign_up_and_login_answer_account_and_token_and_set_cookies() {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
-    let cookies: Vec<String> =
-        res.headers().get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+    let cookies: Vec<String> = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
     let body: Envelope<LoginData> = res.json().await.unwrap();
     assert_eq!(body.status.code, 10000);
     let acc = &body.data.account;
@@ -44,17 +53,26 @@ async fn sign_up_and_login_answer_account_and_token_and_set_cookies() {
     assert!(acc.create_at > 1_700_000_000);
     assert!(!acc.device_code.is_empty());
     assert_eq!(body.data.token.len(), 64);
-    let t = cookies.iter().find(|c| c.starts_with("T=")).expect("cookie T");
+    let t = cookies
+        .iter()
+        .find(|c| c.starts_with("T="))
+        .expect("cookie T");
     assert!(t.starts_with(&format!("T={};", body.data.token)), "{t}");
     for attr in ["Max-Age=5184000", "Path=/", "SameSite=Lax"] {
         assert!(t.contains(attr), "{t} lacks {attr}");
     }
     assert!(!t.contains("Secure"), "plain HTTP must not set Secure");
-    assert!(cookies.iter().any(|c| c.starts_with("deviceId=")), "{cookies:?}");
+    assert!(
+        cookies.iter().any(|c| c.starts_with("deviceId=")),
+        "{cookies:?}"
+    );
 
     let again = app.client.login(&mail, PASSWORD).await.unwrap();
     assert_eq!(again.account.id, acc.id);
-    assert_ne!(again.token, body.data.token, "every login gets its own token");
+    assert_ne!(
+        again.token, body.data.token,
+        "every login gets its own token"
+    );
     let info = app.client.with_token(&again.token).info().await.unwrap();
     assert_eq!(info.id, acc.id);
     assert_eq!(info.settings.task_flow_version, 2);
@@ -65,15 +83,37 @@ async fn sign_up_and_login_answer_account_and_token_and_set_cookies() {
 async fn sign_up_rejects_bad_input_with_spec_codes() {
     let app = spawn_app().await;
     let c = &app.client;
-    expect_error(c.sign_up("not-an-email", PASSWORD, "A").await, ErrorCode::InvalidEmail).await;
-    expect_error(c.sign_up(&email(), "short", "A").await, ErrorCode::PasswordInvalid).await;
-    expect_error(c.sign_up(&email(), PASSWORD, &"n".repeat(51)).await, ErrorCode::NameInvalid).await;
+    expect_error(
+        c.sign_up("not-an-email", PASSWORD, "A").await,
+        ErrorCode::InvalidEmail,
+    )
+    .await;
+    expect_error(
+        c.sign_up(&email(), "short", "A").await,
+        ErrorCode::PasswordInvalid,
+    )
+    .await;
+    expect_error(
+        c.sign_up(&email(), PASSWORD, &"n".repeat(51)).await,
+        ErrorCode::NameInvalid,
+    )
+    .await;
     let mail = email();
     c.sign_up(&mail, PASSWORD, "A").await.unwrap();
-    expect_error(c.sign_up(&mail.to_uppercase(), PASSWORD, "B").await, ErrorCode::EmailRegistered).await;
+    expect_error(
+        c.sign_up(&mail.to_uppercase(), PASSWORD, "B").await,
+        ErrorCode::EmailRegistered,
+    )
+    .await;
     // Missing field and wrong JSON type: InvalidParams in the envelope, HTTP 400.
-    let (http, env) = c.post_raw::<_, Value>("/api/v1/account/sign-up", &json!({"email": 5})).await.unwrap();
-    assert_eq!((http, env.status.code, env.status.key.as_deref()), (400, 40000, Some("InvalidParams")));
+    let (http, env) = c
+        .post_raw::<_, Value>("/api/v1/account/sign-up", &json!({"email": 5}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (http, env.status.code, env.status.key.as_deref()),
+        (400, 40000, Some("InvalidParams"))
+    );
     let res = reqwest::Client::new()
         .post(format!("{}/api/v1/account/login-in", app.base))
         .header("content-type", "application/json")
@@ -91,15 +131,33 @@ async fn login_errors_are_the_spec_codes() {
     let app = spawn_app().await;
     let mail = email();
     app.client.sign_up(&mail, PASSWORD, "A").await.unwrap();
-    expect_error(app.client.login(&email(), PASSWORD).await, ErrorCode::AccountNoExistent).await;
-    expect_error(app.client.login(&mail, "wrong password!").await, ErrorCode::PasswordError).await;
-    expect_error(app.client.login("bad", PASSWORD).await, ErrorCode::InvalidEmail).await;
+    expect_error(
+        app.client.login(&email(), PASSWORD).await,
+        ErrorCode::AccountNoExistent,
+    )
+    .await;
+    expect_error(
+        app.client.login(&mail, "wrong password!").await,
+        ErrorCode::PasswordError,
+    )
+    .await;
+    expect_error(
+        app.client.login("bad", PASSWORD).await,
+        ErrorCode::InvalidEmail,
+    )
+    .await;
     let (http, env) = app
         .client
-        .post_raw::<_, Value>("/api/v1/account/login-in", &json!({"type": "phone", "email": mail, "password": PASSWORD}))
+        .post_raw::<_, Value>(
+            "/api/v1/account/login-in",
+            &json!({"type": "phone", "email": mail, "password": PASSWORD}),
+        )
         .await
         .unwrap();
-    assert_eq!((http, env.status.key.as_deref()), (400, Some("LoginTypeUnsupported")));
+    assert_eq!(
+        (http, env.status.key.as_deref()),
+        (400, Some("LoginTypeUnsupported"))
+    );
 }
 
 #[tokio::test]
@@ -115,15 +173,27 @@ async fn the_token_header_authenticates_and_the_cookie_alone_does_not() {
         .send()
         .await
         .unwrap();
-    assert_eq!(res.status(), 401, "a cookie must never authenticate a call (no CSRF)");
-    expect_error(app.client.with_token("f".repeat(64)).info().await, ErrorCode::NeedLogin).await;
+    assert_eq!(
+        res.status(),
+        401,
+        "a cookie must never authenticate a call (no CSRF)"
+    );
+    expect_error(
+        app.client.with_token("f".repeat(64)).info().await,
+        ErrorCode::NeedLogin,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn logout_ends_the_token_and_closes_its_sockets_only() {
     let app = spawn_app().await;
     let (data, client) = app.user("Cy").await;
-    let second = app.client.login(&data.account.email, PASSWORD).await.unwrap();
+    let second = app
+        .client
+        .login(&data.account.email, PASSWORD)
+        .await
+        .unwrap();
     let mut first_socket = app.socket(&data.token).await;
     let mut second_socket = app.socket(&second.token).await;
     client.logout().await.unwrap();
@@ -133,17 +203,37 @@ async fn logout_ends_the_token_and_closes_its_sockets_only() {
         other => panic!("expected close 4401, got {other:?}"),
     }
     // The other token still works, and its socket stays open.
-    assert_eq!(app.client.with_token(&second.token).info().await.unwrap().id, data.account.id);
-    second_socket.send(&protocol::Frame::heartbeat()).await.unwrap();
-    second_socket.expect(protocol::FrameType::Heartbeat, WAIT).await.unwrap();
+    assert_eq!(
+        app.client
+            .with_token(&second.token)
+            .info()
+            .await
+            .unwrap()
+            .id,
+        data.account.id
+    );
+    second_socket
+        .send(&protocol::Frame::heartbeat())
+        .await
+        .unwrap();
+    second_socket
+        .expect(protocol::FrameType::Heartbeat, WAIT)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
 async fn payment_info_has_the_spec_fields() {
     let app = spawn_app().await;
     let (_, client) = app.user("Pay").await;
-    let raw: Value = client.post("/api/v1/account/payment-info", &json!({})).await.unwrap();
-    assert_eq!(raw, json!({"activeState": false, "liteActiveState": false, "infiniteQueue": false, "productLevel": 0}));
+    let raw: Value = client
+        .post("/api/v1/account/payment-info", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        raw,
+        json!({"activeState": false, "liteActiveState": false, "infiniteQueue": false, "productLevel": 0})
+    );
 }
 
 #[tokio::test]
@@ -152,19 +242,38 @@ async fn status_3_accounts_must_complete_their_profile() {
     let mail = email();
     let data: LoginData = app
         .client
-        .post("/api/v1/account/sign-up", &json!({"email": mail, "password": PASSWORD}))
+        .post(
+            "/api/v1/account/sign-up",
+            &json!({"email": mail, "password": PASSWORD}),
+        )
         .await
         .unwrap();
     assert_eq!(data.account.status, status::INCOMPLETE);
     let login = app.client.login(&mail, PASSWORD).await.unwrap();
-    assert_eq!(login.account.status, status::INCOMPLETE, "login answers status 3 with a token");
+    assert_eq!(
+        login.account.status,
+        status::INCOMPLETE,
+        "login answers status 3 with a token"
+    );
     let c = app.client.with_token(&login.token);
     expect_error(c.payment_info().await, ErrorCode::ProfileIncomplete).await;
     assert_eq!(c.info().await.unwrap().status, status::INCOMPLETE);
-    let (http, env) = c.post_raw::<_, Value>("/api/v1/account/complete-profile", &json!({"name": " "})).await.unwrap();
-    assert_eq!((http, env.status.key.as_deref()), (400, Some("NameInvalid")));
-    let done: LoginData = c.post("/api/v1/account/complete-profile", &json!({"name": "Dee"})).await.unwrap();
-    assert_eq!((done.account.status, done.account.name.as_str()), (status::NORMAL, "Dee"));
+    let (http, env) = c
+        .post_raw::<_, Value>("/api/v1/account/complete-profile", &json!({"name": " "}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (http, env.status.key.as_deref()),
+        (400, Some("NameInvalid"))
+    );
+    let done: LoginData = c
+        .post("/api/v1/account/complete-profile", &json!({"name": "Dee"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (done.account.status, done.account.name.as_str()),
+        (status::NORMAL, "Dee")
+    );
     c.payment_info().await.unwrap();
 }
 
@@ -172,34 +281,73 @@ async fn status_3_accounts_must_complete_their_profile() {
 async fn a_ban_disables_login_ends_tokens_and_closes_sockets() {
     let admin_mail = email();
     let app = spawn_app_with(&[("EASEL_ADMINS", &admin_mail)]).await;
-    let admin = app.client.with_token(app.client.sign_up(&admin_mail, PASSWORD, "Op").await.unwrap().token);
+    let admin = app.client.with_token(
+        app.client
+            .sign_up(&admin_mail, PASSWORD, "Op")
+            .await
+            .unwrap()
+            .token,
+    );
     assert!(admin.info().await.unwrap().admin);
     let (victim, victim_client) = app.user("Vic").await;
     let mut sock = app.socket(&victim.token).await;
 
     // A non-operator cannot ban.
     let (_, other) = app.user("Eve").await;
-    let r: Result<Value, _> = other.post("/api/v1/admin/account/status", &json!({"account_id": victim.account.id, "status": 2})).await;
+    let r: Result<Value, _> = other
+        .post(
+            "/api/v1/admin/account/status",
+            &json!({"account_id": victim.account.id, "status": 2}),
+        )
+        .await;
     expect_error(r, ErrorCode::NoPermission).await;
 
-    let banned: Value =
-        admin.post("/api/v1/admin/account/status", &json!({"account_id": victim.account.id, "status": 2})).await.unwrap();
+    let banned: Value = admin
+        .post(
+            "/api/v1/admin/account/status",
+            &json!({"account_id": victim.account.id, "status": 2}),
+        )
+        .await
+        .unwrap();
     assert_eq!(banned["status"], 2);
     match sock.recv_timeout(WAIT).await.unwrap() {
         Incoming::Closed(Some((code, _))) => assert_eq!(code, 4403),
         other => panic!("expected close 4403, got {other:?}"),
     }
     expect_error(victim_client.info().await, ErrorCode::NeedLogin).await;
-    expect_error(app.client.login(&victim.account.email, PASSWORD).await, ErrorCode::AccountDisabled).await;
+    expect_error(
+        app.client.login(&victim.account.email, PASSWORD).await,
+        ErrorCode::AccountDisabled,
+    )
+    .await;
     // A socket with the old token is refused.
     let mut s = Socket::connect(&app.ws_url(), Codec::Json).await.unwrap();
     assert!(s.authenticate(&victim.token).await.is_err());
 
-    let _: Value = admin.post("/api/v1/admin/account/status", &json!({"account_id": victim.account.id, "status": 1})).await.unwrap();
-    app.client.login(&victim.account.email, PASSWORD).await.unwrap();
-    let r: Result<Value, _> = admin.post("/api/v1/admin/account/status", &json!({"account_id": victim.account.id, "status": 3})).await;
+    let _: Value = admin
+        .post(
+            "/api/v1/admin/account/status",
+            &json!({"account_id": victim.account.id, "status": 1}),
+        )
+        .await
+        .unwrap();
+    app.client
+        .login(&victim.account.email, PASSWORD)
+        .await
+        .unwrap();
+    let r: Result<Value, _> = admin
+        .post(
+            "/api/v1/admin/account/status",
+            &json!({"account_id": victim.account.id, "status": 3}),
+        )
+        .await;
     expect_error(r, ErrorCode::InvalidParams).await;
-    let r: Result<Value, _> = admin.post("/api/v1/admin/account/status", &json!({"account_id": "nobody", "status": 2})).await;
+    let r: Result<Value, _> = admin
+        .post(
+            "/api/v1/admin/account/status",
+            &json!({"account_id": "nobody", "status": 2}),
+        )
+        .await;
     expect_error(r, ErrorCode::NotFound).await;
 }
 
@@ -210,27 +358,54 @@ async fn accounts_and_tokens_survive_a_kill_9() {
     app.kill_and_restart();
     let info = app.client.with_token(&data.token).info().await.unwrap();
     assert_eq!(info.id, data.account.id);
-    app.client.login(&data.account.email, PASSWORD).await.unwrap();
+    app.client
+        .login(&data.account.email, PASSWORD)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
 async fn login_attempts_are_rate_limited() {
     let app = spawn_app_with(&[("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", "3")]).await;
     for _ in 0..3 {
-        expect_error(app.client.login(&email(), PASSWORD).await, ErrorCode::AccountNoExistent).await;
+        expect_error(
+            app.client.login(&email(), PASSWORD).await,
+            ErrorCode::AccountNoExistent,
+        )
+        .await;
     }
-    expect_error(app.client.login(&email(), PASSWORD).await, ErrorCode::TooManyRequests).await;
+    expect_error(
+        app.client.login(&email(), PASSWORD).await,
+        ErrorCode::TooManyRequests,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn oversize_bodies_and_unknown_routes_answer_in_the_envelope() {
     let app = spawn_app_with(&[("EASEL_MAX_BODY_BYTES", "1000")]).await;
     let big = json!({"email": "a@b.co", "password": "x".repeat(5000), "name": "A"});
-    let (http, env) = app.client.post_raw::<_, Value>("/api/v1/account/sign-up", &big).await.unwrap();
+    let (http, env) = app
+        .client
+        .post_raw::<_, Value>("/api/v1/account/sign-up", &big)
+        .await
+        .unwrap();
     assert_eq!((http, env.status.code), (413, 41300));
-    let (http, env) = app.client.post_raw::<_, Value>("/api/v1/no/such/call", &json!({})).await.unwrap();
-    assert_eq!((http, env.status.code, env.status.key.as_deref()), (404, 40400, Some("NotFound")));
-    let health: Value = reqwest::get(format!("{}/api/v1/health", app.base)).await.unwrap().json().await.unwrap();
+    let (http, env) = app
+        .client
+        .post_raw::<_, Value>("/api/v1/no/such/call", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (http, env.status.code, env.status.key.as_deref()),
+        (404, 40400, Some("NotFound"))
+    );
+    let health: Value = reqwest::get(format!("{}/api/v1/health", app.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(health["data"]["store"], "embedded");
     assert_eq!(health["data"]["bus"], "local");
 }
@@ -238,8 +413,22 @@ async fn oversize_bodies_and_unknown_routes_answer_in_the_envelope() {
 #[tokio::test]
 async fn responses_carry_security_headers() {
     let app = spawn_app().await;
-    let res = reqwest::get(format!("{}/api/v1/ping", app.base)).await.unwrap();
-    let csp = res.headers().get("content-security-policy").unwrap().to_str().unwrap();
-    assert!(csp.contains("default-src 'self'") && csp.contains("script-src 'self'") && !csp.contains("unsafe"));
-    assert_eq!(res.headers().get("x-content-type-options").unwrap(), "nosniff");
+    let res = reqwest::get(format!("{}/api/v1/ping", app.base))
+        .await
+        .unwrap();
+    let csp = res
+        .headers()
+        .get("content-security-policy")
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert!(
+        csp.contains("default-src 'self'")
+            && csp.contains("script-src 'self'")
+            && !csp.contains("unsafe")
+    );
+    assert_eq!(
+        res.headers().get("x-content-type-options").unwrap(),
+        "nosniff"
+    );
 }

@@ -27,13 +27,19 @@ impl TestApp {
     /// Signs a fresh user up; returns the login data and a client holding its token.
     pub async fn user(&self, name: &str) -> (LoginData, RestClient) {
         let email = format!("{}-{}@example.com", name.to_lowercase(), rand_suffix());
-        let data = self.client.sign_up(&email, PASSWORD, name).await.expect("sign-up");
+        let data = self
+            .client
+            .sign_up(&email, PASSWORD, name)
+            .await
+            .expect("sign-up");
         let client = self.client.with_token(&data.token);
         (data, client)
     }
 
     pub async fn socket(&self, token: &str) -> Socket {
-        let mut s = Socket::connect(&self.ws_url(), Codec::Json).await.expect("connect");
+        let mut s = Socket::connect(&self.ws_url(), Codec::Json)
+            .await
+            .expect("connect");
         s.authenticate(token).await.expect("auth");
         s
     }
@@ -63,8 +69,16 @@ impl Drop for TestApp {
 pub fn rand_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    format!("{}{}{}", std::process::id(), nanos, N.fetch_add(1, Ordering::Relaxed))
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{}{}{}",
+        std::process::id(),
+        nanos,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
@@ -85,8 +99,16 @@ fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
     let mut child = cmd.spawn().expect("spawn easel");
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
-    let line = lines.next().expect("easel printed nothing").expect("read stdout");
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("no URL in the first line").trim_end_matches('/').to_owned();
+    let line = lines
+        .next()
+        .expect("easel printed nothing")
+        .expect("read stdout");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("no URL in the first line")
+        .trim_end_matches('/')
+        .to_owned();
     // Keep draining stdout so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     (child, url)
@@ -95,9 +117,18 @@ fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
 /// Starts the server with extra environment settings.
 pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
     let data = tempfile::tempdir().unwrap();
-    let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
     let (child, base) = start(data.path().to_path_buf(), &env);
-    TestApp { client: RestClient::new(&base), base, child: Some(child), data, env }
+    TestApp {
+        client: RestClient::new(&base),
+        base,
+        child: Some(child),
+        data,
+        env,
+    }
 }
 
 pub async fn spawn_app() -> TestApp {

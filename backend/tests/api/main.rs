@@ -1,6 +1,11 @@
 //! Integration tests: the real `easel` binary on a random port with a fresh
 //! data folder, driven through the protocol crate's reference client.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::print_stdout
+)]
 
 mod accounts;
 mod helpers;

@@ -21,7 +21,10 @@ async fn closed_with(s: &mut Socket) -> u16 {
 
 /// A real change that pushes a notification to every socket of the user.
 async fn poke(client: &protocol::client::RestClient, insight: bool) {
-    let _: Value = client.post("/api/v1/account/settings", &json!({"insight": insight})).await.unwrap();
+    let _: Value = client
+        .post("/api/v1/account/settings", &json!({"insight": insight}))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -45,7 +48,9 @@ async fn auth_confirms_with_a_heartbeat_and_heartbeats_are_answered() {
 async fn msgpack_sockets_get_binary_frames_and_json_sockets_text() {
     let app = spawn_app().await;
     let (data, client) = app.user("Mia").await;
-    let mut mp = Socket::connect(&app.ws_url(), Codec::MsgPack).await.unwrap();
+    let mut mp = Socket::connect(&app.ws_url(), Codec::MsgPack)
+        .await
+        .unwrap();
     mp.authenticate(&data.token).await.unwrap();
     poke(&client, true).await;
     // The reference client decodes binary as MessagePack only: getting a
@@ -129,7 +134,9 @@ async fn garbage_frames_get_an_error_frame_not_a_crash() {
     s.send_raw(b"{not json".to_vec(), false).await.unwrap();
     let f = s.expect(FrameType::Error, WAIT).await.unwrap();
     assert_eq!(f.content["key"], "InvalidParams");
-    s.send(&Frame::new(FrameType::TaskUpdate, json!({}))).await.unwrap();
+    s.send(&Frame::new(FrameType::TaskUpdate, json!({})))
+        .await
+        .unwrap();
     let f = s.expect(FrameType::Error, WAIT).await.unwrap();
     assert_eq!(f.content["code"], 40000);
     s.send(&Frame::heartbeat()).await.unwrap();
@@ -139,11 +146,23 @@ async fn garbage_frames_get_an_error_frame_not_a_crash() {
 #[tokio::test]
 async fn a_foreign_origin_is_refused_and_the_own_origin_accepted() {
     let app = spawn_app_with(&[("EASEL_ALLOWED_ORIGINS", "https://app.example.com")]).await;
-    let err = Socket::connect_with_origin(&app.ws_url(), Codec::Json, Some("https://evil.example.net")).await;
+    let err =
+        Socket::connect_with_origin(&app.ws_url(), Codec::Json, Some("https://evil.example.net"))
+            .await;
     assert!(err.is_err(), "foreign origin must not upgrade");
     let own = app.base.clone();
-    assert!(Socket::connect_with_origin(&app.ws_url(), Codec::Json, Some(&own)).await.is_ok());
-    assert!(Socket::connect_with_origin(&app.ws_url(), Codec::Json, Some("https://app.example.com")).await.is_ok());
+    assert!(
+        Socket::connect_with_origin(&app.ws_url(), Codec::Json, Some(&own))
+            .await
+            .is_ok()
+    );
+    assert!(Socket::connect_with_origin(
+        &app.ws_url(),
+        Codec::Json,
+        Some("https://app.example.com")
+    )
+    .await
+    .is_ok());
 }
 
 #[tokio::test]
@@ -169,7 +188,13 @@ async fn every_socket_of_a_user_gets_each_push_in_order() {
     stranger.send(&Frame::heartbeat()).await.unwrap();
     let f = stranger.expect(FrameType::Heartbeat, WAIT).await.unwrap();
     assert!(f.seq.is_none());
-    assert!(stranger.recv_timeout(Duration::from_millis(300)).await.is_err(), "nothing else arrives");
+    assert!(
+        stranger
+            .recv_timeout(Duration::from_millis(300))
+            .await
+            .is_err(),
+        "nothing else arrives"
+    );
 }
 
 #[tokio::test]
@@ -190,7 +215,9 @@ async fn resume_after_reconnect_replays_what_was_missed() {
     }
 
     let mut s = app.socket(&data.token).await;
-    s.send(&Frame::resume(last_seq, Some(&stream))).await.unwrap();
+    s.send(&Frame::resume(last_seq, Some(&stream)))
+        .await
+        .unwrap();
     let mut got = Vec::new();
     let result: ResumeResult = loop {
         let f = match s.recv_timeout(WAIT).await.unwrap() {
@@ -210,7 +237,9 @@ async fn resume_after_reconnect_replays_what_was_missed() {
 
     // A resume from an unknown stream says it could not resume.
     let mut t = app.socket(&data.token).await;
-    t.send(&Frame::resume(1, Some("0000000000000000"))).await.unwrap();
+    t.send(&Frame::resume(1, Some("0000000000000000")))
+        .await
+        .unwrap();
     let f = t.expect(FrameType::Resume, WAIT).await.unwrap();
     let r: ResumeResult = serde_json::from_value(f.content).unwrap();
     assert!(!r.resumed);
