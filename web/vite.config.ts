@@ -28,6 +28,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
+    reporters: ['default', './vitest.summary.ts'],
     restoreMocks: true,
     unstubGlobals: true,
   },

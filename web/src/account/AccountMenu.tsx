@@ -1,4 +1,5 @@
 import { session } from '../app/services';
+import { toastAtom } from '../app/toast';
 import { useT } from '../i18n/useT';
 import { useAtomValue, useSetAtom } from '../state/jotai';
 import { accountAtom, loginDialogAtom, tokenAtom } from './atoms';
@@ -8,6 +9,7 @@ export function AccountMenu() {
   const token = useAtomValue(tokenAtom);
   const account = useAtomValue(accountAtom);
   const setDialog = useSetAtom(loginDialogAtom);
+  const setToast = useSetAtom(toastAtom);
   const t = useT();
 
   if (token === null) {
@@ -20,13 +22,16 @@ export function AccountMenu() {
   const name = account?.name ?? t('header.account');
   return (
     <div className="account-menu">
-      <span className="avatar" aria-hidden="true">
+      <span className="avatar" aria-hidden="true" title={name}>
         {name.trim().charAt(0).toUpperCase() || '?'}
       </span>
       <span className="account-menu__name" data-testid="account-name">
         {name}
       </span>
-      <button type="button" className="button" onClick={() => void session.logout()}>
+      <button type="button" className="button" onClick={() => {
+          setToast(null);
+          void session.logout();
+        }}>
         {t('header.logOut')}
       </button>
     </div>

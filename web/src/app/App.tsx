@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
+import { contentLanguage } from '../i18n/messages';
 import { routeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { Header } from './Header';
@@ -22,7 +23,7 @@ function page(rest: string): ReactNode {
 export function App() {
   const route = useAtomValue(routeAtom);
   useEffect(() => {
-    document.documentElement.lang = route.locale;
+    document.documentElement.lang = contentLanguage(route.locale);
   }, [route.locale]);
   return (
     <>

@@ -15,6 +15,15 @@ export function messagesFor(locale: Locale): MessageTable {
   return tables[locale] ?? en;
 }
 
+/**
+ * The language the page is actually shown in, as a BCP 47 tag for
+ * `<html lang>`: the locale when it has a table, else English.
+ */
+export function contentLanguage(locale: Locale): string {
+  if (!tables[locale]) return 'en';
+  return locale.replace(/^([a-z]{2,3})([A-Z]{2})$/, '$1-$2');
+}
+
 export function isMessageKey(key: string): key is MessageKey {
   return Object.prototype.hasOwnProperty.call(en, key);
 }
