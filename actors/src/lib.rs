@@ -11,7 +11,7 @@ pub mod message;
 pub mod session;
 pub mod stream;
 
-pub use session::{Authenticator, AuthedSocketUser, SessionActor, SessionDeps};
+pub use session::{AuthedSocketUser, Authenticator, SessionActor, SessionDeps};
 pub use stream::StreamRegistry;
 
 /// WebSocket close codes Easel uses (DESIGN.md "Actors").

@@ -103,7 +103,9 @@ impl SessionActor {
         };
         match self.out.try_send(Outgoing::Data(bytes)) {
             Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => self.close(close_code::TOO_SLOW, "too slow", ctx),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.close(close_code::TOO_SLOW, "too slow", ctx)
+            }
             Err(mpsc::error::TrySendError::Closed(_)) => ctx.stop(),
         }
     }
@@ -129,7 +131,12 @@ impl SessionActor {
         }
         let frame = match codec.decode(bytes).and_then(ClientFrame::from_frame) {
             Ok(f) => f,
-            Err(e) => return self.send(&Frame::error(ErrorCode::InvalidParams, Some(&e.to_string())), ctx),
+            Err(e) => {
+                return self.send(
+                    &Frame::error(ErrorCode::InvalidParams, Some(&e.to_string())),
+                    ctx,
+                )
+            }
         };
         match frame {
             ClientFrame::Auth { token } => self.on_auth(token, ctx),
@@ -141,7 +148,11 @@ impl SessionActor {
                 }
             }
             ClientFrame::Resume { last_seq, stream } => match &self.user {
-                Some((_, addr)) => addr.do_send(Replay { session_id: self.id, last_seq, stream }),
+                Some((_, addr)) => addr.do_send(Replay {
+                    session_id: self.id,
+                    last_seq,
+                    stream,
+                }),
                 None => self.send(&Frame::error(ErrorCode::NeedLogin, None), ctx),
             },
         }
@@ -175,7 +186,11 @@ impl SessionActor {
         };
         ctx.wait(fut.into_actor(self).map(|res, act, ctx| match res {
             Some((user, stream, attached)) => {
-                let confirm = AuthConfirm { account_id: user.account_id.clone(), stream: attached.stream, seq: attached.seq };
+                let confirm = AuthConfirm {
+                    account_id: user.account_id.clone(),
+                    stream: attached.stream,
+                    seq: attached.seq,
+                };
                 act.user = Some((user, stream));
                 let content = serde_json::to_value(confirm).unwrap_or_default();
                 act.send(&Frame::new(FrameType::Heartbeat, content), ctx);
@@ -206,7 +221,9 @@ impl Actor for SessionActor {
 
     fn stopping(&mut self, _ctx: &mut Self::Context) -> Running {
         if let Some((_, stream)) = &self.user {
-            stream.do_send(Detach { session_id: self.id });
+            stream.do_send(Detach {
+                session_id: self.id,
+            });
         }
         Running::Stop
     }
@@ -223,7 +240,9 @@ impl StreamHandler<Result<AggregatedMessage, ProtocolError>> for SessionActor {
             }
             Ok(AggregatedMessage::Pong(_)) => self.last_frame = Instant::now(),
             Ok(AggregatedMessage::Close(_)) => ctx.stop(),
-            Err(ProtocolError::Overflow) => self.close(close_code::TOO_LARGE, "frame too large", ctx),
+            Err(ProtocolError::Overflow) => {
+                self.close(close_code::TOO_LARGE, "frame too large", ctx)
+            }
             Err(e) => {
                 tracing::debug!(error = %e, "socket protocol error");
                 self.close(close_code::BAD_FRAME, "protocol error", ctx);
@@ -297,6 +316,9 @@ async fn writer(
             }
         }
     };
-    let reason = close.map(|(code, description)| CloseReason { code: CloseCode::Other(code), description: Some(description) });
+    let reason = close.map(|(code, description)| CloseReason {
+        code: CloseCode::Other(code),
+        description: Some(description),
+    });
     let _ = session.close(reason).await;
 }

@@ -42,7 +42,12 @@ pub struct StreamActor {
 impl StreamActor {
     fn push_frame(&mut self, frame_type: u16, content: serde_json::Value) {
         self.seq += 1;
-        let frame = Arc::new(Frame { kind: frame_type, token: None, content, seq: Some(self.seq) });
+        let frame = Arc::new(Frame {
+            kind: frame_type,
+            token: None,
+            content,
+            seq: Some(self.seq),
+        });
         if self.ring.len() >= self.capacity {
             self.ring.pop_front();
         }
@@ -53,7 +58,10 @@ impl StreamActor {
     }
 
     fn oldest_buffered(&self) -> u64 {
-        self.ring.front().and_then(|f| f.seq).unwrap_or(self.seq + 1)
+        self.ring
+            .front()
+            .and_then(|f| f.seq)
+            .unwrap_or(self.seq + 1)
     }
 }
 
@@ -61,7 +69,11 @@ impl Actor for StreamActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        ctx.add_stream(self.bus.subscribe(&user_topic(&self.account_id)).into_stream());
+        ctx.add_stream(
+            self.bus
+                .subscribe(&user_topic(&self.account_id))
+                .into_stream(),
+        );
         let tick = (self.grace / 4).clamp(Duration::from_millis(50), Duration::from_secs(5));
         ctx.run_interval(tick, |act, ctx| {
             if let Some(since) = act.empty_since {
@@ -78,11 +90,21 @@ impl StreamHandler<Received> for StreamActor {
     fn handle(&mut self, item: Received, _ctx: &mut Self::Context) {
         match item {
             Received::Message(msg) => match msg.as_ref() {
-                BusMessage::Push { frame_type, content } => self.push_frame(*frame_type, content.clone()),
-                BusMessage::CloseSockets { token_hash, code, reason } => {
+                BusMessage::Push {
+                    frame_type,
+                    content,
+                } => self.push_frame(*frame_type, content.clone()),
+                BusMessage::CloseSockets {
+                    token_hash,
+                    code,
+                    reason,
+                } => {
                     for m in self.members.values() {
                         if token_hash.as_ref().is_none_or(|t| *t == m.token_hash) {
-                            m.close.do_send(CloseSocket { code: *code, reason: reason.clone() });
+                            m.close.do_send(CloseSocket {
+                                code: *code,
+                                reason: reason.clone(),
+                            });
                         }
                     }
                 }
@@ -91,8 +113,16 @@ impl StreamHandler<Received> for StreamActor {
                 tracing::warn!(account = %self.account_id, lost = n, "push stream lagged");
                 self.seq += n;
                 self.first_complete_seq = self.seq + 1;
-                let resume = ResumeResult { resumed: false, replayed: 0, seq: self.seq, stream: self.stream_id.clone() };
-                let frame = Arc::new(Frame::new(FrameType::Resume, serde_json::to_value(resume).unwrap_or_default()));
+                let resume = ResumeResult {
+                    resumed: false,
+                    replayed: 0,
+                    seq: self.seq,
+                    stream: self.stream_id.clone(),
+                };
+                let frame = Arc::new(Frame::new(
+                    FrameType::Resume,
+                    serde_json::to_value(resume).unwrap_or_default(),
+                ));
                 for m in self.members.values() {
                     m.push.do_send(Push(frame.clone()));
                 }
@@ -112,9 +142,19 @@ impl Handler<Attach> for StreamActor {
     type Result = Attached;
 
     fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Attached {
-        self.members.insert(msg.session_id, Member { token_hash: msg.token_hash, push: msg.push, close: msg.close });
+        self.members.insert(
+            msg.session_id,
+            Member {
+                token_hash: msg.token_hash,
+                push: msg.push,
+                close: msg.close,
+            },
+        );
         self.empty_since = None;
-        Attached { stream: self.stream_id.clone(), seq: self.seq }
+        Attached {
+            stream: self.stream_id.clone(),
+            seq: self.seq,
+        }
     }
 }
 
@@ -133,23 +173,36 @@ impl Handler<Replay> for StreamActor {
     type Result = ();
 
     fn handle(&mut self, msg: Replay, _ctx: &mut Self::Context) {
-        let Some(member) = self.members.get(&msg.session_id) else { return };
+        let Some(member) = self.members.get(&msg.session_id) else {
+            return;
+        };
         let same_stream = msg.stream.as_deref().is_none_or(|s| s == self.stream_id);
         let mut replayed = 0;
         let resumed = if !same_stream || msg.last_seq > self.seq {
             false
         } else {
-            let complete = msg.last_seq + 1 >= self.oldest_buffered() && msg.last_seq + 1 >= self.first_complete_seq;
-            for f in self.ring.iter().filter(|f| f.seq.is_some_and(|s| s > msg.last_seq)) {
+            let complete = msg.last_seq + 1 >= self.oldest_buffered()
+                && msg.last_seq + 1 >= self.first_complete_seq;
+            for f in self
+                .ring
+                .iter()
+                .filter(|f| f.seq.is_some_and(|s| s > msg.last_seq))
+            {
                 member.push.do_send(Push(f.clone()));
                 replayed += 1;
             }
             complete
         };
-        let answer = ResumeResult { resumed, replayed, seq: self.seq, stream: self.stream_id.clone() };
-        member
-            .push
-            .do_send(Push(Arc::new(Frame::new(FrameType::Resume, serde_json::to_value(answer).unwrap_or_default()))));
+        let answer = ResumeResult {
+            resumed,
+            replayed,
+            seq: self.seq,
+            stream: self.stream_id.clone(),
+        };
+        member.push.do_send(Push(Arc::new(Frame::new(
+            FrameType::Resume,
+            serde_json::to_value(answer).unwrap_or_default(),
+        ))));
     }
 }
 
@@ -164,7 +217,12 @@ pub struct StreamRegistry {
 
 impl StreamRegistry {
     pub fn new(bus: DynBus, capacity: usize, grace: Duration) -> StreamRegistry {
-        StreamRegistry { inner: Arc::default(), bus, capacity: capacity.max(1), grace }
+        StreamRegistry {
+            inner: Arc::default(),
+            bus,
+            capacity: capacity.max(1),
+            grace,
+        }
     }
 
     /// The user's stream, started on the current arbiter when there is none.

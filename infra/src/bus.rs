@@ -16,10 +16,17 @@ use tokio::sync::broadcast;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BusMessage {
     /// A frame to push to sockets: `frame_type` is one of the push kinds.
-    Push { frame_type: u16, content: serde_json::Value },
+    Push {
+        frame_type: u16,
+        content: serde_json::Value,
+    },
     /// Close the sockets of this user, or only those authenticated with one
     /// token (logout), with a WebSocket close code.
-    CloseSockets { token_hash: Option<String>, code: u16, reason: String },
+    CloseSockets {
+        token_hash: Option<String>,
+        code: u16,
+        reason: String,
+    },
 }
 
 pub fn user_topic(account_id: &str) -> String {
@@ -78,7 +85,10 @@ pub struct LocalBus {
 
 impl LocalBus {
     pub fn new(capacity: usize) -> LocalBus {
-        LocalBus { topics: Mutex::new(HashMap::new()), capacity: capacity.max(1) }
+        LocalBus {
+            topics: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
     }
 
     /// Number of topics with a live sender (for tests and metrics).
@@ -90,7 +100,9 @@ impl LocalBus {
 #[async_trait::async_trait]
 impl Bus for LocalBus {
     async fn publish(&self, topic: &str, msg: BusMessage) {
-        let Ok(mut topics) = self.topics.lock() else { return };
+        let Ok(mut topics) = self.topics.lock() else {
+            return;
+        };
         let remove = match topics.get(topic) {
             // Nobody listening: drop the topic so the map does not grow.
             Some(tx) => tx.send(Arc::new(msg)).is_err(),
@@ -127,7 +139,10 @@ mod tests {
     use super::*;
 
     fn push(n: i64) -> BusMessage {
-        BusMessage::Push { frame_type: 13, content: serde_json::json!({ "n": n }) }
+        BusMessage::Push {
+            frame_type: 13,
+            content: serde_json::json!({ "n": n }),
+        }
     }
 
     #[tokio::test]

@@ -33,7 +33,10 @@ pub enum StoreConfig {
     Embedded,
     /// A ScyllaDB cluster: contact points and keyspace, from
     /// `scylla://host:9042,host2:9042/keyspace`.
-    Scylla { nodes: Vec<String>, keyspace: String },
+    Scylla {
+        nodes: Vec<String>,
+        keyspace: String,
+    },
 }
 
 impl StoreConfig {
@@ -42,16 +45,36 @@ impl StoreConfig {
         if s.is_empty() || s == "embedded" {
             return Ok(StoreConfig::Embedded);
         }
-        let rest = s
-            .strip_prefix("scylla://")
-            .ok_or_else(|| ConfigError::Invalid(format!("store {s:?}: expected `embedded` or `scylla://host:port,.../keyspace`")))?;
+        let rest = s.strip_prefix("scylla://").ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "store {s:?}: expected `embedded` or `scylla://host:port,.../keyspace`"
+            ))
+        })?;
         let (hosts, keyspace) = rest.split_once('/').unwrap_or((rest, "easel"));
-        let nodes: Vec<String> = hosts.split(',').map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned).collect();
-        let keyspace = if keyspace.is_empty() { "easel" } else { keyspace };
-        if nodes.is_empty() || !keyspace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(ConfigError::Invalid(format!("store {s:?}: no hosts or a bad keyspace name")));
+        let nodes: Vec<String> = hosts
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let keyspace = if keyspace.is_empty() {
+            "easel"
+        } else {
+            keyspace
+        };
+        if nodes.is_empty()
+            || !keyspace
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(ConfigError::Invalid(format!(
+                "store {s:?}: no hosts or a bad keyspace name"
+            )));
         }
-        Ok(StoreConfig::Scylla { nodes, keyspace: keyspace.to_owned() })
+        Ok(StoreConfig::Scylla {
+            nodes,
+            keyspace: keyspace.to_owned(),
+        })
     }
 }
 
@@ -104,7 +127,11 @@ pub struct AuthSettings {
 
 impl Default for AuthSettings {
     fn default() -> Self {
-        AuthSettings { token_ttl_secs: protocol::account::TOKEN_COOKIE_MAX_AGE_SECS, admins: Vec::new(), attempts_per_minute: 30 }
+        AuthSettings {
+            token_ttl_secs: protocol::account::TOKEN_COOKIE_MAX_AGE_SECS,
+            admins: Vec::new(),
+            attempts_per_minute: 30,
+        }
     }
 }
 
@@ -188,8 +215,10 @@ impl Settings {
             None => Some(PathBuf::from("easel.toml")).filter(|p| p.exists()),
         };
         if let Some(path) = file {
-            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
-            let f: FileSettings = toml::from_str(&text).map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
+            let f: FileSettings = toml::from_str(&text)
+                .map_err(|e| ConfigError::File(path.clone(), e.to_string()))?;
             s.apply_file(f)?;
         }
         s.apply_env(&env)?;
@@ -197,46 +226,107 @@ impl Settings {
     }
 
     fn apply_file(&mut self, f: FileSettings) -> Result<(), ConfigError> {
-        if let Some(v) = f.addr { self.addr = v; }
-        if let Some(v) = f.data_dir { self.data_dir = v; }
-        if let Some(v) = f.web_dir { self.web_dir = Some(v); }
-        if let Some(v) = f.store { self.store = StoreConfig::parse(&v)?; }
-        if let Some(v) = f.redis { self.redis = Some(v); }
-        if let Some(v) = f.objects { self.objects = v; }
-        if let Some(v) = f.allowed_origins { self.allowed_origins = v; }
-        if let Some(v) = f.max_body_bytes { self.max_body_bytes = v; }
-        if let Some(v) = f.socket { self.socket = v; }
-        if let Some(v) = f.auth { self.auth = v; }
+        if let Some(v) = f.addr {
+            self.addr = v;
+        }
+        if let Some(v) = f.data_dir {
+            self.data_dir = v;
+        }
+        if let Some(v) = f.web_dir {
+            self.web_dir = Some(v);
+        }
+        if let Some(v) = f.store {
+            self.store = StoreConfig::parse(&v)?;
+        }
+        if let Some(v) = f.redis {
+            self.redis = Some(v);
+        }
+        if let Some(v) = f.objects {
+            self.objects = v;
+        }
+        if let Some(v) = f.allowed_origins {
+            self.allowed_origins = v;
+        }
+        if let Some(v) = f.max_body_bytes {
+            self.max_body_bytes = v;
+        }
+        if let Some(v) = f.socket {
+            self.socket = v;
+        }
+        if let Some(v) = f.auth {
+            self.auth = v;
+        }
         Ok(())
     }
 
     fn apply_env(&mut self, env: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
         fn num<T: std::str::FromStr>(key: &'static str, v: String) -> Result<T, ConfigError> {
-            v.trim().parse().map_err(|_| ConfigError::Env(key, format!("{v:?} is not a number")))
+            v.trim()
+                .parse()
+                .map_err(|_| ConfigError::Env(key, format!("{v:?} is not a number")))
         }
         fn list(v: &str) -> Vec<String> {
-            v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
         }
-        if let Some(v) = env("EASEL_ADDR") { self.addr = v; }
-        if let Some(v) = env("EASEL_DATA") { self.data_dir = PathBuf::from(v); }
+        if let Some(v) = env("EASEL_ADDR") {
+            self.addr = v;
+        }
+        if let Some(v) = env("EASEL_DATA") {
+            self.data_dir = PathBuf::from(v);
+        }
         if let Some(v) = env("EASEL_WEB_DIR") {
-            self.web_dir = if v.is_empty() { None } else { Some(PathBuf::from(v)) };
+            self.web_dir = if v.is_empty() {
+                None
+            } else {
+                Some(PathBuf::from(v))
+            };
         }
-        if let Some(v) = env("EASEL_STORE") { self.store = StoreConfig::parse(&v)?; }
+        if let Some(v) = env("EASEL_STORE") {
+            self.store = StoreConfig::parse(&v)?;
+        }
         if let Some(v) = env("EASEL_REDIS") {
-            self.redis = if v.is_empty() { None } else { Some(Secret::new(v)) };
+            self.redis = if v.is_empty() {
+                None
+            } else {
+                Some(Secret::new(v))
+            };
         }
-        if let Some(v) = env("EASEL_OBJECTS") { self.objects = v; }
-        if let Some(v) = env("EASEL_ALLOWED_ORIGINS") { self.allowed_origins = list(&v); }
-        if let Some(v) = env("EASEL_ADMINS") { self.auth.admins = list(&v.to_lowercase()); }
-        if let Some(v) = env("EASEL_MAX_BODY_BYTES") { self.max_body_bytes = num("EASEL_MAX_BODY_BYTES", v)?; }
-        if let Some(v) = env("EASEL_LOGIN_ATTEMPTS_PER_MINUTE") { self.auth.attempts_per_minute = num("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", v)?; }
-        if let Some(v) = env("EASEL_WS_AUTH_TIMEOUT_MS") { self.socket.auth_timeout_ms = num("EASEL_WS_AUTH_TIMEOUT_MS", v)?; }
-        if let Some(v) = env("EASEL_WS_IDLE_TIMEOUT_MS") { self.socket.idle_timeout_ms = num("EASEL_WS_IDLE_TIMEOUT_MS", v)?; }
-        if let Some(v) = env("EASEL_WS_MAX_FRAME_BYTES") { self.socket.max_frame_bytes = num("EASEL_WS_MAX_FRAME_BYTES", v)?; }
-        if let Some(v) = env("EASEL_WS_MAX_FRAMES_PER_SEC") { self.socket.max_frames_per_sec = num("EASEL_WS_MAX_FRAMES_PER_SEC", v)?; }
+        if let Some(v) = env("EASEL_OBJECTS") {
+            self.objects = v;
+        }
+        if let Some(v) = env("EASEL_ALLOWED_ORIGINS") {
+            self.allowed_origins = list(&v);
+        }
+        if let Some(v) = env("EASEL_ADMINS") {
+            self.auth.admins = list(&v.to_lowercase());
+        }
+        if let Some(v) = env("EASEL_MAX_BODY_BYTES") {
+            self.max_body_bytes = num("EASEL_MAX_BODY_BYTES", v)?;
+        }
+        if let Some(v) = env("EASEL_LOGIN_ATTEMPTS_PER_MINUTE") {
+            self.auth.attempts_per_minute = num("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", v)?;
+        }
+        if let Some(v) = env("EASEL_WS_AUTH_TIMEOUT_MS") {
+            self.socket.auth_timeout_ms = num("EASEL_WS_AUTH_TIMEOUT_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_WS_IDLE_TIMEOUT_MS") {
+            self.socket.idle_timeout_ms = num("EASEL_WS_IDLE_TIMEOUT_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_WS_MAX_FRAME_BYTES") {
+            self.socket.max_frame_bytes = num("EASEL_WS_MAX_FRAME_BYTES", v)?;
+        }
+        if let Some(v) = env("EASEL_WS_MAX_FRAMES_PER_SEC") {
+            self.socket.max_frames_per_sec = num("EASEL_WS_MAX_FRAMES_PER_SEC", v)?;
+        }
         if self.objects != "local" && !self.objects.starts_with("s3://") {
-            return Err(ConfigError::Invalid(format!("objects {:?}: expected `local` or `s3://bucket`", self.objects)));
+            return Err(ConfigError::Invalid(format!(
+                "objects {:?}: expected `local` or `s3://bucket`",
+                self.objects
+            )));
         }
         Ok(())
     }
@@ -248,7 +338,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let m: HashMap<String, String> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         move |k| m.get(k).cloned()
     }
 
@@ -268,11 +361,25 @@ mod tests {
         let path = dir.path().join("easel.toml");
         std::fs::write(&path, "addr = \"0.0.0.0:9000\"\nstore = \"scylla://a:9042,b:9042/prod\"\n[socket]\nidle_timeout_ms = 5\n").unwrap();
         let p = path.to_string_lossy().into_owned();
-        let s = Settings::load_from(env(&[("EASEL_CONFIG", &p), ("EASEL_ADDR", "127.0.0.1:0"), ("EASEL_REDIS", "redis://x")])).unwrap();
+        let s = Settings::load_from(env(&[
+            ("EASEL_CONFIG", &p),
+            ("EASEL_ADDR", "127.0.0.1:0"),
+            ("EASEL_REDIS", "redis://x"),
+        ]))
+        .unwrap();
         assert_eq!(s.addr, "127.0.0.1:0", "env beats file");
-        assert_eq!(s.store, StoreConfig::Scylla { nodes: vec!["a:9042".into(), "b:9042".into()], keyspace: "prod".into() });
+        assert_eq!(
+            s.store,
+            StoreConfig::Scylla {
+                nodes: vec!["a:9042".into(), "b:9042".into()],
+                keyspace: "prod".into()
+            }
+        );
         assert_eq!(s.socket.idle_timeout_ms, 5);
-        assert_eq!(s.socket.auth_timeout_ms, 10_000, "unset file fields keep defaults");
+        assert_eq!(
+            s.socket.auth_timeout_ms, 10_000,
+            "unset file fields keep defaults"
+        );
         assert_eq!(s.redis.as_ref().map(Secret::expose), Some("redis://x"));
         assert_eq!(format!("{:?}", s.redis), "Some(Secret(***))");
     }

@@ -17,7 +17,10 @@ use std::sync::Arc;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
-use super::{effective_bounds, CasOutcome, Key, Order, PagingState, RawPage, ScanRange, Store, StoreError, StoreResult, TableDef, TableKind};
+use super::{
+    effective_bounds, CasOutcome, CkBounds, Key, Order, PagingState, RawPage, ScanRange, Store,
+    StoreError, StoreResult, TableDef, TableKind,
+};
 
 /// File name of the database inside the data directory.
 pub const FILE_NAME: &str = "easel.redb";
@@ -84,7 +87,7 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The whole partition, as a redb key range.
-fn partition_range(prefix: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+fn partition_range(prefix: &[u8]) -> CkBounds {
     let upper = match prefix_end(prefix) {
         Some(end) => Bound::Excluded(end),
         None => Bound::Unbounded,
@@ -92,16 +95,21 @@ fn partition_range(prefix: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
     (Bound::Included(prefix.to_vec()), upper)
 }
 
-fn as_slices(range: &(Bound<Vec<u8>>, Bound<Vec<u8>>)) -> (Bound<&[u8]>, Bound<&[u8]>) {
-    (range.0.as_ref().map(Vec::as_slice), range.1.as_ref().map(Vec::as_slice))
+fn as_slices(range: &CkBounds) -> (Bound<&[u8]>, Bound<&[u8]>) {
+    (
+        range.0.as_ref().map(Vec::as_slice),
+        range.1.as_ref().map(Vec::as_slice),
+    )
 }
 
 impl EmbeddedStore {
     /// Opens (creating if needed) `dir/easel.redb`.
     pub fn open(dir: &Path) -> StoreResult<EmbeddedStore> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::Unavailable(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", dir.display())))?;
         let path = dir.join(FILE_NAME);
-        let db = Database::create(&path).map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+        let db = Database::create(&path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
         Ok(EmbeddedStore { db: Arc::new(db) })
     }
 
@@ -112,7 +120,9 @@ impl EmbeddedStore {
         F: FnOnce(&Database) -> StoreResult<T> + Send + 'static,
     {
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db)).await.map_err(|e| backend(format!("store task failed: {e}")))?
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(|e| backend(format!("store task failed: {e}")))?
     }
 
     /// Runs `f` in one durable write transaction and commits it.
@@ -151,7 +161,9 @@ impl Store for EmbeddedStore {
         let key = row_key(pk, ck)?;
         self.blocking(move |db| {
             let txn = db.begin_read().map_err(backend)?;
-            let Some(table) = read_table(&txn, def)? else { return Ok(None) };
+            let Some(table) = read_table(&txn, def)? else {
+                return Ok(None);
+            };
             let value = table.get(key.as_slice()).map_err(backend)?;
             Ok(value.map(|v| v.value().to_vec()))
         })
@@ -163,7 +175,9 @@ impl Store for EmbeddedStore {
         let key = row_key(pk, ck)?;
         self.write(move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
-            table.insert(key.as_slice(), value.as_slice()).map_err(backend)?;
+            table
+                .insert(key.as_slice(), value.as_slice())
+                .map_err(backend)?;
             Ok(())
         })
         .await
@@ -189,11 +203,15 @@ impl Store for EmbeddedStore {
             match t.kind {
                 TableKind::Regular => {
                     let mut table = txn.open_table(regular_def(&t)?).map_err(backend)?;
-                    table.retain_in::<&[u8], _>((lo, hi), |_, _| false).map_err(backend)?;
+                    table
+                        .retain_in::<&[u8], _>((lo, hi), |_, _| false)
+                        .map_err(backend)?;
                 }
                 TableKind::Counter => {
                     let mut table = txn.open_table(counter_def(&t)?).map_err(backend)?;
-                    table.retain_in::<&[u8], _>((lo, hi), |_, _| false).map_err(backend)?;
+                    table
+                        .retain_in::<&[u8], _>((lo, hi), |_, _| false)
+                        .map_err(backend)?;
                 }
             }
             Ok(())
@@ -203,7 +221,9 @@ impl Store for EmbeddedStore {
 
     async fn scan(&self, t: &TableDef, pk: &Key, range: &ScanRange) -> StoreResult<RawPage> {
         let def = regular_def(t)?;
-        let Some((from, to)) = effective_bounds(range) else { return Ok(RawPage::default()) };
+        let Some((from, to)) = effective_bounds(range) else {
+            return Ok(RawPage::default());
+        };
         let prefix = partition_prefix(pk)?;
         let order = range.order;
         let limit = usize::try_from(range.limit.max(1)).unwrap_or(usize::MAX);
@@ -224,7 +244,9 @@ impl Store for EmbeddedStore {
                 Bound::Unbounded => partition_range(&prefix).1,
             };
             let txn = db.begin_read().map_err(backend)?;
-            let Some(table) = read_table(&txn, def)? else { return Ok(RawPage::default()) };
+            let Some(table) = read_table(&txn, def)? else {
+                return Ok(RawPage::default());
+            };
             let bounds = (lower, upper);
             let iter = table.range::<&[u8]>(as_slices(&bounds)).map_err(backend)?;
             let iter: Box<dyn Iterator<Item = _>> = match order {
@@ -242,7 +264,11 @@ impl Store for EmbeddedStore {
                 let ck = k.value().get(prefix.len()..).unwrap_or_default().to_vec();
                 rows.push((ck, v.value().to_vec()));
             }
-            let paging = if more { rows.last().map(|(ck, _)| PagingState(ck.clone())) } else { None };
+            let paging = if more {
+                rows.last().map(|(ck, _)| PagingState(ck.clone()))
+            } else {
+                None
+            };
             Ok(RawPage { rows, paging })
         })
         .await
@@ -261,19 +287,30 @@ impl Store for EmbeddedStore {
         let expected = expected.map(<[u8]>::to_vec);
         self.write(move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
-            let current = table.get(key.as_slice()).map_err(backend)?.map(|v| v.value().to_vec());
+            let current = table
+                .get(key.as_slice())
+                .map_err(backend)?
+                .map(|v| v.value().to_vec());
             if current != expected {
-                return Ok(CasOutcome { applied: false, current });
+                return Ok(CasOutcome {
+                    applied: false,
+                    current,
+                });
             }
             match new {
                 Some(v) => {
-                    table.insert(key.as_slice(), v.as_slice()).map_err(backend)?;
+                    table
+                        .insert(key.as_slice(), v.as_slice())
+                        .map_err(backend)?;
                 }
                 None => {
                     table.remove(key.as_slice()).map_err(backend)?;
                 }
             }
-            Ok(CasOutcome { applied: true, current: None })
+            Ok(CasOutcome {
+                applied: true,
+                current: None,
+            })
         })
         .await
     }
@@ -283,9 +320,15 @@ impl Store for EmbeddedStore {
         let key = row_key(pk, ck)?;
         self.write(move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
-            let now = table.get(key.as_slice()).map_err(backend)?.map(|v| v.value()).unwrap_or(0);
+            let now = table
+                .get(key.as_slice())
+                .map_err(backend)?
+                .map(|v| v.value())
+                .unwrap_or(0);
             // CQL counters wrap on overflow; so do these.
-            table.insert(key.as_slice(), now.wrapping_add(delta)).map_err(backend)?;
+            table
+                .insert(key.as_slice(), now.wrapping_add(delta))
+                .map_err(backend)?;
             Ok(())
         })
         .await
@@ -296,7 +339,9 @@ impl Store for EmbeddedStore {
         let key = row_key(pk, ck)?;
         self.blocking(move |db| {
             let txn = db.begin_read().map_err(backend)?;
-            let Some(table) = read_table(&txn, def)? else { return Ok(0) };
+            let Some(table) = read_table(&txn, def)? else {
+                return Ok(0);
+            };
             let value = table.get(key.as_slice()).map_err(backend)?;
             Ok(value.map(|v| v.value()).unwrap_or(0))
         })
@@ -324,7 +369,11 @@ mod tests {
         // "a" + ck "b..." must never fall inside partition "ab": the length prefix separates them.
         let a = partition_prefix(&Key::from_bytes(b"a".to_vec())).unwrap();
         let ab = partition_prefix(&Key::from_bytes(b"ab".to_vec())).unwrap();
-        let row = row_key(&Key::from_bytes(b"a".to_vec()), &Key::from_bytes(b"b".to_vec())).unwrap();
+        let row = row_key(
+            &Key::from_bytes(b"a".to_vec()),
+            &Key::from_bytes(b"b".to_vec()),
+        )
+        .unwrap();
         assert!(row.starts_with(&a));
         assert!(!row.starts_with(&ab));
     }

@@ -56,7 +56,8 @@ impl Key {
     }
 
     pub fn i64(mut self, n: i64) -> Key {
-        self.0.extend_from_slice(&((n as u64) ^ (1 << 63)).to_be_bytes());
+        self.0
+            .extend_from_slice(&((n as u64) ^ (1 << 63)).to_be_bytes());
         self
     }
 
@@ -136,7 +137,12 @@ mod tests {
         let mut keys: Vec<Key> = ns.iter().map(|&n| Key::empty().i64(n)).collect();
         ns.sort_unstable();
         keys.sort();
-        assert_eq!(keys.iter().map(|k| k.reader().i64().unwrap()).collect::<Vec<_>>(), ns);
+        assert_eq!(
+            keys.iter()
+                .map(|k| k.reader().i64().unwrap())
+                .collect::<Vec<_>>(),
+            ns
+        );
         assert!(Key::empty().u64(2) < Key::empty().u64(256));
     }
 

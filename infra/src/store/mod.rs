@@ -71,7 +71,13 @@ pub struct ScanRange {
 impl ScanRange {
     /// The whole partition in clustering order.
     pub fn all(limit: u32) -> ScanRange {
-        ScanRange { from: Bound::Unbounded, to: Bound::Unbounded, order: Order::Asc, limit, paging: None }
+        ScanRange {
+            from: Bound::Unbounded,
+            to: Bound::Unbounded,
+            order: Order::Asc,
+            limit,
+            paging: None,
+        }
     }
 
     pub fn desc(mut self) -> ScanRange {
@@ -96,7 +102,7 @@ impl PagingState {
     }
 
     pub fn from_hex(s: &str) -> Option<PagingState> {
-        if s.len() % 2 != 0 || s.len() > 2048 {
+        if s.len() % 2 == 1 || s.len() > 2048 {
             return None;
         }
         (0..s.len())
@@ -186,7 +192,11 @@ pub struct Table<V> {
 
 impl<V> Clone for Table<V> {
     fn clone(&self) -> Self {
-        Table { def: self.def, store: self.store.clone(), _row: PhantomData }
+        Table {
+            def: self.def,
+            store: self.store.clone(),
+            _row: PhantomData,
+        }
     }
 }
 
@@ -200,7 +210,11 @@ pub struct Page<V> {
 impl<V: Serialize + DeserializeOwned> Table<V> {
     pub fn new(store: DynStore, def: &'static TableDef) -> Table<V> {
         debug_assert_eq!(def.kind, TableKind::Regular);
-        Table { def, store, _row: PhantomData }
+        Table {
+            def,
+            store,
+            _row: PhantomData,
+        }
     }
 
     pub async fn get(&self, pk: &Key, ck: &Key) -> StoreResult<Option<V>> {
@@ -229,12 +243,18 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
             .into_iter()
             .map(|(k, v)| Ok((Key::from_bytes(k), decode(&v)?)))
             .collect::<StoreResult<Vec<_>>>()?;
-        Ok(Page { rows, paging: raw.paging })
+        Ok(Page {
+            rows,
+            paging: raw.paging,
+        })
     }
 
     /// Inserts only if absent. Returns the present row when it was not.
     pub async fn insert_if_absent(&self, pk: &Key, ck: &Key, v: &V) -> StoreResult<Result<(), V>> {
-        let out = self.store.cas(self.def, pk, ck, None, Some(encode(v)?)).await?;
+        let out = self
+            .store
+            .cas(self.def, pk, ck, None, Some(encode(v)?))
+            .await?;
         self.outcome(out)
     }
 
@@ -248,7 +268,10 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
         new: Option<&V>,
     ) -> StoreResult<Result<(), Option<V>>> {
         let new = new.map(encode).transpose()?;
-        let out = self.store.cas(self.def, pk, ck, Some(&encode(expected)?), new).await?;
+        let out = self
+            .store
+            .cas(self.def, pk, ck, Some(&encode(expected)?), new)
+            .await?;
         if out.applied {
             Ok(Ok(()))
         } else {
@@ -260,7 +283,10 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
         match (out.applied, out.current) {
             (true, _) => Ok(Ok(())),
             (false, Some(b)) => Ok(Err(decode(&b)?)),
-            (false, None) => Err(StoreError::Backend(format!("{}: cas refused without a current row", self.def.name))),
+            (false, None) => Err(StoreError::Backend(format!(
+                "{}: cas refused without a current row",
+                self.def.name
+            ))),
         }
     }
 }
@@ -287,11 +313,14 @@ impl Counters {
     }
 }
 
+/// Lower and upper bound on clustering-key bytes.
+pub(crate) type CkBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 /// The clustering-key bounds a scan actually reads: the range's own bounds,
 /// narrowed past the paging state in scan order. `None` when the result is
 /// empty (so backends need not handle inverted ranges). Shared by both
 /// backends so that they page identically.
-pub(crate) fn effective_bounds(range: &ScanRange) -> Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)> {
+pub(crate) fn effective_bounds(range: &ScanRange) -> Option<CkBounds> {
     let mut lower = range.from.as_ref().map(|k| k.as_bytes().to_vec());
     let mut upper = range.to.as_ref().map(|k| k.as_bytes().to_vec());
     if let Some(PagingState(last)) = &range.paging {
@@ -303,7 +332,9 @@ pub(crate) fn effective_bounds(range: &ScanRange) -> Option<(Bound<Vec<u8>>, Bou
     }
     let empty = match (&lower, &upper) {
         (Bound::Included(lo), Bound::Included(hi)) => lo > hi,
-        (Bound::Included(lo) | Bound::Excluded(lo), Bound::Included(hi) | Bound::Excluded(hi)) => lo >= hi,
+        (Bound::Included(lo) | Bound::Excluded(lo), Bound::Included(hi) | Bound::Excluded(hi)) => {
+            lo >= hi
+        }
         _ => false,
     };
     if empty {

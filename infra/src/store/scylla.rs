@@ -26,8 +26,8 @@ use scylla::statement::Consistency;
 use scylla::value::{Counter, CqlValue, Row};
 
 use super::{
-    effective_bounds, CasOutcome, Key, Order, PagingState, RawPage, ScanRange, Store, StoreError, StoreResult,
-    TableDef, TableKind,
+    effective_bounds, CasOutcome, Key, Order, PagingState, RawPage, ScanRange, Store, StoreError,
+    StoreResult, TableDef, TableKind,
 };
 
 /// The byte stored before every partition and clustering key.
@@ -42,7 +42,9 @@ pub struct ScyllaStore {
 
 impl std::fmt::Debug for ScyllaStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScyllaStore").field("keyspace", &self.keyspace).finish_non_exhaustive()
+        f.debug_struct("ScyllaStore")
+            .field("keyspace", &self.keyspace)
+            .finish_non_exhaustive()
     }
 }
 
@@ -54,7 +56,9 @@ fn backend(e: impl std::fmt::Display) -> StoreError {
 /// serve this now" ([`StoreError::Unavailable`]) from everything else.
 fn exec_err(e: ExecutionError) -> StoreError {
     let unavailable = match &e {
-        ExecutionError::EmptyPlan | ExecutionError::ConnectionPoolError(_) | ExecutionError::RequestTimeout(_) => true,
+        ExecutionError::EmptyPlan
+        | ExecutionError::ConnectionPoolError(_)
+        | ExecutionError::RequestTimeout(_) => true,
         ExecutionError::LastAttemptError(attempt) => attempt_unavailable(attempt),
         _ => false,
     };
@@ -67,7 +71,8 @@ fn exec_err(e: ExecutionError) -> StoreError {
 
 fn attempt_unavailable(e: &RequestAttemptError) -> bool {
     match e {
-        RequestAttemptError::BrokenConnectionError(_) | RequestAttemptError::UnableToAllocStreamId => true,
+        RequestAttemptError::BrokenConnectionError(_)
+        | RequestAttemptError::UnableToAllocStreamId => true,
         RequestAttemptError::DbError(db, _) => matches!(
             db,
             DbError::Unavailable { .. }
@@ -84,7 +89,9 @@ fn attempt_unavailable(e: &RequestAttemptError) -> bool {
 fn pager_err(e: scylla::errors::PagerExecutionError) -> StoreError {
     use scylla::errors::{NextPageError, PagerExecutionError};
     match e {
-        PagerExecutionError::NextPageError(NextPageError::RequestFailure(r)) => exec_err(r.into_execution_error()),
+        PagerExecutionError::NextPageError(NextPageError::RequestFailure(r)) => {
+            exec_err(r.into_execution_error())
+        }
         PagerExecutionError::PrepareError(p) => exec_err(ExecutionError::PrepareError(p)),
         other => backend(other),
     }
@@ -93,7 +100,9 @@ fn pager_err(e: scylla::errors::PagerExecutionError) -> StoreError {
 fn row_err(e: scylla::errors::NextRowError) -> StoreError {
     use scylla::errors::{NextPageError, NextRowError};
     match e {
-        NextRowError::NextPageError(NextPageError::RequestFailure(r)) => exec_err(r.into_execution_error()),
+        NextRowError::NextPageError(NextPageError::RequestFailure(r)) => {
+            exec_err(r.into_execution_error())
+        }
         other => backend(other),
     }
 }
@@ -113,7 +122,9 @@ fn tagged(bytes: &[u8]) -> Vec<u8> {
 fn untagged(stored: Vec<u8>) -> StoreResult<Vec<u8>> {
     match stored.split_first() {
         Some((&KEY_TAG, rest)) => Ok(rest.to_vec()),
-        _ => Err(StoreError::Codec("stored clustering key lacks its tag byte".into())),
+        _ => Err(StoreError::Codec(
+            "stored clustering key lacks its tag byte".into(),
+        )),
     }
 }
 
@@ -127,8 +138,15 @@ fn is_identifier(s: &str) -> bool {
 /// The CQL that creates `keyspace` and `tables`, one statement per entry,
 /// without trailing semicolons. `easel migrate` runs exactly these; the
 /// checked-in `infra/schema/scylla.cql` is their text for keyspace `easel`.
-pub fn schema_statements(keyspace: &str, tables: &[TableDef], replication_factor: u32) -> Vec<String> {
-    let mut out = vec![format!("{} AND tablets = {{'enabled': false}}", create_keyspace(keyspace, replication_factor))];
+pub fn schema_statements(
+    keyspace: &str,
+    tables: &[TableDef],
+    replication_factor: u32,
+) -> Vec<String> {
+    let mut out = vec![format!(
+        "{} AND tablets = {{'enabled': false}}",
+        create_keyspace(keyspace, replication_factor)
+    )];
     out.extend(tables.iter().map(|t| create_table(keyspace, t)));
     out
 }
@@ -178,22 +196,37 @@ fn counter(t: &TableDef) -> StoreResult<()> {
 fn lwt_outcome(res: QueryResult) -> StoreResult<CasOutcome> {
     let rows = res.into_rows_result().map_err(backend)?;
     let specs = rows.column_specs();
-    let applied_at =
-        specs.get_by_name("[applied]").map(|(i, _)| i).ok_or_else(|| backend("LWT result without [applied]"))?;
+    let applied_at = specs
+        .get_by_name("[applied]")
+        .map(|(i, _)| i)
+        .ok_or_else(|| backend("LWT result without [applied]"))?;
     let v_at = specs.get_by_name("v").map(|(i, _)| i);
-    let row: Row = rows.maybe_first_row::<Row>().map_err(backend)?.ok_or_else(|| backend("LWT result without a row"))?;
+    let row: Row = rows
+        .maybe_first_row::<Row>()
+        .map_err(backend)?
+        .ok_or_else(|| backend("LWT result without a row"))?;
     let applied = match row.columns.get(applied_at) {
         Some(Some(CqlValue::Boolean(b))) => *b,
-        other => return Err(backend(format!("LWT [applied] is not a boolean: {other:?}"))),
+        other => {
+            return Err(backend(format!(
+                "LWT [applied] is not a boolean: {other:?}"
+            )))
+        }
     };
     if applied {
-        return Ok(CasOutcome { applied: true, current: None });
+        return Ok(CasOutcome {
+            applied: true,
+            current: None,
+        });
     }
     let current = match v_at.and_then(|i| row.columns.get(i)) {
         Some(Some(CqlValue::Blob(b))) => Some(b.clone()),
         _ => None,
     };
-    Ok(CasOutcome { applied: false, current })
+    Ok(CasOutcome {
+        applied: false,
+        current,
+    })
 }
 
 impl ScyllaStore {
@@ -201,10 +234,14 @@ impl ScyllaStore {
     /// every statement names it explicitly.
     pub async fn connect(nodes: &[String], keyspace: &str) -> StoreResult<ScyllaStore> {
         if !is_identifier(keyspace) {
-            return Err(backend(format!("keyspace {keyspace:?} is not a lower-case CQL identifier")));
+            return Err(backend(format!(
+                "keyspace {keyspace:?} is not a lower-case CQL identifier"
+            )));
         }
         if nodes.is_empty() {
-            return Err(StoreError::Unavailable("no ScyllaDB contact points given".into()));
+            return Err(StoreError::Unavailable(
+                "no ScyllaDB contact points given".into(),
+            ));
         }
         let session = SessionBuilder::new()
             .known_nodes(nodes)
@@ -212,7 +249,11 @@ impl ScyllaStore {
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        Ok(ScyllaStore { session, keyspace: keyspace.to_owned(), prepared: RwLock::new(HashMap::new()) })
+        Ok(ScyllaStore {
+            session,
+            keyspace: keyspace.to_owned(),
+            prepared: RwLock::new(HashMap::new()),
+        })
     }
 
     pub fn keyspace(&self) -> &str {
@@ -222,7 +263,10 @@ impl ScyllaStore {
     /// Creates the keyspace (SimpleStrategy) and every table in `tables`, if absent.
     pub async fn migrate(&self, tables: &[TableDef], replication_factor: u32) -> StoreResult<()> {
         let ks = &self.keyspace;
-        let with_tablets_off = format!("{} AND tablets = {{'enabled': false}}", create_keyspace(ks, replication_factor));
+        let with_tablets_off = format!(
+            "{} AND tablets = {{'enabled': false}}",
+            create_keyspace(ks, replication_factor)
+        );
         if let Err(e) = self.session.query_unpaged(with_tablets_off, ()).await {
             // Servers without tablets (older ScyllaDB, Cassandra) reject the option.
             let rejected_option = matches!(
@@ -236,10 +280,16 @@ impl ScyllaStore {
                 return Err(exec_err(e));
             }
             tracing::info!(error = %e, "keyspace option tablets rejected; creating keyspace without it");
-            self.session.query_unpaged(create_keyspace(ks, replication_factor), ()).await.map_err(exec_err)?;
+            self.session
+                .query_unpaged(create_keyspace(ks, replication_factor), ())
+                .await
+                .map_err(exec_err)?;
         }
         for t in tables {
-            self.session.query_unpaged(create_table(ks, t), ()).await.map_err(exec_err)?;
+            self.session
+                .query_unpaged(create_table(ks, t), ())
+                .await
+                .map_err(exec_err)?;
         }
         Ok(())
     }
@@ -247,18 +297,33 @@ impl ScyllaStore {
     /// Drops the whole keyspace. For test suites that migrate a throw-away
     /// keyspace; never called by the server.
     pub async fn drop_keyspace(&self) -> StoreResult<()> {
-        self.session.query_unpaged(format!("DROP KEYSPACE IF EXISTS {}", self.keyspace), ()).await.map_err(exec_err)?;
+        self.session
+            .query_unpaged(format!("DROP KEYSPACE IF EXISTS {}", self.keyspace), ())
+            .await
+            .map_err(exec_err)?;
         Ok(())
     }
 
     /// The prepared statement for `cql`, prepared on first use and then kept.
     async fn stmt(&self, cql: String, idempotent: bool) -> StoreResult<PreparedStatement> {
-        if let Some(p) = self.prepared.read().unwrap_or_else(PoisonError::into_inner).get(&cql) {
+        if let Some(p) = self
+            .prepared
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&cql)
+        {
             return Ok(p.clone());
         }
-        let mut p = self.session.prepare(cql.as_str()).await.map_err(|e| exec_err(ExecutionError::PrepareError(e)))?;
+        let mut p = self
+            .session
+            .prepare(cql.as_str())
+            .await
+            .map_err(|e| exec_err(ExecutionError::PrepareError(e)))?;
         p.set_is_idempotent(idempotent);
-        self.prepared.write().unwrap_or_else(PoisonError::into_inner).insert(cql, p.clone());
+        self.prepared
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(cql, p.clone());
         Ok(p)
     }
 
@@ -266,24 +331,43 @@ impl ScyllaStore {
         format!("{}.{}", self.keyspace, t.name)
     }
 
-    async fn run(&self, cql: String, idempotent: bool, values: Vec<CqlValue>) -> StoreResult<QueryResult> {
+    async fn run(
+        &self,
+        cql: String,
+        idempotent: bool,
+        values: Vec<CqlValue>,
+    ) -> StoreResult<QueryResult> {
         let p = self.stmt(cql, idempotent).await?;
-        self.session.execute_unpaged(&p, values).await.map_err(exec_err)
+        self.session
+            .execute_unpaged(&p, values)
+            .await
+            .map_err(exec_err)
     }
 
     /// A linearizable (SERIAL) read of one row's value, for the one
     /// compare-and-set that writes nothing: "delete if absent".
     async fn serial_get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<Option<Vec<u8>>> {
-        let mut p = self.stmt(format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)), true).await?;
+        let mut p = self
+            .stmt(
+                format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
+                true,
+            )
+            .await?;
         p.set_consistency(Consistency::Serial);
-        let res = self.session.execute_unpaged(&p, (blob(pk), blob(ck))).await.map_err(exec_err)?;
+        let res = self
+            .session
+            .execute_unpaged(&p, (blob(pk), blob(ck)))
+            .await
+            .map_err(exec_err)?;
         first_blob(res)
     }
 }
 
 fn first_blob(res: QueryResult) -> StoreResult<Option<Vec<u8>>> {
     let rows = res.into_rows_result().map_err(backend)?;
-    let row = rows.maybe_first_row::<(Option<Vec<u8>>,)>().map_err(backend)?;
+    let row = rows
+        .maybe_first_row::<(Option<Vec<u8>>,)>()
+        .map_err(backend)?;
     Ok(row.and_then(|(v,)| v))
 }
 
@@ -291,22 +375,45 @@ fn first_blob(res: QueryResult) -> StoreResult<Option<Vec<u8>>> {
 impl Store for ScyllaStore {
     async fn get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<Option<Vec<u8>>> {
         regular(t)?;
-        let p = self.stmt(format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)), true).await?;
-        let res = self.session.execute_unpaged(&p, (blob(pk), blob(ck))).await.map_err(exec_err)?;
+        let p = self
+            .stmt(
+                format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
+                true,
+            )
+            .await?;
+        let res = self
+            .session
+            .execute_unpaged(&p, (blob(pk), blob(ck)))
+            .await
+            .map_err(exec_err)?;
         first_blob(res)
     }
 
     async fn put(&self, t: &TableDef, pk: &Key, ck: &Key, value: Vec<u8>) -> StoreResult<()> {
         regular(t)?;
         let cql = format!("INSERT INTO {} (pk, ck, v) VALUES (?, ?, ?)", self.table(t));
-        self.run(cql, true, vec![CqlValue::Blob(blob(pk)), CqlValue::Blob(blob(ck)), CqlValue::Blob(value)]).await?;
+        self.run(
+            cql,
+            true,
+            vec![
+                CqlValue::Blob(blob(pk)),
+                CqlValue::Blob(blob(ck)),
+                CqlValue::Blob(value),
+            ],
+        )
+        .await?;
         Ok(())
     }
 
     async fn delete(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<()> {
         regular(t)?;
         let cql = format!("DELETE FROM {} WHERE pk = ? AND ck = ?", self.table(t));
-        self.run(cql, true, vec![CqlValue::Blob(blob(pk)), CqlValue::Blob(blob(ck))]).await?;
+        self.run(
+            cql,
+            true,
+            vec![CqlValue::Blob(blob(pk)), CqlValue::Blob(blob(ck))],
+        )
+        .await?;
         Ok(())
     }
 
@@ -320,7 +427,9 @@ impl Store for ScyllaStore {
 
     async fn scan(&self, t: &TableDef, pk: &Key, range: &ScanRange) -> StoreResult<RawPage> {
         regular(t)?;
-        let Some((from, to)) = effective_bounds(range) else { return Ok(RawPage::default()) };
+        let Some((from, to)) = effective_bounds(range) else {
+            return Ok(RawPage::default());
+        };
         // Bounded so that `limit + 1` fits CQL's `int`.
         let limit = range.limit.clamp(1, 1 << 30);
         let mut cql = format!("SELECT ck, v FROM {} WHERE pk = ?", self.table(t));
@@ -355,8 +464,14 @@ impl Store for ScyllaStore {
         values.push(CqlValue::Int(fetch));
 
         let p = self.stmt(cql, true).await?;
-        let pager = self.session.execute_iter(p, values).await.map_err(pager_err)?;
-        let mut stream = pager.rows_stream::<(Vec<u8>, Option<Vec<u8>>)>().map_err(backend)?;
+        let pager = self
+            .session
+            .execute_iter(p, values)
+            .await
+            .map_err(pager_err)?;
+        let mut stream = pager
+            .rows_stream::<(Vec<u8>, Option<Vec<u8>>)>()
+            .map_err(backend)?;
         let wanted = usize::try_from(limit).map_err(backend)?;
         let mut rows = Vec::new();
         let mut more = false;
@@ -368,7 +483,11 @@ impl Store for ScyllaStore {
             }
             rows.push((untagged(ck)?, v.unwrap_or_default()));
         }
-        let paging = if more { rows.last().map(|(ck, _)| PagingState(ck.clone())) } else { None };
+        let paging = if more {
+            rows.last().map(|(ck, _)| PagingState(ck.clone()))
+        } else {
+            None
+        };
         Ok(RawPage { rows, paging })
     }
 
@@ -384,22 +503,32 @@ impl Store for ScyllaStore {
         if expected.is_none() && new.is_none() {
             // "Delete if absent" writes nothing: it applies iff the row is absent.
             let current = self.serial_get(t, pk, ck).await?;
-            return Ok(CasOutcome { applied: current.is_none(), current });
+            return Ok(CasOutcome {
+                applied: current.is_none(),
+                current,
+            });
         }
         let table = self.table(t);
         let (pk, ck) = (CqlValue::Blob(blob(pk)), CqlValue::Blob(blob(ck)));
         let res = match (expected, new) {
             (None, Some(v)) => {
                 let cql = format!("INSERT INTO {table} (pk, ck, v) VALUES (?, ?, ?) IF NOT EXISTS");
-                self.run(cql, false, vec![pk, ck, CqlValue::Blob(v)]).await?
+                self.run(cql, false, vec![pk, ck, CqlValue::Blob(v)])
+                    .await?
             }
             (Some(old), Some(v)) => {
                 let cql = format!("UPDATE {table} SET v = ? WHERE pk = ? AND ck = ? IF v = ?");
-                self.run(cql, false, vec![CqlValue::Blob(v), pk, ck, CqlValue::Blob(old.to_vec())]).await?
+                self.run(
+                    cql,
+                    false,
+                    vec![CqlValue::Blob(v), pk, ck, CqlValue::Blob(old.to_vec())],
+                )
+                .await?
             }
             (Some(old), None) => {
                 let cql = format!("DELETE FROM {table} WHERE pk = ? AND ck = ? IF v = ?");
-                self.run(cql, false, vec![pk, ck, CqlValue::Blob(old.to_vec())]).await?
+                self.run(cql, false, vec![pk, ck, CqlValue::Blob(old.to_vec())])
+                    .await?
             }
             (None, None) => return Err(backend("unreachable: handled above")),
         };
@@ -408,18 +537,35 @@ impl Store for ScyllaStore {
 
     async fn counter_add(&self, t: &TableDef, pk: &Key, ck: &Key, delta: i64) -> StoreResult<()> {
         counter(t)?;
-        let cql = format!("UPDATE {} SET n = n + ? WHERE pk = ? AND ck = ?", self.table(t));
+        let cql = format!(
+            "UPDATE {} SET n = n + ? WHERE pk = ? AND ck = ?",
+            self.table(t)
+        );
         let p = self.stmt(cql, false).await?;
-        self.session.execute_unpaged(&p, (Counter(delta), blob(pk), blob(ck))).await.map_err(exec_err)?;
+        self.session
+            .execute_unpaged(&p, (Counter(delta), blob(pk), blob(ck)))
+            .await
+            .map_err(exec_err)?;
         Ok(())
     }
 
     async fn counter_get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<i64> {
         counter(t)?;
-        let p = self.stmt(format!("SELECT n FROM {} WHERE pk = ? AND ck = ?", self.table(t)), true).await?;
-        let res = self.session.execute_unpaged(&p, (blob(pk), blob(ck))).await.map_err(exec_err)?;
+        let p = self
+            .stmt(
+                format!("SELECT n FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
+                true,
+            )
+            .await?;
+        let res = self
+            .session
+            .execute_unpaged(&p, (blob(pk), blob(ck)))
+            .await
+            .map_err(exec_err)?;
         let rows = res.into_rows_result().map_err(backend)?;
-        let row = rows.maybe_first_row::<(Option<Counter>,)>().map_err(backend)?;
+        let row = rows
+            .maybe_first_row::<(Option<Counter>,)>()
+            .map_err(backend)?;
         Ok(row.and_then(|(n,)| n).map_or(0, |Counter(n)| n))
     }
 

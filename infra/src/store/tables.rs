@@ -7,7 +7,10 @@
 use super::{TableDef, TableKind};
 
 const fn regular(name: &'static str) -> TableDef {
-    TableDef { name, kind: TableKind::Regular }
+    TableDef {
+        name,
+        kind: TableKind::Regular,
+    }
 }
 
 /// pk (account id) · ck () → `AccountRow`. Account by id.
@@ -19,12 +22,25 @@ pub const SESSIONS: TableDef = regular("sessions");
 /// pk (account id) · ck (token hash) → `()`. A user's live tokens, for logout-everywhere and bans.
 pub const SESSIONS_BY_ACCOUNT: TableDef = regular("sessions_by_account");
 /// pk (name) · ck (sub key) → counter. General-purpose counters.
-pub const COUNTERS: TableDef = TableDef { name: "counters", kind: TableKind::Counter };
+pub const COUNTERS: TableDef = TableDef {
+    name: "counters",
+    kind: TableKind::Counter,
+};
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
-pub const CONFORMANCE_COUNTERS: TableDef = TableDef { name: "conformance_counters", kind: TableKind::Counter };
+pub const CONFORMANCE_COUNTERS: TableDef = TableDef {
+    name: "conformance_counters",
+    kind: TableKind::Counter,
+};
 
 /// All tables, for migration.
-pub const ALL: &[TableDef] =
-    &[ACCOUNTS, ACCOUNT_BY_EMAIL, SESSIONS, SESSIONS_BY_ACCOUNT, COUNTERS, CONFORMANCE, CONFORMANCE_COUNTERS];
+pub const ALL: &[TableDef] = &[
+    ACCOUNTS,
+    ACCOUNT_BY_EMAIL,
+    SESSIONS,
+    SESSIONS_BY_ACCOUNT,
+    COUNTERS,
+    CONFORMANCE,
+    CONFORMANCE_COUNTERS,
+];

@@ -211,12 +211,12 @@ describe('SocketClient', () => {
     expect(ws3.sent[1]).toEqual({ type: 15, content: { last_seq: 2, stream: 's2' } });
   });
 
-  it('on close 4401 stops for good and reports the bad token', () => {
+  it.each([4401, 4403])('on close %i stops for good and reports the bad token', (code) => {
     const onBadToken = vi.fn();
     const client = makeClient({ onBadToken });
     client.connect('expired');
     FakeWebSocket.latest().serverOpen();
-    FakeWebSocket.latest().serverClose(4401);
+    FakeWebSocket.latest().serverClose(code);
     expect(store.get(socketStateAtom)).toBe('offline');
     expect(onBadToken).toHaveBeenCalledTimes(1);
     vi.advanceTimersByTime(RECONNECT_MS * 10);

@@ -8,7 +8,7 @@
 //   every 15 s. After a reconnect the client sends {type: 15, content:
 //   {last_seq, stream}} naming the stream it saw before, and the server
 //   answers {type: 15, content: {resumed, replayed, seq, stream}}.
-//   Close 4401 (bad token) ends the session; any other close reconnects in 5 s.
+//   Close 4401 (bad token) or 4403 (account disabled) ends the session; any other close reconnects in 5 s.
 import type { AppStore } from '../state/jotai';
 import { lastSeqAtom, recentFramesAtom, socketStateAtom } from './atoms';
 import type { FrameLogEntry, SocketState } from './atoms';
@@ -27,6 +27,8 @@ export const CloseCode = {
   Normal: 1000,
   FrameTooLarge: 1009,
   BadToken: 4401,
+  /** The account was disabled while connected: also the end of the session. */
+  Banned: 4403,
   AuthTimeout: 4408,
   TooManyFrames: 4429,
 } as const;
@@ -192,7 +194,7 @@ export class SocketClient {
   private handleClose(code: number): void {
     this.ws = null;
     this.stopHeartbeat();
-    if (code === CloseCode.BadToken) {
+    if (code === CloseCode.BadToken || code === CloseCode.Banned) {
       this.token = null;
       this.resetStream();
       this.setState('offline');
