@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use easel_infra::store::embedded::EmbeddedStore;
 use easel_infra::store::{
-    tables, Counters, DynStore, Key, Order, PagingState, ScanRange, Store, StoreError, Table,
-    TableDef, TableKind,
+    tables, Counters, DynStore, Key, Order, PagingState, ScanRange, StoreError, Table, TableDef,
+    TableKind,
 };
 use serde::{Deserialize, Serialize};
 
@@ -792,6 +792,7 @@ async fn embedded_suite_shares_one_store() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn scylla_conformance() {
     use easel_infra::store::scylla::ScyllaStore;
+    use easel_infra::store::Store;
     let Ok(nodes) = std::env::var("EASEL_TEST_SCYLLA") else {
         let msg = "SKIPPED: ScyllaDB conformance — set EASEL_TEST_SCYLLA=host:9042 to run";
         eprintln!("{msg}");
