@@ -11,7 +11,7 @@ pub mod message;
 pub mod session;
 pub mod stream;
 
-pub use session::{AuthedSocketUser, Authenticator, SessionActor, SessionDeps};
+pub use session::{AuthFailure, AuthedSocketUser, Authenticator, SessionActor, SessionDeps};
 pub use stream::StreamRegistry;
 
 /// WebSocket close codes Easel uses (DESIGN.md "Actors").
@@ -26,6 +26,8 @@ pub mod close_code {
     pub const IDLE_TIMEOUT: u16 = 4410;
     /// A second auth, or more frames per second than allowed.
     pub const TOO_MANY: u16 = 4429;
+    /// The server could not check the token (store unavailable): retry later.
+    pub const UNAVAILABLE: u16 = 1011;
     /// The socket could not keep up with its pushes.
     pub const TOO_SLOW: u16 = 1013;
     /// A frame over the size limit.

@@ -30,10 +30,20 @@ pub struct AuthedSocketUser {
     pub token_hash: String,
 }
 
+/// Why a socket could not be authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthFailure {
+    /// Unknown, expired or logged-out token, or a disabled account: close 4401.
+    Refused,
+    /// The store could not answer: close 1011 so the client retries later
+    /// instead of believing it was logged out.
+    Unavailable,
+}
+
 /// Checks socket tokens; implemented by the backend's account service.
 #[async_trait::async_trait]
 pub trait Authenticator: Send + Sync + 'static {
-    async fn authenticate(&self, token: &str) -> Option<AuthedSocketUser>;
+    async fn authenticate(&self, token: &str) -> Result<AuthedSocketUser, AuthFailure>;
 }
 
 /// What every session needs, shared.
@@ -179,13 +189,13 @@ impl SessionActor {
                     close: close.clone(),
                 };
                 if let Ok(attached) = stream.send(attach).await {
-                    return Some((user, stream, attached));
+                    return Ok((user, stream, attached));
                 }
             }
-            None
+            Err(AuthFailure::Unavailable)
         };
         ctx.wait(fut.into_actor(self).map(|res, act, ctx| match res {
-            Some((user, stream, attached)) => {
+            Ok((user, stream, attached)) => {
                 let confirm = AuthConfirm {
                     account_id: user.account_id.clone(),
                     stream: attached.stream,
@@ -195,7 +205,10 @@ impl SessionActor {
                 let content = serde_json::to_value(confirm).unwrap_or_default();
                 act.send(&Frame::new(FrameType::Heartbeat, content), ctx);
             }
-            None => act.close(close_code::BAD_TOKEN, "bad token", ctx),
+            Err(AuthFailure::Refused) => act.close(close_code::BAD_TOKEN, "bad token", ctx),
+            Err(AuthFailure::Unavailable) => {
+                act.close(close_code::UNAVAILABLE, "try again later", ctx)
+            }
         }));
     }
 }

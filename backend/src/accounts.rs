@@ -515,13 +515,17 @@ pub struct SocketAuth(pub AccountService);
 
 #[async_trait::async_trait]
 impl actors::Authenticator for SocketAuth {
-    async fn authenticate(&self, token: &str) -> Option<actors::AuthedSocketUser> {
+    async fn authenticate(
+        &self,
+        token: &str,
+    ) -> Result<actors::AuthedSocketUser, actors::AuthFailure> {
         match self.0.authenticate(token).await {
-            Ok(Some(c)) => Some(actors::AuthedSocketUser {
+            Ok(Some(c)) => Ok(actors::AuthedSocketUser {
                 account_id: c.account.id,
                 token_hash: c.token_hash,
             }),
-            _ => None,
+            Ok(None) => Err(actors::AuthFailure::Refused),
+            Err(_) => Err(actors::AuthFailure::Unavailable),
         }
     }
 }
