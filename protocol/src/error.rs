@@ -72,6 +72,18 @@ error_codes! {
     LoginTypeUnsupported = (20106, "LoginTypeUnsupported", 400, "this login type is not offered");
     /// Malformed request: bad JSON, missing or mistyped field.
     InvalidParams = (40000, "InvalidParams", 400, "invalid parameters");
+    /// Generation validation (spec 1 §5): a text tab without a prompt.
+    PromptNotEmpty = (40010, "PromptNotEmpty", 400, "the prompt must not be empty");
+    /// A free account with more than 3 LoRA models.
+    LoRALimit5TipWeb = (40011, "LoRALimit5TipWeb", 403, "free accounts may use at most 3 LoRA models");
+    /// Upscale output over 4096 px a side.
+    ImageSizeExceedsError = (40012, "ImageSizeExceedsError", 400, "the output image would exceed 4096 px a side");
+    /// A tab that needs a base model or artwork and has none.
+    PleaseSelectBaseName = (40013, "PleaseSelectBaseName", 400, "please select a base model");
+    /// An image tab without its image (the key's spelling is the spec's).
+    PleaseUploadImage = (40014, "pleaseUoloadImage", 400, "please upload an image");
+    /// Animation, effect or multi-image without an image.
+    PleaseSelectImage = (40015, "pleaseSelectImage", 400, "please select an image");
     /// An invite code that does not exist.
     InviteCodeError = (40002, "InviteCodeError", 400, "invalid invite code");
     /// Logged in, but not allowed to touch this object.
@@ -139,6 +151,19 @@ mod tests {
             (40002, "InviteCodeError"),
             (20000, "NeedLogin"),
         ];
+        // The validation keys DESIGN.md's Contracts name, spelled as the spec spells them.
+        for key in [
+            "PromptNotEmpty",
+            "LoRALimit5TipWeb",
+            "ImageSizeExceedsError",
+            "PleaseSelectBaseName",
+            "pleaseUoloadImage",
+        ] {
+            assert!(
+                ErrorCode::ALL.iter().any(|e| e.key() == key),
+                "{key} missing"
+            );
+        }
         for (code, key) in table {
             let e = ErrorCode::from_code(code).unwrap_or_else(|| panic!("{code} missing"));
             assert_eq!(e.key(), key, "code {code}");
