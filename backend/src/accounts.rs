@@ -327,24 +327,21 @@ impl AccountService {
         name: &str,
     ) -> Result<AccountRow, ApiError> {
         let name = DisplayName::parse(name)?;
-        let key = Key::of(&caller.account.id);
-        let mut current = caller.account.clone();
-        loop {
-            let mut next = current.clone();
-            next.name = name.as_str().to_owned();
-            if next.status == status::INCOMPLETE {
-                next.status = status::NORMAL;
-            }
-            match self
-                .accounts
-                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
-                .await?
-            {
-                Ok(()) => return Ok(next),
-                Err(Some(now)) => current = now,
-                Err(None) => return Err(ErrorCode::NotFound.into()),
-            }
-        }
+        let updated = self
+            .accounts
+            .update(
+                &Key::of(&caller.account.id),
+                &Key::empty(),
+                Some(caller.account.clone()),
+                |row| {
+                    row.name = name.as_str().to_owned();
+                    if row.status == status::INCOMPLETE {
+                        row.status = status::NORMAL;
+                    }
+                },
+            )
+            .await?;
+        updated.ok_or_else(|| ErrorCode::NotFound.into())
     }
 
     /// Changes the caller's settings and tells every socket of the user, so
@@ -362,29 +359,26 @@ impl AccountService {
                 ));
             }
         }
-        let key = Key::of(&caller.account.id);
-        let mut current = caller.account.clone();
-        let updated = loop {
-            let mut next = current.clone();
-            if let Some(v) = change.insight {
-                next.settings.insight = v;
-            }
-            if let Some(v) = change.task_flow_version {
-                next.settings.task_flow_version = v;
-            }
-            if let Some(v) = change.task_flow_gt {
-                next.settings.task_flow_gt = v;
-            }
-            match self
-                .accounts
-                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
-                .await?
-            {
-                Ok(()) => break next,
-                Err(Some(now)) => current = now,
-                Err(None) => return Err(ErrorCode::NotFound.into()),
-            }
-        };
+        let updated = self
+            .accounts
+            .update(
+                &Key::of(&caller.account.id),
+                &Key::empty(),
+                Some(caller.account.clone()),
+                |row| {
+                    if let Some(v) = change.insight {
+                        row.settings.insight = v;
+                    }
+                    if let Some(v) = change.task_flow_version {
+                        row.settings.task_flow_version = v;
+                    }
+                    if let Some(v) = change.task_flow_gt {
+                        row.settings.task_flow_gt = v;
+                    }
+                },
+            )
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
         self.notify(
             &updated.id,
             serde_json::json!({"kind": "account.settings", "settings": updated.settings}),
@@ -421,24 +415,11 @@ impl AccountService {
             ));
         }
         let key = Key::of(account_id);
-        let mut current = self
+        let updated = self
             .accounts
-            .get(&key, &Key::empty())
+            .update(&key, &Key::empty(), None, |row| row.status = new_status)
             .await?
             .ok_or(ErrorCode::NotFound)?;
-        let updated = loop {
-            let mut next = current.clone();
-            next.status = new_status;
-            match self
-                .accounts
-                .compare_and_set(&key, &Key::empty(), &current, Some(&next))
-                .await?
-            {
-                Ok(()) => break next,
-                Err(Some(now)) => current = now,
-                Err(None) => return Err(ErrorCode::NotFound.into()),
-            }
-        };
         if new_status == status::DISABLED {
             let mut paging = None;
             loop {

@@ -635,6 +635,42 @@ struct Wallet {
     note: Option<String>,
 }
 
+async fn typed_update_retries_until_applied(store: DynStore) {
+    let wallets: Table<Wallet> = Table::new(store.clone(), &tables::CONFORMANCE);
+    let pk = Key::of("typed-update");
+    let start = Wallet {
+        owner: "ann".into(),
+        balance: 0,
+        tags: vec![],
+        note: None,
+    };
+    wallets.put(&pk, &n(1), &start).await.unwrap();
+    // Concurrent read-modify-writes, some starting from a stale copy: none is lost.
+    let tasks: Vec<_> = (0..12)
+        .map(|i| {
+            let (wallets, pk, stale) = (wallets.clone(), pk.clone(), start.clone());
+            tokio::spawn(async move {
+                let known = (i % 2 == 0).then_some(stale);
+                wallets
+                    .update(&pk, &n(1), known, |w| w.balance += 1)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    for t in tasks {
+        assert!(t.await.unwrap().is_some());
+    }
+    assert_eq!(wallets.get(&pk, &n(1)).await.unwrap().unwrap().balance, 12);
+    assert_eq!(
+        wallets
+            .update(&pk, &n(404), None, |w| w.balance += 1)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
 async fn typed_table_round_trip(store: DynStore) {
     let wallets: Table<Wallet> = Table::new(store.clone(), &tables::CONFORMANCE);
     let pk = Key::of("typed");
@@ -772,6 +808,7 @@ suite!(
     wrong_kind_is_refused,
     delete_partition_removes_only_it,
     typed_table_round_trip,
+    typed_update_retries_until_applied,
 );
 
 fn open_embedded(dir: &Path) -> DynStore {

@@ -279,6 +279,38 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
         }
     }
 
+    /// Read-modify-write by compare-and-set, retried until it applies: `f`
+    /// changes the latest row each time. Starts from `known` (a row the
+    /// caller already read) or reads the row first. `None` when the row does
+    /// not exist (or was deleted meanwhile).
+    pub async fn update(
+        &self,
+        pk: &Key,
+        ck: &Key,
+        known: Option<V>,
+        mut f: impl FnMut(&mut V),
+    ) -> StoreResult<Option<V>>
+    where
+        V: Clone,
+    {
+        let mut current = match known {
+            Some(v) => v,
+            None => match self.get(pk, ck).await? {
+                Some(v) => v,
+                None => return Ok(None),
+            },
+        };
+        loop {
+            let mut next = current.clone();
+            f(&mut next);
+            match self.compare_and_set(pk, ck, &current, Some(&next)).await? {
+                Ok(()) => return Ok(Some(next)),
+                Err(Some(latest)) => current = latest,
+                Err(None) => return Ok(None),
+            }
+        }
+    }
+
     fn outcome(&self, out: CasOutcome) -> StoreResult<Result<(), V>> {
         match (out.applied, out.current) {
             (true, _) => Ok(Ok(())),
