@@ -66,6 +66,13 @@ impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Application> {
         std::fs::create_dir_all(&settings.data_dir)
             .with_context(|| format!("creating data folder {}", settings.data_dir.display()))?;
+        if settings.objects != "local" {
+            bail!(
+                "EASEL_OBJECTS is {:?}, but this build stores no objects yet (uploads and results \
+                 arrive with the generation core): leave it at `local`",
+                settings.objects
+            );
+        }
         let store = open_store(&settings).await?;
         let bus = open_bus(&settings)?;
         let accounts = AccountService::new(

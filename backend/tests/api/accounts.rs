@@ -432,3 +432,23 @@ async fn responses_carry_security_headers() {
         "nosniff"
     );
 }
+
+#[test]
+fn settings_this_build_cannot_honour_stop_the_server_with_a_reason() {
+    for (key, value, says) in [
+        ("EASEL_REDIS", "redis://127.0.0.1:1", "EASEL_REDIS"),
+        ("EASEL_OBJECTS", "s3://bucket", "EASEL_OBJECTS"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_easel"))
+            .arg("serve")
+            .env("EASEL_ADDR", "127.0.0.1:0")
+            .env("EASEL_DATA", dir.path())
+            .env(key, value)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{key} must not be silently ignored");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+    }
+}
