@@ -259,13 +259,4 @@ impl StreamRegistry {
             }
         }
     }
-
-    /// Live streams on this node (metrics, tests).
-    pub fn len(&self) -> usize {
-        self.inner.lock().map(|m| m.len()).unwrap_or(0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }

@@ -320,6 +320,20 @@ impl AccountService {
         Ok(())
     }
 
+    /// Changes the caller's own account row (compare-and-set on the latest row).
+    async fn update_own(
+        &self,
+        caller: &Caller,
+        f: impl FnMut(&mut AccountRow),
+    ) -> Result<AccountRow, ApiError> {
+        let key = Key::of(&caller.account.id);
+        let updated = self
+            .accounts
+            .update(&key, &Key::empty(), Some(caller.account.clone()), f)
+            .await?;
+        updated.ok_or_else(|| ErrorCode::NotFound.into())
+    }
+
     /// Finishes a status-3 account's profile.
     pub async fn complete_profile(
         &self,
@@ -327,21 +341,13 @@ impl AccountService {
         name: &str,
     ) -> Result<AccountRow, ApiError> {
         let name = DisplayName::parse(name)?;
-        let updated = self
-            .accounts
-            .update(
-                &Key::of(&caller.account.id),
-                &Key::empty(),
-                Some(caller.account.clone()),
-                |row| {
-                    row.name = name.as_str().to_owned();
-                    if row.status == status::INCOMPLETE {
-                        row.status = status::NORMAL;
-                    }
-                },
-            )
-            .await?;
-        updated.ok_or_else(|| ErrorCode::NotFound.into())
+        self.update_own(caller, |row| {
+            row.name = name.as_str().to_owned();
+            if row.status == status::INCOMPLETE {
+                row.status = status::NORMAL;
+            }
+        })
+        .await
     }
 
     /// Changes the caller's settings and tells every socket of the user, so
@@ -360,25 +366,18 @@ impl AccountService {
             }
         }
         let updated = self
-            .accounts
-            .update(
-                &Key::of(&caller.account.id),
-                &Key::empty(),
-                Some(caller.account.clone()),
-                |row| {
-                    if let Some(v) = change.insight {
-                        row.settings.insight = v;
-                    }
-                    if let Some(v) = change.task_flow_version {
-                        row.settings.task_flow_version = v;
-                    }
-                    if let Some(v) = change.task_flow_gt {
-                        row.settings.task_flow_gt = v;
-                    }
-                },
-            )
-            .await?
-            .ok_or(ErrorCode::NotFound)?;
+            .update_own(caller, |row| {
+                if let Some(v) = change.insight {
+                    row.settings.insight = v;
+                }
+                if let Some(v) = change.task_flow_version {
+                    row.settings.task_flow_version = v;
+                }
+                if let Some(v) = change.task_flow_gt {
+                    row.settings.task_flow_gt = v;
+                }
+            })
+            .await?;
         self.notify(
             &updated.id,
             serde_json::json!({"kind": "account.settings", "settings": updated.settings}),

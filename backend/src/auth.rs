@@ -1,7 +1,7 @@
 //! Request authentication: the `token` header only (never the cookie, so no
 //! request can be forged cross-site). `Authed` requires a complete, enabled
-//! account; `AuthedAny` also admits a status-3 account finishing its profile;
-//! `Visitor` is whoever calls, with their device id.
+//! account; `AuthedAny` also admits a status-3 account finishing its profile.
+//! Visitors are known by their `deviceId` cookie (`device_id_of`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -65,30 +65,6 @@ impl FromRequest for AuthedAny {
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move { caller(req).await.map(AuthedAny) })
-    }
-}
-
-/// Anyone: the caller if logged in, and the visitor's device id (cookie
-/// `deviceId`, set by the middleware in `web.rs` when missing).
-pub struct Visitor {
-    pub caller: Option<Caller>,
-    pub device_id: Option<String>,
-}
-
-impl FromRequest for Visitor {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let req = req.clone();
-        Box::pin(async move {
-            let device_id = device_id_of(&req);
-            let caller = match token_of(&req) {
-                Some(_) => caller(req).await.ok(),
-                None => None,
-            };
-            Ok(Visitor { caller, device_id })
-        })
     }
 }
 

@@ -344,22 +344,33 @@ impl ScyllaStore {
             .map_err(exec_err)
     }
 
+    /// Reads one column of one row; `serial` makes it a linearizable read.
+    async fn select_point(
+        &self,
+        t: &TableDef,
+        column: &str,
+        pk: &Key,
+        ck: &Key,
+        serial: bool,
+    ) -> StoreResult<QueryResult> {
+        let cql = format!(
+            "SELECT {column} FROM {} WHERE pk = ? AND ck = ?",
+            self.table(t)
+        );
+        let mut p = self.stmt(cql, true).await?;
+        if serial {
+            p.set_consistency(Consistency::Serial);
+        }
+        self.session
+            .execute_unpaged(&p, (blob(pk), blob(ck)))
+            .await
+            .map_err(exec_err)
+    }
+
     /// A linearizable (SERIAL) read of one row's value, for the one
     /// compare-and-set that writes nothing: "delete if absent".
     async fn serial_get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<Option<Vec<u8>>> {
-        let mut p = self
-            .stmt(
-                format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
-                true,
-            )
-            .await?;
-        p.set_consistency(Consistency::Serial);
-        let res = self
-            .session
-            .execute_unpaged(&p, (blob(pk), blob(ck)))
-            .await
-            .map_err(exec_err)?;
-        first_blob(res)
+        first_blob(self.select_point(t, "v", pk, ck, true).await?)
     }
 }
 
@@ -375,18 +386,7 @@ fn first_blob(res: QueryResult) -> StoreResult<Option<Vec<u8>>> {
 impl Store for ScyllaStore {
     async fn get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<Option<Vec<u8>>> {
         regular(t)?;
-        let p = self
-            .stmt(
-                format!("SELECT v FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
-                true,
-            )
-            .await?;
-        let res = self
-            .session
-            .execute_unpaged(&p, (blob(pk), blob(ck)))
-            .await
-            .map_err(exec_err)?;
-        first_blob(res)
+        first_blob(self.select_point(t, "v", pk, ck, false).await?)
     }
 
     async fn put(&self, t: &TableDef, pk: &Key, ck: &Key, value: Vec<u8>) -> StoreResult<()> {
@@ -551,17 +551,7 @@ impl Store for ScyllaStore {
 
     async fn counter_get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<i64> {
         counter(t)?;
-        let p = self
-            .stmt(
-                format!("SELECT n FROM {} WHERE pk = ? AND ck = ?", self.table(t)),
-                true,
-            )
-            .await?;
-        let res = self
-            .session
-            .execute_unpaged(&p, (blob(pk), blob(ck)))
-            .await
-            .map_err(exec_err)?;
+        let res = self.select_point(t, "n", pk, ck, false).await?;
         let rows = res.into_rows_result().map_err(backend)?;
         let row = rows
             .maybe_first_row::<(Option<Counter>,)>()
