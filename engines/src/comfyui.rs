@@ -1,0 +1,1 @@
+//! ComfyUI adapter. Being written.

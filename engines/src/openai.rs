@@ -1,0 +1,1 @@
+//! OpenAI-compatible image API adapter. Being written.

@@ -1,0 +1,121 @@
+//! Picks the engine for a job by action and model family, from configuration.
+//! Configured engines are tried in order; the built-in reference engine comes
+//! last, so every action always has an engine on a fresh machine.
+
+use std::sync::Arc;
+
+use protocol::task::Action;
+use serde::{Deserialize, Serialize};
+
+use crate::{comfyui, openai, reference, Engine, Selector};
+
+/// Which adapter, and how to reach it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineKind {
+    /// The built-in CPU engine (non-neural).
+    Reference,
+    /// A ComfyUI server: HTTP `/prompt`, `/upload/image`, `/history`, `/view`
+    /// and its WebSocket for progress.
+    Comfyui {
+        url: String,
+        /// Checkpoint file name to use when a job's model is not a file
+        /// ComfyUI knows (e.g. `sd_xl_base_1.0.safetensors`).
+        #[serde(default)]
+        checkpoint: Option<String>,
+    },
+    /// An OpenAI-compatible image API (`/v1/images/generations`, `/v1/images/edits`).
+    Openai {
+        url: String,
+        #[serde(default)]
+        api_key: Option<String>,
+        #[serde(default)]
+        model: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    #[serde(flatten)]
+    pub kind: EngineKind,
+    /// Which jobs go to this engine (empty lists: everything it supports).
+    #[serde(flatten)]
+    pub select: Selector,
+}
+
+struct Route {
+    select: Selector,
+    engine: Arc<dyn Engine>,
+}
+
+/// The configured engines, in order, then the reference engine.
+pub struct Router {
+    routes: Vec<Route>,
+}
+
+impl Router {
+    /// Builds every configured engine; a configuration error names the engine.
+    pub fn from_config(configs: &[EngineConfig]) -> Result<Router, String> {
+        let mut routes = Vec::new();
+        for (i, c) in configs.iter().enumerate() {
+            let engine: Arc<dyn Engine> = match &c.kind {
+                EngineKind::Reference => Arc::new(reference::ReferenceEngine::new()),
+                EngineKind::Comfyui { url, checkpoint } => Arc::new(
+                    comfyui::ComfyUi::new(url, checkpoint.clone())
+                        .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?,
+                ),
+                EngineKind::Openai {
+                    url,
+                    api_key,
+                    model,
+                } => Arc::new(
+                    openai::OpenAiImages::new(url, api_key.clone(), model.clone())
+                        .map_err(|e| format!("engine {} (openai): {e}", i + 1))?,
+                ),
+            };
+            routes.push(Route {
+                select: c.select.clone(),
+                engine,
+            });
+        }
+        routes.push(Route {
+            select: Selector::default(),
+            engine: Arc::new(reference::ReferenceEngine::new()),
+        });
+        Ok(Router { routes })
+    }
+
+    /// The first engine whose selector matches and which supports the job.
+    pub fn pick(&self, action: Action, family: &str) -> Option<Arc<dyn Engine>> {
+        self.routes
+            .iter()
+            .find(|r| r.select.matches(action, family) && r.engine.supports(action, family))
+            .map(|r| r.engine.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_parses_from_toml_like_json() {
+        let c: Vec<EngineConfig> = serde_json::from_value(serde_json::json!([
+            {"kind": "comfyui", "url": "http://127.0.0.1:8188", "actions": [1, 9], "families": ["sdxl"]},
+            {"kind": "openai", "url": "http://127.0.0.1:9000/v1", "model": "dall-e-3"}
+        ]))
+        .unwrap();
+        assert_eq!(c[0].select.actions, vec![Action::TextToImage, Action::ImageToImage]);
+        assert!(matches!(c[1].kind, EngineKind::Openai { .. }));
+    }
+
+    #[test]
+    fn the_reference_engine_takes_every_action() {
+        let r = Router::from_config(&[]).unwrap();
+        for a in Action::ALL {
+            let e = r.pick(*a, "sdxl").unwrap();
+            assert_eq!(e.info().name, "reference");
+            assert!(!e.info().neural);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The spec's enumerations for generation (spec 1 §4): action codes,
+//! categories, task status and speed types, serialised as the integers the
+//! spec uses.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! int_enum {
+    ($(#[$m:meta])* $name:ident : $repr:ty { $( $(#[$d:meta])* $v:ident = $n:expr, $s:expr; )* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(try_from = "i64", into = "i64")]
+        pub enum $name { $( $(#[$d])* $v, )* }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$v,)*];
+            pub const fn code(self) -> $repr { match self { $($name::$v => $n,)* } }
+            /// The spec's name for the value.
+            pub const fn name(self) -> &'static str { match self { $($name::$v => $s,)* } }
+            pub fn from_code(n: i64) -> Option<$name> {
+                match n { $(x if x == $n as i64 => Some($name::$v),)* _ => None }
+            }
+        }
+        impl TryFrom<i64> for $name {
+            type Error = String;
+            fn try_from(n: i64) -> Result<Self, String> {
+                $name::from_code(n).ok_or_else(|| format!("unknown {} {n}", stringify!($name)))
+            }
+        }
+        impl From<$name> for i64 {
+            fn from(v: $name) -> i64 { v.code() as i64 }
+        }
+    };
+}
+
+int_enum! {
+    /// What a task does (spec 1 §4 action codes). `Upscale` (2) is the code of
+    /// the task call list; `ExtraUpscale` (6) the workspace tab's; both upscale.
+    Action: u16 {
+        TextToImage = 1, "textToImage";
+        Upscale = 2, "upscale";
+        Variation = 3, "variation";
+        ExtraUpscale = 6, "extraUpscale";
+        RemoveBackground = 7, "removeBackground";
+        Descriptors = 8, "descriptors";
+        ImageToImage = 9, "imageToImage";
+        ConditionToImage = 10, "conditionToImage";
+        Preview = 12, "preview";
+        Expansion = 13, "expansion";
+        FaceSwap = 22, "faceSwap";
+        Animation = 24, "animGen";
+        CharacterRepair = 25, "characterRepair";
+    }
+}
+
+impl Action {
+    /// Tabs whose output is made from a prompt (spec 1 §5: a non-empty prompt is required).
+    pub const fn needs_prompt(self) -> bool {
+        matches!(
+            self,
+            Action::TextToImage | Action::ImageToImage | Action::ConditionToImage | Action::Expansion
+        )
+    }
+
+    /// Tabs that work on an input image (spec 1 §5: pleaseUoloadImage / pleaseSelectImage).
+    pub const fn needs_image(self) -> bool {
+        !matches!(self, Action::TextToImage)
+    }
+
+    /// Whether the output is a text (image description) rather than media.
+    pub const fn outputs_text(self) -> bool {
+        matches!(self, Action::Descriptors)
+    }
+}
+
+int_enum! {
+    /// Creative mode (spec 1 §4): 1 normal, 5 sdxl, 7 studio (11 is read as
+    /// studio), 3 bot-style.
+    Category: u16 {
+        Normal = 1, "normal";
+        Normal2 = 2, "normal";
+        Bot = 3, "bot";
+        Sdxl = 5, "sdxl";
+        Studio = 7, "studio";
+        Studio11 = 11, "studio";
+    }
+}
+
+impl Category {
+    /// 11 is treated as studio, 2 as normal.
+    pub const fn canonical(self) -> Category {
+        match self {
+            Category::Studio11 => Category::Studio,
+            Category::Normal2 => Category::Normal,
+            c => c,
+        }
+    }
+    pub const fn is_studio(self) -> bool {
+        matches!(self.canonical(), Category::Studio)
+    }
+}
+
+int_enum! {
+    /// Task status (spec 1 §4): 1 and 2 are polled; 3 success; 4 failed or ended.
+    TaskStatus: u8 {
+        Queued = 1, "queued";
+        Running = 2, "running";
+        Success = 3, "success";
+        Ended = 4, "failed";
+    }
+}
+
+impl TaskStatus {
+    pub const fn is_final(self) -> bool {
+        matches!(self, TaskStatus::Success | TaskStatus::Ended)
+    }
+}
+
+int_enum! {
+    /// Queue lane (spec 1 §6): free accounts speed 1, paid accounts speed 2.
+    SpeedType: u8 {
+        Normal = 1, "normal";
+        Fast = 2, "fast";
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn action_codes_are_the_specs() {
+        let table = [
+            (Action::TextToImage, 1),
+            (Action::ImageToImage, 9),
+            (Action::ConditionToImage, 10),
+            (Action::ExtraUpscale, 6),
+            (Action::Upscale, 2),
+            (Action::Descriptors, 8),
+            (Action::Preview, 12),
+            (Action::Expansion, 13),
+            (Action::CharacterRepair, 25),
+            (Action::FaceSwap, 22),
+            (Action::Variation, 3),
+            (Action::Animation, 24),
+            (Action::RemoveBackground, 7),
+        ];
+        assert_eq!(table.len(), Action::ALL.len());
+        for (a, n) in table {
+            assert_eq!(a.code(), n);
+            assert_eq!(serde_json::to_string(&a).unwrap(), n.to_string());
+            assert_eq!(serde_json::from_str::<Action>(&n.to_string()).unwrap(), a);
+        }
+        assert!(serde_json::from_str::<Action>("4").is_err());
+    }
+
+    #[test]
+    fn categories_canonicalise() {
+        assert_eq!(Category::Studio11.canonical(), Category::Studio);
+        assert!(Category::Studio11.is_studio());
+        assert_eq!(serde_json::from_str::<Category>("11").unwrap(), Category::Studio11);
+        assert_eq!(TaskStatus::from_code(3), Some(TaskStatus::Success));
+        assert!(TaskStatus::Ended.is_final() && !TaskStatus::Running.is_final());
+    }
+}

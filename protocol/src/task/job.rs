@@ -1,0 +1,190 @@
+//! What travels between the server and the workers: a job (one normalised
+//! generation, the server's rules already applied) and the events a worker
+//! reports back. Both cross process boundaries through the job queue (Redis
+//! Streams when scaled out), so they are wire types and live here.
+
+use serde::{Deserialize, Serialize};
+
+use super::codes::Action;
+
+/// One job: everything an engine needs, with every rule, default and
+/// normalisation of spec 1 §5 and §9 already applied by the server. Engines
+/// trust it; they never see the raw request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    pub task_id: String,
+    /// Delivery attempt, from 1. A result carrying an attempt other than the
+    /// task's present one is stale (its job was reclaimed) and is rejected.
+    pub attempt: u32,
+    pub action: Action,
+    /// Model family of the checkpoint (`sd`, `sdxl`, `flux`, `sd3.5`, ...):
+    /// the engine router picks an engine by action and family.
+    pub family: String,
+    /// Checkpoint identifier from the model catalogue (`model_ver_no`).
+    pub model: String,
+    #[serde(default)]
+    pub loras: Vec<LoraSpec>,
+    #[serde(default)]
+    pub prompt: String,
+    #[serde(default)]
+    pub negative_prompt: String,
+    /// Output size for generating actions. For upscale it is the output
+    /// size (input times ratio); for expansion the whole canvas.
+    pub width: u32,
+    pub height: u32,
+    /// Number of images (1 to 4).
+    pub n_iter: u32,
+    pub steps: u32,
+    pub cfg_scale: f32,
+    /// The resolved seed (never random here: the server drew it). Image `i`
+    /// of a batch uses `seed + i`.
+    pub seed: u64,
+    pub sampler: String,
+    /// How far image-to-image may move from the init image, 0..=1.
+    pub denoising_strength: f32,
+    /// Input images by role, as object keys in the Objects store.
+    #[serde(default)]
+    pub inputs: Vec<JobInput>,
+    /// Upscale ratio (upscale actions).
+    #[serde(default)]
+    pub upscale_ratio: f32,
+    /// Expansion: where the source image sits inside the `width` x `height` canvas.
+    #[serde(default)]
+    pub left_margin: u32,
+    #[serde(default)]
+    pub up_margin: u32,
+    /// Condition (control-net) guidance.
+    #[serde(default)]
+    pub control: Option<ControlSpec>,
+    /// Animation: number of frames.
+    #[serde(default)]
+    pub frames: u32,
+    /// Face swap / character repair strength (face_distance, restorer weight).
+    #[serde(default)]
+    pub face_strength: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoraSpec {
+    pub model: String,
+    pub weight: f32,
+}
+
+/// The role an input image plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputRole {
+    /// The image to work on (image-to-image, upscale, variation, ...).
+    Init,
+    /// A mask: painted (transparent) pixels are regenerated, the rest kept.
+    Mask,
+    /// A condition image (control-net).
+    Condition,
+    /// Face swap: the face to put in.
+    FaceSource,
+    /// Face swap: the picture receiving the face.
+    FaceTarget,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobInput {
+    pub role: InputRole,
+    /// Key in the Objects store.
+    pub key: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlSpec {
+    /// Preprocessor (`canny`, `depth`, `openpose`, `lineart`, ... or `none`).
+    pub module: String,
+    pub weight: f32,
+    /// Fraction of the steps during which the condition guides, 0..=1.
+    pub guidance_end: f32,
+}
+
+/// One stored output of a job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobOutput {
+    /// Key in the Objects store.
+    pub key: String,
+    pub mime: String,
+    pub width: u32,
+    pub height: u32,
+    /// Seed that produced this output.
+    pub seed: u64,
+}
+
+/// Which engine made a result, so the UI and the API can say so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct EngineInfo {
+    /// `reference`, `comfyui`, `openai`, ...
+    pub name: String,
+    /// False for the built-in reference engine: its pictures are made by
+    /// classical image algorithms, not by a neural model.
+    pub neural: bool,
+    /// A human label, e.g. "Easel reference engine (non-neural)".
+    pub label: String,
+}
+
+/// What a worker reports about a delivery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkerEvent {
+    /// The worker began the delivery.
+    Started {
+        task_id: String,
+        attempt: u32,
+        worker: String,
+    },
+    /// Percent done, 0..=100.
+    Progress {
+        task_id: String,
+        attempt: u32,
+        percent: u8,
+    },
+    /// Outputs are stored; the job is done.
+    Succeeded {
+        task_id: String,
+        attempt: u32,
+        outputs: Vec<JobOutput>,
+        /// Descriptions (image-to-text), one per input.
+        #[serde(default)]
+        texts: Vec<String>,
+        engine: EngineInfo,
+    },
+    /// The job failed. `retryable` failures may be retried by the queue;
+    /// others end the task at once.
+    Failed {
+        task_id: String,
+        attempt: u32,
+        reason: String,
+        retryable: bool,
+    },
+    /// The queue gave up on the job (dead-lettered after its retry limit).
+    DeadLettered {
+        task_id: String,
+        attempt: u32,
+        reason: String,
+    },
+}
+
+impl WorkerEvent {
+    pub fn task_id(&self) -> &str {
+        match self {
+            WorkerEvent::Started { task_id, .. }
+            | WorkerEvent::Progress { task_id, .. }
+            | WorkerEvent::Succeeded { task_id, .. }
+            | WorkerEvent::Failed { task_id, .. }
+            | WorkerEvent::DeadLettered { task_id, .. } => task_id,
+        }
+    }
+    pub fn attempt(&self) -> u32 {
+        match self {
+            WorkerEvent::Started { attempt, .. }
+            | WorkerEvent::Progress { attempt, .. }
+            | WorkerEvent::Succeeded { attempt, .. }
+            | WorkerEvent::Failed { attempt, .. }
+            | WorkerEvent::DeadLettered { attempt, .. } => *attempt,
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The task as clients poll it (spec 1 §3 "Task (polled)"), pushed as the
+//! content of frame 10 and answered by `batch-progress`, `progress`,
+//! `detail` and `list`; and the bodies of the other task calls.
+
+use serde::{Deserialize, Serialize};
+
+use super::codes::{Action, Category, TaskStatus};
+use super::job::EngineInfo;
+use super::request::lenient;
+
+/// What a task has cost: the hold taken when it was accepted and how it resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct DeductionDetail {
+    /// Credits held or charged.
+    pub coins: i64,
+    /// `held` while the task runs, `settled` after success, `voided` after
+    /// failure or cancel, `free` when nothing was charged (visitor quota).
+    pub state: String,
+}
+
+/// `banner: {url}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Banner {
+    pub url: String,
+}
+
+/// One output with its size and type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskOutput {
+    pub url: String,
+    pub mime: String,
+    pub width: u32,
+    pub height: u32,
+    pub seed: u64,
+}
+
+/// The polled task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskView {
+    pub id: String,
+    pub status: TaskStatus,
+    /// Progress percent, 0..=100; never goes backwards while the task runs.
+    pub process: u8,
+    /// Seconds left, estimated.
+    pub rest_estimate_time: u32,
+    /// Seconds the whole task is estimated to take.
+    pub estimate_time: u32,
+    pub pub_community: bool,
+    pub pub_artwork_no: Option<String>,
+    pub pub_artwork_nos: Vec<String>,
+    pub nsfw: bool,
+    pub category: Category,
+    /// `queued`, `running`, `success`, `failed`, `user cancelled`, ...
+    pub status_desc: String,
+    /// When the outputs expire (unix ms), if they do.
+    pub expiration_time: Option<i64>,
+    /// Unix ms.
+    pub create_at: i64,
+    pub sub_status: u8,
+    /// The action code.
+    #[serde(rename = "type")]
+    pub action: Action,
+    pub preprocess_images: Vec<String>,
+    pub banner: Option<Banner>,
+    pub img_base_64: Option<String>,
+    pub img_uris: Vec<String>,
+    /// Image descriptions (image-to-text), English.
+    pub reverse_prompts: Vec<String>,
+    pub reverse_local_prompts: Vec<String>,
+    pub deduction_detail: DeductionDetail,
+    /// Why a task failed or ended; on success, 1 shows the studio48 notice.
+    pub reason: Option<String>,
+    // Easel's own fields.
+    pub outputs: Vec<TaskOutput>,
+    pub engine: Option<EngineInfo>,
+    pub prompt: String,
+    pub width: u32,
+    pub height: u32,
+    pub n_iter: u32,
+    pub seed: u64,
+    /// Position in the queue while queued (1 = next), if known.
+    pub queue_position: Option<u32>,
+    pub saved: bool,
+}
+
+/// `batch-progress`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct BatchProgressRequest {
+    #[serde(default)]
+    pub task_ids: Vec<String>,
+}
+
+/// Calls about one task (`progress`, `detail`, `delete`, `save-personal`,
+/// `speed-up`, `download`): accepts `id` or `task_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct TaskRef {
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub task_id: Option<String>,
+}
+
+impl TaskRef {
+    pub fn get(&self) -> Option<&str> {
+        self.id
+            .as_deref()
+            .or(self.task_id.as_deref())
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// `operate`: `{id, operate: "cancel"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct OperateRequest {
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub task_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub operate: Option<String>,
+}
+
+/// `index/batch-delete` and `batch-download`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct TaskIdsRequest {
+    #[serde(default, alias = "task_ids")]
+    pub ids: Vec<String>,
+}
+
+/// `list` and `v2/histories`: newest first, filtered by creation time (unix
+/// ms, inclusive) and a keyword matched against the prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ListRequest {
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub time_from: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub time_to: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub keyword: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub limit: Option<i64>,
+    /// Opaque paging state from the previous page.
+    #[serde(default, deserialize_with = "lenient::opt_string")]
+    pub cursor: Option<String>,
+    /// Only successful tasks (histories).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub success_only: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListAnswer {
+    pub items: Vec<TaskView>,
+    /// Present when there are more items.
+    pub cursor: Option<String>,
+}
+
+/// `estimate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimateAnswer {
+    pub calculate_coins: i64,
+    /// Credits available now (balance less open holds); null for visitors.
+    pub balance: Option<i64>,
+    /// Visitor starter images left today; null for accounts.
+    pub free_left: Option<u32>,
+}
