@@ -94,6 +94,13 @@ pub fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
 pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
@@ -402,6 +409,28 @@ impl AccountService {
 
     /// An operator's ban (status 2) or unban (status 1). A ban ends every
     /// token of the account and closes its sockets at once.
+    /// An operator's grant or end of a membership (until payments exist,
+    /// this is how an account becomes paid).
+    pub async fn set_membership(
+        &self,
+        account_id: &str,
+        payment: PaymentInfo,
+    ) -> Result<AccountRow, ApiError> {
+        let updated = self
+            .accounts
+            .update(&Key::of(account_id), &Key::empty(), None, |row| {
+                row.payment = payment.clone()
+            })
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        self.notify(
+            account_id,
+            serde_json::json!({"kind": "account.payment", "payment": updated.payment}),
+        )
+        .await;
+        Ok(updated)
+    }
+
     pub async fn set_status(
         &self,
         account_id: &str,

@@ -9,11 +9,20 @@ use std::time::Duration;
 use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
 use actors::{SessionDeps, StreamRegistry};
-use anyhow::{bail, Context};
+use anyhow::Context;
+use engines::Router;
 use infra::bus::{DynBus, LocalBus};
 use infra::config::{Settings, StoreConfig};
+use infra::objects::{DynObjects, LocalObjects};
+use infra::queue::{DynQueue, LocalQueue, RedisQueue};
 use infra::store::embedded::EmbeddedStore;
-use infra::store::DynStore;
+use infra::store::{tables, Counters, DynStore};
+
+use crate::credits::Ledger;
+use crate::tasks::actor::{event_pump, reconciler, TaskRegistry};
+use crate::tasks::core::TaskCore;
+use crate::tasks::{TaskLimits, TaskService};
+use crate::worker::{self, WorkerSettings};
 
 use crate::accounts::{AccountService, SocketAuth};
 use crate::ratelimit::RateLimiter;
@@ -23,6 +32,8 @@ use crate::{error, routes, web as webapp, ws};
 pub struct Application {
     port: u16,
     server: actix_web::dev::Server,
+    /// Stops the workers, the event pump and the reconciler.
+    stop: tokio::sync::watch::Sender<bool>,
 }
 
 /// Opens the store the settings name.
@@ -47,34 +58,139 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
         }
         #[cfg(not(feature = "scylla"))]
         StoreConfig::Scylla { .. } => {
-            bail!("this build of easel has no ScyllaDB support (feature `scylla`)")
+            anyhow::bail!("this build of easel has no ScyllaDB support (feature `scylla`)")
         }
     }
 }
 
-fn open_bus(settings: &Settings) -> anyhow::Result<DynBus> {
-    if settings.redis.is_some() {
-        bail!(
-            "EASEL_REDIS is set, but this build has no Redis bus yet: run one node without it \
-             (the Redis bus and job queue arrive with the generation core)"
-        );
+async fn open_bus(settings: &Settings) -> anyhow::Result<DynBus> {
+    match &settings.redis {
+        Some(url) => Ok(Arc::new(
+            infra::bus_redis::RedisBus::connect(url.expose(), "easel:bus:")
+                .await
+                .context("connecting the Redis bus (EASEL_REDIS)")?,
+        )),
+        None => Ok(Arc::new(LocalBus::new(4096))),
     }
-    Ok(Arc::new(LocalBus::new(4096)))
+}
+
+/// The job queue: in-process, or Redis Streams when `EASEL_REDIS` is set.
+pub async fn open_queue(settings: &Settings) -> anyhow::Result<DynQueue> {
+    match &settings.redis {
+        Some(url) => Ok(Arc::new(
+            RedisQueue::connect(url.expose(), "easel")
+                .await
+                .context("connecting the Redis job queue (EASEL_REDIS)")?,
+        )),
+        None => Ok(Arc::new(LocalQueue::new())),
+    }
+}
+
+/// Object storage: the data folder, or S3.
+pub fn open_objects(settings: &Settings) -> anyhow::Result<DynObjects> {
+    if let Some(bucket) = settings.objects.strip_prefix("s3://") {
+        #[cfg(feature = "s3")]
+        {
+            let s3 = &settings.s3;
+            let o = infra::objects::S3Objects::new(
+                bucket,
+                s3.endpoint.clone(),
+                s3.region.as_deref().unwrap_or("us-east-1"),
+                s3.access_key
+                    .as_ref()
+                    .map(|s| s.expose())
+                    .unwrap_or_default(),
+                s3.secret_key
+                    .as_ref()
+                    .map(|s| s.expose())
+                    .unwrap_or_default(),
+                s3.allow_http,
+            )
+            .map_err(|e| anyhow::anyhow!("S3 objects ({bucket}): {e}"))?;
+            return Ok(Arc::new(o));
+        }
+        #[cfg(not(feature = "s3"))]
+        anyhow::bail!("objects = s3://{bucket}, but this build of easel has no S3 support (cargo feature `s3`)");
+    }
+    let dir = settings.data_dir.join("objects");
+    Ok(Arc::new(LocalObjects::new(&dir).with_context(|| {
+        format!("opening objects in {}", dir.display())
+    })?))
+}
+
+/// The worker settings from the server settings.
+pub fn worker_settings(settings: &Settings, name: String) -> WorkerSettings {
+    let g = &settings.generation;
+    WorkerSettings {
+        name,
+        lease: Duration::from_millis(g.lease_ms),
+        max_attempts: g.max_attempts,
+        step_delay: Duration::from_millis(g.reference_step_ms),
+    }
+}
+
+/// The engine router from the settings.
+pub fn engine_router(settings: &Settings) -> anyhow::Result<Arc<Router>> {
+    Ok(Arc::new(
+        Router::from_config(&settings.engines).map_err(|e| anyhow::anyhow!("engines: {e}"))?,
+    ))
 }
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Application> {
         std::fs::create_dir_all(&settings.data_dir)
             .with_context(|| format!("creating data folder {}", settings.data_dir.display()))?;
-        if settings.objects != "local" {
-            bail!(
-                "EASEL_OBJECTS is {:?}, but this build stores no objects yet (uploads and results \
-                 arrive with the generation core): leave it at `local`",
-                settings.objects
-            );
-        }
         let store = open_store(&settings).await?;
-        let bus = open_bus(&settings)?;
+        let bus = open_bus(&settings).await?;
+        let objects = open_objects(&settings)?;
+        let queue = open_queue(&settings).await?;
+        let router = engine_router(&settings)?;
+        let g = settings.generation.clone();
+        let ledger = Ledger::new(store.clone());
+        let core = Arc::new(TaskCore::new(
+            store.clone(),
+            ledger.clone(),
+            queue.clone(),
+            bus.clone(),
+            g.max_attempts,
+            g.requeue_grace_ms as i64,
+        ));
+        let registry = TaskRegistry::new(core);
+        let tasks = TaskService::new(
+            registry.clone(),
+            objects.clone(),
+            Counters::new(store.clone(), &tables::COUNTERS),
+            TaskLimits {
+                visitor_daily_quota: g.visitor_daily_quota,
+            },
+        );
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let node = format!("node-{}", uuid::Uuid::now_v7().simple());
+        actix_web::rt::spawn(event_pump(registry.clone(), node.clone(), stop_rx.clone()));
+        actix_web::rt::spawn(reconciler(
+            registry.clone(),
+            Duration::from_millis(g.reconcile_ms),
+            settings.redis.is_none(),
+            stop_rx.clone(),
+        ));
+        for i in 0..g.workers {
+            let ws = worker_settings(&settings, format!("{node}-w{i}"));
+            actix_web::rt::spawn(worker::run(
+                queue.clone(),
+                objects.clone(),
+                router.clone(),
+                ws,
+                stop_rx.clone(),
+            ));
+        }
+        tracing::info!(
+            store = store.backend_name(),
+            bus = bus.backend_name(),
+            queue = queue.backend_name(),
+            objects = objects.backend_name(),
+            workers = g.workers,
+            "generation ready"
+        );
         let accounts = AccountService::new(
             store.clone(),
             bus.clone(),
@@ -110,6 +226,10 @@ impl Application {
             accounts,
             sessions,
             login_limit,
+            ledger,
+            tasks,
+            objects,
+            task_limit: RateLimiter::new(120, Duration::from_secs(60)),
         });
         let server = HttpServer::new(move || {
             let app = App::new()
@@ -130,7 +250,11 @@ impl Application {
         .listen(listener)?
         .shutdown_timeout(5)
         .run();
-        Ok(Application { port, server })
+        Ok(Application {
+            port,
+            server,
+            stop: stop_tx,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -138,6 +262,8 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let r = self.server.await;
+        let _ = self.stop.send(true);
+        r
     }
 }

@@ -57,6 +57,11 @@ impl From<infra::store::StoreError> for ApiError {
     }
 }
 
+/// An object key built by the server itself; a bad one is a server fault.
+pub fn object_key(key: &str) -> Result<infra::objects::ObjectKey, ApiError> {
+    infra::objects::ObjectKey::parse(key).map_err(ApiError::internal)
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         StatusCode::from_u16(self.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)

@@ -7,9 +7,12 @@
 pub mod accounts;
 pub mod app;
 pub mod auth;
+pub mod credits;
 pub mod error;
 pub mod ratelimit;
 pub mod routes;
 pub mod state;
+pub mod tasks;
 pub mod web;
+pub mod worker;
 pub mod ws;

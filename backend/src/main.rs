@@ -21,6 +21,17 @@ struct Cli {
 enum Command {
     /// Run the server (web app, REST API, WebSocket) on EASEL_ADDR.
     Serve,
+    /// Run generation workers that take jobs from the Redis queue named by
+    /// EASEL_REDIS and store outputs where EASEL_OBJECTS says (for local
+    /// objects, EASEL_DATA must be the server's data folder).
+    Worker {
+        /// Jobs run at the same time by this process.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Worker name prefix in the queue (default: host name and process id).
+        #[arg(long)]
+        name: Option<String>,
+    },
     /// Create the keyspace and tables on the ScyllaDB cluster named by EASEL_STORE.
     Migrate {
         /// Replication factor of a new keyspace.
@@ -41,6 +52,9 @@ fn main() -> anyhow::Result<()> {
     let settings = Settings::load().context("loading settings")?;
     match cli.command {
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
+        Command::Worker { concurrency, name } => {
+            actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
+        }
         Command::Migrate { replication_factor } => {
             actix_web::rt::System::new().block_on(migrate(settings, replication_factor))
         }
@@ -66,6 +80,47 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         println!("Easel is serving at http://{host}:{}/", app.port());
     }
     app.run_until_stopped().await?;
+    Ok(())
+}
+
+async fn worker(
+    settings: Settings,
+    concurrency: usize,
+    name: Option<String>,
+) -> anyhow::Result<()> {
+    if settings.redis.is_none() {
+        bail!("easel worker needs EASEL_REDIS (the queue it takes jobs from); a single `easel serve` runs its own workers");
+    }
+    let queue = easel::app::open_queue(&settings).await?;
+    let objects = easel::app::open_objects(&settings)?;
+    let router = easel::app::engine_router(&settings)?;
+    let name = name.unwrap_or_else(|| format!("worker-{}", std::process::id()));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut handles = Vec::new();
+    for i in 0..concurrency.max(1) {
+        let ws = easel::app::worker_settings(&settings, format!("{name}-{i}"));
+        handles.push(actix_web::rt::spawn(easel::worker::run(
+            queue.clone(),
+            objects.clone(),
+            router.clone(),
+            ws,
+            stop_rx.clone(),
+        )));
+    }
+    #[allow(clippy::print_stdout)]
+    {
+        println!(
+            "Easel worker {name} is running ({} jobs at a time)",
+            concurrency.max(1)
+        );
+    }
+    tokio::signal::ctrl_c()
+        .await
+        .context("waiting for ctrl-c")?;
+    let _ = stop_tx.send(true);
+    for h in handles {
+        let _ = h.await;
+    }
     Ok(())
 }
 

@@ -8,7 +8,10 @@ use infra::config::Settings;
 use infra::store::DynStore;
 
 use crate::accounts::AccountService;
+use crate::credits::Ledger;
 use crate::ratelimit::RateLimiter;
+use crate::tasks::TaskService;
+use infra::objects::DynObjects;
 
 pub struct AppState {
     pub settings: Settings,
@@ -18,4 +21,9 @@ pub struct AppState {
     pub sessions: Arc<SessionDeps>,
     /// Login and sign-up attempts per client address.
     pub login_limit: RateLimiter,
+    pub ledger: Ledger,
+    pub tasks: TaskService,
+    pub objects: DynObjects,
+    /// Visitor task creations per client address.
+    pub task_limit: RateLimiter,
 }

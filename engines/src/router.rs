@@ -105,7 +105,10 @@ mod tests {
             {"kind": "openai", "url": "http://127.0.0.1:9000/v1", "model": "dall-e-3"}
         ]))
         .unwrap();
-        assert_eq!(c[0].select.actions, vec![Action::TextToImage, Action::ImageToImage]);
+        assert_eq!(
+            c[0].select.actions,
+            vec![Action::TextToImage, Action::ImageToImage]
+        );
         assert!(matches!(c[1].kind, EngineKind::Openai { .. }));
     }
 

@@ -135,6 +135,59 @@ impl Default for AuthSettings {
     }
 }
 
+/// Generation: workers, queue leases, credits and quotas.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct GenerationSettings {
+    /// Workers run inside `easel serve`; 0 leaves all jobs to `easel worker` processes.
+    pub workers: usize,
+    /// A job whose worker sent no keep-alive for this long is reclaimed.
+    pub lease_ms: u64,
+    /// Attempts of a job before it is dead-lettered and its task fails.
+    pub max_attempts: u32,
+    /// How often the reconciler looks for tasks no worker holds.
+    pub reconcile_ms: u64,
+    /// A queued or running task untouched this long, with no job in the queue, is queued again.
+    pub requeue_grace_ms: u64,
+    /// Credits a new account starts with.
+    pub signup_credits: i64,
+    /// Starter images a visitor device may make per day.
+    pub visitor_daily_quota: i64,
+    /// Largest upload accepted, in bytes.
+    pub max_upload_bytes: u64,
+    /// Extra time per progress step of the reference engine (demos, tests of long work).
+    pub reference_step_ms: u64,
+}
+
+impl Default for GenerationSettings {
+    fn default() -> Self {
+        GenerationSettings {
+            workers: 2,
+            lease_ms: 30_000,
+            max_attempts: 3,
+            reconcile_ms: 15_000,
+            requeue_grace_ms: 60_000,
+            signup_credits: 200,
+            visitor_daily_quota: 5,
+            max_upload_bytes: 50 * 1024 * 1024,
+            reference_step_ms: 0,
+        }
+    }
+}
+
+/// S3 credentials and endpoint for `objects = "s3://bucket"`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct S3Settings {
+    /// Endpoint for S3-compatible stores (MinIO, Ceph...); AWS when empty.
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub access_key: Option<Secret>,
+    pub secret_key: Option<Secret>,
+    /// Allow a plain-http endpoint.
+    pub allow_http: bool,
+}
+
 /// Everything `easel serve` needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -155,6 +208,10 @@ pub struct Settings {
     pub max_body_bytes: usize,
     pub socket: SocketSettings,
     pub auth: AuthSettings,
+    pub generation: GenerationSettings,
+    pub s3: S3Settings,
+    /// Engines tried in order before the built-in reference engine.
+    pub engines: Vec<engines::EngineConfig>,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -171,6 +228,9 @@ struct FileSettings {
     max_body_bytes: Option<usize>,
     socket: Option<SocketSettings>,
     auth: Option<AuthSettings>,
+    generation: Option<GenerationSettings>,
+    s3: Option<S3Settings>,
+    engines: Option<Vec<engines::EngineConfig>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -198,6 +258,9 @@ impl Settings {
             max_body_bytes: 1024 * 1024,
             socket: SocketSettings::default(),
             auth: AuthSettings::default(),
+            generation: GenerationSettings::default(),
+            s3: S3Settings::default(),
+            engines: Vec::new(),
         }
     }
 
@@ -255,6 +318,15 @@ impl Settings {
         }
         if let Some(v) = f.auth {
             self.auth = v;
+        }
+        if let Some(v) = f.generation {
+            self.generation = v;
+        }
+        if let Some(v) = f.s3 {
+            self.s3 = v;
+        }
+        if let Some(v) = f.engines {
+            self.engines = v;
         }
         Ok(())
     }
@@ -321,6 +393,74 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_WS_MAX_FRAMES_PER_SEC") {
             self.socket.max_frames_per_sec = num("EASEL_WS_MAX_FRAMES_PER_SEC", v)?;
+        }
+        let g = &mut self.generation;
+        if let Some(v) = env("EASEL_WORKERS") {
+            g.workers = num("EASEL_WORKERS", v)?;
+        }
+        if let Some(v) = env("EASEL_JOB_LEASE_MS") {
+            g.lease_ms = num("EASEL_JOB_LEASE_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_JOB_MAX_ATTEMPTS") {
+            g.max_attempts = num("EASEL_JOB_MAX_ATTEMPTS", v)?;
+        }
+        if let Some(v) = env("EASEL_RECONCILE_MS") {
+            g.reconcile_ms = num("EASEL_RECONCILE_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_REQUEUE_GRACE_MS") {
+            g.requeue_grace_ms = num("EASEL_REQUEUE_GRACE_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_SIGNUP_CREDITS") {
+            g.signup_credits = num("EASEL_SIGNUP_CREDITS", v)?;
+        }
+        if let Some(v) = env("EASEL_VISITOR_QUOTA") {
+            g.visitor_daily_quota = num("EASEL_VISITOR_QUOTA", v)?;
+        }
+        if let Some(v) = env("EASEL_MAX_UPLOAD_BYTES") {
+            g.max_upload_bytes = num("EASEL_MAX_UPLOAD_BYTES", v)?;
+        }
+        if let Some(v) = env("EASEL_REFERENCE_STEP_MS") {
+            g.reference_step_ms = num("EASEL_REFERENCE_STEP_MS", v)?;
+        }
+        if g.lease_ms < 30 || g.max_attempts == 0 {
+            return Err(ConfigError::Invalid(
+                "generation: lease_ms must be at least 30 and max_attempts at least 1".into(),
+            ));
+        }
+        if let Some(v) = env("EASEL_S3_ENDPOINT") {
+            self.s3.endpoint = Some(v);
+        }
+        if let Some(v) = env("EASEL_S3_REGION") {
+            self.s3.region = Some(v);
+        }
+        if let Some(v) = env("EASEL_S3_ACCESS_KEY") {
+            self.s3.access_key = Some(Secret::new(v));
+        }
+        if let Some(v) = env("EASEL_S3_SECRET_KEY") {
+            self.s3.secret_key = Some(Secret::new(v));
+        }
+        if let Some(v) = env("EASEL_S3_ALLOW_HTTP") {
+            self.s3.allow_http = matches!(v.trim(), "1" | "true" | "yes");
+        }
+        // Quick set-up of one remote engine each from the environment.
+        if let Some(url) = env("EASEL_COMFYUI_URL").filter(|u| !u.is_empty()) {
+            self.engines.push(engines::EngineConfig {
+                kind: engines::EngineKind::Comfyui {
+                    url,
+                    checkpoint: env("EASEL_COMFYUI_CHECKPOINT"),
+                },
+                select: Default::default(),
+            });
+        }
+        if let Some(url) = env("EASEL_OPENAI_IMAGES_URL").filter(|u| !u.is_empty()) {
+            self.engines.push(engines::EngineConfig {
+                kind: engines::EngineKind::Openai {
+                    url,
+                    api_key: env("EASEL_OPENAI_API_KEY"),
+                    model: env("EASEL_OPENAI_IMAGE_MODEL"),
+                },
+                select: Default::default(),
+            });
         }
         if self.objects != "local" && !self.objects.starts_with("s3://") {
             return Err(ConfigError::Invalid(format!(

@@ -6,5 +6,10 @@
 //! through the traits defined here.
 
 pub mod bus;
+pub mod bus_redis;
 pub mod config;
+pub mod objects;
+pub mod queue;
 pub mod store;
+#[cfg(feature = "test-support")]
+pub mod testing;

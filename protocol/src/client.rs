@@ -58,6 +58,8 @@ pub struct RestClient {
     base: String,
     http: reqwest::Client,
     token: Option<String>,
+    /// A visitor's device id, sent as the `deviceId` cookie.
+    device: Option<String>,
 }
 
 impl RestClient {
@@ -70,7 +72,178 @@ impl RestClient {
                 .build()
                 .unwrap_or_default(),
             token: None,
+            device: None,
         }
+    }
+
+    /// A visitor client known by this device id.
+    pub fn with_device(&self, device: impl Into<String>) -> RestClient {
+        RestClient {
+            device: Some(device.into()),
+            token: None,
+            ..self.clone()
+        }
+    }
+
+    fn request(&self, method: reqwest::Method, url: &str) -> reqwest::RequestBuilder {
+        let mut req = self.http.request(method, url);
+        if let Some(t) = &self.token {
+            req = req.header(TOKEN_HEADER, t);
+        }
+        if let Some(d) = &self.device {
+            req = req.header(
+                reqwest::header::COOKIE,
+                format!("{}={d}", crate::account::DEVICE_COOKIE),
+            );
+        }
+        req
+    }
+
+    /// Creates a task through `path` (`/api/v1/task/create` or a v2 call); answers its id.
+    pub async fn create_task(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> Result<String, ClientError> {
+        #[derive(serde::Deserialize)]
+        struct Id {
+            id: String,
+        }
+        Ok(self.post::<_, Id>(path, body).await?.id)
+    }
+
+    /// `batch-progress`.
+    pub async fn batch_progress(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<crate::task::TaskView>, ClientError> {
+        #[derive(serde::Deserialize)]
+        struct Items {
+            items: Vec<crate::task::TaskView>,
+        }
+        let body = serde_json::json!({ "task_ids": ids });
+        Ok(self
+            .post::<_, Items>("/api/v1/task/batch-progress", &body)
+            .await?
+            .items)
+    }
+
+    /// Polls until the task ends (status 3 or 4) or `timeout` passes.
+    pub async fn wait_task(
+        &self,
+        id: &str,
+        timeout: Duration,
+    ) -> Result<crate::task::TaskView, ClientError> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let items = self.batch_progress(&[id.to_owned()]).await?;
+            if let Some(t) = items.into_iter().next() {
+                if t.status.is_final() {
+                    return Ok(t);
+                }
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(ClientError::Timeout("task to end"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Uploads a file through the pre-signed flow (spec 2 §7); answers its URL.
+    pub async fn upload(
+        &self,
+        bytes: &[u8],
+        file_name: &str,
+        content_type: &str,
+    ) -> Result<String, ClientError> {
+        #[derive(serde::Deserialize)]
+        struct Pre {
+            file_id: String,
+            pre_signs: Vec<String>,
+            chunk_size: u64,
+        }
+        #[derive(serde::Deserialize)]
+        struct Url {
+            url: String,
+        }
+        let pre: Pre = self
+            .post(
+                "/api/v1/resource/pre-sign/get",
+                &serde_json::json!({"file_size": bytes.len(), "file_name": file_name,
+                                    "content_type": content_type, "category": 46}),
+            )
+            .await?;
+        let chunk = usize::try_from(pre.chunk_size.max(1)).unwrap_or(usize::MAX);
+        for (url, part) in pre.pre_signs.iter().zip(bytes.chunks(chunk)) {
+            let res = self
+                .http
+                .put(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+                .body(part.to_vec())
+                .send()
+                .await?;
+            if !res.status().is_success() {
+                return Err(ClientError::Unexpected(format!(
+                    "part upload answered {}",
+                    res.status()
+                )));
+            }
+            let _: Url = self
+                .post(
+                    "/api/v1/resource/pre-sign/confirm",
+                    &serde_json::json!({"file_id": pre.file_id, "pre_sign_url": url}),
+                )
+                .await?;
+        }
+        let done: Url = self
+            .post(
+                "/api/v1/resource/pre-sign/confirm",
+                &serde_json::json!({"file_id": pre.file_id}),
+            )
+            .await?;
+        Ok(done.url)
+    }
+
+    /// GETs a path or URL; answers the HTTP status, the content type and the body.
+    pub async fn get_bytes(
+        &self,
+        path_or_url: &str,
+    ) -> Result<(u16, String, Vec<u8>), ClientError> {
+        let url = if path_or_url.starts_with("http") {
+            path_or_url.to_owned()
+        } else {
+            format!("{}{path_or_url}", self.base)
+        };
+        let res = self.request(reqwest::Method::GET, &url).send().await?;
+        let status = res.status().as_u16();
+        let ct = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        Ok((status, ct, res.bytes().await?.to_vec()))
+    }
+
+    /// POSTs JSON and answers the raw response (downloads).
+    pub async fn post_bytes<B: Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<(u16, String, Vec<u8>), ClientError> {
+        let res = self
+            .request(reqwest::Method::POST, &format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await?;
+        let status = res.status().as_u16();
+        let ct = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        Ok((status, ct, res.bytes().await?.to_vec()))
     }
 
     pub fn with_token(&self, token: impl Into<String>) -> RestClient {
@@ -100,11 +273,11 @@ impl RestClient {
         path: &str,
         body: &B,
     ) -> Result<(u16, Envelope<T>), ClientError> {
-        let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
-        if let Some(t) = &self.token {
-            req = req.header(TOKEN_HEADER, t);
-        }
-        let res = req.send().await?;
+        let res = self
+            .request(reqwest::Method::POST, &format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await?;
         let http = res.status().as_u16();
         Ok((http, res.json().await?))
     }

@@ -84,6 +84,16 @@ error_codes! {
     PleaseUploadImage = (40014, "pleaseUoloadImage", 400, "please upload an image");
     /// Animation, effect or multi-image without an image.
     PleaseSelectImage = (40015, "pleaseSelectImage", 400, "please select an image");
+    /// An input image (or mask) that is not an uploaded http(s) or `/files/` URL.
+    UploadError = (40016, "uploadError", 400, "the image was not uploaded; please upload it again");
+    /// Studio: a LoRA made for another base model family than the checkpoint's.
+    Studio25 = (40017, "studio25", 400, "a LoRA does not match the checkpoint's base model");
+    /// A requested width or height below the model family's minimum.
+    ImageSizeTooSmall = (40018, "ImageSizeTooSmall", 400, "the image size is below the minimum for this model");
+    /// A requested width or height above the model family's maximum.
+    ImageSizeTooLarge = (40019, "ImageSizeTooLarge", 400, "the image size is above the maximum for this model");
+    /// A requested aspect ratio outside the model family's range.
+    ImageRatioInvalid = (40020, "ImageRatioInvalid", 400, "this aspect ratio is not supported by this model");
     /// An invite code that does not exist.
     InviteCodeError = (40002, "InviteCodeError", 400, "invalid invite code");
     /// Logged in, but not allowed to touch this object.
@@ -94,6 +104,10 @@ error_codes! {
     Conflict = (40900, "Conflict", 409, "conflict with the present state");
     /// Body or frame over the size limit.
     PayloadTooLarge = (41300, "PayloadTooLarge", 413, "payload too large");
+    /// The account's available credits do not cover the task.
+    CoinsNotEnough = (40301, "CoinsNotEnough", 403, "not enough credits for this task");
+    /// A visitor device used its starter images for today.
+    VisitorLimit = (42901, "VisitorLimit", 429, "visitors may make only a few images a day; log in for more");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

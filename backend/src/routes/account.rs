@@ -50,6 +50,10 @@ pub async fn sign_up(
         .accounts
         .sign_up(&body.email, &body.password, body.name.as_deref(), device)
         .await?;
+    state
+        .ledger
+        .grant(&row.id, "signup", state.settings.generation.signup_credits)
+        .await?;
     Ok(logged_in(&req, &state, &row, token))
 }
 
@@ -112,4 +116,18 @@ pub async fn settings(
     body: web::Json<SettingsChange>,
 ) -> ApiResult {
     Ok(ok(state.accounts.update_settings(&caller.0, &body).await?))
+}
+
+/// Credits (spec 3 payments `assets/get`): settled balance, open holds,
+/// what new tasks may use, and the latest ledger entries.
+pub async fn assets(state: web::Data<AppState>, caller: Authed) -> ApiResult {
+    let id = &caller.0.account.id;
+    let b = state.ledger.balance(id).await?;
+    let entries = state.ledger.entries(id, 50).await?;
+    Ok(ok(serde_json::json!({
+        "coins": b.balance,
+        "held": b.held(),
+        "available": b.available(),
+        "entries": entries,
+    })))
 }

@@ -2,8 +2,9 @@
 //! the e-mails listed in the `admins` setting (`EASEL_ADMINS`).
 
 use actix_web::web;
-use protocol::account::SetStatusRequest;
+use protocol::account::{PaymentInfo, SetStatusRequest};
 use protocol::ErrorCode;
+use serde::Deserialize;
 
 use crate::auth::Authed;
 use crate::error::{ok, ApiResult};
@@ -29,4 +30,74 @@ pub async fn set_account_status(
         .set_status(&body.account_id, body.status)
         .await?;
     Ok(ok(row.info(state.accounts.is_admin(&row))))
+}
+
+fn operator(state: &AppState, caller: &Authed) -> Result<(), crate::error::ApiError> {
+    if state.accounts.is_admin(&caller.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MembershipRequest {
+    pub account_id: String,
+    pub payment: PaymentInfo,
+}
+
+/// Grants or ends a membership (paid role of spec 1 §6).
+#[tracing::instrument(skip_all, fields(target = %body.account_id))]
+pub async fn set_membership(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<MembershipRequest>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    let row = state
+        .accounts
+        .set_membership(&body.account_id, body.payment.clone())
+        .await?;
+    Ok(ok(row.payment))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GrantRequest {
+    pub account_id: String,
+    pub amount: i64,
+    /// Idempotency key: the same key grants once.
+    pub key: String,
+}
+
+/// Gives credits, once per key.
+#[tracing::instrument(skip_all, fields(target = %body.account_id, amount = body.amount))]
+pub async fn grant_credits(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<GrantRequest>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    if body.amount <= 0
+        || body.amount > 1_000_000_000
+        || body.key.is_empty()
+        || body.key.len() > 200
+    {
+        return Err(crate::error::ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "amount must be 1 to 1e9 and key 1 to 200 characters",
+        ));
+    }
+    state
+        .accounts
+        .get(&body.account_id)
+        .await?
+        .ok_or(ErrorCode::NotFound)?;
+    let applied = state
+        .ledger
+        .grant(&body.account_id, &format!("op:{}", body.key), body.amount)
+        .await?;
+    let b = state.ledger.balance(&body.account_id).await?;
+    Ok(ok(
+        serde_json::json!({"applied": applied, "balance": b.balance, "available": b.available()}),
+    ))
 }

@@ -5,7 +5,11 @@ use actix_web::web;
 
 mod account;
 mod admin;
+mod resource;
 mod system;
+pub mod task;
+
+use protocol::task::Action;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -25,7 +29,95 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             )
             .service(
                 web::scope("/admin")
-                    .route("/account/status", web::post().to(admin::set_account_status)),
+                    .route("/account/status", web::post().to(admin::set_account_status))
+                    .route("/account/membership", web::post().to(admin::set_membership))
+                    .route("/credits/grant", web::post().to(admin::grant_credits)),
+            )
+            .route("/payment/assets/get", web::post().to(account::assets))
+            .service(
+                web::scope("/task")
+                    .route("/create", web::post().to(task::create))
+                    .route("/progress", web::post().to(task::progress))
+                    .route("/batch-progress", web::post().to(task::batch_progress))
+                    .route("/list", web::post().to(task::list))
+                    .route("/detail", web::post().to(task::progress))
+                    .route("/delete", web::post().to(task::delete))
+                    .route("/index/delete", web::post().to(task::delete))
+                    .route("/index/batch-delete", web::post().to(task::batch_delete))
+                    .route("/save-personal", web::post().to(task::save_personal))
+                    .route("/index/save-personal", web::post().to(task::save_personal))
+                    .route("/operate", web::post().to(task::operate))
+                    .route("/speed-up", web::post().to(task::speed_up))
+                    .route(
+                        "/text-to-img",
+                        web::post().to(task::create_as(Action::TextToImage)),
+                    )
+                    .route(
+                        "/lab/text-to-img",
+                        web::post().to(task::create_as(Action::TextToImage)),
+                    )
+                    .route(
+                        "/img-to-img",
+                        web::post().to(task::create_as(Action::ImageToImage)),
+                    )
+                    .route(
+                        "/controlNet-to-img",
+                        web::post().to(task::create_as(Action::ConditionToImage)),
+                    )
+                    .route(
+                        "/make-variation",
+                        web::post().to(task::create_as(Action::Variation)),
+                    )
+                    .route("/upscale", web::post().to(task::create_as(Action::Upscale)))
+                    .service(
+                        web::scope("/v2")
+                            .route(
+                                "/text-to-img",
+                                web::post().to(task::create_as(Action::TextToImage)),
+                            )
+                            .route(
+                                "/img-to-img",
+                                web::post().to(task::create_as(Action::ImageToImage)),
+                            )
+                            .route("/upscale", web::post().to(task::create_as(Action::Upscale)))
+                            .route(
+                                "/make-variation",
+                                web::post().to(task::create_as(Action::Variation)),
+                            )
+                            .route(
+                                "/controlNet-to-img",
+                                web::post().to(task::create_as(Action::ConditionToImage)),
+                            )
+                            .route(
+                                "/img-to-text",
+                                web::post().to(task::create_as(Action::Descriptors)),
+                            )
+                            .route("/estimate", web::post().to(task::estimate))
+                            .route("/histories", web::post().to(task::histories))
+                            .route("/download", web::post().to(task::download))
+                            .route("/batch-download", web::post().to(task::batch_download))
+                            .route("/config/model", web::post().to(task::config_model))
+                            .route("/config/model", web::get().to(task::config_model))
+                            .route(
+                                "/config/generation-param",
+                                web::post().to(task::generation_param),
+                            )
+                            .route(
+                                "/config/generation-param",
+                                web::get().to(task::generation_param),
+                            )
+                            .route("/model-rec", web::post().to(task::model_rec)),
+                    ),
+            )
+            .service(
+                web::scope("/resource")
+                    .route("/pre-sign/get", web::post().to(resource::pre_sign_get))
+                    .route("/pre-sign/confirm", web::post().to(resource::confirm))
+                    .service(
+                        web::resource("/upload/{file_id}/{part}")
+                            .app_data(web::PayloadConfig::new(resource::CHUNK_SIZE as usize))
+                            .route(web::put().to(resource::put_part)),
+                    ),
             )
             .route("/ping", web::post().to(system::ping))
             .route("/ping", web::get().to(system::ping))
@@ -34,4 +126,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/health", web::get().to(system::health))
             .default_service(web::to(system::not_found)),
     );
+    cfg.route("/files/{key:.*}", web::get().to(resource::file));
 }

@@ -10,6 +10,8 @@ use protocol::client::{RestClient, Socket};
 use protocol::frame::Codec;
 
 pub const PASSWORD: &str = "correct horse battery";
+/// Listed in EASEL_ADMINS by `spawn_app_with` unless a test sets its own.
+pub const ADMIN_EMAIL: &str = "operator@example.com";
 
 pub struct TestApp {
     pub base: String,
@@ -42,6 +44,31 @@ impl TestApp {
             .expect("connect");
         s.authenticate(token).await.expect("auth");
         s
+    }
+
+    /// Signs up an operator (an e-mail listed in EASEL_ADMINS) and a client for it.
+    pub async fn operator(&self) -> RestClient {
+        let data = self
+            .client
+            .sign_up(ADMIN_EMAIL, PASSWORD, "Operator")
+            .await
+            .expect("operator sign-up");
+        self.client.with_token(&data.token)
+    }
+
+    /// Starts an `easel worker` process on this app's data folder and settings.
+    pub fn worker(&self, name: &str) -> Child {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
+        cmd.args(["worker", "--name", name])
+            .env("EASEL_DATA", self.data.path())
+            .env_remove("EASEL_CONFIG")
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd.spawn().expect("spawn easel worker")
     }
 
     /// Kills the server with SIGKILL (no shutdown) and starts it again on the same data.
@@ -90,6 +117,7 @@ fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
         .env_remove("EASEL_CONFIG")
         .env_remove("EASEL_REDIS")
         .env_remove("EASEL_STORE")
+        .env("EASEL_ADMINS", ADMIN_EMAIL)
         .env("RUST_LOG", "error")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

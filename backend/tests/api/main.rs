@@ -10,3 +10,5 @@
 mod accounts;
 mod helpers;
 mod socket;
+mod tasks;
+mod tasks_queue;

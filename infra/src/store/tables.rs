@@ -26,6 +26,18 @@ pub const COUNTERS: TableDef = TableDef {
     name: "counters",
     kind: TableKind::Counter,
 };
+/// pk (account id) · ck () → `BalanceRow`. Settled credits and open holds; changed only by compare-and-set.
+pub const BALANCES: TableDef = regular("balances");
+/// pk (account id) · ck (entry seq) → `LedgerEntry`. Every credit change, in order.
+pub const LEDGER: TableDef = regular("ledger");
+/// pk (task id) · ck () → `TaskRow`. The task and its state machine.
+pub const TASKS: TableDef = regular("tasks");
+/// pk (owner key) · ck (create_at ms, task id) → `TaskIndexRow`. A user's tasks by time, for list and histories.
+pub const TASKS_BY_OWNER: TableDef = regular("tasks_by_owner");
+/// pk (bucket 0..16) · ck (task id) → `()`. Tasks not yet fully resolved, for the reconciler.
+pub const TASKS_OPEN: TableDef = regular("tasks_open");
+/// pk (file id) · ck () → `UploadRow`. Pre-signed uploads and their parts.
+pub const UPLOADS: TableDef = regular("uploads");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -41,6 +53,12 @@ pub const ALL: &[TableDef] = &[
     SESSIONS,
     SESSIONS_BY_ACCOUNT,
     COUNTERS,
+    BALANCES,
+    LEDGER,
+    TASKS,
+    TASKS_BY_OWNER,
+    TASKS_OPEN,
+    UPLOADS,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

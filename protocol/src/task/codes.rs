@@ -57,7 +57,10 @@ impl Action {
     pub const fn needs_prompt(self) -> bool {
         matches!(
             self,
-            Action::TextToImage | Action::ImageToImage | Action::ConditionToImage | Action::Expansion
+            Action::TextToImage
+                | Action::ImageToImage
+                | Action::ConditionToImage
+                | Action::Expansion
         )
     }
 
@@ -157,7 +160,10 @@ mod tests {
     fn categories_canonicalise() {
         assert_eq!(Category::Studio11.canonical(), Category::Studio);
         assert!(Category::Studio11.is_studio());
-        assert_eq!(serde_json::from_str::<Category>("11").unwrap(), Category::Studio11);
+        assert_eq!(
+            serde_json::from_str::<Category>("11").unwrap(),
+            Category::Studio11
+        );
         assert_eq!(TaskStatus::from_code(3), Some(TaskStatus::Success));
         assert!(TaskStatus::Ended.is_final() && !TaskStatus::Running.is_final());
     }

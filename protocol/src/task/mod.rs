@@ -2,12 +2,19 @@
 //! polled task, the job that travels to workers, and the server's rules (§5,
 //! §6, §9) as pure functions.
 
+pub mod catalogue;
 pub mod codes;
+pub mod cost;
+pub mod defaults;
 pub mod job;
 pub mod request;
+pub mod rules;
 pub mod task;
 
+pub use catalogue::{aspect_match, catalogue, check_size, Catalogue};
 pub use codes::{Action, Category, SpeedType, TaskStatus};
+pub use cost::{cost, estimate_secs};
 pub use job::{EngineInfo, InputRole, JobInput, JobOutput, JobSpec, WorkerEvent};
 pub use request::{CreateTaskRequest, TaskMeta};
+pub use rules::{prepare, Caller, Prepared, Role};
 pub use task::TaskView;

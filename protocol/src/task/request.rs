@@ -237,7 +237,11 @@ pub mod lenient {
             None => Ok(None),
             Some(Value::Number(n)) => n
                 .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| f as i64))
+                .or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                        .map(|f| f as i64)
+                })
                 .map(Some)
                 .ok_or_else(|| D::Error::custom("expected an integer")),
             Some(Value::String(s)) => s
@@ -308,7 +312,10 @@ mod tests {
         assert_eq!(r.meta.cfg_scale, Some(6.5));
         assert_eq!(r.meta.restore_faces, Some(true));
         assert_eq!(r.meta.lora_models[0].weight, Some(0.8));
-        assert_eq!(r.meta.extra.get("isLockParams"), Some(&serde_json::json!(true)));
+        assert_eq!(
+            r.meta.extra.get("isLockParams"),
+            Some(&serde_json::json!(true))
+        );
     }
 
     #[test]
@@ -320,7 +327,10 @@ mod tests {
             serde_json::json!({"action": 4}),
             serde_json::json!({"meta": {"lora_models": "x"}}),
         ] {
-            assert!(serde_json::from_value::<CreateTaskRequest>(bad.clone()).is_err(), "{bad}");
+            assert!(
+                serde_json::from_value::<CreateTaskRequest>(bad.clone()).is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -1,0 +1,524 @@
+//! Generation tasks: creating them (rules, credits, store, queue), the
+//! TaskActor that owns each live task's state machine, the reconciler, and
+//! the reads (progress, list, detail) and owner operations (cancel, delete,
+//! save, speed-up).
+
+pub mod actor;
+pub mod core;
+pub mod machine;
+pub mod row;
+
+use infra::objects::DynObjects;
+use infra::store::{Key, PagingState, ScanRange};
+use protocol::task::rules::{self, Caller as RuleCaller, Prepared, Role};
+use protocol::task::task::{EstimateAnswer, ListAnswer, ListRequest};
+use protocol::task::{Action, CreateTaskRequest, JobInput, SpeedType, TaskStatus, TaskView};
+use protocol::ErrorCode;
+
+use self::actor::TaskRegistry;
+use self::machine::TaskOp;
+use self::row::{HoldState, Owner, TaskRow};
+use crate::accounts::{now_millis, AccountRow};
+use crate::error::{object_key, ApiError};
+
+/// Who is asking.
+#[derive(Debug, Clone)]
+pub enum Requester {
+    Account(Box<AccountRow>),
+    Visitor { device: String },
+}
+
+impl Requester {
+    pub fn owner(&self) -> Owner {
+        match self {
+            Requester::Account(a) => Owner::Account(a.id.clone()),
+            Requester::Visitor { device } => Owner::Visitor(device.clone()),
+        }
+    }
+
+    fn rule_caller(&self) -> RuleCaller {
+        match self {
+            Requester::Account(a) => RuleCaller {
+                role: if a.payment.is_vip(false) {
+                    Role::Paid
+                } else {
+                    Role::Free
+                },
+                stored_speed: None,
+            },
+            Requester::Visitor { .. } => RuleCaller {
+                role: Role::Visitor,
+                stored_speed: None,
+            },
+        }
+    }
+
+    pub fn is_paid(&self) -> bool {
+        matches!(self, Requester::Account(a) if a.payment.is_vip(false))
+    }
+}
+
+/// Limits of the task service.
+#[derive(Debug, Clone)]
+pub struct TaskLimits {
+    /// Starter images a visitor device may make per day.
+    pub visitor_daily_quota: i64,
+}
+
+#[derive(Clone)]
+pub struct TaskService {
+    pub registry: TaskRegistry,
+    objects: DynObjects,
+    counters: infra::store::Counters,
+    limits: TaskLimits,
+}
+
+/// The object key behind an input URL: `/files/<key>`, either site-relative
+/// or in an http(s) URL of any host (the server may sit behind a proxy).
+pub fn object_key_of_url(url: &str) -> Option<String> {
+    let path = if let Some(rest) = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+    {
+        let slash = rest.find('/')?;
+        rest.get(slash..)?
+    } else {
+        url
+    };
+    let path = path.split(['?', '#']).next()?;
+    let key = path.strip_prefix("/files/")?;
+    infra::objects::ObjectKey::parse(key)
+        .ok()
+        .map(|k| k.as_str().to_owned())
+}
+
+fn today() -> i64 {
+    now_millis() / 86_400_000
+}
+
+impl TaskService {
+    pub fn new(
+        registry: TaskRegistry,
+        objects: DynObjects,
+        counters: infra::store::Counters,
+        limits: TaskLimits,
+    ) -> TaskService {
+        TaskService {
+            registry,
+            objects,
+            counters,
+            limits,
+        }
+    }
+
+    fn core(&self) -> &core::TaskCore {
+        self.registry.core()
+    }
+
+    /// Applies the rules; resolves input URLs to stored objects and checks
+    /// their real size where a rule depends on it (never trusting the client).
+    async fn prepare(
+        &self,
+        who: &Requester,
+        req: &CreateTaskRequest,
+        action: Action,
+    ) -> Result<Prepared, ApiError> {
+        let seed = rand::random_range(1..=2_147_483_643u64);
+        // Upscale limits depend on the source's size: take it from the
+        // uploaded image itself, never from what the client says it is.
+        let mut req = std::borrow::Cow::Borrowed(req);
+        if matches!(action, Action::Upscale | Action::ExtraUpscale) {
+            let url = req
+                .meta
+                .image_url
+                .clone()
+                .or_else(|| req.meta.img_files.first().and_then(|f| f.url.clone()));
+            if let Some(key) = url.as_deref().and_then(object_key_of_url) {
+                if let Some(obj) = self
+                    .objects
+                    .get(&object_key(&key)?)
+                    .await
+                    .map_err(ApiError::internal)?
+                {
+                    let (w, h) = image_size(&obj.bytes).ok_or_else(|| {
+                        ApiError::with_msg(
+                            ErrorCode::UploadError,
+                            "the input is not a readable image",
+                        )
+                    })?;
+                    let m = &mut req.to_mut().meta;
+                    m.width = Some(i64::from(w));
+                    m.height = Some(i64::from(h));
+                }
+            }
+        }
+        let mut p = rules::prepare(&req, action, &who.rule_caller(), seed)?;
+        let mut inputs = Vec::new();
+        for (role, url) in &p.input_urls {
+            let key = object_key_of_url(url).ok_or_else(|| {
+                ApiError::with_msg(
+                    ErrorCode::UploadError,
+                    "input images must be uploaded to this server first",
+                )
+            })?;
+            let exists = self
+                .objects
+                .exists(&object_key(&key)?)
+                .await
+                .map_err(ApiError::internal)?;
+            if !exists {
+                return Err(ApiError::with_msg(
+                    missing_image_code(action),
+                    format!("no uploaded image at {url}"),
+                ));
+            }
+            inputs.push(JobInput { role: *role, key });
+        }
+        p.job.inputs = inputs;
+        Ok(p)
+    }
+
+    /// What a task would cost.
+    pub async fn estimate(
+        &self,
+        who: &Requester,
+        req: &CreateTaskRequest,
+        action: Action,
+    ) -> Result<EstimateAnswer, ApiError> {
+        let p = self.prepare(who, req, action).await?;
+        Ok(match who {
+            Requester::Account(a) => EstimateAnswer {
+                calculate_coins: p.cost,
+                balance: Some(self.core().ledger.balance(&a.id).await?.available()),
+                free_left: None,
+            },
+            Requester::Visitor { device } => EstimateAnswer {
+                calculate_coins: 0,
+                balance: None,
+                free_left: Some(
+                    (self.limits.visitor_daily_quota - self.visitor_used(device).await?).max(0)
+                        as u32,
+                ),
+            },
+        })
+    }
+
+    async fn visitor_used(&self, device: &str) -> Result<i64, ApiError> {
+        Ok(self
+            .counters
+            .get(&Key::of("visitor-tasks"), &Key::of(device).i64(today()))
+            .await?)
+    }
+
+    /// Accepts a task: rules, then the credit hold (or the visitor quota),
+    /// then the stored task, then the queue. Answers the task id.
+    #[tracing::instrument(skip(self, who, req))]
+    pub async fn create(
+        &self,
+        who: &Requester,
+        req: &CreateTaskRequest,
+        action: Action,
+    ) -> Result<String, ApiError> {
+        let p = self.prepare(who, req, action).await?;
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        let mut job = p.job;
+        job.task_id = id.clone();
+        job.attempt = 1;
+        let hold = match who {
+            Requester::Account(a) => {
+                self.core().ledger.hold(&a.id, &id, p.cost).await?;
+                HoldState::Held
+            }
+            Requester::Visitor { device } => {
+                let ck = Key::of(device).i64(today());
+                let pk = Key::of("visitor-tasks");
+                // Count first, then check: concurrent requests cannot all slip under the quota.
+                self.counters.add(&pk, &ck, 1).await?;
+                if self.counters.get(&pk, &ck).await? > self.limits.visitor_daily_quota {
+                    return Err(ErrorCode::VisitorLimit.into());
+                }
+                HoldState::Free
+            }
+        };
+        let now = now_millis();
+        let row = TaskRow {
+            id: id.clone(),
+            owner: who.owner(),
+            action,
+            category: p.category,
+            speed: p.speed,
+            status: TaskStatus::Queued,
+            process: 0,
+            attempt: 1,
+            status_desc: "queued".into(),
+            reason: None,
+            create_at: now,
+            updated_at: now,
+            finished_at: None,
+            request: serde_json::to_value(req).unwrap_or_default(),
+            prompt: p.prompt,
+            cost: if hold == HoldState::Free { 0 } else { p.cost },
+            hold,
+            input_urls: p.input_urls.into_iter().map(|(_, u)| u).collect(),
+            outputs: Vec::new(),
+            texts: Vec::new(),
+            engine: None,
+            estimate_secs: p.estimate_secs,
+            saved: false,
+            job,
+        };
+        if let Err(e) = self.core().insert(&row).await {
+            if let Owner::Account(a) = &row.owner {
+                let _ = self.core().ledger.void(a, &id).await;
+            }
+            return Err(e);
+        }
+        self.core().publish(&row).await;
+        self.core().enqueue(&row).await;
+        Ok(id)
+    }
+
+    /// A task the requester owns, or NotFound (never revealing others' tasks).
+    pub async fn owned(&self, who: &Requester, id: &str) -> Result<TaskRow, ApiError> {
+        match self.core().get(id).await? {
+            Some(row) if row.owner == who.owner() => Ok(row),
+            _ => Err(ErrorCode::NotFound.into()),
+        }
+    }
+
+    pub async fn view(&self, row: &TaskRow) -> TaskView {
+        let position = if row.status == TaskStatus::Queued {
+            self.core().queue.position(&row.id).await.ok().flatten()
+        } else {
+            None
+        };
+        row.view(position)
+    }
+
+    /// The requester's tasks among `ids` (unknown or foreign ids are left out).
+    pub async fn batch(&self, who: &Requester, ids: &[String]) -> Result<Vec<TaskView>, ApiError> {
+        if ids.len() > 100 {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "at most 100 task ids",
+            ));
+        }
+        let owner = who.owner();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(row) = self.core().get(id).await? {
+                if row.owner == owner {
+                    out.push(self.view(&row).await);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub async fn cancel(&self, who: &Requester, id: &str) -> Result<TaskView, ApiError> {
+        self.owned(who, id).await?;
+        self.registry.apply(id, TaskOp::Cancel).await?;
+        let row = self.owned(who, id).await?;
+        Ok(self.view(&row).await)
+    }
+
+    /// Deletes a task from the owner's list (cancelling it first when it runs)
+    /// and its stored outputs.
+    pub async fn delete(&self, who: &Requester, id: &str) -> Result<(), ApiError> {
+        let row = self.owned(who, id).await?;
+        if !row.status.is_final() {
+            self.registry.apply(id, TaskOp::Cancel).await?;
+        }
+        let row = self.owned(who, id).await?;
+        for o in &row.outputs {
+            if let Err(e) = self.objects.delete(&object_key(&o.key)?).await {
+                tracing::warn!(key = %o.key, error = %e, "could not delete an output");
+            }
+        }
+        let core = self.core();
+        core.index
+            .delete(
+                &Key::of(&row.owner.key()),
+                &Key::empty().i64(row.create_at).str(&row.id),
+            )
+            .await?;
+        core.tasks.delete(&Key::of(id), &Key::empty()).await?;
+        Ok(())
+    }
+
+    pub async fn save_personal(&self, who: &Requester, id: &str) -> Result<TaskView, ApiError> {
+        let row = self.owned(who, id).await?;
+        if row.status != TaskStatus::Success {
+            return Err(ApiError::with_msg(
+                ErrorCode::Conflict,
+                "only a finished task can be saved",
+            ));
+        }
+        let row = self
+            .core()
+            .tasks
+            .update(&Key::of(id), &Key::empty(), Some(row), |r| r.saved = true)
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        Ok(self.view(&row).await)
+    }
+
+    /// Moves a queued task to the fast lane (members only).
+    pub async fn speed_up(&self, who: &Requester, id: &str) -> Result<TaskView, ApiError> {
+        let row = self.owned(who, id).await?;
+        if !who.is_paid() {
+            return Err(ErrorCode::ActNotAvailable.into());
+        }
+        if row.status != TaskStatus::Queued || row.speed == SpeedType::Fast {
+            return Ok(self.view(&row).await);
+        }
+        let core = self.core();
+        let next = core
+            .tasks
+            .update(&Key::of(id), &Key::empty(), Some(row), |r| {
+                if r.status == TaskStatus::Queued {
+                    r.speed = SpeedType::Fast;
+                    r.attempt += 1;
+                    r.job.attempt = r.attempt;
+                    r.updated_at = now_millis();
+                }
+            })
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        if next.status == TaskStatus::Queued {
+            // The new attempt in the fast lane; the old entry is stale and skipped.
+            core.enqueue(&next).await;
+            core.publish(&next).await;
+        }
+        Ok(self.view(&next).await)
+    }
+
+    /// Newest first, by creation time range and prompt keyword.
+    pub async fn list(&self, who: &Requester, req: &ListRequest) -> Result<ListAnswer, ApiError> {
+        let limit = req.limit.unwrap_or(20).clamp(1, 100) as u32;
+        let from = req.time_from.unwrap_or(0);
+        let to = req.time_to.unwrap_or(i64::MAX);
+        if from > to {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "time_from is after time_to",
+            ));
+        }
+        let keyword = req
+            .keyword
+            .as_deref()
+            .map(|k| k.trim().to_lowercase())
+            .filter(|k| !k.is_empty());
+        let paging = match req.cursor.as_deref() {
+            Some(c) => Some(
+                PagingState::from_hex(c)
+                    .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "bad cursor"))?,
+            ),
+            None => None,
+        };
+        let range = ScanRange {
+            from: std::ops::Bound::Included(Key::empty().i64(from)),
+            to: std::ops::Bound::Included(Key::empty().i64(to).str("\u{10FFFF}")),
+            order: infra::store::Order::Desc,
+            limit,
+            paging,
+        };
+        let core = self.core();
+        let page = core
+            .index
+            .scan(&Key::of(&who.owner().key()), &range)
+            .await?;
+        let mut items = Vec::new();
+        for (ck, idx) in page.rows {
+            if let Some(k) = &keyword {
+                if !idx.prompt.to_lowercase().contains(k.as_str()) {
+                    continue;
+                }
+            }
+            let mut r = ck.reader();
+            let (Some(_), Some(id)) = (r.i64(), r.str()) else {
+                continue;
+            };
+            if let Some(row) = core.get(&id).await? {
+                if req.success_only == Some(true) && row.status != TaskStatus::Success {
+                    continue;
+                }
+                items.push(self.view(&row).await);
+            }
+        }
+        Ok(ListAnswer {
+            items,
+            cursor: page.paging.map(|p| p.to_hex()),
+        })
+    }
+
+    /// The stored bytes of a task's outputs, in order, with file names.
+    pub async fn files(
+        &self,
+        who: &Requester,
+        id: &str,
+    ) -> Result<Vec<(String, Vec<u8>, String)>, ApiError> {
+        let row = self.owned(who, id).await?;
+        if row.status != TaskStatus::Success {
+            return Err(ApiError::with_msg(
+                ErrorCode::Conflict,
+                "the task has no outputs yet",
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, o) in row.outputs.iter().enumerate() {
+            let Some(obj) = self
+                .objects
+                .get(&object_key(&o.key)?)
+                .await
+                .map_err(ApiError::internal)?
+            else {
+                continue;
+            };
+            let ext = o.key.rsplit('.').next().unwrap_or("bin");
+            out.push((
+                format!("easel-{}-{}.{ext}", row.id, i + 1),
+                obj.bytes,
+                o.mime.clone(),
+            ));
+        }
+        Ok(out)
+    }
+}
+
+fn missing_image_code(action: Action) -> ErrorCode {
+    if action == Action::Animation {
+        ErrorCode::PleaseSelectImage
+    } else {
+        ErrorCode::PleaseUploadImage
+    }
+}
+
+/// Width and height from an image's header, without decoding it.
+pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?
+        .into_dimensions()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_urls_map_to_object_keys() {
+        assert_eq!(
+            object_key_of_url("/files/u/abc/x.png").as_deref(),
+            Some("u/abc/x.png")
+        );
+        assert_eq!(
+            object_key_of_url("https://easel.example/files/u/abc/x.png?v=1").as_deref(),
+            Some("u/abc/x.png")
+        );
+        assert_eq!(object_key_of_url("https://elsewhere.example/img.png"), None);
+        assert_eq!(object_key_of_url("/files/../etc/passwd"), None);
+        assert_eq!(object_key_of_url("data:image/png;base64,xx"), None);
+    }
+}

@@ -1,0 +1,160 @@
+//! The stored task and its conversion to the polled task of spec 1 §3.
+
+use protocol::task::task::{Banner, DeductionDetail, TaskOutput};
+use protocol::task::{
+    Action, Category, EngineInfo, JobOutput, JobSpec, SpeedType, TaskStatus, TaskView,
+};
+use serde::{Deserialize, Serialize};
+
+/// Who a task belongs to: an account, or a visitor's device (starter flow).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum Owner {
+    Account(String),
+    Visitor(String),
+}
+
+impl Owner {
+    /// Partition key of the owner's task index.
+    pub fn key(&self) -> String {
+        match self {
+            Owner::Account(id) => format!("a:{id}"),
+            Owner::Visitor(d) => format!("v:{d}"),
+        }
+    }
+    pub fn account(&self) -> Option<&str> {
+        match self {
+            Owner::Account(id) => Some(id),
+            Owner::Visitor(_) => None,
+        }
+    }
+}
+
+/// How the task's credit hold stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldState {
+    Held,
+    Settled,
+    Voided,
+    /// Nothing was held (visitor quota).
+    Free,
+}
+
+impl HoldState {
+    fn as_str(self) -> &'static str {
+        match self {
+            HoldState::Held => "held",
+            HoldState::Settled => "settled",
+            HoldState::Voided => "voided",
+            HoldState::Free => "free",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRow {
+    pub id: String,
+    pub owner: Owner,
+    pub action: Action,
+    pub category: Category,
+    pub speed: SpeedType,
+    pub status: TaskStatus,
+    pub process: u8,
+    /// The attempt the task is on; events of other attempts are stale.
+    pub attempt: u32,
+    pub status_desc: String,
+    pub reason: Option<String>,
+    pub create_at: i64,
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+    pub job: JobSpec,
+    /// The request as sent (for "task config by parent task id").
+    pub request: serde_json::Value,
+    pub prompt: String,
+    pub cost: i64,
+    pub hold: HoldState,
+    /// Input image URLs, shown as `preprocess_images`.
+    pub input_urls: Vec<String>,
+    pub outputs: Vec<JobOutput>,
+    pub texts: Vec<String>,
+    pub engine: Option<EngineInfo>,
+    pub estimate_secs: u32,
+    pub saved: bool,
+}
+
+/// The index entry of a task under its owner (pk owner, ck (create_at, id)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskIndexRow {
+    pub prompt: String,
+}
+
+/// Where stored objects are served.
+pub fn file_url(key: &str) -> String {
+    format!("/files/{key}")
+}
+
+impl TaskRow {
+    pub fn view(&self, queue_position: Option<u32>) -> TaskView {
+        let outputs: Vec<TaskOutput> = self
+            .outputs
+            .iter()
+            .map(|o| TaskOutput {
+                url: file_url(&o.key),
+                mime: o.mime.clone(),
+                width: o.width,
+                height: o.height,
+                seed: o.seed,
+            })
+            .collect();
+        let rest = match self.status {
+            TaskStatus::Queued => self.estimate_secs,
+            TaskStatus::Running => {
+                let left = u32::from(100u8.saturating_sub(self.process));
+                (self.estimate_secs * left / 100).max(1)
+            }
+            _ => 0,
+        };
+        TaskView {
+            id: self.id.clone(),
+            status: self.status,
+            process: self.process,
+            rest_estimate_time: rest,
+            estimate_time: self.estimate_secs,
+            pub_community: false,
+            pub_artwork_no: None,
+            pub_artwork_nos: Vec::new(),
+            nsfw: false,
+            category: self.category,
+            status_desc: self.status_desc.clone(),
+            expiration_time: None,
+            create_at: self.create_at,
+            sub_status: 0,
+            action: self.action,
+            preprocess_images: self.input_urls.clone(),
+            banner: outputs.first().map(|o| Banner { url: o.url.clone() }),
+            img_base_64: None,
+            img_uris: outputs.iter().map(|o| o.url.clone()).collect(),
+            reverse_prompts: self.texts.clone(),
+            reverse_local_prompts: Vec::new(),
+            deduction_detail: DeductionDetail {
+                coins: self.cost,
+                state: self.hold.as_str().into(),
+            },
+            reason: self.reason.clone(),
+            outputs,
+            engine: self.engine.clone(),
+            prompt: self.prompt.clone(),
+            width: self.job.width,
+            height: self.job.height,
+            n_iter: self.job.n_iter,
+            seed: self.job.seed,
+            queue_position: if self.status == TaskStatus::Queued {
+                queue_position
+            } else {
+                None
+            },
+            saved: self.saved,
+        }
+    }
+}

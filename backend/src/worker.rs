@@ -1,0 +1,253 @@
+//! The worker loop: claim a job, load its inputs, run the engine the router
+//! picks, store the outputs, report, and only then acknowledge. The same
+//! loop runs inside `easel serve` (in-process queue, or Redis) and as
+//! `easel worker` on other machines (Redis).
+//!
+//! While a job runs, a keep-alive tells the queue the worker is alive; when
+//! the queue answers that the job was cancelled or reclaimed, the engine is
+//! told to stop. Retryable engine failures are not acknowledged: the queue
+//! reclaims the job and retries it up to its limit, then dead-letters it.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use engines::{Cancel, EngineError, LoadedInput, Progress, Router};
+use infra::objects::{DynObjects, ObjectKey};
+use infra::queue::{Delivery, DynQueue};
+use protocol::task::{JobOutput, WorkerEvent};
+
+/// How a worker behaves.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// Name in the queue's consumer group (unique per worker).
+    pub name: String,
+    /// A job whose worker sent no keep-alive for this long is reclaimed.
+    pub lease: Duration,
+    /// Attempts before a job is dead-lettered.
+    pub max_attempts: u32,
+    /// Added to every progress step of the reference engine (demos and tests
+    /// of long work); zero normally.
+    pub step_delay: Duration,
+}
+
+/// Sends progress as events, only when the percent grows. Called from the
+/// engine's blocking thread, so it hands reports to an async task.
+struct Reporter {
+    tx: tokio::sync::mpsc::UnboundedSender<u8>,
+    last: AtomicU8,
+    step_delay: Duration,
+}
+
+impl Progress for Reporter {
+    fn report(&self, percent: u8) {
+        let p = percent.min(100);
+        if !self.step_delay.is_zero() {
+            std::thread::sleep(self.step_delay);
+        }
+        if self.last.fetch_max(p, Ordering::SeqCst) < p {
+            let _ = self.tx.send(p);
+        }
+    }
+}
+
+/// Runs until `stop` turns true.
+pub async fn run(
+    queue: DynQueue,
+    objects: DynObjects,
+    router: Arc<Router>,
+    settings: WorkerSettings,
+    stop: tokio::sync::watch::Receiver<bool>,
+) {
+    tracing::info!(worker = %settings.name, "worker started");
+    let mut last_reclaim = std::time::Instant::now();
+    while !*stop.borrow() {
+        if last_reclaim.elapsed() >= settings.lease / 2 {
+            last_reclaim = std::time::Instant::now();
+            match queue.reclaim(settings.lease, settings.max_attempts).await {
+                Ok(out) if !out.requeued.is_empty() || !out.dead_lettered.is_empty() => {
+                    tracing::info!(requeued = ?out.requeued, dead = ?out.dead_lettered, "reclaimed jobs of silent workers")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "reclaim failed"),
+            }
+        }
+        let wait = (settings.lease / 2).min(Duration::from_secs(1));
+        match queue.claim(&settings.name, wait).await {
+            Ok(Some(d)) => process(&queue, &objects, &router, &settings, d).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "claim failed");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    tracing::info!(worker = %settings.name, "worker stopped");
+}
+
+async fn report(queue: &DynQueue, ev: WorkerEvent) {
+    if let Err(e) = queue.report(ev).await {
+        tracing::warn!(error = %e, "could not report a worker event");
+    }
+}
+
+async fn process(
+    queue: &DynQueue,
+    objects: &DynObjects,
+    router: &Arc<Router>,
+    settings: &WorkerSettings,
+    d: Delivery,
+) {
+    let job = d.job.clone();
+    let (task_id, attempt) = (job.task_id.clone(), job.attempt);
+    tracing::info!(task = %task_id, attempt, action = ?job.action, "job started");
+    report(
+        queue,
+        WorkerEvent::Started {
+            task_id: task_id.clone(),
+            attempt,
+            worker: settings.name.clone(),
+        },
+    )
+    .await;
+
+    let fail = |reason: String, retryable: bool| WorkerEvent::Failed {
+        task_id: task_id.clone(),
+        attempt,
+        reason,
+        retryable,
+    };
+
+    let mut inputs = Vec::with_capacity(job.inputs.len());
+    for input in &job.inputs {
+        let Ok(key) = ObjectKey::parse(&input.key) else {
+            report(queue, fail(format!("bad input key {}", input.key), false)).await;
+            finish(queue, d).await;
+            return;
+        };
+        match objects.get(&key).await {
+            Ok(Some(obj)) => inputs.push(LoadedInput {
+                role: input.role,
+                bytes: obj.bytes,
+            }),
+            Ok(None) => {
+                report(queue, fail(format!("input {} is gone", input.key), false)).await;
+                finish(queue, d).await;
+                return;
+            }
+            // Storage trouble: leave the job to be reclaimed and retried.
+            Err(e) => {
+                tracing::warn!(task = %task_id, error = %e, "loading an input failed");
+                return;
+            }
+        }
+    }
+    let Some(engine) = router.pick(job.action, &job.family) else {
+        report(
+            queue,
+            fail("no engine is configured for this action".into(), false),
+        )
+        .await;
+        finish(queue, d).await;
+        return;
+    };
+
+    let cancel = Cancel::new();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let reporter = Arc::new(Reporter {
+        tx,
+        last: AtomicU8::new(0),
+        step_delay: if engine.info().name == "reference" {
+            settings.step_delay
+        } else {
+            Duration::ZERO
+        },
+    });
+    let run = {
+        let engine = engine.clone();
+        let job = job.clone();
+        let cancel = cancel.clone();
+        let progress: Arc<dyn Progress> = reporter.clone();
+        tokio::spawn(async move { engine.run(&job, inputs, progress, cancel).await })
+    };
+    drop(reporter);
+    tokio::pin!(run);
+    let mut keep_alive = tokio::time::interval(settings.lease / 3);
+    keep_alive.tick().await;
+    let result = loop {
+        tokio::select! {
+            r = &mut run => break r,
+            Some(p) = rx.recv() => {
+                report(queue, WorkerEvent::Progress { task_id: task_id.clone(), attempt, percent: p }).await;
+            }
+            _ = keep_alive.tick() => {
+                match queue.keep_alive(&d).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::info!(task = %task_id, "job cancelled or taken over; stopping the engine");
+                        cancel.cancel();
+                    }
+                    Err(e) => tracing::warn!(error = %e, "keep-alive failed"),
+                }
+            }
+        }
+    };
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => Err(EngineError::Failed(format!("engine crashed: {e}"))),
+    };
+    match result {
+        Ok(res) => {
+            let mut outputs = Vec::with_capacity(res.outputs.len());
+            for (i, p) in res.outputs.into_iter().enumerate() {
+                let key = format!(
+                    "t/{task_id}/{attempt}-{i}-{}.{}",
+                    hex::encode(rand::random::<[u8; 8]>()),
+                    p.ext
+                );
+                let stored = match ObjectKey::parse(&key) {
+                    Ok(k) => objects.put(&k, p.bytes, &p.mime).await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = stored {
+                    tracing::warn!(task = %task_id, error = %e, "storing an output failed; the job will be retried");
+                    return;
+                }
+                outputs.push(JobOutput {
+                    key,
+                    mime: p.mime,
+                    width: p.width,
+                    height: p.height,
+                    seed: p.seed,
+                });
+            }
+            report(
+                queue,
+                WorkerEvent::Succeeded {
+                    task_id: task_id.clone(),
+                    attempt,
+                    outputs,
+                    texts: res.texts,
+                    engine: res.engine,
+                },
+            )
+            .await;
+            finish(queue, d).await;
+            tracing::info!(task = %task_id, attempt, "job done");
+        }
+        Err(EngineError::Cancelled) => finish(queue, d).await,
+        Err(e) if e.retryable() => {
+            tracing::warn!(task = %task_id, error = %e, "retryable engine failure; leaving the job to be reclaimed");
+        }
+        Err(e) => {
+            report(queue, fail(e.to_string(), false)).await;
+            finish(queue, d).await;
+        }
+    }
+}
+
+async fn finish(queue: &DynQueue, d: Delivery) {
+    if let Err(e) = queue.finish(d).await {
+        tracing::warn!(error = %e, "could not acknowledge a job");
+    }
+}

@@ -1,1 +1,0 @@
-//! ComfyUI adapter. Being written.

@@ -1,0 +1,701 @@
+//! ComfyUI adapter: runs a job as a ComfyUI workflow over its HTTP API
+//! (`/upload/image`, `/prompt`, `/history`, `/view`, `/interrupt`) and
+//! follows it on its WebSocket (`/ws`).
+//!
+//! Tested against a fake server that follows ComfyUI's documented API
+//! (message shapes, routes, answers), not against a real ComfyUI: none can
+//! run where this was written.
+
+mod events;
+pub(crate) mod media;
+mod workflow;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use protocol::task::{Action, EngineInfo, InputRole, JobSpec};
+use reqwest::Url;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
+use events::{Event, Percent};
+use workflow::{Inputs, Template};
+
+/// How long a whole job may take before it counts as lost (retryable).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How often the wait for the socket looks at the cancel flag and the deadline.
+const POLL: Duration = Duration::from_millis(250);
+/// Connecting (TCP or WebSocket handshake) to ComfyUI.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// One HTTP exchange (uploads and downloads of full-size images included).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// `/history` may lag the socket's "done" on some versions: ask this often.
+const HISTORY_TRIES: u32 = 10;
+const HISTORY_PAUSE: Duration = Duration::from_millis(200);
+
+/// A ComfyUI server.
+///
+/// The URL must be `http://`: this build's HTTP client has no TLS, so a
+/// ComfyUI behind HTTPS needs a plain-HTTP address (its own port on a
+/// private network, or a local reverse proxy).
+pub struct ComfyUi {
+    /// Base URL with a trailing slash, so routes join under a path prefix
+    /// (a ComfyUI behind a reverse proxy at `/comfy/`).
+    base: Url,
+    /// `ws://` twin of `base`, for `/ws`.
+    ws_base: Url,
+    /// `host[:port]`, for the label.
+    host: String,
+    /// Checkpoint used when a job's model is not a checkpoint file name.
+    checkpoint: Option<String>,
+    /// ControlNet file per preprocessor module (`canny` -> file); modules
+    /// not listed use `controlnet_<family>_<module>.safetensors`.
+    controlnets: HashMap<String, String>,
+    timeout: Duration,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for ComfyUi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ComfyUi")
+            .field("base", &self.base.as_str())
+            .field("checkpoint", &self.checkpoint)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ComfyUi {
+    /// An adapter for the ComfyUI at `url` (`http://host:port`, optionally
+    /// with a path prefix). `checkpoint` is the checkpoint file used for jobs
+    /// whose model is not itself a `.safetensors`/`.ckpt` file name.
+    pub fn new(url: &str, checkpoint: Option<String>) -> Result<ComfyUi, String> {
+        let mut base = Url::parse(url.trim()).map_err(|e| format!("invalid url `{url}`: {e}"))?;
+        match base.scheme() {
+            "http" => {}
+            "https" => {
+                return Err(format!(
+                    "`{url}`: https is not supported (this build has no TLS); use the server's \
+                     plain http address"
+                ))
+            }
+            other => return Err(format!("`{url}`: scheme `{other}` is not http")),
+        }
+        let host = match (base.host_str(), base.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            (None, _) => return Err(format!("`{url}` has no host")),
+        };
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        base.set_query(None);
+        base.set_fragment(None);
+        let mut ws_base = base.clone();
+        ws_base
+            .set_scheme("ws")
+            .map_err(|()| format!("`{url}`: cannot derive the websocket address"))?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| format!("http client: {e}"))?;
+        Ok(ComfyUi {
+            base,
+            ws_base,
+            host,
+            checkpoint: checkpoint.filter(|c| !c.trim().is_empty()),
+            controlnets: HashMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            http,
+        })
+    }
+
+    /// The longest a job may take (default [`DEFAULT_TIMEOUT`]); past it the
+    /// prompt is interrupted and the job fails as retryable.
+    pub fn with_timeout(mut self, timeout: Duration) -> ComfyUi {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The ControlNet file ComfyUI should load for preprocessor `module`
+    /// (`canny`, `depth`, ...).
+    pub fn with_controlnet(mut self, module: &str, file: impl Into<String>) -> ComfyUi {
+        self.controlnets
+            .insert(module.to_ascii_lowercase(), file.into());
+        self
+    }
+
+    fn url(&self, route: &str) -> Result<Url, EngineError> {
+        self.base
+            .join(route)
+            .map_err(|e| EngineError::Failed(format!("bad ComfyUI route {route}: {e}")))
+    }
+
+    /// Uploads one input; returns the name `LoadImage` takes.
+    async fn upload(
+        &self,
+        bytes: Vec<u8>,
+        file_name: String,
+        mime: &str,
+    ) -> Result<String, EngineError> {
+        let part = reqwest::multipart::Part::bytes(bytes)
+            .file_name(file_name)
+            .mime_str(mime)
+            .map_err(|e| EngineError::Failed(format!("upload: {e}")))?;
+        let form = reqwest::multipart::Form::new()
+            .part("image", part)
+            .text("overwrite", "true");
+        let resp = self
+            .http
+            .post(self.url("upload/image")?)
+            .multipart(form)
+            .send()
+            .await
+            .map_err(|e| transport("upload", &e))?;
+        let resp = check("upload", resp).await?;
+        let up: Uploaded = resp
+            .json()
+            .await
+            .map_err(|e| EngineError::Failed(format!("upload answer: {e}")))?;
+        Ok(if up.subfolder.is_empty() {
+            up.name
+        } else {
+            format!("{}/{}", up.subfolder, up.name)
+        })
+    }
+
+    /// Queues the workflow; returns its prompt id.
+    async fn queue(&self, workflow: &Value, client_id: &str) -> Result<String, EngineError> {
+        let resp = self
+            .http
+            .post(self.url("prompt")?)
+            .json(&json!({ "prompt": workflow, "client_id": client_id }))
+            .send()
+            .await
+            .map_err(|e| transport("queue", &e))?;
+        let status = resp.status();
+        if status.is_client_error() && status.as_u16() != 429 {
+            let body: Value = resp.json().await.unwrap_or(Value::Null);
+            return Err(EngineError::Failed(rejection(&body)));
+        }
+        let resp = check("queue", resp).await?;
+        let queued: Queued = resp
+            .json()
+            .await
+            .map_err(|e| EngineError::Failed(format!("queue answer: {e}")))?;
+        Ok(queued.prompt_id)
+    }
+
+    /// Outputs of a finished prompt, or `None` while it has no history.
+    async fn history(&self, prompt_id: &str) -> Result<Option<Vec<ImageRef>>, EngineError> {
+        let resp = self
+            .http
+            .get(self.url(&format!("history/{prompt_id}"))?)
+            .send()
+            .await
+            .map_err(|e| transport("history", &e))?;
+        let resp = check("history", resp).await?;
+        let mut all: HashMap<String, HistoryEntry> = resp
+            .json()
+            .await
+            .map_err(|e| EngineError::Failed(format!("history answer: {e}")))?;
+        let Some(entry) = all.remove(prompt_id) else {
+            return Ok(None);
+        };
+        if entry.status.as_ref().map(|s| s.status_str.as_str()) == Some("error") {
+            return Err(EngineError::Failed(format!(
+                "ComfyUI reports prompt {prompt_id} failed"
+            )));
+        }
+        let mut nodes: Vec<(String, NodeOutput)> = entry.outputs.into_iter().collect();
+        // Node ids are numbers in strings: order them as numbers.
+        nodes.sort_by_key(|(id, _)| (id.parse::<u64>().unwrap_or(u64::MAX), id.clone()));
+        Ok(Some(
+            nodes.into_iter().flat_map(|(_, n)| n.images).collect(),
+        ))
+    }
+
+    async fn view(&self, image: &ImageRef) -> Result<Vec<u8>, EngineError> {
+        let mut url = self.url("view")?;
+        url.query_pairs_mut()
+            .append_pair("filename", &image.filename)
+            .append_pair("subfolder", &image.subfolder)
+            .append_pair("type", &image.kind);
+        let resp = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| transport("view", &e))?;
+        let resp = check("view", resp).await?;
+        let bytes = resp.bytes().await.map_err(|e| transport("view", &e))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// Stops a prompt we gave up on: removes it from the queue if it has not
+    /// started and, if it runs, interrupts it. The interrupt names the
+    /// prompt (recent ComfyUI then stops only that one); it is only sent once
+    /// our prompt was seen running, so an older ComfyUI that ignores the name
+    /// does not stop someone else's work while ours still waits. Best effort:
+    /// failures are logged, the job ends either way.
+    async fn abandon(&self, prompt_id: &str, running: bool) {
+        let body = json!({ "delete": [prompt_id] });
+        if let Err(e) = self.post_quietly("queue", &body).await {
+            tracing::warn!(prompt_id, error = %e, "could not remove the prompt from ComfyUI's queue");
+        }
+        if running {
+            if let Err(e) = self
+                .post_quietly("interrupt", &json!({ "prompt_id": prompt_id }))
+                .await
+            {
+                tracing::warn!(prompt_id, error = %e, "could not interrupt ComfyUI");
+            }
+        }
+    }
+
+    async fn post_quietly(&self, route: &str, body: &Value) -> Result<(), EngineError> {
+        let resp = self
+            .http
+            .post(self.url(route)?)
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| transport(route, &e))?;
+        check(route, resp).await.map(drop)
+    }
+
+    /// Reads the socket until our prompt is done, failed, cancelled or late.
+    async fn wait(
+        &self,
+        socket: &mut Socket,
+        prompt_id: &str,
+        progress: &dyn Progress,
+        cancel: &Cancel,
+        deadline: Instant,
+    ) -> Result<(), EngineError> {
+        let mut percent = Percent::default();
+        let mut running = false;
+        let mut tick = tokio::time::interval(POLL);
+        loop {
+            tokio::select! {
+                frame = socket.next() => {
+                    let text = match frame {
+                        Some(Ok(Message::Text(t))) => t,
+                        // Previews (binary), pings and pongs.
+                        Some(Ok(Message::Binary(_) | Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+                        Some(Ok(Message::Close(_))) | None => {
+                            return self.after_socket_loss(prompt_id, "ComfyUI closed the progress socket").await;
+                        }
+                        Some(Err(e)) => {
+                            return self.after_socket_loss(prompt_id, &format!("progress socket failed: {e}")).await;
+                        }
+                    };
+                    let event = Event::parse(text.as_str());
+                    if !event.is_for(prompt_id) {
+                        continue;
+                    }
+                    match event {
+                        Event::ExecutionStart { .. } => running = true,
+                        Event::Progress { value, max, .. } => {
+                            running = true;
+                            if let Some(p) = percent.step(value, max) {
+                                progress.report(p);
+                            }
+                        }
+                        Event::Executing { node: None, .. } => return Ok(()),
+                        Event::Executing { node: Some(_), .. } => running = true,
+                        Event::ExecutionError { node_id, node_type, exception_type, exception_message, .. } => {
+                            return Err(EngineError::Failed(format!(
+                                "ComfyUI node {} ({}) failed: {}{}",
+                                node_id.as_deref().unwrap_or("?"),
+                                node_type.as_deref().unwrap_or("?"),
+                                exception_type.map(|t| format!("{t}: ")).unwrap_or_default(),
+                                exception_message.as_deref().unwrap_or("no message"),
+                            )));
+                        }
+                        Event::ExecutionInterrupted { .. } => {
+                            return Err(EngineError::Failed("ComfyUI interrupted the prompt".into()));
+                        }
+                        Event::Other => {}
+                    }
+                }
+                _ = tick.tick() => {
+                    if cancel.is_cancelled() {
+                        self.abandon(prompt_id, running).await;
+                        return Err(EngineError::Cancelled);
+                    }
+                    if Instant::now() >= deadline {
+                        self.abandon(prompt_id, running).await;
+                        return Err(EngineError::Unavailable(format!(
+                            "ComfyUI did not finish within {} s", self.timeout.as_secs()
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The socket dropped: the prompt may still have finished (its history
+    /// then has outputs); otherwise the server is gone and the job retryable.
+    async fn after_socket_loss(&self, prompt_id: &str, why: &str) -> Result<(), EngineError> {
+        match self.history(prompt_id).await {
+            Ok(Some(images)) if !images.is_empty() => Ok(()),
+            _ => Err(EngineError::Unavailable(why.to_string())),
+        }
+    }
+
+    /// Loads the images the job's template needs and checks what it needs
+    /// before anything is sent.
+    fn prepare(&self, job: &JobSpec, inputs: &[LoadedInput]) -> Result<Prepared, EngineError> {
+        let mask = LoadedInput::find(inputs, InputRole::Mask);
+        let template = Template::for_job(job, mask.is_some()).ok_or_else(|| {
+            EngineError::BadInput(format!(
+                "the comfyui engine does not run {}",
+                job.action.name()
+            ))
+        })?;
+        let mut prepared = Prepared {
+            template,
+            checkpoint: None,
+            uploads: Vec::new(),
+            init_size: None,
+            controlnet: None,
+        };
+        if template.needs_checkpoint() {
+            prepared.checkpoint = Some(workflow::checkpoint_for(job, self.checkpoint.as_deref())?);
+        }
+        if template.needs_init() {
+            let init = LoadedInput::find(inputs, InputRole::Init).ok_or_else(|| {
+                EngineError::BadInput(format!("{} needs an init image", job.action.name()))
+            })?;
+            prepared.init_size = Some(media::input_dimensions(&init.bytes)?);
+            prepared
+                .uploads
+                .push(upload_of(InputRole::Init, init.bytes.clone()));
+        }
+        if template == Template::ImageToImageMasked {
+            if let Some(mask) = mask {
+                // ComfyUI's LoadImage reads the mask from the alpha channel
+                // (transparent = masked): make sure there is one.
+                let png = media::to_rgba_png(&mask.bytes)?;
+                prepared.uploads.push(Upload {
+                    role: InputRole::Mask,
+                    bytes: png,
+                    ext: "png",
+                    mime: "image/png",
+                });
+            }
+        }
+        if template.needs_condition() {
+            let cond = LoadedInput::find(inputs, InputRole::Condition)
+                .or_else(|| LoadedInput::find(inputs, InputRole::Init))
+                .ok_or_else(|| {
+                    EngineError::BadInput("condition-to-image needs a condition image".into())
+                })?;
+            media::input_dimensions(&cond.bytes)?;
+            prepared
+                .uploads
+                .push(upload_of(InputRole::Condition, cond.bytes.clone()));
+            let module = job.control.as_ref().map_or("none", |c| c.module.as_str());
+            prepared.controlnet = Some(workflow::controlnet_for(
+                &self.controlnets,
+                module,
+                &job.family,
+            ));
+        }
+        Ok(prepared)
+    }
+
+    async fn execute(
+        &self,
+        job: &JobSpec,
+        inputs: Vec<LoadedInput>,
+        progress: &dyn Progress,
+        cancel: &Cancel,
+        deadline: Instant,
+    ) -> Result<Vec<Produced>, EngineError> {
+        let prepared = self.prepare(job, &inputs)?;
+        drop(inputs);
+        let mut names = Inputs {
+            checkpoint: prepared.checkpoint.clone(),
+            init_size: prepared.init_size,
+            controlnet: prepared.controlnet.clone(),
+            ..Inputs::default()
+        };
+        let batch = uuid::Uuid::now_v7();
+        for up in prepared.uploads {
+            if cancel.is_cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            let role = match up.role {
+                InputRole::Init => "init",
+                InputRole::Mask => "mask",
+                _ => "condition",
+            };
+            let file = format!("easel-{batch}-{role}.{}", up.ext);
+            let name = self.upload(up.bytes, file, up.mime).await?;
+            match up.role {
+                InputRole::Init => names.init_image = Some(name),
+                InputRole::Mask => names.mask_image = Some(name),
+                _ => names.condition_image = Some(name),
+            }
+        }
+        let workflow = workflow::build(job, prepared.template, &names)?;
+        if cancel.is_cancelled() {
+            return Err(EngineError::Cancelled);
+        }
+
+        // The socket is opened before queueing so no message about the
+        // prompt can be missed.
+        let client_id = uuid::Uuid::now_v7().to_string();
+        let mut ws_url = self
+            .ws_base
+            .join("ws")
+            .map_err(|e| EngineError::Failed(e.to_string()))?;
+        ws_url.query_pairs_mut().append_pair("clientId", &client_id);
+        let (mut socket, _) = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            tokio_tungstenite::connect_async(ws_url.as_str().to_string()),
+        )
+        .await
+        .map_err(|_| EngineError::Unavailable("ComfyUI's websocket did not answer".into()))?
+        .map_err(|e| EngineError::Unavailable(format!("ComfyUI's websocket: {e}")))?;
+
+        let prompt_id = self.queue(&workflow, &client_id).await?;
+        tracing::debug!(prompt_id, task = %job.task_id, "queued on ComfyUI");
+        let waited = self
+            .wait(&mut socket, &prompt_id, progress, cancel, deadline)
+            .await;
+        // Closing is a courtesy; the server drops the socket either way.
+        let _ = socket.close(None).await;
+        waited?;
+
+        let mut images = None;
+        for _ in 0..HISTORY_TRIES {
+            if let Some(found) = self.history(&prompt_id).await? {
+                images = Some(found);
+                break;
+            }
+            tokio::time::sleep(HISTORY_PAUSE).await;
+        }
+        let images = images.ok_or_else(|| {
+            EngineError::Failed(format!("ComfyUI has no history for prompt {prompt_id}"))
+        })?;
+        if images.is_empty() {
+            return Err(EngineError::Failed("ComfyUI saved no images".into()));
+        }
+        let expected = prepared.template.outputs(job);
+        if images.len() as u64 != u64::from(expected) {
+            tracing::warn!(
+                got = images.len(),
+                expected,
+                "ComfyUI saved an unexpected number of images"
+            );
+        }
+        let mut outputs = Vec::with_capacity(images.len());
+        for (i, image) in images.iter().enumerate() {
+            if cancel.is_cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            let bytes = self.view(image).await?;
+            let seed = job.seed.wrapping_add(i as u64);
+            let out = tokio::task::spawn_blocking(move || media::produced(bytes, seed))
+                .await
+                .map_err(|e| EngineError::Failed(format!("decoding task: {e}")))??;
+            outputs.push(out);
+        }
+        Ok(outputs)
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+#[async_trait::async_trait]
+impl Engine for ComfyUi {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            name: "comfyui".into(),
+            neural: true,
+            label: format!("ComfyUI at {}", self.host),
+        }
+    }
+
+    fn supports(&self, action: Action, _family: &str) -> bool {
+        matches!(
+            action,
+            Action::TextToImage
+                | Action::ImageToImage
+                | Action::Variation
+                | Action::Upscale
+                | Action::ExtraUpscale
+                | Action::Expansion
+                | Action::ConditionToImage
+        )
+    }
+
+    /// Image `i` is reported with seed `job.seed + i`. ComfyUI draws a
+    /// batch's noise from the one seed, so re-running image `i` alone with
+    /// that seed does not reproduce it exactly.
+    async fn run(
+        &self,
+        job: &JobSpec,
+        inputs: Vec<LoadedInput>,
+        progress: Arc<dyn Progress>,
+        cancel: Cancel,
+    ) -> Result<EngineResult, EngineError> {
+        progress.report(0);
+        let deadline = Instant::now() + self.timeout;
+        let run = self.execute(job, inputs, progress.as_ref(), &cancel, deadline);
+        // The wait loop watches the deadline itself (and interrupts the
+        // prompt); this bounds the uploads and downloads around it.
+        let outputs = tokio::time::timeout(self.timeout + POLL * 4, run)
+            .await
+            .map_err(|_| {
+                EngineError::Unavailable(format!(
+                    "ComfyUI did not finish within {} s",
+                    self.timeout.as_secs()
+                ))
+            })??;
+        progress.report(100);
+        Ok(EngineResult {
+            outputs,
+            texts: Vec::new(),
+            engine: self.info(),
+        })
+    }
+}
+
+/// What to upload and which template to fill.
+struct Prepared {
+    template: Template,
+    checkpoint: Option<String>,
+    uploads: Vec<Upload>,
+    init_size: Option<(u32, u32)>,
+    controlnet: Option<String>,
+}
+
+struct Upload {
+    role: InputRole,
+    bytes: Vec<u8>,
+    ext: &'static str,
+    mime: &'static str,
+}
+
+/// An input uploaded as sent, named by its real format.
+fn upload_of(role: InputRole, bytes: Vec<u8>) -> Upload {
+    let kind = media::sniff(&bytes).unwrap_or(media::Kind::Png);
+    Upload {
+        role,
+        bytes,
+        ext: kind.ext(),
+        mime: kind.mime(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Uploaded {
+    name: String,
+    #[serde(default)]
+    subfolder: String,
+}
+
+#[derive(Deserialize)]
+struct Queued {
+    prompt_id: String,
+}
+
+#[derive(Deserialize)]
+struct HistoryEntry {
+    #[serde(default)]
+    outputs: HashMap<String, NodeOutput>,
+    #[serde(default)]
+    status: Option<HistoryStatus>,
+}
+
+#[derive(Deserialize)]
+struct HistoryStatus {
+    #[serde(default)]
+    status_str: String,
+}
+
+#[derive(Deserialize)]
+struct NodeOutput {
+    #[serde(default)]
+    images: Vec<ImageRef>,
+}
+
+/// One saved image, as `/history` lists it and `/view` takes it.
+#[derive(Debug, Deserialize)]
+struct ImageRef {
+    filename: String,
+    #[serde(default)]
+    subfolder: String,
+    /// `output`, `temp` or `input`.
+    #[serde(rename = "type", default = "output_kind")]
+    kind: String,
+}
+
+fn output_kind() -> String {
+    "output".into()
+}
+
+/// A failed exchange before any answer: the server is down or unreachable.
+fn transport(what: &str, e: &reqwest::Error) -> EngineError {
+    EngineError::Unavailable(format!("ComfyUI {what}: {e}"))
+}
+
+/// 5xx and 429 are the server's trouble (retryable); other non-2xx answers
+/// are ours (not retryable).
+async fn check(what: &str, resp: reqwest::Response) -> Result<reqwest::Response, EngineError> {
+    let status = resp.status();
+    if status.is_success() {
+        return Ok(resp);
+    }
+    let body = resp.text().await.unwrap_or_default();
+    let body: String = body.chars().take(300).collect();
+    let msg = format!("ComfyUI {what}: HTTP {status}: {body}");
+    if status.is_server_error() || status.as_u16() == 429 {
+        Err(EngineError::Unavailable(msg))
+    } else {
+        Err(EngineError::Failed(msg))
+    }
+}
+
+/// The message of a `/prompt` rejection: its `error` and each node's errors.
+fn rejection(body: &Value) -> String {
+    let error = &body["error"];
+    let mut msg = match error {
+        Value::String(s) => s.clone(),
+        _ => error["message"]
+            .as_str()
+            .unwrap_or("ComfyUI rejected the workflow")
+            .to_string(),
+    };
+    if let Some(details) = error["details"].as_str().filter(|d| !d.is_empty()) {
+        msg.push_str(": ");
+        msg.push_str(details);
+    }
+    if let Some(nodes) = body["node_errors"].as_object() {
+        for (id, node) in nodes {
+            let class = node["class_type"].as_str().unwrap_or("?");
+            for err in node["errors"].as_array().into_iter().flatten() {
+                msg.push_str(&format!(
+                    "; node {id} ({class}): {}",
+                    err["message"].as_str().unwrap_or("error")
+                ));
+                if let Some(d) = err["details"].as_str().filter(|d| !d.is_empty()) {
+                    msg.push_str(&format!(" ({d})"));
+                }
+            }
+        }
+    }
+    msg
+}

@@ -1,0 +1,240 @@
+//! The Redis pub/sub Bus, for several nodes: a user connected to node A sees
+//! what node B published.
+//!
+//! `publish` sends the JSON of the [`BusMessage`] with `PUBLISH` on
+//! `<prefix><topic>`. Each node holds one pub/sub connection subscribed with
+//! `PSUBSCRIBE` to `<prefix>user:*`, `<prefix>channel:*` and `<prefix>task:*`
+//! and fans what arrives out to its local subscribers through a [`LocalBus`].
+//! A node hears its own publishes back through Redis, so every node sees one
+//! order per topic: Redis's.
+//!
+//! When the connection drops, the listener reconnects with exponential
+//! backoff (up to [`MAX_BACKOFF`]). Messages published during the outage are
+//! lost, as the Bus is at-most-once anyway: the Store is the truth, and a
+//! socket recovers what it missed by resuming or polling.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSubSink, PubSubStream};
+
+use crate::bus::{Bus, BusMessage, LocalBus, Subscription};
+
+/// The topic families carried between nodes.
+pub const TOPIC_FAMILIES: [&str; 3] = ["user:", "channel:", "task:"];
+/// Longest wait between two reconnection attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// First wait before reconnecting.
+const MIN_BACKOFF: Duration = Duration::from_millis(50);
+/// How often the listener pings its connection, so a silently dead
+/// connection (no FIN ever arrives) is noticed and replaced.
+const PING_EVERY: Duration = Duration::from_secs(2);
+/// Capacity of each local topic's broadcast channel.
+const LOCAL_CAPACITY: usize = 256;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RedisBusError {
+    #[error("redis bus unavailable: {0}")]
+    Unavailable(#[from] redis::RedisError),
+}
+
+/// The Redis Bus. Dropping it stops its listener.
+pub struct RedisBus {
+    /// Local fan-out of what the listener receives.
+    local: Arc<LocalBus>,
+    /// Auto-reconnecting connection for `PUBLISH`.
+    publisher: ConnectionManager,
+    prefix: String,
+    /// True while the pub/sub connection is subscribed (health and tests).
+    listening: Arc<AtomicBool>,
+    listener: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for RedisBus {
+    fn drop(&mut self) {
+        self.listener.abort();
+    }
+}
+
+/// Escapes a string for use inside a Redis glob pattern.
+fn glob_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn patterns(prefix: &str) -> Vec<String> {
+    let p = glob_escape(prefix);
+    TOPIC_FAMILIES.iter().map(|f| format!("{p}{f}*")).collect()
+}
+
+/// Opens a pub/sub connection subscribed to the node's patterns.
+async fn subscribe(
+    client: &redis::Client,
+    prefix: &str,
+) -> Result<(PubSubSink, PubSubStream), redis::RedisError> {
+    let pubsub = client.get_async_pubsub().await?;
+    let (mut sink, stream) = pubsub.split();
+    for p in patterns(prefix) {
+        sink.psubscribe(p).await?;
+    }
+    Ok((sink, stream))
+}
+
+impl RedisBus {
+    /// Connects and subscribes; when this returns, messages published from
+    /// any node reach this node's subscribers. `prefix` is prepended to every
+    /// topic (e.g. `easel:`), so several deployments or tests can share a Redis.
+    pub async fn connect(url: &str, prefix: &str) -> Result<RedisBus, RedisBusError> {
+        let client = redis::Client::open(url)?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(Duration::from_secs(5)))
+            .set_number_of_retries(1);
+        let publisher = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let first = subscribe(&client, prefix).await?;
+        let local = Arc::new(LocalBus::new(LOCAL_CAPACITY));
+        let listening = Arc::new(AtomicBool::new(true));
+        let listener = tokio::spawn(listen(
+            client,
+            prefix.to_owned(),
+            first,
+            local.clone(),
+            listening.clone(),
+        ));
+        Ok(RedisBus {
+            local,
+            publisher,
+            prefix: prefix.to_owned(),
+            listening,
+            listener,
+        })
+    }
+
+    /// Whether the pub/sub connection is up (false while reconnecting).
+    pub fn is_listening(&self) -> bool {
+        self.listening.load(Ordering::Relaxed)
+    }
+}
+
+/// The listener task: forwards messages to the local bus; on a drop,
+/// reconnects with backoff, forever (until the bus is dropped).
+async fn listen(
+    client: redis::Client,
+    prefix: String,
+    first: (PubSubSink, PubSubStream),
+    local: Arc<LocalBus>,
+    listening: Arc<AtomicBool>,
+) {
+    let mut conn = Some(first);
+    loop {
+        if let Some((sink, stream)) = conn.take() {
+            listening.store(true, Ordering::Relaxed);
+            forward(sink, stream, &prefix, &local).await;
+            listening.store(false, Ordering::Relaxed);
+            tracing::warn!("redis bus: pub/sub connection lost, reconnecting");
+        }
+        let mut delay = MIN_BACKOFF;
+        loop {
+            tokio::time::sleep(delay).await;
+            match subscribe(&client, &prefix).await {
+                Ok(c) => {
+                    tracing::info!("redis bus: pub/sub reconnected");
+                    conn = Some(c);
+                    break;
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "redis bus: reconnect failed");
+                    delay = (delay * 2).min(MAX_BACKOFF);
+                }
+            }
+        }
+    }
+}
+
+/// Forwards until the connection ends or stops answering pings.
+async fn forward(mut sink: PubSubSink, mut stream: PubSubStream, prefix: &str, local: &LocalBus) {
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            msg = stream.next() => {
+                let Some(msg) = msg else { return };
+                let channel = msg.get_channel_name();
+                let Some(topic) = channel.strip_prefix(prefix) else {
+                    continue;
+                };
+                match serde_json::from_slice::<BusMessage>(msg.get_payload_bytes()) {
+                    Ok(m) => local.publish(topic, m).await,
+                    Err(e) => tracing::warn!(topic, error = %e, "redis bus: undecodable message"),
+                }
+            }
+            _ = ping.tick() => {
+                let answered = tokio::time::timeout(PING_EVERY, sink.ping::<redis::Value>()).await;
+                if !matches!(answered, Ok(Ok(_))) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Bus for RedisBus {
+    async fn publish(&self, topic: &str, msg: BusMessage) {
+        if !TOPIC_FAMILIES.iter().any(|f| topic.starts_with(f)) {
+            tracing::warn!(
+                topic,
+                "redis bus: topic outside user:/channel:/task: reaches nobody"
+            );
+        }
+        let payload = match serde_json::to_vec(&msg) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(topic, error = %e, "redis bus: cannot encode message");
+                return;
+            }
+        };
+        let mut conn = self.publisher.clone();
+        let sent: Result<i64, redis::RedisError> = redis::cmd("PUBLISH")
+            .arg(format!("{}{topic}", self.prefix))
+            .arg(payload)
+            .query_async(&mut conn)
+            .await;
+        if let Err(e) = sent {
+            // At-most-once: the Store holds the truth; clients resume or poll.
+            tracing::warn!(topic, error = %e, "redis bus: publish lost");
+        }
+    }
+
+    fn subscribe(&self, topic: &str) -> Subscription {
+        self.local.subscribe(topic)
+    }
+
+    fn backend_name(&self) -> &'static str {
+        "redis"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_escape_the_prefix() {
+        assert_eq!(
+            patterns("a*b:"),
+            vec!["a\\*b:user:*", "a\\*b:channel:*", "a\\*b:task:*"]
+        );
+        assert_eq!(
+            patterns("easel:").first().map(String::as_str),
+            Some("easel:user:*")
+        );
+    }
+}
