@@ -118,6 +118,20 @@ pub fn open_objects(settings: &Settings) -> anyhow::Result<DynObjects> {
     })?))
 }
 
+/// Checks at start that the object store answers, so a wrong S3 setting
+/// stops the server with a reason instead of failing every upload later.
+pub async fn probe_objects(objects: &DynObjects, what: &str) -> anyhow::Result<()> {
+    let key = infra::objects::ObjectKey::parse("probe/easel-start")
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    match tokio::time::timeout(Duration::from_secs(20), objects.exists(&key)).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => anyhow::bail!("EASEL_OBJECTS={what}: the object store refused a probe: {e}"),
+        Err(_) => {
+            anyhow::bail!("EASEL_OBJECTS={what}: the object store did not answer within 20 s")
+        }
+    }
+}
+
 /// The worker settings from the server settings.
 pub fn worker_settings(settings: &Settings, name: String) -> WorkerSettings {
     let g = &settings.generation;
@@ -143,6 +157,7 @@ impl Application {
         let store = open_store(&settings).await?;
         let bus = open_bus(&settings).await?;
         let objects = open_objects(&settings)?;
+        probe_objects(&objects, &settings.objects).await?;
         let queue = open_queue(&settings).await?;
         let router = engine_router(&settings)?;
         let g = settings.generation.clone();

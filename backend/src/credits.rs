@@ -245,3 +245,60 @@ impl Ledger {
         Ok(page.rows.into_iter().map(|(_, e)| e).collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use infra::store::embedded::EmbeddedStore;
+    use std::sync::Arc;
+
+    fn ledger() -> (tempfile::TempDir, Ledger) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(&dir.path().join("s")).unwrap();
+        (dir, Ledger::new(Arc::new(store)))
+    }
+
+    #[tokio::test]
+    async fn holds_resolve_exactly_once_and_entries_sum_to_the_balance() {
+        let (_d, l) = ledger();
+        assert!(l.grant("a", "signup", 10).await.unwrap());
+        assert!(
+            !l.grant("a", "signup", 10).await.unwrap(),
+            "a grant key applies once"
+        );
+        l.hold("a", "t1", 4).await.unwrap();
+        l.hold("a", "t1", 4).await.unwrap();
+        assert_eq!(l.balance("a").await.unwrap().available(), 6);
+        let e = l.hold("a", "t2", 7).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::CoinsNotEnough);
+        l.hold("a", "t2", 6).await.unwrap();
+        assert_eq!(l.settle("a", "t1").await.unwrap(), Resolved::Now(4));
+        assert_eq!(l.settle("a", "t1").await.unwrap(), Resolved::Already);
+        assert_eq!(l.void("a", "t1").await.unwrap(), Resolved::Already);
+        assert_eq!(l.void("a", "t2").await.unwrap(), Resolved::Now(6));
+        let b = l.balance("a").await.unwrap();
+        assert_eq!((b.balance, b.held(), b.available()), (6, 0, 6));
+        let entries = l.entries("a", 100).await.unwrap();
+        assert_eq!(entries.iter().map(|e| e.delta).sum::<i64>(), 6);
+        assert_eq!(entries.len(), 5, "grant, 2 holds, settle, void");
+    }
+
+    #[tokio::test]
+    async fn concurrent_holds_never_overdraw() {
+        let (_d, l) = ledger();
+        l.grant("a", "signup", 10).await.unwrap();
+        let mut handles = Vec::new();
+        for i in 0..40 {
+            let l = l.clone();
+            handles.push(tokio::spawn(async move {
+                l.hold("a", &format!("t{i}"), 1).await.is_ok()
+            }));
+        }
+        let mut ok = 0;
+        for h in handles {
+            ok += usize::from(h.await.unwrap());
+        }
+        assert_eq!(ok, 10);
+        assert_eq!(l.balance("a").await.unwrap().available(), 0);
+    }
+}

@@ -250,13 +250,7 @@ fn multipart(content_type: &str, body: &[u8]) -> Vec<(String, Option<String>, Ve
                 .split(';')
                 .map(str::trim)
                 .find_map(|p| p.strip_prefix(&format!("{key}=\"")))
-                .map(|v| {
-                    v.trim_end_matches(|c| c == '"' || c == '\r' || c == '\n')
-                        .split('"')
-                        .next()
-                        .unwrap()
-                        .to_string()
-                })
+                .map(|v| v.split('"').next().unwrap().to_string())
         };
         parts.push((field("name").unwrap(), field("filename"), data));
     }

@@ -2,6 +2,9 @@
 //! outputs (count, size, type), determinism, progress, cancellation, and
 //! the per-action rules (masks, margins, matting, descriptions, limits).
 
+// Helpers outside `#[test]` functions unwrap too; a failure is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 
@@ -135,7 +138,9 @@ impl Progress for CancelEarly {
 
 #[test]
 fn info_and_support() {
-    let e = ReferenceEngine::default();
+    fn is_default<T: Default>() {}
+    is_default::<ReferenceEngine>();
+    let e = ReferenceEngine::new();
     let info = e.info();
     assert_eq!(info.name, "reference");
     assert!(!info.neural);

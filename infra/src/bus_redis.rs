@@ -22,6 +22,8 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSubSink, PubSubS
 
 use crate::bus::{Bus, BusMessage, LocalBus, Subscription};
 
+/// The channel prefix in production.
+pub const DEFAULT_PREFIX: &str = "easel:";
 /// The topic families carried between nodes.
 pub const TOPIC_FAMILIES: [&str; 3] = ["user:", "channel:", "task:"];
 /// Longest wait between two reconnection attempts.

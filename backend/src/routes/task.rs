@@ -7,7 +7,7 @@ use std::io::Write;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use protocol::task::task::{
+use protocol::task::view::{
     BatchProgressRequest, ListRequest, OperateRequest, TaskIdsRequest, TaskRef,
 };
 use protocol::task::{Action, CreateTaskRequest};

@@ -143,3 +143,181 @@ pub fn transition(
     }
     Some(next)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::row::Owner;
+    use protocol::task::{Action, Category, EngineInfo, JobOutput, JobSpec, SpeedType};
+
+    fn row() -> TaskRow {
+        TaskRow {
+            id: "t1".into(),
+            owner: Owner::Account("a1".into()),
+            action: Action::TextToImage,
+            category: Category::Normal,
+            speed: SpeedType::Normal,
+            status: TaskStatus::Queued,
+            process: 0,
+            attempt: 1,
+            status_desc: "queued".into(),
+            reason: None,
+            create_at: 1,
+            updated_at: 1,
+            finished_at: None,
+            job: JobSpec {
+                task_id: "t1".into(),
+                attempt: 1,
+                action: Action::TextToImage,
+                family: "sd".into(),
+                model: "m".into(),
+                loras: vec![],
+                prompt: "p".into(),
+                negative_prompt: String::new(),
+                width: 512,
+                height: 512,
+                n_iter: 1,
+                steps: 20,
+                cfg_scale: 7.0,
+                seed: 1,
+                sampler: "Euler".into(),
+                denoising_strength: 0.5,
+                inputs: vec![],
+                upscale_ratio: 0.0,
+                left_margin: 0,
+                up_margin: 0,
+                control: None,
+                frames: 0,
+                face_strength: 0.0,
+            },
+            request: serde_json::Value::Null,
+            prompt: "p".into(),
+            cost: 2,
+            hold: HoldState::Held,
+            input_urls: vec![],
+            outputs: vec![],
+            texts: vec![],
+            engine: None,
+            estimate_secs: 10,
+            saved: false,
+        }
+    }
+
+    fn ev(e: WorkerEvent) -> TaskOp {
+        TaskOp::Event(e)
+    }
+    fn progress(attempt: u32, percent: u8) -> TaskOp {
+        ev(WorkerEvent::Progress {
+            task_id: "t1".into(),
+            attempt,
+            percent,
+        })
+    }
+    fn success(attempt: u32) -> TaskOp {
+        ev(WorkerEvent::Succeeded {
+            task_id: "t1".into(),
+            attempt,
+            outputs: vec![JobOutput {
+                key: "t/t1/x.png".into(),
+                mime: "image/png".into(),
+                width: 512,
+                height: 512,
+                seed: 1,
+            }],
+            texts: vec![],
+            engine: EngineInfo::default(),
+        })
+    }
+
+    #[test]
+    fn progress_never_goes_backwards_except_zero() {
+        let r = row();
+        let r = transition(&r, &progress(1, 40), None, 2).unwrap();
+        assert_eq!((r.status, r.process), (TaskStatus::Running, 40));
+        assert!(transition(&r, &progress(1, 30), None, 3).is_none());
+        assert!(transition(&r, &progress(1, 40), None, 3).is_none());
+        let z = transition(&r, &progress(1, 0), None, 3).unwrap();
+        assert_eq!(z.process, 0);
+        // 100 waits for the stored outputs: progress caps at 99.
+        assert_eq!(
+            transition(&r, &progress(1, 100), None, 3).unwrap().process,
+            99
+        );
+    }
+
+    #[test]
+    fn stale_attempts_are_ignored() {
+        let mut r = row();
+        r.attempt = 2;
+        assert!(transition(&r, &progress(1, 50), None, 2).is_none());
+        assert!(
+            transition(&r, &success(1), None, 2).is_none(),
+            "late result of a reclaimed job"
+        );
+        // The queue moved on to attempt 3: a result of attempt 2 is stale too.
+        assert!(transition(&r, &success(2), Some(3), 2).is_none());
+        let done = transition(&r, &success(2), Some(2), 2).unwrap();
+        assert_eq!(
+            (done.status, done.process, done.hold),
+            (TaskStatus::Success, 100, HoldState::Settled)
+        );
+    }
+
+    #[test]
+    fn ended_tasks_never_change_and_holds_resolve_once() {
+        let r = row();
+        let cancelled = transition(&r, &TaskOp::Cancel, None, 2).unwrap();
+        assert_eq!(cancelled.status_desc, "user cancelled");
+        assert_eq!(cancelled.hold, HoldState::Voided);
+        assert!(transition(&cancelled, &success(1), Some(1), 3).is_none());
+        assert!(transition(&cancelled, &TaskOp::Cancel, None, 3).is_none());
+        let failed = transition(
+            &r,
+            &ev(WorkerEvent::Failed {
+                task_id: "t1".into(),
+                attempt: 1,
+                reason: "bad".into(),
+                retryable: false,
+            }),
+            None,
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            (failed.status, failed.hold),
+            (TaskStatus::Ended, HoldState::Voided)
+        );
+    }
+
+    #[test]
+    fn requeue_bumps_the_attempt_until_the_limit() {
+        let r = row();
+        let q = transition(&r, &TaskOp::Requeue { max_attempts: 2 }, None, 2).unwrap();
+        assert_eq!(
+            (q.attempt, q.job.attempt, q.status),
+            (2, 2, TaskStatus::Queued)
+        );
+        let end = transition(&q, &TaskOp::Requeue { max_attempts: 2 }, None, 3).unwrap();
+        assert_eq!(
+            (end.status, end.hold),
+            (TaskStatus::Ended, HoldState::Voided)
+        );
+    }
+
+    #[test]
+    fn a_newer_attempt_starting_resets_progress() {
+        let r = transition(&row(), &progress(1, 60), None, 2).unwrap();
+        let s = transition(
+            &r,
+            &ev(WorkerEvent::Started {
+                task_id: "t1".into(),
+                attempt: 2,
+                worker: "w".into(),
+            }),
+            None,
+            3,
+        )
+        .unwrap();
+        assert_eq!((s.attempt, s.process), (2, 0));
+    }
+}

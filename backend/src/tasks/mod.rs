@@ -11,7 +11,7 @@ pub mod row;
 use infra::objects::DynObjects;
 use infra::store::{Key, PagingState, ScanRange};
 use protocol::task::rules::{self, Caller as RuleCaller, Prepared, Role};
-use protocol::task::task::{EstimateAnswer, ListAnswer, ListRequest};
+use protocol::task::view::{EstimateAnswer, ListAnswer, ListRequest};
 use protocol::task::{Action, CreateTaskRequest, JobInput, SpeedType, TaskStatus, TaskView};
 use protocol::ErrorCode;
 

@@ -1,6 +1,6 @@
 //! The stored task and its conversion to the polled task of spec 1 §3.
 
-use protocol::task::task::{Banner, DeductionDetail, TaskOutput};
+use protocol::task::view::{Banner, DeductionDetail, TaskOutput};
 use protocol::task::{
     Action, Category, EngineInfo, JobOutput, JobSpec, SpeedType, TaskStatus, TaskView,
 };

@@ -434,7 +434,7 @@ async fn responses_carry_security_headers() {
 }
 
 #[test]
-fn settings_this_build_cannot_honour_stop_the_server_with_a_reason() {
+fn unreachable_redis_or_object_store_stop_the_server_with_a_reason() {
     for (key, value, says) in [
         ("EASEL_REDIS", "redis://127.0.0.1:1", "EASEL_REDIS"),
         ("EASEL_OBJECTS", "s3://bucket", "EASEL_OBJECTS"),
@@ -444,6 +444,10 @@ fn settings_this_build_cannot_honour_stop_the_server_with_a_reason() {
             .arg("serve")
             .env("EASEL_ADDR", "127.0.0.1:0")
             .env("EASEL_DATA", dir.path())
+            .env("EASEL_S3_ENDPOINT", "http://127.0.0.1:1")
+            .env("EASEL_S3_ALLOW_HTTP", "true")
+            .env("EASEL_S3_ACCESS_KEY", "k")
+            .env("EASEL_S3_SECRET_KEY", "s")
             .env(key, value)
             .output()
             .unwrap();

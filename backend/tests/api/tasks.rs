@@ -116,6 +116,9 @@ async fn fetch_image(client: &RestClient, url: &str) -> (String, Vec<u8>) {
     (ct, bytes)
 }
 
+/// (path, body, expected mime, output count, size of the outputs if fixed)
+type Case<'a> = (&'a str, Value, &'a str, usize, Option<(u32, u32)>);
+
 #[tokio::test]
 async fn every_action_produces_its_output() {
     let app = spawn_app().await;
@@ -142,7 +145,7 @@ async fn every_action_produces_its_output() {
         m
     };
     // (path, body, expected mime, expected output count, expected (w, h) of the first output or None)
-    let cases: Vec<(&str, Value, &str, usize, Option<(u32, u32)>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "/api/v1/task/v2/text-to-img",
             json!({"category": 1, "art_model_ver_no": sd,
@@ -455,7 +458,7 @@ async fn roles_visitor_free_and_paid() {
     // Another visitor cannot see the first one's task; no device at all is NeedLogin.
     let other = app.client.with_device("device-visitor-0002");
     assert!(other
-        .batch_progress(&[id.clone()])
+        .batch_progress(std::slice::from_ref(&id))
         .await
         .unwrap()
         .is_empty());
@@ -557,7 +560,7 @@ async fn progress_is_monotone_on_the_socket_and_in_batch_progress() {
             let mut seen = Vec::new();
             loop {
                 let t = client
-                    .batch_progress(&[id.clone()])
+                    .batch_progress(std::slice::from_ref(&id))
                     .await
                     .unwrap()
                     .remove(0);
@@ -646,7 +649,7 @@ async fn cancel_ends_the_task_and_releases_the_hold() {
     // It stays ended: a late result of the running job is not taken.
     tokio::time::sleep(Duration::from_millis(600)).await;
     let t = client
-        .batch_progress(&[id.clone()])
+        .batch_progress(std::slice::from_ref(&id))
         .await
         .unwrap()
         .remove(0);
@@ -844,7 +847,11 @@ async fn lists_downloads_and_deletes() {
         .await
         .unwrap();
     assert!(saved.saved);
-    let t = client.batch_progress(&[a.clone()]).await.unwrap().remove(0);
+    let t = client
+        .batch_progress(std::slice::from_ref(&a))
+        .await
+        .unwrap()
+        .remove(0);
     let url = t.img_uris[0].clone();
     let (status, _, _) = client.get_bytes(&url).await.unwrap();
     assert_eq!(status, 200);
@@ -853,7 +860,7 @@ async fn lists_downloads_and_deletes() {
         .await
         .unwrap();
     assert!(client
-        .batch_progress(&[a.clone()])
+        .batch_progress(std::slice::from_ref(&a))
         .await
         .unwrap()
         .is_empty());

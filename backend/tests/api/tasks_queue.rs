@@ -112,3 +112,60 @@ async fn a_task_made_on_one_node_is_pushed_by_another() {
     worker.kill().unwrap();
     worker.wait().unwrap();
 }
+
+#[tokio::test]
+async fn a_job_out_of_attempts_fails_its_task_and_releases_the_hold() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let (app, client, sd) = app_with_user(&[
+        ("EASEL_REDIS", url.as_str()),
+        ("EASEL_WORKERS", "0"),
+        ("EASEL_JOB_LEASE_MS", "800"),
+        ("EASEL_JOB_MAX_ATTEMPTS", "1"),
+        ("EASEL_REFERENCE_STEP_MS", "300"),
+    ])
+    .await;
+    let before: Value = client
+        .post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap();
+    let mut first = app.worker("first");
+    let mut body = t2i(&sd, "never finished", 3);
+    body["meta"]["steps"] = json!(40);
+    let id = client
+        .create_task("/api/v1/task/create", &body)
+        .await
+        .unwrap();
+    loop {
+        let t = client
+            .batch_progress(std::slice::from_ref(&id))
+            .await
+            .unwrap()
+            .remove(0);
+        if t.status == TaskStatus::Running {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // The next worker finds the silent job, and with one attempt allowed it
+    // goes to the dead-letter stream.
+    let mut second = app.worker("second");
+    let t = client.wait_task(&id, TASK_WAIT).await.unwrap();
+    assert_eq!(t.status, TaskStatus::Ended);
+    assert!(
+        t.reason.as_deref().unwrap_or("").contains("attempt"),
+        "{:?}",
+        t.reason
+    );
+    assert_eq!(t.deduction_detail.state, "voided");
+    let after: Value = client
+        .post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(after["coins"], before["coins"]);
+    assert_eq!(after["held"], 0);
+    second.kill().unwrap();
+    second.wait().unwrap();
+}

@@ -397,7 +397,9 @@ fn add_loras(workflow: &mut Value, job: &JobSpec) -> Result<(), EngineError> {
         // Upscaling loads no model: LoRAs have nothing to modify.
         return Ok(());
     };
-    let mut next_id = nodes
+    // LoRA nodes get ids above the template's (from 100), numeric like
+    // ComfyUI's own.
+    let first_id = nodes
         .keys()
         .filter_map(|k| k.parse::<u64>().ok())
         .max()
@@ -406,9 +408,8 @@ fn add_loras(workflow: &mut Value, job: &JobSpec) -> Result<(), EngineError> {
         + 1;
     let mut previous = ckpt.clone();
     let mut added = Vec::new();
-    for lora in &job.loras {
-        let id = next_id.to_string();
-        next_id += 1;
+    for (n, lora) in (first_id..).zip(&job.loras) {
+        let id = n.to_string();
         nodes.insert(
             id.clone(),
             json!({

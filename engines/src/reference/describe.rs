@@ -299,10 +299,11 @@ pub fn describe_inputs(inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outcome
     if inits.is_empty() {
         return Err(EngineError::BadInput("the init image is missing".into()));
     }
-    t.plan(inits.len() as u64);
+    t.plan(2 * inits.len() as u64);
     let mut texts = Vec::with_capacity(inits.len());
     for input in inits {
         let decoded = decode(&input.bytes, "init")?;
+        t.tick()?;
         let (w, h) = decoded.img.dimensions();
         let small = Rgbf::from_rgba(&thumbnail(&decoded.img, 128));
         texts.push(describe(&small, w, h));

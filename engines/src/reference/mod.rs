@@ -75,6 +75,9 @@ impl Engine for ReferenceEngine {
             let mut ticker = Ticker::new(progress, cancel);
             ticker.start()?;
             let outcome = execute(&job, &inputs, &mut ticker)?;
+            // A cancel that arrived during the last step still wins: the
+            // worker no longer wants the outputs.
+            ticker.check()?;
             ticker.finish();
             Ok::<Outcome, EngineError>(outcome)
         })

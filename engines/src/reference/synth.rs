@@ -145,17 +145,15 @@ impl Plan {
                 self.lines = (0..3u32)
                     .map(|k| {
                         let kf = k as f32;
-                        let amp = [0.34, 0.24, 0.12].get(k as usize).copied().unwrap_or(0.1);
+                        let amp = [0.5, 0.32, 0.16].get(k as usize).copied().unwrap_or(0.1);
                         cols.iter()
                             .map(|&x| {
-                                hz + kf * 0.07
-                                    - 0.04
-                                    - amp
-                                        * self.noise.ridged(
-                                            x * (1.2 + kf * 0.8) + kf * 5.0,
-                                            2.0 + kf * 9.0,
-                                            oct,
-                                        )
+                                let r = self.noise.ridged(
+                                    x * (0.9 + kf * 0.8) + kf * 5.0,
+                                    2.0 + kf * 9.0,
+                                    oct,
+                                );
+                                hz + kf * 0.07 - 0.02 - amp * (r * 1.5 - 0.25).max(0.0)
                             })
                             .collect()
                     })
@@ -378,20 +376,27 @@ impl Plan {
             if v <= top {
                 continue;
             }
-            let slope = self.line(k, x.saturating_add(1)) - self.line(k, x.saturating_sub(1));
-            let lit = if light_from_left { -slope } else { slope } * self.w as f32 * 0.25;
+            // Slope over a few columns (a one-pixel slope of a rough ridge
+            // line would paint vertical streaks), in height per width.
+            let span = (self.w / 48).max(2);
+            let rise = self.line(k, x.saturating_add(span)) - self.line(k, x.saturating_sub(span));
+            let slope = rise / (2.0 * span as f32 / self.w.max(1) as f32 * self.aspect);
+            let lit = if light_from_left { -slope } else { slope } * 0.35;
             let haze = [0.55, 0.3, 0.1].get(k).copied().unwrap_or(0.0);
             let rock = lerp3(
                 lerp3(look.ground_far, [0.45, 0.45, 0.5], 0.5),
                 look.sky_horizon,
                 haze,
             );
-            let mut col = scale3(
-                rock,
-                (0.85 + lit.clamp(-0.3, 0.3))
-                    * (0.85 + 0.3 * self.noise.fbm(px * 10.0, v * 10.0, self.octaves)),
-            );
             let below = v - top;
+            // Slanted strata (gullies) in 2-D, and the ridge's light fading
+            // down the slope, so no column reads as a streak.
+            let lean = if light_from_left { 1.0 } else { -1.0 };
+            let strata =
+                self.noise2
+                    .ridged(px * 7.0 + below * 9.0 * lean, v * 3.0 + kf(k), self.octaves);
+            let light = 1.0 + lit.clamp(-0.3, 0.3) * (-below / 0.12).exp();
+            let mut col = scale3(rock, light * (0.7 + 0.45 * strata));
             let cap = 0.03 + 0.05 * self.noise.fbm(px * 6.0, 1.7, self.octaves);
             if look.snow || (k == 0 && look.light != Light::Night) {
                 let snow = smoothstep(cap, cap * 0.6, below);
@@ -511,10 +516,14 @@ impl Plan {
     }
 
     fn lake(&self, c: Rgb, px: f32, v: f32) -> Rgb {
+        // A ragged ellipse in the foreground.
         let top = self.horizon + 0.1;
-        let edge = 0.25 + 0.2 * self.noise.fbm(px * 1.5, 9.1, self.octaves);
-        let centre = self.aspect * 0.5;
-        if (px - centre).abs() < edge * self.aspect * (v - top) * 4.0 {
+        let cy = (top + 1.0) * 0.5 + 0.08;
+        let rx = 0.32 * self.aspect;
+        let ry = (1.0 - top) * 0.5 + 0.08;
+        let (dx, dy) = ((px - self.aspect * 0.5) / rx, (v - cy) / ry);
+        let ragged = 1.0 + 0.3 * (self.noise.fbm(px * 3.0 + 40.0, v * 3.0, self.octaves) - 0.5);
+        if (dx * dx + dy * dy).sqrt() < ragged {
             self.water(px, v, top)
         } else {
             c
@@ -640,6 +649,10 @@ impl Plan {
         let c = suppress_hues(add3(c, [g, g, g]), &self.look.suppressed_hues);
         clamp3(c)
     }
+}
+
+fn kf(k: usize) -> f32 {
+    k as f32 * 13.7
 }
 
 /// Desaturates and turns away colours near hues named in the negative prompt.

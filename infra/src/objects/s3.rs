@@ -42,7 +42,14 @@ impl S3Objects {
             .with_region(region)
             .with_access_key_id(access_key)
             .with_secret_access_key(secret_key)
-            .with_allow_http(allow_http);
+            .with_allow_http(allow_http)
+            // Fail within seconds rather than minutes when the service is
+            // down: callers (uploads, workers) retry on their own terms.
+            .with_retry(object_store::RetryConfig {
+                max_retries: 3,
+                retry_timeout: std::time::Duration::from_secs(15),
+                ..Default::default()
+            });
         if let Some(endpoint) = endpoint {
             builder = builder
                 .with_endpoint(endpoint)

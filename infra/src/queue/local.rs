@@ -1,6 +1,9 @@
 //! The in-process JobQueue: the same semantics as the Redis one, in memory,
 //! for a single node (the default). Nothing survives a restart; the
-//! reconciler re-enqueues from the Store.
+//! reconciler re-enqueues from the Store. Consumer names of the event side
+//! are accepted and ignored: in one process there is no other node whose
+//! events could need taking over, but `reclaim_events` still redelivers
+//! events left unacked, as Redis would.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
@@ -78,7 +81,7 @@ impl State {
     fn pop_live(&mut self) -> Option<(Queued, Lane)> {
         for lane in [Lane::Fast, Lane::Normal] {
             while let Some(q) = self.lane(lane).pop_front() {
-                if true {
+                if self.is_live(&q.job) {
                     return Some((q, lane));
                 }
             }

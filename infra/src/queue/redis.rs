@@ -36,6 +36,8 @@ use super::{
     ReclaimOutcome,
 };
 
+/// The key prefix in production.
+pub const DEFAULT_PREFIX: &str = "easel";
 /// Consumer group of the workers on the lane streams.
 pub const WORKERS_GROUP: &str = "easel-workers";
 /// Consumer group of the server nodes on the events stream.
@@ -86,7 +88,7 @@ for i = 1, 2 do
       elseif f[j] == 'attempt' then attempt = f[j + 1]
       elseif f[j] == 'job' then job = f[j + 1] end
     end
-    if task and attempt and job then
+    if task and attempt and job and redis.call('HGET', KEYS[3], task) == attempt then
       return {i, id, task, attempt, job}
     end
     redis.call('XACK', KEYS[i], ARGV[1], id)
@@ -235,7 +237,8 @@ pub struct RedisQueue {
 
 impl RedisQueue {
     /// Connects and creates the consumer groups if missing. `prefix` names
-    /// the keys (`easel` in production; a unique one per test).
+    /// the keys ([`DEFAULT_PREFIX`] in production; another one isolates a
+    /// test or a second deployment on the same Redis).
     pub async fn connect(url: &str, prefix: &str) -> QueueResult<RedisQueue> {
         let client = redis::Client::open(url).map_err(unavailable)?;
         let config = ConnectionManagerConfig::new()

@@ -9,7 +9,7 @@ pub mod defaults;
 pub mod job;
 pub mod request;
 pub mod rules;
-pub mod task;
+pub mod view;
 
 pub use catalogue::{aspect_match, catalogue, check_size, Catalogue};
 pub use codes::{Action, Category, SpeedType, TaskStatus};
@@ -17,4 +17,4 @@ pub use cost::{cost, estimate_secs};
 pub use job::{EngineInfo, InputRole, JobInput, JobOutput, JobSpec, WorkerEvent};
 pub use request::{CreateTaskRequest, TaskMeta};
 pub use rules::{prepare, Caller, Prepared, Role};
-pub use task::TaskView;
+pub use view::TaskView;
