@@ -54,3 +54,31 @@ web_build() {
     npm run --silent build
   fi
 }
+
+# An S3 emulator (moto's server, from PyPI, in a venv under .venv-test) so the
+# S3 objects adapter is tested against a real S3 API. Best effort: when it
+# cannot be set up, the S3 suite prints that it was skipped.
+start_s3_emulator() {
+  local venv="$ROOT/.venv-test"
+  if [ ! -x "$venv/bin/moto_server" ]; then
+    say "installing the S3 emulator (moto) into .venv-test"
+    if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q 'moto[server]'; } >&2; then
+      say "could not install moto: the S3 objects suite will be skipped"
+      return 0
+    fi
+  fi
+  local port
+  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+  S3_EMULATOR_PID=$!
+  trap 'kill $S3_EMULATOR_PID 2>/dev/null || true' EXIT
+  for _ in $(seq 1 100); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+      export EASEL_TEST_S3="http://127.0.0.1:$port"
+      say "S3 emulator at $EASEL_TEST_S3"
+      return 0
+    fi
+    sleep 0.1
+  done
+  say "the S3 emulator did not start: the S3 objects suite will be skipped"
+}
