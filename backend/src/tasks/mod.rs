@@ -161,16 +161,27 @@ impl TaskService {
                     "input images must be uploaded to this server first",
                 )
             })?;
-            let exists = self
+            let Some(obj) = self
                 .objects
-                .exists(&object_key(&key)?)
+                .get(&object_key(&key)?)
                 .await
-                .map_err(ApiError::internal)?;
-            if !exists {
+                .map_err(ApiError::internal)?
+            else {
                 return Err(ApiError::with_msg(
                     missing_image_code(action),
                     format!("no uploaded image at {url}"),
                 ));
+            };
+            // Inputs, masks included, are at most 4096 px a side (spec 1 §9).
+            match image_size(&obj.bytes) {
+                Some((w, h)) if w <= 4096 && h <= 4096 => {}
+                Some(_) => return Err(ErrorCode::ImageSizeExceedsError.into()),
+                None => {
+                    return Err(ApiError::with_msg(
+                        ErrorCode::UploadError,
+                        "an input is not a readable image",
+                    ))
+                }
             }
             inputs.push(JobInput { role: *role, key });
         }

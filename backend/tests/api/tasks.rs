@@ -358,6 +358,22 @@ async fn validation_rules_answer_their_keys() {
             "InvalidParams",
         ),
     ];
+    // A mask over 4096 px a side is refused before any credit is held.
+    let huge_mask = client
+        .upload(&mask_png(4200, 16), "huge-mask.png", "image/png")
+        .await
+        .unwrap();
+    let small = client
+        .upload(&test_png(512, 512), "small.png", "image/png")
+        .await
+        .unwrap();
+    let (h, k) = err_key(
+        &client,
+        "/api/v1/task/v2/img-to-img",
+        &json!({"category": 1, "art_model_ver_no": sd, "meta": {"prompt": "a cat", "imageUrl": small, "mask": huge_mask}}),
+    )
+    .await;
+    assert_eq!((h, k.as_str()), (400, "ImageSizeExceedsError"));
     for (path, body, http, key) in cases {
         let (h, k) = err_key(&client, path, &body).await;
         assert_eq!((h, k.as_str()), (http, key), "{path} {body}");
@@ -956,4 +972,54 @@ pub async fn app_with_user(env: &[(&str, &str)]) -> (TestApp, RestClient, String
     let (_, client) = app.user("Queue").await;
     let sd = checkpoint(&client, "sd").await;
     (app, client, sd)
+}
+
+/// Outputs and uploads in S3 (moto's S3 server under `scripts/test`).
+#[tokio::test]
+async fn outputs_go_to_s3_when_configured() {
+    let Ok(endpoint) = std::env::var("EASEL_TEST_S3") else {
+        eprintln!("SKIPPED: EASEL_TEST_S3 not set (generation with S3 objects)");
+        return;
+    };
+    let bucket = "easel-api-test";
+    let http = reqwest::Client::new();
+    // An unsigned bucket creation is enough for a local S3 emulator.
+    let _ = http.put(format!("{endpoint}/{bucket}")).send().await;
+    let objects = format!("s3://{bucket}");
+    let app = spawn_app_with(&[
+        ("EASEL_OBJECTS", objects.as_str()),
+        ("EASEL_S3_ENDPOINT", endpoint.as_str()),
+        ("EASEL_S3_ALLOW_HTTP", "true"),
+        ("EASEL_S3_ACCESS_KEY", "test"),
+        ("EASEL_S3_SECRET_KEY", "test"),
+    ])
+    .await;
+    let (_, client) = app.user("Cloud").await;
+    let src = client
+        .upload(&test_png(96, 64), "cloud.png", "image/png")
+        .await
+        .unwrap();
+    let id = client
+        .create_task(
+            "/api/v1/task/v2/upscale",
+            &json!({"meta": {"imageUrl": src, "scaling_ratio": 2}}),
+        )
+        .await
+        .unwrap();
+    let t = client.wait_task(&id, TASK_WAIT).await.unwrap();
+    assert_eq!(t.status, TaskStatus::Success, "{:?}", t.reason);
+    let (ct, bytes) = fetch_image(&client, &t.img_uris[0]).await;
+    assert_eq!(ct, "image/png");
+    let img = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((img.width(), img.height()), (192, 128));
+    // Nothing went to local disk: the objects live in the bucket.
+    let key = t.img_uris[0].trim_start_matches("/files/");
+    assert!(!app.data.path().join("objects").join(key).exists());
+    assert!(
+        !app.data.path().join("objects").exists()
+            || std::fs::read_dir(app.data.path().join("objects"))
+                .unwrap()
+                .count()
+                == 0
+    );
 }
