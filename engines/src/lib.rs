@@ -136,3 +136,33 @@ impl Selector {
             && (self.families.is_empty() || self.families.iter().any(|f| f == family))
     }
 }
+
+/// A remote engine's base URL: plain http (this build has no TLS client),
+/// with a trailing slash so relative paths join under it, and its
+/// `host[:port]` for labels.
+pub(crate) fn http_base(url: &str) -> Result<(reqwest::Url, String), String> {
+    let mut base =
+        reqwest::Url::parse(url.trim()).map_err(|e| format!("invalid url `{url}`: {e}"))?;
+    match base.scheme() {
+        "http" => {}
+        "https" => {
+            return Err(format!(
+                "`{url}`: https is not supported (this build has no TLS); use the server's \
+                 plain http address"
+            ))
+        }
+        other => return Err(format!("`{url}`: scheme `{other}` is not http")),
+    }
+    let host = match (base.host_str(), base.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        (None, _) => return Err(format!("`{url}` has no host")),
+    };
+    if !base.path().ends_with('/') {
+        let path = format!("{}/", base.path());
+        base.set_path(&path);
+    }
+    base.set_query(None);
+    base.set_fragment(None);
+    Ok((base, host))
+}

@@ -67,28 +67,7 @@ impl OpenAiImages {
         api_key: Option<String>,
         model: Option<String>,
     ) -> Result<OpenAiImages, String> {
-        let mut base = Url::parse(url.trim()).map_err(|e| format!("invalid url `{url}`: {e}"))?;
-        match base.scheme() {
-            "http" => {}
-            "https" => {
-                return Err(format!(
-                    "`{url}`: https is not supported (this build has no TLS); use a plain http \
-                     address"
-                ))
-            }
-            other => return Err(format!("`{url}`: scheme `{other}` is not http")),
-        }
-        let host = match (base.host_str(), base.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_string(),
-            (None, _) => return Err(format!("`{url}` has no host")),
-        };
-        if !base.path().ends_with('/') {
-            let path = format!("{}/", base.path());
-            base.set_path(&path);
-        }
-        base.set_query(None);
-        base.set_fragment(None);
+        let (base, host) = crate::http_base(url)?;
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .build()

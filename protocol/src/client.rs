@@ -52,6 +52,18 @@ impl ClientError {
     }
 }
 
+/// The HTTP status, content type and body of a response.
+async fn raw_answer(res: reqwest::Response) -> Result<(u16, String, Vec<u8>), ClientError> {
+    let status = res.status().as_u16();
+    let ct = res
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    Ok((status, ct, res.bytes().await?.to_vec()))
+}
+
 /// REST client for one server, optionally logged in.
 #[derive(Clone)]
 pub struct RestClient {
@@ -214,15 +226,7 @@ impl RestClient {
         } else {
             format!("{}{path_or_url}", self.base)
         };
-        let res = self.request(reqwest::Method::GET, &url).send().await?;
-        let status = res.status().as_u16();
-        let ct = res
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        Ok((status, ct, res.bytes().await?.to_vec()))
+        raw_answer(self.request(reqwest::Method::GET, &url).send().await?).await
     }
 
     /// POSTs JSON and answers the raw response (downloads).
@@ -236,14 +240,7 @@ impl RestClient {
             .json(body)
             .send()
             .await?;
-        let status = res.status().as_u16();
-        let ct = res
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        Ok((status, ct, res.bytes().await?.to_vec()))
+        raw_answer(res).await
     }
 
     pub fn with_token(&self, token: impl Into<String>) -> RestClient {

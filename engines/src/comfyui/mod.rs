@@ -75,28 +75,7 @@ impl ComfyUi {
     /// with a path prefix). `checkpoint` is the checkpoint file used for jobs
     /// whose model is not itself a `.safetensors`/`.ckpt` file name.
     pub fn new(url: &str, checkpoint: Option<String>) -> Result<ComfyUi, String> {
-        let mut base = Url::parse(url.trim()).map_err(|e| format!("invalid url `{url}`: {e}"))?;
-        match base.scheme() {
-            "http" => {}
-            "https" => {
-                return Err(format!(
-                    "`{url}`: https is not supported (this build has no TLS); use the server's \
-                     plain http address"
-                ))
-            }
-            other => return Err(format!("`{url}`: scheme `{other}` is not http")),
-        }
-        let host = match (base.host_str(), base.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_string(),
-            (None, _) => return Err(format!("`{url}` has no host")),
-        };
-        if !base.path().ends_with('/') {
-            let path = format!("{}/", base.path());
-            base.set_path(&path);
-        }
-        base.set_query(None);
-        base.set_fragment(None);
+        let (base, host) = crate::http_base(url)?;
         let mut ws_base = base.clone();
         ws_base
             .set_scheme("ws")
