@@ -154,6 +154,7 @@ impl TaskRow {
             } else {
                 None
             },
+            speed_type: self.speed,
             saved: self.saved,
         }
     }

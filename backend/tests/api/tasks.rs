@@ -1023,3 +1023,80 @@ async fn outputs_go_to_s3_when_configured() {
                 == 0
     );
 }
+
+#[tokio::test]
+async fn speed_up_moves_a_members_task_to_the_fast_lane() {
+    let app = spawn_app_with(&[("EASEL_REFERENCE_STEP_MS", "60"), ("EASEL_WORKERS", "1")]).await;
+    let op = app.operator().await;
+    let (login, paid) = app.user("Hurry").await;
+    let (_, free) = app.user("Patient").await;
+    op.post::<_, Value>(
+        "/api/v1/admin/account/membership",
+        &json!({"account_id": login.account.id,
+                "payment": {"activeState": true, "liteActiveState": false, "infiniteQueue": true, "productLevel": 2}}),
+    )
+    .await
+    .unwrap();
+    let sd = checkpoint(&paid, "sd").await;
+    let slow = |seed: i64, speed: i64| {
+        let mut b = t2i(&sd, "in line", seed);
+        b["meta"]["steps"] = json!(12);
+        b["speed_type"] = json!(speed);
+        b
+    };
+    let first = paid
+        .create_task("/api/v1/task/create", &slow(1, 2))
+        .await
+        .unwrap();
+    let second = paid
+        .create_task("/api/v1/task/create", &slow(2, 1))
+        .await
+        .unwrap();
+    let third = paid
+        .create_task("/api/v1/task/create", &slow(3, 1))
+        .await
+        .unwrap();
+    let t: TaskView = paid
+        .post("/api/v1/task/speed-up", &json!({"id": third}))
+        .await
+        .unwrap();
+    assert_eq!(t.speed_type, protocol::task::SpeedType::Fast);
+    // The one worker takes the fast lane first: the third task ends before the second.
+    let done = paid.wait_task(&third, TASK_WAIT).await.unwrap();
+    assert_eq!(done.status, TaskStatus::Success);
+    let second_now = paid
+        .batch_progress(std::slice::from_ref(&second))
+        .await
+        .unwrap()
+        .remove(0);
+    assert_ne!(
+        second_now.status,
+        TaskStatus::Success,
+        "the sped-up task overtook"
+    );
+    for id in [&first, &second] {
+        assert_eq!(
+            paid.wait_task(id, TASK_WAIT).await.unwrap().status,
+            TaskStatus::Success
+        );
+    }
+    // Charged once each.
+    let a = assets(&paid).await;
+    let settles = a["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "settle")
+        .count();
+    assert_eq!(settles, 3);
+    // Free accounts cannot speed up.
+    let mine = free
+        .create_task("/api/v1/task/create", &t2i(&sd, "free", 4))
+        .await
+        .unwrap();
+    let e = free
+        .post::<_, Value>("/api/v1/task/speed-up", &json!({"id": mine}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status().unwrap().key.as_deref(), Some("actNotAvailable"));
+}

@@ -78,8 +78,10 @@ pub struct TaskView {
     pub height: u32,
     pub n_iter: u32,
     pub seed: u64,
-    /// Position in the queue while queued (1 = next), if known.
+    /// Live jobs ahead of this one while queued (0 = next), if known.
     pub queue_position: Option<u32>,
+    /// The lane: 1 normal, 2 fast (members, or after speed-up).
+    pub speed_type: super::codes::SpeedType,
     pub saved: bool,
 }
 
