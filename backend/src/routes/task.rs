@@ -58,9 +58,12 @@ async fn create_with(
     action: Option<Action>,
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
-    if matches!(who, Requester::Visitor { .. })
-        && !state.task_limit.check(&crate::auth::client_ip(&req))
-    {
+    // Creations per minute: visitors by address, accounts by account.
+    let key = match &who {
+        Requester::Visitor { .. } => format!("ip:{}", crate::auth::client_ip(&req)),
+        Requester::Account(a) => format!("a:{}", a.id),
+    };
+    if !state.task_limit.check(&key) {
         return Err(ErrorCode::TooManyRequests.into());
     }
     let action = action
@@ -226,6 +229,9 @@ fn attachment(name: &str, mime: &str, bytes: Vec<u8>) -> HttpResponse {
         .body(bytes)
 }
 
+/// The most a batch download gathers in memory.
+const MAX_ZIP_BYTES: usize = 256 * 1024 * 1024;
+
 fn zip_of(files: Vec<(String, Vec<u8>, String)>) -> Result<Vec<u8>, ApiError> {
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     // Images are compressed already: stored entries.
@@ -270,8 +276,18 @@ pub async fn batch_download(
         return Err(ApiError::with_msg(ErrorCode::InvalidParams, "1 to 50 ids"));
     }
     let mut files = Vec::new();
+    let mut total = 0usize;
     for id in &body.ids {
-        files.extend(state.tasks.files(&who, id).await?);
+        for f in state.tasks.files(&who, id).await? {
+            total += f.1.len();
+            if total > MAX_ZIP_BYTES {
+                return Err(ApiError::with_msg(
+                    ErrorCode::PayloadTooLarge,
+                    "too much to download at once: choose fewer tasks",
+                ));
+            }
+            files.push(f);
+        }
     }
     Ok(attachment(
         "easel-images.zip",

@@ -192,6 +192,13 @@ pub async fn reconcile_once(
     ignore_grace: bool,
 ) -> Result<usize, ApiError> {
     let core = registry.core().clone();
+    let live = match core.queue.live_tasks().await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(error = %e, "queue unavailable; reconcile later");
+            return Ok(0);
+        }
+    };
     let mut touched = 0;
     for bucket in 0..OPEN_BUCKETS {
         let pk = Key::empty().u64(bucket);
@@ -205,7 +212,7 @@ pub async fn reconcile_once(
                 let Some(id) = ck.reader().str() else {
                     continue;
                 };
-                match core.reconcile(&id, ignore_grace).await {
+                match core.reconcile(&id, &live, ignore_grace).await {
                     Ok(Some(op)) => {
                         touched += 1;
                         if let Err(e) = registry.apply(&id, op).await {

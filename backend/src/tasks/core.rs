@@ -222,10 +222,12 @@ impl TaskCore {
     }
 
     /// The reconciler's look at one open task: finish an ended one, re-queue
-    /// one that no worker holds, leave the rest.
+    /// one that no worker holds (`live`: the queue's live map, read once per
+    /// pass), leave the rest.
     pub async fn reconcile(
         &self,
         id: &str,
+        live: &std::collections::HashMap<String, u32>,
         ignore_grace: bool,
     ) -> Result<Option<TaskOp>, ApiError> {
         let Some(row) = self.get(id).await? else {
@@ -241,15 +243,11 @@ impl TaskCore {
         if !ignore_grace && now_millis() - row.updated_at < self.requeue_grace_ms {
             return Ok(None);
         }
-        match self.queue.live_attempt(id).await {
-            Ok(Some(a)) if a >= row.attempt => Ok(None),
-            Ok(_) => Ok(Some(TaskOp::Requeue {
+        match live.get(id) {
+            Some(a) if *a >= row.attempt => Ok(None),
+            _ => Ok(Some(TaskOp::Requeue {
                 max_attempts: self.max_attempts,
             })),
-            Err(e) => {
-                tracing::warn!(error = %e, "queue unavailable; reconcile later");
-                Ok(None)
-            }
         }
     }
 }
