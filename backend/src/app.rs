@@ -221,6 +221,13 @@ impl Application {
             ),
             settings: settings.socket.clone(),
         });
+        let prompts = crate::prompts::PromptService::new(&settings.translate)
+            .context("prompt dictionary and translation (translate settings)")?;
+        tracing::info!(
+            terms = prompts.dictionary().len(),
+            translator = prompts.provider(),
+            "prompt tools ready"
+        );
         let login_limit =
             RateLimiter::new(settings.auth.attempts_per_minute, Duration::from_secs(60));
         let listener = TcpListener::bind(&settings.addr)
@@ -245,6 +252,7 @@ impl Application {
             tasks,
             objects,
             task_limit: RateLimiter::new(120, Duration::from_secs(60)),
+            prompts,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

@@ -9,6 +9,7 @@ pub mod app;
 pub mod auth;
 pub mod credits;
 pub mod error;
+pub mod prompts;
 pub mod ratelimit;
 pub mod routes;
 pub mod state;

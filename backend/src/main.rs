@@ -1,5 +1,5 @@
 //! The `easel` command: `serve` runs the product, `migrate` applies the
-//! ScyllaDB schema.
+//! ScyllaDB schema, `prompt parse` prints a prompt's parse result.
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
@@ -38,6 +38,25 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         replication_factor: u32,
     },
+    /// Prompt tools (no settings or server needed).
+    Prompt {
+        #[command(subcommand)]
+        action: PromptAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum PromptAction {
+    /// Parse prompt text and print the parse result as one line of JSON:
+    /// {"words": [...], "egWords": [...], "params": {...}}.
+    Parse {
+        /// The prompt dialect: webui or bot (anything else is an error).
+        #[arg(long)]
+        dialect: String,
+        /// The prompt text (may start with dashes, e.g. "--ar 16:9").
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -49,14 +68,43 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    let command = match cli.command {
+        Command::Prompt { action } => return prompt(action),
+        other => other,
+    };
     let settings = Settings::load().context("loading settings")?;
-    match cli.command {
+    match command {
+        Command::Prompt { action } => prompt(action),
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
         }
         Command::Migrate { replication_factor } => {
             actix_web::rt::System::new().block_on(migrate(settings, replication_factor))
+        }
+    }
+}
+
+/// `easel prompt ...`: pure functions of `protocol::prompt`, output on stdout.
+fn prompt(action: PromptAction) -> anyhow::Result<()> {
+    match action {
+        PromptAction::Parse { dialect, text } => {
+            // A usage error, not a failure: a one-line message and exit code
+            // 2, without anyhow's report (and backtrace) around it.
+            let dialect = match dialect.parse::<protocol::prompt::Dialect>() {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("easel prompt parse: {e}");
+                    std::process::exit(2);
+                }
+            };
+            let result = protocol::prompt::parse(&text, dialect);
+            let json = serde_json::to_string(&result).context("serialising the parse result")?;
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{json}");
+            }
+            Ok(())
         }
     }
 }

@@ -9,6 +9,7 @@ use infra::store::DynStore;
 
 use crate::accounts::AccountService;
 use crate::credits::Ledger;
+use crate::prompts::PromptService;
 use crate::ratelimit::RateLimiter;
 use crate::tasks::TaskService;
 use infra::objects::DynObjects;
@@ -26,4 +27,6 @@ pub struct AppState {
     pub objects: DynObjects,
     /// Visitor task creations per client address.
     pub task_limit: RateLimiter,
+    /// The prompt dictionary, translation and random prompts.
+    pub prompts: PromptService,
 }

@@ -188,6 +188,40 @@ pub struct S3Settings {
     pub allow_http: bool,
 }
 
+/// Prompt translation: the built-in dictionary always, and optionally a real
+/// translation service (LibreTranslate's `/translate` API) tried first.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct TranslateSettings {
+    /// Base URL of a LibreTranslate server (`http://host:5000`); `None` uses
+    /// the dictionary only. The service's failures fall back to the dictionary.
+    pub url: Option<String>,
+    /// LibreTranslate's `api_key`, for servers that require one.
+    pub api_key: Option<Secret>,
+    /// One call to the service may take this long before the dictionary answers instead.
+    pub timeout_ms: u64,
+    /// Translations kept by the per-session cache (all sessions together), so
+    /// memory stays bounded however many visitors translate.
+    pub cache_entries: usize,
+    /// Translate calls per minute per client address for visitors (no token).
+    pub visitor_calls_per_minute: u32,
+    /// Translate calls per minute per logged-in account.
+    pub account_calls_per_minute: u32,
+}
+
+impl Default for TranslateSettings {
+    fn default() -> Self {
+        TranslateSettings {
+            url: None,
+            api_key: None,
+            timeout_ms: 5_000,
+            cache_entries: 50_000,
+            visitor_calls_per_minute: 60,
+            account_calls_per_minute: 600,
+        }
+    }
+}
+
 /// Everything `easel serve` needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -210,6 +244,7 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub generation: GenerationSettings,
     pub s3: S3Settings,
+    pub translate: TranslateSettings,
     /// Engines tried in order before the built-in reference engine.
     pub engines: Vec<engines::EngineConfig>,
 }
@@ -230,6 +265,7 @@ struct FileSettings {
     auth: Option<AuthSettings>,
     generation: Option<GenerationSettings>,
     s3: Option<S3Settings>,
+    translate: Option<TranslateSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
 }
 
@@ -260,6 +296,7 @@ impl Settings {
             auth: AuthSettings::default(),
             generation: GenerationSettings::default(),
             s3: S3Settings::default(),
+            translate: TranslateSettings::default(),
             engines: Vec::new(),
         }
     }
@@ -324,6 +361,9 @@ impl Settings {
         }
         if let Some(v) = f.s3 {
             self.s3 = v;
+        }
+        if let Some(v) = f.translate {
+            self.translate = v;
         }
         if let Some(v) = f.engines {
             self.engines = v;
@@ -442,6 +482,25 @@ impl Settings {
         if let Some(v) = env("EASEL_S3_ALLOW_HTTP") {
             self.s3.allow_http = matches!(v.trim(), "1" | "true" | "yes");
         }
+        let t = &mut self.translate;
+        if let Some(v) = env("EASEL_TRANSLATE_URL") {
+            t.url = Some(v.trim().to_owned()).filter(|u| !u.is_empty());
+        }
+        if let Some(v) = env("EASEL_TRANSLATE_API_KEY") {
+            t.api_key = Some(Secret::new(v)).filter(|k| !k.expose().is_empty());
+        }
+        if let Some(v) = env("EASEL_TRANSLATE_TIMEOUT_MS") {
+            t.timeout_ms = num("EASEL_TRANSLATE_TIMEOUT_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_TRANSLATE_CACHE_ENTRIES") {
+            t.cache_entries = num("EASEL_TRANSLATE_CACHE_ENTRIES", v)?;
+        }
+        if let Some(v) = env("EASEL_TRANSLATE_VISITOR_PER_MINUTE") {
+            t.visitor_calls_per_minute = num("EASEL_TRANSLATE_VISITOR_PER_MINUTE", v)?;
+        }
+        if let Some(v) = env("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE") {
+            t.account_calls_per_minute = num("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE", v)?;
+        }
         // Quick set-up of one remote engine each from the environment.
         if let Some(url) = env("EASEL_COMFYUI_URL").filter(|u| !u.is_empty()) {
             self.engines.push(engines::EngineConfig {
@@ -522,6 +581,37 @@ mod tests {
         );
         assert_eq!(s.redis.as_ref().map(Secret::expose), Some("redis://x"));
         assert_eq!(format!("{:?}", s.redis), "Some(Secret(***))");
+    }
+
+    #[test]
+    fn translate_settings_from_file_and_env() {
+        let s = Settings::load_from(env(&[])).unwrap();
+        assert_eq!(s.translate, TranslateSettings::default());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("easel.toml");
+        std::fs::write(
+            &path,
+            "[translate]\nurl = \"http://lt:5000\"\ntimeout_ms = 50\n",
+        )
+        .unwrap();
+        let p = path.to_string_lossy().into_owned();
+        let s = Settings::load_from(env(&[
+            ("EASEL_CONFIG", &p),
+            ("EASEL_TRANSLATE_API_KEY", "k"),
+            ("EASEL_TRANSLATE_CACHE_ENTRIES", "10"),
+        ]))
+        .unwrap();
+        assert_eq!(s.translate.url.as_deref(), Some("http://lt:5000"));
+        assert_eq!(s.translate.timeout_ms, 50);
+        assert_eq!(s.translate.cache_entries, 10);
+        assert_eq!(s.translate.api_key.as_ref().map(Secret::expose), Some("k"));
+        let s =
+            Settings::load_from(env(&[("EASEL_CONFIG", &p), ("EASEL_TRANSLATE_URL", "")])).unwrap();
+        assert_eq!(
+            s.translate.url, None,
+            "an empty variable turns the service off"
+        );
+        assert!(Settings::load_from(env(&[("EASEL_TRANSLATE_TIMEOUT_MS", "x")])).is_err());
     }
 
     #[test]

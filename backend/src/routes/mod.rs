@@ -8,6 +8,8 @@ mod admin;
 mod resource;
 mod system;
 pub mod task;
+mod tool;
+mod translate;
 
 use protocol::task::Action;
 
@@ -119,6 +121,22 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                             .route(web::put().to(resource::put_part)),
                     ),
             )
+            .service(
+                web::scope("/translate")
+                    .route("/locals", web::post().to(translate::locals))
+                    .route("/local", web::post().to(translate::local))
+                    .route("/18n", web::post().to(translate::labels)),
+            )
+            .service(
+                web::scope("/prompt")
+                    .route("/definitions", web::post().to(translate::definitions))
+                    .route(
+                        "/prompt_{lang}.json",
+                        web::get().to(translate::definitions_file),
+                    ),
+            )
+            .route("/tool/prompt/rand", web::post().to(tool::random_prompt))
+            .route("/tool/prompt/rand", web::get().to(tool::random_prompt))
             .route("/ping", web::post().to(system::ping))
             .route("/ping", web::get().to(system::ping))
             .route("/are/you/ok", web::post().to(system::ping))

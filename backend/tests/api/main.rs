@@ -9,6 +9,7 @@
 
 mod accounts;
 mod helpers;
+mod prompts;
 mod socket;
 mod tasks;
 mod tasks_queue;

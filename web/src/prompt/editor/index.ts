@@ -1,0 +1,87 @@
+// The prompt editor's model (spec 1 §2, §3, §5, §9): presets, groups and their
+// typed word lists, every edit as a pure function returning a new preset,
+// rendering to prompt text through the parsers of ../index, display helpers,
+// the `prompts` URL parameter and storage. Framework-free: the web app keeps
+// a Preset in an atom and replaces it with what these functions return.
+
+export { debounce, type Debounced } from './debounce';
+export {
+  chineseRatio,
+  DEFINITION_DEBOUNCE_MS,
+  displayName,
+  displayWeight,
+  GLOSS_BELOW,
+  NAME_MAX_CHARS,
+  TRANSLATE_TO_ENGLISH_ABOVE,
+  translationNeed,
+  type TranslationNeed,
+} from './display';
+export {
+  classifyWords,
+  emptyLists,
+  fitWordToList,
+  isListType,
+  LIST_CODES,
+  LIST_TYPES,
+  listOf,
+  listTypeOfCode,
+  listTypeOfWord,
+  subTypeOfList,
+  type ListCode,
+  type ListType,
+  type WordList,
+} from './lists';
+export {
+  addGroup,
+  addTerm,
+  addText,
+  addWords,
+  allWords,
+  assignWordIds,
+  createGroup,
+  createPreset,
+  createWord,
+  DEFAULT_DIALECT,
+  disableAllTarget,
+  duplicateCount,
+  findWord,
+  hasTerm,
+  importPrompts,
+  moveGroup,
+  moveWord,
+  moveWordToGroup,
+  moveWordToList,
+  nextGroupId,
+  nextWordId,
+  patchWord,
+  removeGroup,
+  removeTerm,
+  removeWord,
+  renamePreset,
+  setGroupLv,
+  setInput,
+  setParser,
+  setWordLv,
+  stepGroupLv,
+  stepWordLv,
+  toggleGroup,
+  toggleList,
+  toggleWord,
+  UNTITLED,
+  type AddTarget,
+  type Group,
+  type Preset,
+  type WordLocation,
+} from './preset';
+export { parseForEditor, renderPreset, type RenderedPrompt } from './render';
+export {
+  decodePreset,
+  decodeWord,
+  loadPresets,
+  PRESETS_STORAGE_KEY,
+  PRESETS_STORAGE_VERSION,
+  savePresets,
+  type KeyValueStorage,
+} from './storage';
+export { PROMPTS_PARAM, readPromptsParam, type PromptsParam } from './url';
+export { clampLv, LV_DEFAULT, LV_MAX, LV_MIN, roundLv, stepLevelOf, stepLv, WEIGHT_STEP, type StepDirection } from './weight';
