@@ -27,9 +27,10 @@ const READY_TIMEOUT_MS = 60_000;
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /**
+ * @param {{env?: Record<string, string>}} [options] extra EASEL_* settings
  * @returns {Promise<{url: string, dataDir: string, output: () => string, stop: () => Promise<void>}>}
  */
-export async function startBackend() {
+export async function startBackend(options = {}) {
   const bin = easelBin();
   if (!existsSync(bin)) {
     throw new Error(`backend binary not found at ${bin}: build it (cargo build -p backend) or set EASEL_BIN`);
@@ -46,6 +47,7 @@ export async function startBackend() {
       EASEL_DATA: dataDir,
       EASEL_WEB_DIR: webDist,
       NO_COLOR: '1',
+      ...(options.env ?? {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

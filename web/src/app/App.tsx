@@ -5,6 +5,7 @@ import { contentLanguage } from '../i18n/messages';
 import { routeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { Header } from './Header';
+import { GeneratorPage } from '../generator/GeneratorPage';
 import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
@@ -15,7 +16,11 @@ function page(rest: string): ReactNode {
     case '/':
     case '':
       return <HomePage />;
+    case '/create':
+    case '/studio':
+      return <GeneratorPage />;
     default:
+      if (rest.startsWith('/create/')) return <GeneratorPage />;
       return <NotFoundPage />;
   }
 }
