@@ -114,11 +114,16 @@ fn word(segment: &[char]) -> Option<Word> {
 
 /// `<kind:name[:weight][:extra...]>` with a non-empty kind and name; the
 /// weight (default 1) is multiplied by the enclosing bracket weight `m`.
+/// A tag holding a separator is plain text: angle brackets do not group, so
+/// rendered on its own the tag would split there (found by cargo-fuzz).
 fn extra_network(core: &[char], m: f64) -> Option<Word> {
     if core.first() != Some(&'<') || core.last() != Some(&'>') || core.len() < 2 {
         return None;
     }
     let inner = core.get(1..core.len() - 1)?;
+    if inner.iter().any(|c| is_separator(*c)) {
+        return None;
+    }
     let parts: Vec<&[char]> = inner.split(|c| *c == ':').map(trim).collect();
     let (kind, name) = match parts.as_slice() {
         [kind, name, ..] if !kind.is_empty() && !name.is_empty() => (*kind, *name),

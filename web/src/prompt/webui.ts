@@ -106,9 +106,14 @@ function typeOfKind(kind: string): WordType {
   }
 }
 
+/**
+ * `<kind:name[:weight][:extra...]>`. A tag holding a separator is plain text:
+ * angle brackets do not group, so rendered on its own it would split there.
+ */
 function extraNetwork(core: Chars, m: number): Word | undefined {
   if (core[0] !== '<' || core[core.length - 1] !== '>' || core.length < 2) return undefined;
   const inner = core.slice(1, core.length - 1);
+  if (inner.some(isSeparator)) return undefined;
   const parts: Chars[] = [];
   let cur: string[] = [];
   for (const c of inner) {
