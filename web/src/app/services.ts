@@ -6,6 +6,7 @@ import { Session } from '../account/session';
 import { navigate } from '../router/router';
 import { SocketClient, socketUrl } from '../socket/socket';
 import { appStore } from '../state/jotai';
+import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 
 export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 
@@ -13,6 +14,8 @@ export const socket = new SocketClient({
   store: appStore,
   url: () => socketUrl(),
   onBadToken: () => session.endLocally(),
+  onPush: taskPushHook,
+  onResyncNeeded: taskResyncHook,
 });
 
 export const session = new Session({

@@ -1,0 +1,68 @@
+import { useMemo, useState } from 'react';
+import { loggedInAtom } from '../account/atoms';
+import { useT } from '../i18n/useT';
+import { useAtomValue } from '../state/jotai';
+import { ACTION_LABELS, DISABLED_ACTIONS, grantedPermissions, visibleActions } from './actions';
+import type { ActionButton } from './actions';
+import { ExpandDialog } from './ExpandDialog';
+import { MoreMenu } from './MoreMenu';
+import type { SourceImage } from './requests';
+import { runAction } from './runner';
+import type { Task } from './types';
+
+/**
+ * The result action bar of one image (spec 2 §2): the edit group as
+ * buttons, the "more" group in a menu; each button gated by its permission key.
+ */
+export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
+  const t = useT();
+  const loggedIn = useAtomValue(loggedInAtom);
+  const groups = useMemo(() => visibleActions(grantedPermissions(loggedIn)), [loggedIn]);
+  const [busy, setBusy] = useState<ActionButton | null>(null);
+  const [expanding, setExpanding] = useState(false);
+
+  async function run(button: ActionButton) {
+    if (DISABLED_ACTIONS[button] || busy !== null) return;
+    if (button === 'expandImage') {
+      setExpanding(true);
+      return;
+    }
+    setBusy(button);
+    try {
+      await runAction(button, task, img);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <div className="action-bar" role="toolbar" aria-label={t('tasks.actions.label')} data-testid="action-bar">
+      <div className="action-bar__group" role="group" aria-label={t('tasks.actions.edit')}>
+        {groups.edit.map((button) => (
+          <button
+            key={button}
+            type="button"
+            className="button action-bar__button"
+            aria-busy={busy === button}
+            disabled={busy === button}
+            onClick={() => void run(button)}
+          >
+            {t(ACTION_LABELS[button])}
+          </button>
+        ))}
+      </div>
+      {groups.more.length > 0 && (
+        <MoreMenu
+          items={groups.more}
+          label={(b) => (b === 'save' && task.saved ? t('tasks.action.saved') : t(ACTION_LABELS[b]))}
+          disabledReason={(b) => {
+            const key = DISABLED_ACTIONS[b];
+            return key ? t(key) : null;
+          }}
+          onSelect={(b) => void run(b)}
+        />
+      )}
+      {expanding && <ExpandDialog task={task} img={img} onClose={() => setExpanding(false)} />}
+    </div>
+  );
+}
