@@ -2,6 +2,9 @@ import { useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
 import { contentLanguage } from '../i18n/messages';
+import { PromptEditorPage } from '../prompt/ui';
+import { LandingPage } from '../router/LandingPage';
+import { parseGeneratorRoute } from '../router/routes';
 import { routeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { Header } from './Header';
@@ -11,16 +14,19 @@ import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
 
 /** The route table: the path after the locale -> the page. */
-function page(rest: string): ReactNode {
-  switch (rest) {
+export function page(rest: string): ReactNode {
+  const path = rest.length > 1 && rest.endsWith('/') ? rest.slice(0, -1) : rest;
+  switch (path) {
     case '/':
     case '':
       return <HomePage />;
-    case '/create':
-    case '/studio':
-      return <GeneratorPage />;
+    case '/landing':
+      return <LandingPage />;
+    case '/prompt-editor':
+      return <PromptEditorPage />;
     default:
-      if (rest.startsWith('/create/')) return <GeneratorPage />;
+      // `/create`, `/studio` and `/create/{generateType}` (a known type only).
+      if (parseGeneratorRoute(path) !== null) return <GeneratorPage />;
       return <NotFoundPage />;
   }
 }

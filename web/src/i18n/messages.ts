@@ -5,11 +5,12 @@ import { isApiError } from '../api/client';
 import type { Locale } from '../router/locale';
 import { en } from './en';
 import type { MessageKey, MessageTable } from './en';
+import { zh } from './zh';
 
 export type { MessageKey } from './en';
 
 /** Tables by locale; a locale without one uses English. */
-const tables: Partial<Record<Locale, MessageTable>> = { en };
+const tables: Partial<Record<Locale, MessageTable>> = { en, zhCN: zh };
 
 export function messagesFor(locale: Locale): MessageTable {
   return tables[locale] ?? en;

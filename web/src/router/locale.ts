@@ -2,10 +2,16 @@
 // which locales exist, how a path's first segment resolves to one, and the
 // canonical path a browser should be redirected to.
 
-/** The 23 locale codes the platform uses. */
+/**
+ * The 23 language codes of spec 3 §3 (en, ja, zh-cn, nl, ar, fr, de, id, it,
+ * ko, pt, ru, es, tr, uk, vi, th, pl, ro, el, cs, fi, hi). Chinese is spelt
+ * `zhCN` in paths, as the server's languages spell it; `zh-cn`, `zh_CN` and
+ * every other Chinese variant (`zh`, `zh-TW`) resolve to it, as spec 3 §9
+ * maps any zh variant to zhCN.
+ */
 export const LOCALES = [
-  'en', 'zhCN', 'zhTW', 'ja', 'ko', 'de', 'fr', 'es', 'pt', 'ru', 'ar', 'th',
-  'it', 'id', 'vi', 'tr', 'pl', 'nl', 'uk', 'hi', 'ms', 'fil', 'sv',
+  'en', 'ja', 'zhCN', 'nl', 'ar', 'fr', 'de', 'id', 'it', 'ko', 'pt', 'ru',
+  'es', 'tr', 'uk', 'vi', 'th', 'pl', 'ro', 'el', 'cs', 'fi', 'hi',
 ] as const;
 
 export type Locale = (typeof LOCALES)[number];
@@ -20,7 +26,8 @@ export function isLocale(s: string): s is Locale {
 
 /**
  * The locale a code names: exact (`zhCN`), then ignoring case and separators
- * (`zh-cn`, `ZH_CN`), then its language alone (`pt-BR` -> `pt`), else `en`.
+ * (`zh-cn`, `ZH_CN`), then its language alone (`pt-BR` -> `pt`, any `zh-*`
+ * -> `zhCN`), else `en`.
  */
 export function resolveLocale(code: string | null | undefined): Locale {
   if (!code) return DEFAULT_LOCALE;
@@ -29,6 +36,7 @@ export function resolveLocale(code: string | null | undefined): Locale {
   const exact = byFolded.get(folded);
   if (exact) return exact;
   const language = code.split(/[-_]/)[0]?.toLowerCase() ?? '';
+  if (language === 'zh' || language.startsWith('zh')) return 'zhCN';
   return byFolded.get(language) ?? DEFAULT_LOCALE;
 }
 
