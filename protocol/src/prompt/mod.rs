@@ -95,14 +95,26 @@
 //! `rawText`, negative words as `--no x` pieces; bot words joined by spaces
 //! as `x::lv` (`x::` for a weight of 1 before another part, with a space
 //! before `::` after a text ending in `:` or a dash), then the commands, then
-//! `--no a, b`. The web-UI dialect has no negative prompt in the same text,
-//! so its egWords are written as `--no x` pieces too. In the bot dialect every
-//! non-command word is written as its `rawText` (the dialect has no
-//! extra-network or editing syntax). `alv` is recomputed from `lv`.
-//! Parameters not already written by a command word are written as
-//! `--name value`. The invariant, checked by the tests,
-//! the property tests and the fuzz target: `parse(render(parse(x)))` equals
-//! `parse(x)` in full, ids and raw texts included.
+//! `--no a, b`, written so that it splits back into the same words: a word
+//! that starts like a command (typed `a,--x`) follows a bare `,` (`--no ,--x`
+//! when it comes first), a word whose last token is only dashes (`a --`)
+//! gets a space before its comma (`--,` would be a command), and a word
+//! that leaves a bracket open (`(a` from `--no (a --no b)`) ends its `--no`,
+//! the next word starting another. The web-UI dialect has no negative prompt
+//! in the same text, so its egWords are written as `--no x` pieces too. In
+//! the bot dialect every non-command word is written as its `rawText` (the
+//! dialect has no extra-network or editing syntax). `alv` is recomputed from
+//! `lv`. Parameters not already written by a command word are written as
+//! `--name value`. The invariant, checked by the tests, the property tests
+//! and the fuzz target: `parse(render(parse(x)))` equals `parse(x)` in full,
+//! ids and raw texts included.
+//!
+//! # Cost
+//!
+//! Long or deeply nested input must stay fast (libFuzzer also reports slow
+//! inputs): nested brackets are peeled through ranges of one bracket match
+//! rather than by re-matching every inner text, and the renderer looks
+//! parameter names up in sets.
 
 mod bot;
 mod command;

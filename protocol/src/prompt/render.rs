@@ -2,8 +2,13 @@
 //! either dialect, in the canonical form the parsers read back to the same
 //! result.
 
+use std::collections::HashSet;
+
 use super::command::{canonical, command_name};
-use super::syntax::{ends_with_lone_backslash, has_top_separator, starts_like_command, top_colons};
+use super::syntax::{
+    ends_with_bare_dashes, ends_with_lone_backslash, has_top_separator, has_unclosed_opener,
+    starts_like_command, top_colons,
+};
 use super::word::{format_number, step_level, Params, Word, WordType, PARAM_NAMES};
 use super::Dialect;
 
@@ -60,31 +65,65 @@ fn render_bot(words: &[Word], eg_words: &[Word], params: &Params) -> String {
             .map(|w| w.raw_text.clone()),
     );
     pieces.extend(uncovered_params(words, params));
-    let negs: Vec<&str> = eg_words
-        .iter()
-        .filter(|w| !w.raw_text.is_empty())
-        .map(|w| w.raw_text.as_str())
-        .collect();
-    if !negs.is_empty() {
-        pieces.push(format!("--no {}", negs.join(", ")));
-    }
+    pieces.extend(bot_negatives(eg_words));
     pieces.join(" ")
+}
+
+/// The bot dialect's negative words as `--no a, b` commands. The parser
+/// splits a `--no` value at top-level commas, so the text must split back
+/// into the same items, with the same tokens:
+/// - a word that starts like a command (typed `a,--x`, without a space) is
+///   attached with a bare `,` (`--no ,--x` when it comes first), since a
+///   space before it would make it a command of its own;
+/// - a word whose last token is only dashes (`a --`) gets a space before its
+///   comma, since `--,` would be a command named `,`;
+/// - a word that leaves a bracket open (`(a`, from `--no (a --no b)`) ends
+///   its `--no`: a closer in the next word would pair with it and merge the
+///   two words.
+fn bot_negatives(eg_words: &[Word]) -> Vec<String> {
+    let mut out = Vec::new();
+    // The `--no` being written, and whether its last word ends in dashes.
+    let mut open: Option<(String, bool)> = None;
+    for w in eg_words.iter().filter(|w| !w.raw_text.is_empty()) {
+        let chars: Vec<char> = w.raw_text.chars().collect();
+        let attach = starts_like_command(&chars);
+        let mut text = match open.take() {
+            None if attach => "--no ,".to_owned(),
+            None => "--no ".to_owned(),
+            Some((mut text, dashes)) => {
+                if dashes {
+                    text.push(' ');
+                }
+                text.push_str(if attach { "," } else { ", " });
+                text
+            }
+        };
+        text.push_str(&w.raw_text);
+        if has_unclosed_opener(&chars) {
+            out.push(text);
+        } else {
+            open = Some((text, ends_with_bare_dashes(&chars)));
+        }
+    }
+    out.extend(open.map(|(text, _)| text));
+    out
 }
 
 /// `--name value` for every parameter that no command word in `words`
 /// already renders (a parse result's params are all covered; an editor may
-/// set params directly).
+/// set params directly). The names are sets, not lists: thousands of
+/// unknown commands made the lookups quadratic.
 fn uncovered_params(words: &[Word], params: &Params) -> Vec<String> {
-    let names: Vec<String> = words
+    let names: HashSet<String> = words
         .iter()
         .filter(|w| w.kind == WordType::Command)
         .filter_map(command_name)
         .collect();
-    let known_covered = |c: &str| names.iter().any(|n| canonical(n) == Some(c));
+    let known_covered: HashSet<&str> = names.iter().filter_map(|n| canonical(n)).collect();
     let mut out = Vec::new();
     for name in PARAM_NAMES {
         if let Some(Some(value)) = params.slot(name) {
-            if !known_covered(name) {
+            if !known_covered.contains(name) {
                 out.push(param_text(name, value));
             }
         }

@@ -101,6 +101,25 @@ pub fn partners(chars: &[char]) -> Vec<Option<usize>> {
     partner
 }
 
+/// True when an unescaped `(` or `[` is left open (no partner). A closer
+/// that follows this text could pair with it, so the bot renderer starts a
+/// new `--no` after such a negative word.
+pub fn has_unclosed_opener(chars: &[char]) -> bool {
+    let partner = partners(chars);
+    let mut i = 0;
+    while let Some(c) = at(chars, i) {
+        if escape_at(chars, i) {
+            i += 2;
+            continue;
+        }
+        if matches!(c, '(' | '[') && partner.get(i).copied().flatten().is_none() {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Escapes every bracket that has no partner, so that all remaining
 /// unescaped brackets are matched: the web-UI parser's first step. This makes
 /// a word's text self-contained (joining words can never pair a bracket of
@@ -128,10 +147,21 @@ pub fn escape_unmatched(chars: &[char]) -> Vec<char> {
 /// Visits the top level of `chars`: calls `f(index, char)` for every
 /// unescaped character outside matched brackets (bracket groups are skipped
 /// whole, escape sequences are skipped).
-fn for_top_level(chars: &[char], mut f: impl FnMut(usize, char)) {
-    let partner = partners(chars);
-    let mut i = 0;
-    while let Some(c) = at(chars, i) {
+fn for_top_level(chars: &[char], f: impl FnMut(usize, char)) {
+    for_top_level_in(chars, &partners(chars), 0, chars.len(), f);
+}
+
+/// [`for_top_level`] over `chars[lo..hi]`, with the partners of the whole
+/// text (see [`Bracketed`] for when that is valid).
+fn for_top_level_in(
+    chars: &[char],
+    partner: &[Option<usize>],
+    lo: usize,
+    hi: usize,
+    mut f: impl FnMut(usize, char),
+) {
+    let mut i = lo;
+    while let Some(c) = at(chars, i).filter(|_| i < hi) {
         if escape_at(chars, i) {
             i += 2;
             continue;
@@ -144,6 +174,66 @@ fn for_top_level(chars: &[char], mut f: impl FnMut(usize, char)) {
         }
         f(i, c);
         i += 1;
+    }
+}
+
+/// A text with its bracket partners computed once, looked at through ranges
+/// `lo..hi`. The web-UI parser peels nested brackets through ranges: building
+/// each inner text and matching its brackets anew made deeply nested input
+/// quadratic (16 000 brackets took seconds; found by cargo-fuzz). A range's
+/// partners are the whole text's as long as the range holds whole bracket
+/// groups and does not start inside an escape sequence, which is what
+/// peeling a group, cutting at a top-level colon and trimming produce.
+pub struct Bracketed<'a> {
+    chars: &'a [char],
+    partner: Vec<Option<usize>>,
+}
+
+impl<'a> Bracketed<'a> {
+    /// Matches the brackets of `chars` (see [`partners`]).
+    pub fn new(chars: &'a [char]) -> Self {
+        Bracketed {
+            chars,
+            partner: partners(chars),
+        }
+    }
+
+    /// The characters of a range.
+    pub fn slice(&self, lo: usize, hi: usize) -> &'a [char] {
+        self.chars.get(lo..hi).unwrap_or(&[])
+    }
+
+    /// The range without [`is_space`] characters at either end.
+    pub fn trim(&self, lo: usize, hi: usize) -> (usize, usize) {
+        let mut lo = lo;
+        let mut hi = hi;
+        while lo < hi && at(self.chars, lo).is_some_and(is_space) {
+            lo += 1;
+        }
+        while hi > lo && at(self.chars, hi - 1).is_some_and(is_space) {
+            hi -= 1;
+        }
+        (lo, hi)
+    }
+
+    /// The opening bracket when the range is exactly one matched group.
+    pub fn wrapping(&self, lo: usize, hi: usize) -> Option<char> {
+        let first = at(self.chars, lo)?;
+        if !matches!(first, '(' | '[') || hi < lo + 2 {
+            return None;
+        }
+        (self.partner.get(lo).copied().flatten() == Some(hi - 1)).then_some(first)
+    }
+
+    /// Indices (in the whole text) of the range's top-level unescaped colons.
+    pub fn top_colons(&self, lo: usize, hi: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for_top_level_in(self.chars, &self.partner, lo, hi, |i, c| {
+            if c == ':' {
+                out.push(i);
+            }
+        });
+        out
     }
 }
 
@@ -181,16 +271,6 @@ pub fn has_top_separator(chars: &[char]) -> bool {
     let mut found = false;
     for_top_level(chars, |_, c| found |= is_separator(c));
     found
-}
-
-/// The opening bracket when `chars` is exactly one matched bracket group.
-pub fn wrapping_bracket(chars: &[char]) -> Option<char> {
-    let first = at(chars, 0)?;
-    if !matches!(first, '(' | '[') || chars.len() < 2 {
-        return None;
-    }
-    let partner = partners(chars);
-    (partner.first().copied().flatten() == Some(chars.len() - 1)).then_some(first)
 }
 
 /// Parses a number of the form `[+-]?(digits[.digits?] | .digits)`, ASCII
@@ -245,6 +325,17 @@ pub fn marker_name(token: &[char]) -> Option<&[char]> {
 pub fn starts_like_command(chars: &[char]) -> bool {
     let first = tokens(chars).into_iter().next();
     first.is_some_and(|t| marker_name(&t).is_some())
+}
+
+/// True when the last token is only dashes and starts like a marker (`--`,
+/// `—`): it is no command, but one character more (`--,`) would make it one.
+pub fn ends_with_bare_dashes(chars: &[char]) -> bool {
+    let last = chars
+        .rsplit(|c| is_space(*c))
+        .find(|t| !t.is_empty())
+        .unwrap_or(&[]);
+    let starts = last.starts_with(&['-', '-']) || last.first() == Some(&LONG_DASH);
+    starts && last.iter().all(|c| *c == '-' || *c == LONG_DASH)
 }
 
 /// True when `chars` ends with an odd run of backslashes (a closing bracket

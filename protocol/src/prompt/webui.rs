@@ -3,9 +3,7 @@
 //! the module doc of [`super`].
 
 use super::command::{command_from_text, derive_params, Command};
-use super::syntax::{
-    escape_unmatched, is_separator, parse_number, split_top, top_colons, trim, wrapping_bracket,
-};
+use super::syntax::{escape_unmatched, is_separator, parse_number, split_top, trim, Bracketed};
 use super::word::{assign_ids, clamp_lv, ParseResult, SubType, Word, WordType, WEIGHT_STEP};
 
 /// Parses web-UI prompt text. Never fails: malformed input becomes text.
@@ -38,17 +36,22 @@ pub fn parse(text: &str) -> ParseResult {
 /// when it has one or two top-level colons and the last part is a number
 /// >= 0 (`[to:when]` has an empty `from`).
 pub fn editing_args(inner: &[char]) -> Option<Vec<String>> {
-    let colons = top_colons(inner);
+    editing_args_in(&Bracketed::new(inner), 0, inner.len())
+}
+
+/// [`editing_args`] of the range `lo..hi` of a bracketed text.
+fn editing_args_in(text: &Bracketed<'_>, lo: usize, hi: usize) -> Option<Vec<String>> {
+    let colons = text.top_colons(lo, hi);
     if colons.is_empty() || colons.len() > 2 {
         return None;
     }
     let mut parts = Vec::with_capacity(3);
-    let mut start = 0;
+    let mut start = lo;
     for c in &colons {
-        parts.push(trim(inner.get(start..*c).unwrap_or(&[])));
+        parts.push(trim(text.slice(start, *c)));
         start = c + 1;
     }
-    let when = trim(inner.get(start..).unwrap_or(&[]));
+    let when = trim(text.slice(start, hi));
     let w = parse_number(when)?;
     if w < 0.0 {
         return None;
@@ -65,40 +68,42 @@ pub fn editing_args(inner: &[char]) -> Option<Vec<String>> {
 }
 
 /// The word of one non-empty, trimmed, non-command segment (`None` when the
-/// weights wrap nothing).
+/// weights wrap nothing). The core is a range of the segment (see
+/// [`Bracketed`]), so peeling deep nesting stays linear.
 fn word(segment: &[char]) -> Option<Word> {
-    let mut core: Vec<char> = segment.to_vec();
+    let text = Bracketed::new(segment);
+    let (mut lo, mut hi) = (0, segment.len());
     let mut m = 1.0_f64;
     // Peel the bracket groups that wrap the whole text, outermost first.
-    while let Some(open) = wrapping_bracket(&core) {
-        let inner = trim(core.get(1..core.len() - 1).unwrap_or(&[])).to_vec();
+    while let Some(open) = text.wrapping(lo, hi) {
+        let (in_lo, in_hi) = text.trim(lo + 1, hi - 1);
         if open == '(' {
-            let weight = top_colons(&inner).last().and_then(|&c| {
-                let w = parse_number(trim(inner.get(c + 1..).unwrap_or(&[])))?;
-                Some((c, w))
+            let weight = text.top_colons(in_lo, in_hi).last().and_then(|&c| {
+                let (w_lo, w_hi) = text.trim(c + 1, in_hi);
+                Some((c, parse_number(text.slice(w_lo, w_hi))?))
             });
             if let Some((c, w)) = weight {
                 m = clamp_lv(m * w);
-                core = trim(inner.get(..c).unwrap_or(&[])).to_vec();
+                (lo, hi) = text.trim(in_lo, c);
             } else {
                 m = clamp_lv(m * WEIGHT_STEP);
-                core = inner;
+                (lo, hi) = (in_lo, in_hi);
             }
         } else {
-            if editing_args(&inner).is_some() {
+            if editing_args_in(&text, in_lo, in_hi).is_some() {
                 break;
             }
             m = clamp_lv(m / WEIGHT_STEP);
-            core = inner;
+            (lo, hi) = (in_lo, in_hi);
         }
     }
-    if core.is_empty() {
+    if lo >= hi {
         return None;
     }
-    if wrapping_bracket(&core) == Some('[') {
-        let inner = trim(core.get(1..core.len() - 1).unwrap_or(&[]));
-        if let Some(args) = editing_args(inner) {
-            let raw: String = inner.iter().collect();
+    if text.wrapping(lo, hi) == Some('[') {
+        let (in_lo, in_hi) = text.trim(lo + 1, hi - 1);
+        if let Some(args) = editing_args_in(&text, in_lo, in_hi) {
+            let raw: String = text.slice(in_lo, in_hi).iter().collect();
             return Some(
                 Word::new(WordType::Editing, SubType::Normal, raw)
                     .with_lv(m)
@@ -106,7 +111,8 @@ fn word(segment: &[char]) -> Option<Word> {
             );
         }
     }
-    if let Some(w) = extra_network(&core, m) {
+    let core = text.slice(lo, hi);
+    if let Some(w) = extra_network(core, m) {
         return Some(w);
     }
     Some(Word::new(WordType::Word, SubType::Normal, core.iter().collect()).with_lv(m))

@@ -3,7 +3,16 @@
 // to the same result.
 
 import { canonical, commandName } from './command';
-import { chars, endsWithLoneBackslash, hasTopSeparator, LONG_DASH, startsLikeCommand, topColons } from './syntax';
+import {
+  chars,
+  endsWithBareDashes,
+  endsWithLoneBackslash,
+  hasTopSeparator,
+  hasUnclosedOpener,
+  LONG_DASH,
+  startsLikeCommand,
+  topColons,
+} from './syntax';
 import { PARAM_NAMES, type Dialect, type PromptParams, type Word } from './types';
 import { formatNumber, stepLevel } from './word';
 
@@ -37,25 +46,52 @@ function renderBot(words: readonly Word[], egWords: readonly Word[], params: Pro
   });
   pieces.push(...words.filter((w) => w.type === 'command' && w.rawText !== '').map((w) => w.rawText));
   pieces.push(...uncoveredParams(words, params));
-  const negs = egWords.filter((w) => w.rawText !== '').map((w) => w.rawText);
-  if (negs.length > 0) pieces.push(`--no ${negs.join(', ')}`);
+  pieces.push(...botNegatives(egWords));
   return pieces.join(' ');
 }
 
+// `--no a, b` commands that split back into the same items with the same
+// tokens (see bot_negatives in render.rs): a word starting like a command is
+// attached with a bare `,`; a word ending in a bare dash token gets a space
+// before its comma; a word leaving a bracket open ends its `--no`.
+function botNegatives(egWords: readonly Word[]): string[] {
+  const out: string[] = [];
+  let open: { text: string; dashes: boolean } | undefined;
+  for (const w of egWords) {
+    if (w.rawText === '') continue;
+    const cs = chars(w.rawText);
+    const attach = startsLikeCommand(cs);
+    let text: string;
+    if (open === undefined) text = attach ? '--no ,' : '--no ';
+    else text = `${open.text}${open.dashes ? ' ' : ''}${attach ? ',' : ', '}`;
+    text += w.rawText;
+    if (hasUnclosedOpener(cs)) {
+      out.push(text);
+      open = undefined;
+    } else {
+      open = { text, dashes: endsWithBareDashes(cs) };
+    }
+  }
+  if (open !== undefined) out.push(open.text);
+  return out;
+}
+
+// Sets, not lists: thousands of unknown commands made the lookups quadratic.
 function uncoveredParams(words: readonly Word[], params: PromptParams): string[] {
-  const names = words
-    .filter((w) => w.type === 'command')
-    .map(commandName)
-    .filter((n): n is string => n !== undefined);
+  const names = new Set(
+    words
+      .filter((w) => w.type === 'command')
+      .map(commandName)
+      .filter((n): n is string => n !== undefined),
+  );
+  const covered = new Set([...names].map(canonical));
   const out: string[] = [];
   for (const name of PARAM_NAMES) {
     const value = params[name];
-    if (value !== undefined && !names.some((n) => canonical(n) === name)) {
-      out.push(paramText(name, value));
-    }
+    if (value !== undefined && !covered.has(name)) out.push(paramText(name, value));
   }
   for (const u of params.unknown ?? []) {
-    if (!names.includes(u.name)) out.push(paramText(u.name, u.value));
+    if (!names.has(u.name)) out.push(paramText(u.name, u.value));
   }
   return out;
 }

@@ -40,3 +40,19 @@ describe('prompt round trip on generated text', () => {
     });
   }
 });
+
+describe('deep nesting', () => {
+  // Peeling used to re-slice and re-match every inner text (quadratic); the
+  // parser now peels through ranges of one bracket match (see Bracketed).
+  it('parses 100 000 nested brackets in linear time', () => {
+    const n = 50_000;
+    const start = performance.now();
+    const round = parsePrompt(`${'('.repeat(n)}x${')'.repeat(n)}`, 'webui').words[0];
+    expect([round?.rawText, round?.lv]).toStrictEqual(['x', 10000]);
+    const square = parsePrompt(`${'['.repeat(n)}x${']'.repeat(n)}`, 'webui').words[0];
+    expect([square?.rawText, square?.lv]).toStrictEqual(['x', 0]);
+    const weighted = parsePrompt(`${'('.repeat(n)}x${':1)'.repeat(n)}`, 'webui').words[0];
+    expect([weighted?.rawText, weighted?.lv]).toStrictEqual(['x', 1]);
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+});

@@ -76,6 +76,22 @@ export function partners(cs: Chars): (number | undefined)[] {
   return partner;
 }
 
+/** True when an unescaped `(` or `[` has no partner (see the Rust doc). */
+export function hasUnclosedOpener(cs: Chars): boolean {
+  const partner = partners(cs);
+  let i = 0;
+  while (i < cs.length) {
+    if (escapeAt(cs, i)) {
+      i += 2;
+      continue;
+    }
+    const c = cs[i];
+    if ((c === '(' || c === '[') && partner[i] === undefined) return true;
+    i += 1;
+  }
+  return false;
+}
+
 /** Escapes every bracket without a partner (the web-UI parser's first step). */
 export function escapeUnmatched(cs: Chars): string[] {
   const partner = partners(cs);
@@ -98,9 +114,18 @@ export function escapeUnmatched(cs: Chars): string[] {
 }
 
 function forTopLevel(cs: Chars, f: (i: number, c: string) => void): void {
-  const partner = partners(cs);
-  let i = 0;
-  while (i < cs.length) {
+  forTopLevelIn(cs, partners(cs), 0, cs.length, f);
+}
+
+function forTopLevelIn(
+  cs: Chars,
+  partner: readonly (number | undefined)[],
+  lo: number,
+  hi: number,
+  f: (i: number, c: string) => void,
+): void {
+  let i = lo;
+  while (i < hi && i < cs.length) {
     if (escapeAt(cs, i)) {
       i += 2;
       continue;
@@ -115,6 +140,45 @@ function forTopLevel(cs: Chars, f: (i: number, c: string) => void): void {
     }
     f(i, c);
     i += 1;
+  }
+}
+
+/**
+ * A text with its bracket partners computed once, looked at through ranges
+ * `lo..hi` (mirror of `Bracketed` in syntax.rs, which explains when that is
+ * valid): peeling nested brackets through ranges keeps deep nesting linear.
+ */
+export class Bracketed {
+  private readonly partner: (number | undefined)[];
+
+  constructor(private readonly cs: Chars) {
+    this.partner = partners(cs);
+  }
+
+  slice(lo: number, hi: number): Chars {
+    return this.cs.slice(lo, hi);
+  }
+
+  trim(lo: number, hi: number): [number, number] {
+    let a = lo;
+    let b = hi;
+    while (a < b && isSpace(this.cs[a])) a += 1;
+    while (b > a && isSpace(this.cs[b - 1])) b -= 1;
+    return [a, b];
+  }
+
+  wrapping(lo: number, hi: number): '(' | '[' | undefined {
+    const first = this.cs[lo];
+    if ((first !== '(' && first !== '[') || hi < lo + 2) return undefined;
+    return this.partner[lo] === hi - 1 ? first : undefined;
+  }
+
+  topColons(lo: number, hi: number): number[] {
+    const out: number[] = [];
+    forTopLevelIn(this.cs, this.partner, lo, hi, (i, c) => {
+      if (c === ':') out.push(i);
+    });
+    return out;
   }
 }
 
@@ -147,13 +211,6 @@ export function hasTopSeparator(cs: Chars): boolean {
     if (isSeparator(c)) found = true;
   });
   return found;
-}
-
-/** The opening bracket when `cs` is exactly one matched bracket group. */
-export function wrappingBracket(cs: Chars): '(' | '[' | undefined {
-  const first = cs[0];
-  if ((first !== '(' && first !== '[') || cs.length < 2) return undefined;
-  return partners(cs)[0] === cs.length - 1 ? first : undefined;
 }
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
@@ -192,6 +249,13 @@ export function markerName(token: Chars): Chars | undefined {
 export function startsLikeCommand(cs: Chars): boolean {
   const first = tokens(cs)[0];
   return first !== undefined && markerName(first) !== undefined;
+}
+
+/** The last token is only dashes and starts like a marker (`--`, `—`). */
+export function endsWithBareDashes(cs: Chars): boolean {
+  const last = tokens(cs).at(-1) ?? [];
+  const starts = (last[0] === '-' && last[1] === '-') || last[0] === LONG_DASH;
+  return starts && last.every((c) => c === '-' || c === LONG_DASH);
 }
 
 export function endsWithLoneBackslash(cs: Chars): boolean {

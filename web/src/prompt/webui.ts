@@ -3,15 +3,14 @@
 
 import { commandFromText, deriveParams } from './command';
 import {
+  Bracketed,
   chars,
   escapeUnmatched,
   isSeparator,
   parseNumber,
   splitTop,
   str,
-  topColons,
   trim,
-  wrappingBracket,
   type Chars,
 } from './syntax';
 import type { ParseResult, Word, WordType } from './types';
@@ -40,15 +39,19 @@ export function parseWebui(text: string): ParseResult {
 
 /** `[from, to, when, "steps"|"fraction"]` for the inside of `[...]`, if editing. */
 export function editingArgs(inner: Chars): string[] | undefined {
-  const colons = topColons(inner);
+  return editingArgsIn(new Bracketed(inner), 0, inner.length);
+}
+
+function editingArgsIn(text: Bracketed, lo: number, hi: number): string[] | undefined {
+  const colons = text.topColons(lo, hi);
   if (colons.length === 0 || colons.length > 2) return undefined;
   const parts: Chars[] = [];
-  let start = 0;
+  let start = lo;
   for (const c of colons) {
-    parts.push(trim(inner.slice(start, c)));
+    parts.push(trim(text.slice(start, c)));
     start = c + 1;
   }
-  const when = trim(inner.slice(start));
+  const when = trim(text.slice(start, hi));
   const w = parseNumber(when);
   if (w === undefined || w < 0) return undefined;
   const [a, b] = parts;
@@ -57,37 +60,42 @@ export function editingArgs(inner: Chars): string[] | undefined {
   return [from, to, str(when), w >= 1 ? 'steps' : 'fraction'];
 }
 
+// The core is a range of the segment (see Bracketed), so peeling deep
+// nesting stays linear.
 function word(segment: Chars): Word | undefined {
-  let core: Chars = segment;
+  const text = new Bracketed(segment);
+  let lo = 0;
+  let hi = segment.length;
   let m = 1;
   for (;;) {
-    const open = wrappingBracket(core);
+    const open = text.wrapping(lo, hi);
     if (open === undefined) break;
-    const inner = trim(core.slice(1, core.length - 1));
+    const [inLo, inHi] = text.trim(lo + 1, hi - 1);
     if (open === '(') {
-      const last = topColons(inner).at(-1);
-      const w = last === undefined ? undefined : parseNumber(trim(inner.slice(last + 1)));
+      const last = text.topColons(inLo, inHi).at(-1);
+      const w = last === undefined ? undefined : parseNumber(text.slice(...text.trim(last + 1, inHi)));
       if (last !== undefined && w !== undefined) {
         m = clampLv(m * w);
-        core = trim(inner.slice(0, last));
+        [lo, hi] = text.trim(inLo, last);
       } else {
         m = clampLv(m * WEIGHT_STEP);
-        core = inner;
+        [lo, hi] = [inLo, inHi];
       }
     } else {
-      if (editingArgs(inner) !== undefined) break;
+      if (editingArgsIn(text, inLo, inHi) !== undefined) break;
       m = clampLv(m / WEIGHT_STEP);
-      core = inner;
+      [lo, hi] = [inLo, inHi];
     }
   }
-  if (core.length === 0) return undefined;
-  if (wrappingBracket(core) === '[') {
-    const inner = trim(core.slice(1, core.length - 1));
-    const args = editingArgs(inner);
+  if (lo >= hi) return undefined;
+  if (text.wrapping(lo, hi) === '[') {
+    const [inLo, inHi] = text.trim(lo + 1, hi - 1);
+    const args = editingArgsIn(text, inLo, inHi);
     if (args !== undefined) {
-      return { ...withLv(newWord('editing', 'normal', str(inner)), m), args };
+      return { ...withLv(newWord('editing', 'normal', str(text.slice(inLo, inHi))), m), args };
     }
   }
+  const core = text.slice(lo, hi);
   return extraNetwork(core, m) ?? withLv(newWord('word', 'normal', str(core)), m);
 }
 
