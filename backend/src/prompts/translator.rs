@@ -366,7 +366,10 @@ impl Translator for LibreTranslate {
             .await
             .map_err(|e| TranslateError::Unreachable(e.without_url().to_string()))?;
         let status = res.status().as_u16();
-        if res.content_length().is_some_and(|n| n > MAX_ANSWER_BYTES as u64) {
+        if res
+            .content_length()
+            .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+        {
             return Err(TranslateError::BadAnswer("answer too large".into()));
         }
         let bytes = res
