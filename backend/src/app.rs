@@ -162,14 +162,18 @@ impl Application {
         let router = engine_router(&settings)?;
         let g = settings.generation.clone();
         let ledger = Ledger::new(store.clone());
-        let core = Arc::new(TaskCore::new(
-            store.clone(),
-            ledger.clone(),
-            queue.clone(),
-            bus.clone(),
-            g.max_attempts,
-            g.requeue_grace_ms as i64,
-        ));
+        let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
+        let core = Arc::new(
+            TaskCore::new(
+                store.clone(),
+                ledger.clone(),
+                queue.clone(),
+                bus.clone(),
+                g.max_attempts,
+                g.requeue_grace_ms as i64,
+            )
+            .with_channels(channels.clone()),
+        );
         let registry = TaskRegistry::new(core);
         let tasks = TaskService::new(
             registry.clone(),
@@ -253,6 +257,7 @@ impl Application {
             objects,
             task_limit: RateLimiter::new(120, Duration::from_secs(60)),
             prompts,
+            channels,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

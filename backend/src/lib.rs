@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod app;
 pub mod auth;
+pub mod channels;
 pub mod credits;
 pub mod error;
 pub mod prompts;

@@ -8,6 +8,7 @@ use infra::config::Settings;
 use infra::store::DynStore;
 
 use crate::accounts::AccountService;
+use crate::channels::ChannelService;
 use crate::credits::Ledger;
 use crate::prompts::PromptService;
 use crate::ratelimit::RateLimiter;
@@ -29,4 +30,6 @@ pub struct AppState {
     pub task_limit: RateLimiter,
     /// The prompt dictionary, translation and random prompts.
     pub prompts: PromptService,
+    /// IM channels and their messages.
+    pub channels: ChannelService,
 }

@@ -10,6 +10,7 @@ pub mod account;
 pub mod envelope;
 pub mod error;
 pub mod frame;
+pub mod im;
 pub mod prompt;
 pub mod task;
 

@@ -5,6 +5,7 @@ use actix_web::web;
 
 mod account;
 mod admin;
+mod im;
 mod resource;
 mod system;
 pub mod task;
@@ -35,6 +36,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/account/membership", web::post().to(admin::set_membership))
                     .route("/credits/grant", web::post().to(admin::grant_credits)),
             )
+            .service(im::scope())
             .route("/payment/assets/get", web::post().to(account::assets))
             .service(
                 web::scope("/task")

@@ -15,6 +15,7 @@ use protocol::task::{SpeedType, TaskStatus};
 use super::machine::{transition, TaskOp};
 use super::row::{HoldState, Owner, TaskIndexRow, TaskRow};
 use crate::accounts::now_millis;
+use crate::channels::ChannelService;
 use crate::credits::{Ledger, Resolved};
 use crate::error::ApiError;
 
@@ -48,6 +49,8 @@ pub struct TaskCore {
     pub max_attempts: u32,
     /// A task no worker holds is re-queued only when it has not changed for this long.
     pub requeue_grace_ms: i64,
+    /// Channels, for tasks created in one (members see them; results are posted).
+    pub channels: Option<ChannelService>,
 }
 
 pub type SharedCore = Arc<TaskCore>;
@@ -70,7 +73,14 @@ impl TaskCore {
             bus,
             max_attempts,
             requeue_grace_ms,
+            channels: None,
         }
+    }
+
+    /// Lets tasks created in a channel reach its members.
+    pub fn with_channels(mut self, channels: ChannelService) -> TaskCore {
+        self.channels = Some(channels);
+        self
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<TaskRow>, ApiError> {
@@ -89,6 +99,9 @@ impl TaskCore {
         };
         match serde_json::to_value(row.view(position)) {
             Ok(content) => {
+                if let (Some(channel), Some(channels)) = (&row.channel_id, &self.channels) {
+                    channels.relay_task(channel, account, &content).await;
+                }
                 self.bus
                     .publish(
                         &user_topic(account),
@@ -171,6 +184,12 @@ impl TaskCore {
             {
                 Ok(()) => {
                     self.publish(&next).await;
+                    if next.status == TaskStatus::Success && current.status != TaskStatus::Success {
+                        if let (Some(channel), Some(channels)) = (&next.channel_id, &self.channels)
+                        {
+                            channels.post_task_result(channel, &next).await;
+                        }
+                    }
                     if next.status.is_final() {
                         self.finish(&next).await?;
                         return Ok(true);

@@ -200,6 +200,7 @@ mod tests {
             engine: None,
             estimate_secs: 10,
             saved: false,
+            channel_id: None,
         }
     }
 

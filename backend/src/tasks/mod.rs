@@ -231,6 +231,16 @@ impl TaskService {
         action: Action,
     ) -> Result<String, ApiError> {
         let p = self.prepare(who, req, action).await?;
+        let channel_id = req.channel_id.clone().filter(|c| !c.trim().is_empty());
+        if let Some(channel) = &channel_id {
+            // Only a member may generate in a channel.
+            match (who, &self.core().channels) {
+                (Requester::Account(a), Some(channels)) => {
+                    channels.check_task_channel(&a.id, channel).await?
+                }
+                _ => return Err(ErrorCode::NoPermission.into()),
+            }
+        }
         let id = uuid::Uuid::now_v7().simple().to_string();
         let mut job = p.job;
         job.task_id = id.clone();
@@ -277,6 +287,7 @@ impl TaskService {
             estimate_secs: p.estimate_secs,
             saved: false,
             job,
+            channel_id,
         };
         if let Err(e) = self.core().insert(&row).await {
             if let Owner::Account(a) = &row.owner {

@@ -81,6 +81,10 @@ pub struct TaskRow {
     pub engine: Option<EngineInfo>,
     pub estimate_secs: u32,
     pub saved: bool,
+    /// The IM channel the task was created in: its members see it live and
+    /// its result is posted there (unless the channel is PRIVATE).
+    #[serde(default)]
+    pub channel_id: Option<String>,
 }
 
 /// The index entry of a task under its owner (pk owner, ck (create_at, id)).

@@ -8,6 +8,7 @@
 )]
 
 mod accounts;
+mod channels;
 mod helpers;
 mod prompts;
 mod socket;

@@ -38,6 +38,16 @@ pub const TASKS_BY_OWNER: TableDef = regular("tasks_by_owner");
 pub const TASKS_OPEN: TableDef = regular("tasks_open");
 /// pk (file id) · ck () → `UploadRow`. Pre-signed uploads and their parts.
 pub const UPLOADS: TableDef = regular("uploads");
+/// pk (channel id) · ck () → `ChannelRow`. The channel and its message sequence (compare-and-set).
+pub const CHANNELS: TableDef = regular("channels");
+/// pk (invite code) · ck () → channel id. Joining by invite code.
+pub const CHANNEL_BY_INVITE: TableDef = regular("channel_by_invite");
+/// pk (channel id) · ck (account id) → `MemberRow`. Members, roles and read positions.
+pub const CHANNEL_MEMBERS: TableDef = regular("channel_members");
+/// pk (account id) · ck (channel id) → `()`. The channels an account joined.
+pub const CHANNELS_BY_ACCOUNT: TableDef = regular("channels_by_account");
+/// pk (channel id) · ck (seq) → `MessageRow`. Channel history by sequence.
+pub const CHANNEL_MESSAGES: TableDef = regular("channel_messages");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -59,6 +69,11 @@ pub const ALL: &[TableDef] = &[
     TASKS_BY_OWNER,
     TASKS_OPEN,
     UPLOADS,
+    CHANNELS,
+    CHANNEL_BY_INVITE,
+    CHANNEL_MEMBERS,
+    CHANNELS_BY_ACCOUNT,
+    CHANNEL_MESSAGES,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

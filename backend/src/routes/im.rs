@@ -1,0 +1,146 @@
+//! IM family (spec 3 §7): channels (`/api/v1/im/channel/...`), history and
+//! messages (`/api/v1/im/history`, `/api/v1/im/message/...`). Every call
+//! needs a logged-in account with a complete profile.
+
+use actix_web::web;
+use protocol::im::{
+    ChannelList, ChannelRef, CreateChannelAnswer, CreateChannelRequest, EditChannelRequest,
+    HistoryRequest, JoinRequest, MemberList, MemberRequest, ReadRequest, SendAnswer, SendRequest,
+    SetRoleRequest,
+};
+use serde_json::json;
+
+use crate::auth::Authed;
+use crate::error::{ok, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+pub async fn create(a: Authed, s: web::Data<AppState>, b: Body<CreateChannelRequest>) -> ApiResult {
+    let v = s.channels.create(&a.0.account, &b.name, b.private).await?;
+    Ok(ok(CreateChannelAnswer {
+        channel_id: v.channel_id,
+        invite_code: v.invite_code,
+    }))
+}
+
+pub async fn edit(a: Authed, s: web::Data<AppState>, b: Body<EditChannelRequest>) -> ApiResult {
+    let v = s
+        .channels
+        .edit(&a.0.account.id, &b.channel_id, b.name.as_deref(), b.private)
+        .await?;
+    Ok(ok(v))
+}
+
+pub async fn disband(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
+    s.channels.disband(&a.0.account.id, &b.channel_id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn joined(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    let items = s.channels.joined(&a.0.account.id).await?;
+    Ok(ok(ChannelList { items }))
+}
+
+pub async fn detail(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
+    Ok(ok(s
+        .channels
+        .detail(&a.0.account.id, &b.channel_id)
+        .await?))
+}
+
+pub async fn info(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
+    Ok(ok(s.channels.info(&a.0.account.id, &b.channel_id).await?))
+}
+
+pub async fn members(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
+    let items = s.channels.members(&a.0.account.id, &b.channel_id).await?;
+    Ok(ok(MemberList { items }))
+}
+
+pub async fn quit(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
+    s.channels.quit(&a.0.account.id, &b.channel_id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn join(a: Authed, s: web::Data<AppState>, b: Body<JoinRequest>) -> ApiResult {
+    Ok(ok(s.channels.join(&a.0.account.id, &b.invite_code).await?))
+}
+
+pub async fn kick_out(a: Authed, s: web::Data<AppState>, b: Body<MemberRequest>) -> ApiResult {
+    s.channels
+        .kick_out(&a.0.account.id, &b.channel_id, &b.account_id)
+        .await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn set_role(a: Authed, s: web::Data<AppState>, b: Body<SetRoleRequest>) -> ApiResult {
+    s.channels
+        .set_role(&a.0.account.id, &b.channel_id, &b.account_id, b.role)
+        .await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn history(a: Authed, s: web::Data<AppState>, b: Body<HistoryRequest>) -> ApiResult {
+    let h = s
+        .channels
+        .history(&a.0.account.id, &b.channel_id, b.limit, b.before_seq)
+        .await?;
+    Ok(ok(h))
+}
+
+pub async fn send(a: Authed, s: web::Data<AppState>, b: Body<SendRequest>) -> ApiResult {
+    let m = s
+        .channels
+        .send(
+            &a.0.account,
+            &b.channel_id,
+            b.kind,
+            b.content.as_deref(),
+            b.task_id.as_deref(),
+        )
+        .await?;
+    Ok(ok(SendAnswer { seq: m.seq }))
+}
+
+pub async fn unread(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(s.channels.unread(&a.0.account.id).await?))
+}
+
+pub async fn read(a: Authed, s: web::Data<AppState>, b: Body<ReadRequest>) -> ApiResult {
+    Ok(ok(s
+        .channels
+        .read(&a.0.account.id, &b.channel_id, b.seq)
+        .await?))
+}
+
+pub async fn all_read(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(s.channels.all_read(&a.0.account.id).await?))
+}
+
+/// The IM routes, mounted under `/api/v1/im`.
+pub fn scope() -> actix_web::Scope {
+    web::scope("/im")
+        .service(
+            web::scope("/channel")
+                .route("/create", web::post().to(create))
+                .route("/edit", web::post().to(edit))
+                .route("/disband", web::post().to(disband))
+                .route("/joined/list", web::post().to(joined))
+                .route("/detail", web::post().to(detail))
+                .route("/info", web::post().to(info))
+                .route("/members", web::post().to(members))
+                .route("/quit", web::post().to(quit))
+                .route("/join", web::post().to(join))
+                .route("/kick-out", web::post().to(kick_out))
+                .route("/role", web::post().to(set_role)),
+        )
+        .route("/history", web::post().to(history))
+        .service(
+            web::scope("/message")
+                .route("/send", web::post().to(send))
+                .route("/unread-record", web::post().to(unread))
+                .route("/read", web::post().to(read))
+                .route("/all-read", web::post().to(all_read)),
+        )
+}
