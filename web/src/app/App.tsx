@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
+import { ChannelsPage } from '../channels/ChannelsPage';
+import { isChannelsPath } from '../channels/route';
 import { contentLanguage } from '../i18n/messages';
 import { PromptEditorPage } from '../prompt/ui';
 import { LandingPage } from '../router/LandingPage';
@@ -27,6 +29,8 @@ export function page(rest: string): ReactNode {
     default:
       // `/create`, `/studio` and `/create/{generateType}` (a known type only).
       if (parseGeneratorRoute(path) !== null) return <GeneratorPage />;
+      // `/channels` and `/channels/{id}`.
+      if (isChannelsPath(path)) return <ChannelsPage />;
       return <NotFoundPage />;
   }
 }

@@ -1,4 +1,5 @@
 import { AccountMenu } from '../account/AccountMenu';
+import { loggedInAtom } from '../account/atoms';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { SocketBadge } from '../socket/SocketBadge';
@@ -9,6 +10,7 @@ import { Link } from './Link';
 export function Header() {
   const t = useT();
   const locale = useAtomValue(localeAtom);
+  const loggedIn = useAtomValue(loggedInAtom);
   return (
     <header className="site-header">
       <div className="site-header__inner">
@@ -17,6 +19,14 @@ export function Header() {
           <span className="brand__name">{t('app.name')}</span>
         </Link>
         <div className="site-header__end">
+          {loggedIn && (
+            <Link to={localePath(locale, '/channels')} className="button button--link site-header__channels">
+              <span className="site-header__channels-icon" aria-hidden="true">
+                #
+              </span>
+              <span className="site-header__channels-label">{t('channels.nav')}</span>
+            </Link>
+          )}
           <SocketBadge />
           <AccountMenu />
         </div>

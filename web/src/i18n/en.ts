@@ -1,6 +1,7 @@
 // English message table: the server's message keys (protocol/src/error.rs,
 // spec 2 §8) and the page's own strings. Other locales fall back to it until
 // they have tables of their own.
+import { en_channels } from './en.channels';
 import { en_generator } from './en.generator';
 import { en_promptui } from './en.promptui';
 import { en_tasks } from './en.tasks';
@@ -9,6 +10,7 @@ export const en = {
   ...en_generator,
   ...en_tasks,
   ...en_promptui,
+  ...en_channels,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',
