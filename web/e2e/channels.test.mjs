@@ -2,7 +2,10 @@
 // Chromium: two users (signed up through the API, token in cookie T) in two
 // browser contexts. A creates a channel, B opens the invite link and confirms
 // joining, both send messages, and each sees all of them in the same order,
-// live over the socket. Screenshot: docs/screenshots/channels.png.
+// live over the socket. A then generates in the channel: B sees the task's
+// progress card and then the result in history; B leaves and A's member
+// count drops live. Screenshot: docs/screenshots/channels.png.
+/* global document, window, MutationObserver -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -185,7 +188,6 @@ describe('IM channels in two browsers', { timeout: 180_000 }, () => {
     assert.equal(await box.inputValue(), 'line one\nline two');
     await ada.page.getByText('Enter sends, Shift+Enter starts a new line.').waitFor();
     await ada.page.getByText('17 / 4000').waitFor();
-    await ada.page.screenshot({ path: path.join(SHOTS, 'channels.png') });
   });
 
   test('an unread badge counts messages in a channel not on screen; the person popup shows roles', async () => {
@@ -219,6 +221,57 @@ describe('IM channels in two browsers', { timeout: 180_000 }, () => {
     await bob.page.getByRole('link', { name: /All channels/ }).waitFor();
     await bob.page.getByRole('textbox', { name: 'Message' }).waitFor();
     await bob.page.screenshot({ path: path.join(SHOTS, 'channels-phone.png') });
+    assert.deepEqual(pageProblems, []);
+  });
+
+  test('A generates in the channel; B sees its progress card, then the result in history', async () => {
+    await bob.page.setViewportSize({ width: 1200, height: 860 });
+    await online(bob.page);
+    // The reference engine is quick: record every progress card B's screen shows.
+    await bob.page.evaluate(() => {
+      const seen = new Set();
+      window.__channelTaskCards = seen;
+      const look = () => {
+        for (const el of document.querySelectorAll('[data-testid="channel-task"]')) seen.add(el.getAttribute('data-task'));
+      };
+      new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    const prompt = 'a lighthouse at dusk, watercolor';
+    const box = ada.page.getByRole('textbox', { name: 'Prompt to generate in this channel' });
+    await box.fill(prompt);
+    await ada.page.getByRole('button', { name: 'Generate here' }).click();
+    // Started: the box empties; the result image lands in both histories.
+    await ada.page.waitForFunction(() => document.querySelector('.generate-here__input')?.value === '');
+    const alt = `Shared result: ${prompt}`;
+    for (const page of [bob.page, ada.page]) {
+      const img = page.getByTestId('message-list').getByRole('img', { name: alt });
+      await img.waitFor();
+      await page.waitForFunction((a) => {
+        const el = [...document.querySelectorAll('img')].find((i) => i.alt === a);
+        return el !== undefined && el.complete && el.naturalWidth > 0;
+      }, alt);
+    }
+    const cards = await bob.page.evaluate(() => [...window.__channelTaskCards]);
+    assert.equal(cards.length, 1, `B saw one progress card: ${JSON.stringify(cards)}`);
+    // Once the result is posted, the card is gone.
+    await bob.page.getByTestId('channel-task').waitFor({ state: 'detached' });
+    await bob.page.getByTestId('message-list').getByRole('img', { name: alt }).scrollIntoViewIfNeeded();
+    await bob.page.screenshot({ path: path.join(SHOTS, 'channels.png') });
+  });
+
+  test('B leaves the channel; A sees the member count drop live', async () => {
+    await ada.page.getByRole('heading', { name: 'Members (2)' }).waitFor();
+    await bob.page.getByRole('button', { name: 'Leave channel' }).click();
+    const confirm = bob.page.getByRole('dialog', { name: 'Leave channel' });
+    await confirm.getByText('Leave this channel?', { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: 'Leave channel' }).click();
+    await bob.page.waitForURL(/\/en\/channels$/);
+    await bob.page.getByText('You have not joined a channel yet', { exact: false }).waitFor();
+    await ada.page.getByRole('heading', { name: 'Members (1)' }).waitFor();
+    assert.equal(await ada.page.getByTestId('member-list').getByText('Bob').count(), 0);
+    // The owner is offered Disband instead of Leave.
+    await ada.page.getByRole('button', { name: 'Disband channel' }).waitFor();
+    assert.equal(await ada.page.getByRole('button', { name: 'Leave channel' }).count(), 0);
     assert.deepEqual(pageProblems, []);
   });
 });

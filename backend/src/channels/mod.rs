@@ -13,7 +13,7 @@ pub mod row;
 
 use std::sync::Arc;
 
-use infra::bus::DynBus;
+use infra::bus::{user_topic, BusMessage, DynBus};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
 use protocol::frame::FrameType;
 use protocol::im::{
@@ -216,6 +216,41 @@ impl ChannelService {
         Ok(self.core.member_roles(channel).await?.into_keys().collect())
     }
 
+    /// Tells every member (and `also`, e.g. someone who just left) that the
+    /// member list changed: a frame 13 `{kind: "channel.members", channel_id}`
+    /// on each account's topic. It is a notification, not a channel
+    /// message, so it takes no sequence number; a failure to read the
+    /// member list only costs the live refresh, never the change itself.
+    async fn members_changed(&self, channel: &str, also: &[&str]) {
+        let mut to = match self.member_ids(channel).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(channel, error = ?e.code, "members notice skipped");
+                Vec::new()
+            }
+        };
+        to.extend(also.iter().map(|a| (*a).to_owned()));
+        to.sort();
+        to.dedup();
+        self.notify_members(channel, &to).await;
+    }
+
+    async fn notify_members(&self, channel: &str, to: &[String]) {
+        let content = serde_json::json!({"kind": "channel.members", "channel_id": channel});
+        for account in to {
+            self.core
+                .bus
+                .publish(
+                    &user_topic(account),
+                    BusMessage::Push {
+                        frame_type: FrameType::Notification.as_u16(),
+                        content: content.clone(),
+                    },
+                )
+                .await;
+        }
+    }
+
     pub async fn disband(&self, who: &str, channel: &str) -> Result<(), ApiError> {
         let (c, _) = self.manager(channel, who).await?;
         let pk = Key::of(channel);
@@ -227,11 +262,14 @@ impl ChannelService {
         self.invites
             .delete(&Key::of(&c.invite_code), &Key::empty())
             .await?;
-        for m in self.member_ids(channel).await? {
-            self.joined.delete(&Key::of(&m), &pk).await?;
+        let members = self.member_ids(channel).await?;
+        for m in &members {
+            self.joined.delete(&Key::of(m), &pk).await?;
         }
         self.core.members.delete_partition(&pk).await?;
         self.core.messages.delete_partition(&pk).await?;
+        // Former members drop the channel from their screens at once.
+        self.notify_members(channel, &members).await;
         Ok(())
     }
 
@@ -336,7 +374,9 @@ impl ChannelService {
                 "the owner cannot quit; disband the channel instead",
             ));
         }
-        self.remove(channel, who).await
+        self.remove(channel, who).await?;
+        self.members_changed(channel, &[who]).await;
+        Ok(())
     }
 
     pub async fn join(&self, who: &str, invite_code: &str) -> Result<ChannelView, ApiError> {
@@ -367,6 +407,7 @@ impl ChannelService {
         };
         self.joined.put(&Key::of(who), &Key::of(&id), &()).await?;
         self.registry.notify(&id, ChannelOp::Reload).await;
+        self.members_changed(&id, &[]).await;
         Ok(Self::view(&c, &m))
     }
 
@@ -388,7 +429,9 @@ impl ChannelService {
         if !allowed {
             return Err(ErrorCode::NoPermission.into());
         }
-        self.remove(channel, target).await
+        self.remove(channel, target).await?;
+        self.members_changed(channel, &[target]).await;
+        Ok(())
     }
 
     /// The owner makes a member an admin or an admin a member.
@@ -412,6 +455,7 @@ impl ChannelService {
             .await?
             .ok_or_else(|| ApiError::with_msg(ErrorCode::NotFound, "not a member"))?;
         self.registry.notify(channel, ChannelOp::Reload).await;
+        self.members_changed(channel, &[]).await;
         Ok(())
     }
 

@@ -160,6 +160,8 @@ impl TaskRow {
             },
             speed_type: self.speed,
             saved: self.saved,
+            channel_id: self.channel_id.clone(),
+            account_id: self.owner.account().map(str::to_owned),
         }
     }
 }

@@ -602,9 +602,12 @@ async fn a_channel_task_reaches_every_member_and_lands_in_history() {
         .unwrap();
     let done = ms[0].client.wait_task(&task, TASK_WAIT).await.unwrap();
     assert_eq!(done.status, TaskStatus::Success);
+    assert_eq!(done.channel_id.as_deref(), Some(id.as_str()));
     for s in &mut sockets {
         let frames = task_frames(s, &task).await;
         assert_eq!(frames.last().unwrap()["status"], 3);
+        // Members' screens tell a channel's tasks by this field.
+        assert!(frames.iter().all(|f| f["channel_id"] == id.as_str()));
         assert!(!frames.last().unwrap()["img_uris"]
             .as_array()
             .unwrap()
@@ -676,4 +679,93 @@ async fn a_private_channel_keeps_generation_to_its_creator() {
         .await
         .unwrap();
     assert_eq!(h["items"].as_array().unwrap().len(), 0);
+}
+
+/// The next `channel.members` notification (frame 13) for `channel`,
+/// skipping other notifications; an error after `d`.
+async fn members_notice(s: &mut Socket, channel: &str, d: Duration) -> Result<(), ClientError> {
+    let deadline = tokio::time::Instant::now() + d;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let f = s.expect(FrameType::Notification, left).await?;
+        if f.content["kind"] == "channel.members" && f.content["channel_id"] == channel {
+            return Ok(());
+        }
+    }
+}
+
+#[tokio::test]
+async fn member_changes_are_pushed_to_members_and_the_removed() {
+    let app = spawn_app().await;
+    let (id, code, ms) = channel(&app, &["Own", "Mem"], false).await;
+    let mut own = app.socket(&ms[0].token).await;
+    let mut mem = app.socket(&ms[1].token).await;
+
+    // A join reaches the members already there, and the newcomer.
+    let new = member(&app, "New").await;
+    let mut new_s = app.socket(&new.token).await;
+    let _: Value = new
+        .client
+        .post("/api/v1/im/channel/join", &json!({"invite_code": code}))
+        .await
+        .unwrap();
+    for s in [&mut own, &mut mem, &mut new_s] {
+        members_notice(s, &id, WAIT).await.unwrap();
+    }
+
+    // A notice is not a message: the sequence is untouched.
+    assert_eq!(send(&ms[0].client, &id, "first").await.unwrap(), 1);
+
+    // A role change.
+    let _: Value = ms[0]
+        .client
+        .post(
+            "/api/v1/im/channel/role",
+            &json!({"channel_id": id, "account_id": ms[1].id, "role": "admin"}),
+        )
+        .await
+        .unwrap();
+    for s in [&mut own, &mut mem, &mut new_s] {
+        members_notice(s, &id, WAIT).await.unwrap();
+    }
+
+    // A kick reaches those who stay and the kicked one.
+    let _: Value = ms[0]
+        .client
+        .post(
+            "/api/v1/im/channel/kick-out",
+            &json!({"channel_id": id, "account_id": new.id}),
+        )
+        .await
+        .unwrap();
+    for s in [&mut own, &mut mem, &mut new_s] {
+        members_notice(s, &id, WAIT).await.unwrap();
+    }
+
+    // A quit likewise; afterwards the one who left hears no more.
+    let _: Value = ms[1]
+        .client
+        .post("/api/v1/im/channel/quit", &json!({"channel_id": id}))
+        .await
+        .unwrap();
+    for s in [&mut own, &mut mem] {
+        members_notice(s, &id, WAIT).await.unwrap();
+    }
+    assert!(members_notice(&mut new_s, &id, Duration::from_millis(500))
+        .await
+        .is_err());
+    let outsider = member(&app, "Out").await;
+    let mut out_s = app.socket(&outsider.token).await;
+    let again = member(&app, "Again").await;
+    let _: Value = again
+        .client
+        .post("/api/v1/im/channel/join", &json!({"invite_code": code}))
+        .await
+        .unwrap();
+    members_notice(&mut own, &id, WAIT).await.unwrap();
+    for s in [&mut mem, &mut new_s, &mut out_s] {
+        assert!(members_notice(s, &id, Duration::from_millis(500))
+            .await
+            .is_err());
+    }
 }

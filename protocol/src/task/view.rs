@@ -83,6 +83,14 @@ pub struct TaskView {
     /// The lane: 1 normal, 2 fast (members, or after speed-up).
     pub speed_type: super::codes::SpeedType,
     pub saved: bool,
+    /// The channel the task was created in, if any: members' screens
+    /// use it to show a shared generation in that channel.
+    #[serde(default)]
+    pub channel_id: Option<String>,
+    /// The account that created the task (null for a visitor's): a channel
+    /// member's screen tells its own tasks from the others'.
+    #[serde(default)]
+    pub account_id: Option<String>,
 }
 
 /// `batch-progress`.

@@ -7,16 +7,15 @@ import { navigate } from '../router/router';
 import { SocketClient, socketUrl } from '../socket/socket';
 import { appStore } from '../state/jotai';
 import { channelPushHook, channelResyncHook } from '../channels/pushHook';
-import { FrameType } from '../socket/frames';
 import type { PushFrame } from '../socket/frames';
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 
 export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 
-/** Hands each pushed frame to the features: every frame to the tasks, frame 12 to the channels. */
+/** Hands each pushed frame to the features (each picks the kinds it follows). */
 function onPush(frame: PushFrame): void {
   taskPushHook(frame);
-  if (frame.type === FrameType.ImMessage) channelPushHook(frame);
+  channelPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */

@@ -2,9 +2,12 @@ import { useEffect, useState } from 'react';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { loadMembers, loadNewest, markChannelRead } from './actions';
-import { channelLogsAtom, channelsAtom } from './atoms';
+import { channelLogsAtom, channelsAtom, membersStaleAtom } from './atoms';
+import { ChannelTasks } from './ChannelTasks';
 import { Composer } from './Composer';
+import { GenerateHere } from './GenerateHere';
 import { InviteLink } from './InviteLink';
+import { LeaveChannel } from './LeaveChannel';
 import { MemberList } from './MemberList';
 import { MessageList } from './MessageList';
 import { EMPTY_LOG, newestSeq } from './model';
@@ -15,7 +18,9 @@ export function ChannelView({ channelId }: { channelId: string }) {
   const t = useT();
   const errorText = useErrorText();
   const log = useAtomValue(channelLogsAtom)[channelId] ?? EMPTY_LOG;
-  const channel = useAtomValue(channelsAtom)?.find((c) => c.channel_id === channelId) ?? null;
+  const channels = useAtomValue(channelsAtom);
+  const channel = channels?.find((c) => c.channel_id === channelId) ?? null;
+  const membersStale = useAtomValue(membersStaleAtom);
   const [error, setError] = useState<string | null>(null);
   const [showMembers, setShowMembers] = useState(false);
   const newest = newestSeq(log);
@@ -29,13 +34,21 @@ export function ChannelView({ channelId }: { channelId: string }) {
 
   useEffect(() => {
     loadMembers(channelId).catch(() => undefined);
-  }, [channelId]);
+  }, [channelId, membersStale]);
 
   useEffect(() => {
     if (loaded) markChannelRead(channelId, newest);
   }, [channelId, loaded, newest]);
 
   const name = channel?.name ?? '';
+  // The list no longer has the channel: it was left, disbanded, or the user was removed.
+  if (channels !== null && channel === null) {
+    return (
+      <p className="channels__note" role="status">
+        {t('channels.gone')}
+      </p>
+    );
+  }
   return (
     <div className={`channel-view${showMembers ? ' channel-view--members' : ''}`}>
       <div className="channel-view__main">
@@ -49,6 +62,7 @@ export function ChannelView({ channelId }: { channelId: string }) {
           >
             {t('channels.membersShow')}
           </button>
+          {channel !== null && <LeaveChannel channelId={channelId} owner={channel.role === 'owner'} />}
         </header>
         {error !== null && (
           <p className="channels__error" role="alert">
@@ -56,6 +70,8 @@ export function ChannelView({ channelId }: { channelId: string }) {
           </p>
         )}
         <MessageList channelId={channelId} name={name} log={log} />
+        <ChannelTasks channelId={channelId} log={log} />
+        <GenerateHere channelId={channelId} />
         <Composer channelId={channelId} />
       </div>
       <aside className="channel-view__side">

@@ -12,6 +12,7 @@ import { ChannelView } from './ChannelView';
 import { CreateChannelDialog } from './CreateChannelDialog';
 import { InviteConfirm } from './InviteConfirm';
 import { readInvite, saveInvite, takeInviteFromSearch } from './invite';
+import { watchMemberNotices } from './pushHook';
 import { channelIdFromPath, channelPath } from './route';
 import { useErrorText } from './useErrorText';
 import './channels.css';
@@ -40,6 +41,9 @@ export function ChannelsPage() {
     setInvite(code ?? readInvite());
     navigate(appStore, `${location.pathname}${search}${location.hash}`, { replace: true });
   }, [location, setInvite]);
+
+  // Member changes pushed as frame 13 (read from the frame log while services.ts forwards only frame 12).
+  useEffect(() => watchMemberNotices(), []);
 
   useEffect(() => {
     setOpenChannel(channelId);

@@ -82,15 +82,22 @@ export function MessageList({ channelId, name, log }: { channelId: string; name:
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [newest]);
 
-  // The view changed size (a phone turned, the composer grew): stay at the bottom if there.
+  // The view changed size (a phone turned, the composer grew) or a result image
+  // finished loading and grew the history: stay at the bottom if there.
   useEffect(() => {
     const el = ref.current;
-    if (!el || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => {
+    if (!el) return;
+    const stick = () => {
       if (pinned.current) el.scrollTop = el.scrollHeight;
-    });
-    observer.observe(el);
-    return () => observer.disconnect();
+    };
+    // `load` does not bubble: listen in the capture phase for the images inside.
+    el.addEventListener('load', stick, true);
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(stick);
+    observer?.observe(el);
+    return () => {
+      el.removeEventListener('load', stick, true);
+      observer?.disconnect();
+    };
   }, []);
 
   // A first page that does not fill the view cannot be scrolled: fetch more.

@@ -75,6 +75,16 @@ export class ChannelApi {
     await this.api.post<unknown>('/api/v1/im/channel/quit', { channel_id: channelId });
   }
 
+  /** Ends the channel for everyone (owner only). */
+  async disband(channelId: string): Promise<void> {
+    await this.api.post<unknown>('/api/v1/im/channel/disband', { channel_id: channelId });
+  }
+
+  /** Posts one of the caller's finished tasks into a channel as a `task` message. */
+  async shareTask(channelId: string, taskId: string): Promise<void> {
+    await this.api.post<unknown>('/api/v1/im/message/send', { channel_id: channelId, kind: 'task', task_id: taskId });
+  }
+
   async kickOut(channelId: string, accountId: string): Promise<void> {
     await this.api.post<unknown>('/api/v1/im/channel/kick-out', { channel_id: channelId, account_id: accountId });
   }

@@ -24,3 +24,6 @@ export const channelListStaleAtom = atom(0);
 
 /** The invite code waiting for the user's confirmation (kept in localStorage too). */
 export const pendingInviteAtom = atom<string | null>(readInvite());
+
+/** Bumped when a member list changed (frame 13 `channel.members`): the open channel re-reads its members. */
+export const membersStaleAtom = atom(0);

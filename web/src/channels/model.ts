@@ -37,6 +37,8 @@ export interface ChannelMessage {
   content: string;
   /** For task messages: the result image to show. */
   image: string | null;
+  /** For task messages: the task the result belongs to, when the server says. */
+  task_id?: string | null;
   /** Milliseconds since the epoch, when the server says. */
   created_at: number | null;
 }
@@ -130,9 +132,11 @@ export function parseMessage(v: unknown, channelId?: string): ChannelMessage | n
   const kind = str(v.kind) ?? str(v.type) ?? 'text';
   let content = str(v.content) ?? '';
   let image: string | null = null;
+  let taskId: string | null = str(v.task_id);
   if (isObject(v.content)) {
     // A shared task (protocol/src/im.rs SharedTask): `{task_id, img_uris, prompt}`.
     image = firstImage(v.content);
+    taskId = str(v.content.task_id) ?? taskId;
     content = str(v.content.prompt) ?? str(v.content.text) ?? '';
   } else if (kind === 'task') {
     // A shared result: the task object may be beside the text or inside it as JSON.
@@ -158,6 +162,7 @@ export function parseMessage(v: unknown, channelId?: string): ChannelMessage | n
     kind,
     content,
     image,
+    task_id: taskId,
     created_at: parseTime(v.created_at ?? v.create_at ?? v.time),
   };
 }

@@ -3,8 +3,9 @@ import { accountAtom } from '../account/atoms';
 import { FrameType } from '../socket/frames';
 import type { PushFrame } from '../socket/frames';
 import { createAppStore } from '../state/jotai';
-import { channelListStaleAtom, channelLogsAtom, channelsAtom, openChannelAtom, unreadAtom } from './atoms';
-import { applyChannelFrame, applyChannelResync } from './pushHook';
+import { recentFramesAtom } from '../socket/atoms';
+import { channelListStaleAtom, channelLogsAtom, channelsAtom, membersStaleAtom, openChannelAtom, unreadAtom } from './atoms';
+import { applyChannelFrame, applyChannelResync, watchMemberNotices } from './pushHook';
 import { canKick } from './MemberList';
 import { parseChannel } from './model';
 import { channelIdFromPath, channelPath, isChannelsPath } from './route';
@@ -59,5 +60,36 @@ describe('routes and roles', () => {
     expect(canKick('admin', member, 'a')).toBe(true);
     expect(canKick('admin', admin, 'x')).toBe(false);
     expect(canKick('member', member, 'x')).toBe(false);
+  });
+});
+
+// Module state: the frame-log fallback stands down once frame 13 arrives directly, so it is tested first.
+describe('frame 13 channel.members', () => {
+  it('without direct frames, a notification in the frame log re-reads the lists', () => {
+    const store = createAppStore();
+    const stop = watchMemberNotices(store);
+    store.set(recentFramesAtom, [{ id: 1, type: FrameType.ImMessage, seq: 1, at: 0, summary: 'channel c1' }]);
+    expect(store.get(membersStaleAtom)).toBe(0);
+    store.set(recentFramesAtom, [
+      { id: 2, type: FrameType.Notification, seq: 2, at: 0, summary: 'notification' },
+      { id: 1, type: FrameType.ImMessage, seq: 1, at: 0, summary: 'channel c1' },
+    ]);
+    expect(store.get(membersStaleAtom)).toBe(1);
+    expect(store.get(channelListStaleAtom)).toBe(1);
+    stop();
+  });
+
+  it('re-reads the member and joined lists; other notices change nothing', () => {
+    const store = createAppStore();
+    applyChannelFrame(store, { type: FrameType.Notification, seq: 5, content: { kind: 'credits', balance: 3, available: 3 } });
+    expect(store.get(membersStaleAtom)).toBe(0);
+    applyChannelFrame(store, { type: FrameType.Notification, seq: 6, content: { kind: 'channel.members', channel_id: 'c1' } });
+    expect(store.get(membersStaleAtom)).toBe(1);
+    expect(store.get(channelListStaleAtom)).toBe(1);
+    // Direct frames now arrive: the fallback no longer reacts as well.
+    const stop = watchMemberNotices(store);
+    store.set(recentFramesAtom, [{ id: 9, type: FrameType.Notification, seq: 6, at: 0, summary: 'notification' }]);
+    expect(store.get(membersStaleAtom)).toBe(1);
+    stop();
   });
 });

@@ -1,15 +1,38 @@
-// Frame 12 (an IM message) into the channel atoms. Free of imports from
+// Frame 12 (an IM message) and frame 13 `channel.members` into the channel atoms. Free of imports from
 // app/services so that services.ts can wire it into the socket's onPush.
 import { accountAtom } from '../account/atoms';
 import type { PushFrame } from '../socket/frames';
 import { FrameType } from '../socket/frames';
 import { appStore } from '../state/jotai';
 import type { AppStore } from '../state/jotai';
-import { channelListStaleAtom, channelLogsAtom, channelsAtom, openChannelAtom, unreadAtom } from './atoms';
+import { recentFramesAtom } from '../socket/atoms';
+import {
+  channelListStaleAtom,
+  channelLogsAtom,
+  channelsAtom,
+  membersStaleAtom,
+  openChannelAtom,
+  unreadAtom,
+} from './atoms';
 import { applyPush, countPush, EMPTY_LOG, parseMessage } from './model';
+import { membersNoticeChannel } from './shared';
+
+/** A member list changed: the joined list and the open channel's members are read again. */
+function membersChanged(store: AppStore): void {
+  store.set(channelListStaleAtom, (n) => n + 1);
+  store.set(membersStaleAtom, (n) => n + 1);
+}
+
+/** Set once frame 13 reaches {@link applyChannelFrame}: the frame-log fallback then stands down. */
+let noticesDirect = false;
 
 /** Applies one pushed frame to `store`'s channel atoms; other frame types are ignored. */
 export function applyChannelFrame(store: AppStore, frame: PushFrame): void {
+  if (frame.type === FrameType.Notification) {
+    noticesDirect = true;
+    if (membersNoticeChannel(frame.content) !== null) membersChanged(store);
+    return;
+  }
   if (frame.type !== FrameType.ImMessage) return;
   const msg = parseMessage(frame.content);
   if (msg === null) return;
@@ -40,4 +63,19 @@ export function applyChannelResync(store: AppStore): void {
 /** Pass to the socket client's resync dispatcher. */
 export function channelResyncHook(): void {
   applyChannelResync(appStore);
+}
+
+/**
+ * Until app/services.ts hands frame 13 to {@link channelPushHook}, the
+ * socket's frame log still says a notification came: the joined list and the
+ * loaded member lists are read again. Answers the unsubscribe function.
+ */
+export function watchMemberNotices(store: AppStore = appStore): () => void {
+  let last = store.get(recentFramesAtom)[0]?.id ?? 0;
+  return store.sub(recentFramesAtom, () => {
+    const log = store.get(recentFramesAtom);
+    const fresh = log.filter((e) => e.id > last);
+    if (log[0]) last = Math.max(last, log[0].id);
+    if (!noticesDirect && fresh.some((e) => e.type === FrameType.Notification)) membersChanged(store);
+  });
 }

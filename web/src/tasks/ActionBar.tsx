@@ -4,10 +4,13 @@ import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { ACTION_LABELS, DISABLED_ACTIONS, grantedPermissions, visibleActions } from './actions';
 import type { ActionButton } from './actions';
+import { ShareToChannel } from '../channels/ShareToChannel';
 import { ExpandDialog } from './ExpandDialog';
 import { MoreMenu } from './MoreMenu';
+import type { MenuExtra } from './MoreMenu';
 import type { SourceImage } from './requests';
 import { runAction } from './runner';
+import { TaskStatus } from './types';
 import type { Task } from './types';
 
 /**
@@ -20,6 +23,12 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
   const groups = useMemo(() => visibleActions(grantedPermissions(loggedIn)), [loggedIn]);
   const [busy, setBusy] = useState<ActionButton | null>(null);
   const [expanding, setExpanding] = useState(false);
+  const [sharing, setSharing] = useState(false);
+  // A finished result can be posted into a joined channel.
+  const extras: MenuExtra[] =
+    loggedIn && task.status === TaskStatus.Success
+      ? [{ id: 'share', label: t('channels.share'), onSelect: () => setSharing(true) }]
+      : [];
 
   async function run(button: ActionButton) {
     if (DISABLED_ACTIONS[button] || busy !== null) return;
@@ -51,9 +60,10 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
           </button>
         ))}
       </div>
-      {groups.more.length > 0 && (
+      {groups.more.length + extras.length > 0 && (
         <MoreMenu
           items={groups.more}
+          extras={extras}
           label={(b) => (b === 'save' && task.saved ? t('tasks.action.saved') : t(ACTION_LABELS[b]))}
           disabledReason={(b) => {
             const key = DISABLED_ACTIONS[b];
@@ -63,6 +73,7 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
         />
       )}
       {expanding && <ExpandDialog task={task} img={img} onClose={() => setExpanding(false)} />}
+      {sharing && <ShareToChannel taskId={task.id} onClose={() => setSharing(false)} />}
     </div>
   );
 }

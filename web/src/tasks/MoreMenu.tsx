@@ -3,8 +3,17 @@ import type { KeyboardEvent } from 'react';
 import { useT } from '../i18n/useT';
 import type { ActionButton } from './actions';
 
+/** A menu entry that is not a task action (e.g. "Share to channel"). */
+export interface MenuExtra {
+  id: string;
+  label: string;
+  onSelect: () => void;
+}
+
 interface MoreMenuProps {
   items: readonly ActionButton[];
+  /** Entries after the actions. */
+  extras?: readonly MenuExtra[];
   label: (button: ActionButton) => string;
   /** A tooltip for a button shown but not usable, else null. */
   disabledReason: (button: ActionButton) => string | null;
@@ -16,7 +25,7 @@ interface MoreMenuProps {
  * ArrowDown opens it on the first item; ArrowUp/ArrowDown/Home/End move;
  * Escape closes and returns focus to the button; Tab closes.
  */
-export function MoreMenu({ items, label, disabledReason, onSelect }: MoreMenuProps) {
+export function MoreMenu({ items, extras = [], label, disabledReason, onSelect }: MoreMenuProps) {
   const t = useT();
   const id = useId();
   const [open, setOpen] = useState(false);
@@ -50,7 +59,7 @@ export function MoreMenu({ items, label, disabledReason, onSelect }: MoreMenuPro
   }
 
   function onMenuKey(e: KeyboardEvent<HTMLUListElement>) {
-    const last = items.length - 1;
+    const last = items.length + extras.length - 1;
     switch (e.key) {
       case 'ArrowDown':
         e.preventDefault();
@@ -101,7 +110,7 @@ export function MoreMenu({ items, label, disabledReason, onSelect }: MoreMenuPro
             openAt(0);
           } else if (e.key === 'ArrowUp') {
             e.preventDefault();
-            openAt(items.length - 1);
+            openAt(items.length + extras.length - 1);
           }
         }}
       >
@@ -128,6 +137,22 @@ export function MoreMenu({ items, label, disabledReason, onSelect }: MoreMenuPro
               </li>
             );
           })}
+          {extras.map((extra, j) => (
+            <li key={`extra-${extra.id}`} role="none">
+              <button
+                type="button"
+                role="menuitem"
+                tabIndex={items.length + j === active ? 0 : -1}
+                className="more-menu__item"
+                onClick={() => {
+                  close(true);
+                  extra.onSelect();
+                }}
+              >
+                {extra.label}
+              </button>
+            </li>
+          ))}
         </ul>
       )}
     </div>

@@ -1,10 +1,10 @@
 import { useEffect, useId } from 'react';
-import { loggedInAtom } from '../account/atoms';
+import { accountAtom, loggedInAtom } from '../account/atoms';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { creditsAtom, taskFilterAtom, tasksAtom, tasksErrorAtom, tasksLoadingAtom } from './atoms';
 import { ErrorLine } from './ErrorLine';
-import { filterChanged, NO_FILTER } from './model';
+import { filterChanged, isOwnTask, NO_FILTER } from './model';
 import { taskSync } from './service';
 import { TaskCard } from './TaskCard';
 import { TaskFilters } from './TaskFilters';
@@ -16,6 +16,10 @@ export function TaskPanel() {
   const titleId = useId();
   const loggedIn = useAtomValue(loggedInAtom);
   const list = useAtomValue(tasksAtom);
+  const me = useAtomValue(accountAtom)?.id ?? null;
+  // Other members' channel tasks are pushed here too (the channel view shows
+  // them); the panel lists only the user's own.
+  const order = list.order.filter((id) => isOwnTask(list.byId[id], me));
   const loading = useAtomValue(tasksLoadingAtom);
   const error = useAtomValue(tasksErrorAtom);
   const filtered = filterChanged(NO_FILTER, useAtomValue(taskFilterAtom));
@@ -30,9 +34,9 @@ export function TaskPanel() {
       </header>
       {loggedIn && <TaskFilters />}
       <ErrorLine text={error} />
-      {list.order.length > 0 ? (
+      {order.length > 0 ? (
         <ol className="task-list" aria-busy={loading}>
-          {list.order.map((id) => (
+          {order.map((id) => (
             <TaskCard key={id} id={id} />
           ))}
         </ol>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isOwnTask,
   acceptUpdate,
   applyFirstPage,
   applyNextPage,
@@ -178,5 +179,16 @@ describe('asTask', () => {
     expect(asTask({ id: 'a', status: 2, process: 5 })).toMatchObject({ id: 'a', img_uris: [], engine: null });
     expect(asTask({ id: 'a', status: 2 })).toBeNull();
     expect(asTask('x')).toBeNull();
+  });
+});
+
+describe('isOwnTask', () => {
+  it('tells the user’s own tasks from other channel members’', () => {
+    expect(isOwnTask({ account_id: 'me' }, 'me')).toBe(true);
+    expect(isOwnTask({ account_id: 'other' }, 'me')).toBe(false);
+    expect(isOwnTask({ account_id: null }, 'me')).toBe(true);
+    expect(isOwnTask({}, 'me')).toBe(true);
+    expect(isOwnTask(undefined, 'me')).toBe(true);
+    expect(isOwnTask({ account_id: 'other' }, null)).toBe(true);
   });
 });

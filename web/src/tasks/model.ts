@@ -30,6 +30,16 @@ export interface TaskListState {
 
 export const EMPTY_LIST: TaskListState = { byId: {}, order: [], cursor: null, loaded: false };
 
+/**
+ * Whether a task is the user's own: channel members are pushed each other's
+ * channel tasks too. A task not yet fetched, or without an owner (an older
+ * server, a visitor's), counts as own.
+ */
+export function isOwnTask(task: Pick<Task, 'account_id'> | undefined, me: string | null): boolean {
+  const owner = task?.account_id;
+  return owner === undefined || owner === null || me === null || owner === me;
+}
+
 export function isActive(task: Pick<Task, 'status'>): boolean {
   return task.status === TaskStatus.Queued || task.status === TaskStatus.Running;
 }

@@ -7,7 +7,7 @@
 // - On start, on login, and when the socket comes back without a full
 //   replay, the list is fetched again so a reload or a second tab shows the
 //   same live state.
-import { tokenAtom } from '../account/atoms';
+import { accountAtom, tokenAtom } from '../account/atoms';
 import { toastAtom } from '../app/toast';
 import { messagesFor, translate } from '../i18n/messages';
 import type { MessageKey } from '../i18n/messages';
@@ -24,6 +24,7 @@ import {
   asTask,
   filterChanged,
   idsToPoll,
+  isOwnTask,
   listRequest,
   mergeTasks,
   POLL_MS,
@@ -200,9 +201,11 @@ export class TaskSync {
   }
 
   private react(events: MergeEvents): void {
-    if (events.succeeded.length > 0) {
-      this.notice(events.succeeded.length === 1 ? 'tasks.notice.success' : 'tasks.notice.successMany', {
-        count: events.succeeded.length,
+    const me = this.store.get(accountAtom)?.id ?? null;
+    const mine = events.succeeded.filter((t) => isOwnTask(t, me));
+    if (mine.length > 0) {
+      this.notice(mine.length === 1 ? 'tasks.notice.success' : 'tasks.notice.successMany', {
+        count: mine.length,
       });
     }
     if ((events.succeeded.length > 0 || events.ended.length > 0) && this.token() !== null) {

@@ -71,6 +71,10 @@ export interface Task {
   queue_position: number | null;
   speed_type: number;
   saved: boolean;
+  /** The channel the task was made in; members' channel views show its progress. */
+  channel_id?: string | null;
+  /** The account that created the task; other members' channel tasks are pushed too. */
+  account_id?: string | null;
 }
 
 export interface ListRequest {
