@@ -587,9 +587,10 @@ impl ChannelService {
     }
 
     /// A task may be created in `channel` only by one of its members.
-    pub async fn check_task_channel(&self, who: &str, channel: &str) -> Result<(), ApiError> {
+    /// Whether `who` may generate in `channel`; answers the channel's privacy.
+    pub async fn check_task_channel(&self, who: &str, channel: &str) -> Result<bool, ApiError> {
         match self.membership(channel, who).await {
-            Ok(_) => Ok(()),
+            Ok((c, _)) => Ok(c.private),
             Err(e) if e.code == ErrorCode::NotFound => Err(ErrorCode::NoPermission.into()),
             Err(e) => Err(e),
         }

@@ -201,6 +201,7 @@ mod tests {
             estimate_secs: 10,
             saved: false,
             channel_id: None,
+            channel_private: false,
         }
     }
 

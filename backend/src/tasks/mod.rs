@@ -232,14 +232,15 @@ impl TaskService {
     ) -> Result<String, ApiError> {
         let p = self.prepare(who, req, action).await?;
         let channel_id = req.channel_id.clone().filter(|c| !c.trim().is_empty());
+        let mut channel_private = false;
         if let Some(channel) = &channel_id {
             // Only a member may generate in a channel.
-            match (who, &self.core().channels) {
+            channel_private = match (who, &self.core().channels) {
                 (Requester::Account(a), Some(channels)) => {
                     channels.check_task_channel(&a.id, channel).await?
                 }
                 _ => return Err(ErrorCode::NoPermission.into()),
-            }
+            };
         }
         let id = uuid::Uuid::now_v7().simple().to_string();
         let mut job = p.job;
@@ -288,6 +289,7 @@ impl TaskService {
             saved: false,
             job,
             channel_id,
+            channel_private,
         };
         if let Err(e) = self.core().insert(&row).await {
             if let Owner::Account(a) = &row.owner {

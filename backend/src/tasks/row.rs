@@ -85,6 +85,9 @@ pub struct TaskRow {
     /// its result is posted there (unless the channel is PRIVATE).
     #[serde(default)]
     pub channel_id: Option<String>,
+    /// Whether that channel was PRIVATE when the task was made.
+    #[serde(default)]
+    pub channel_private: bool,
 }
 
 /// The index entry of a task under its owner (pk owner, ck (create_at, id)).
@@ -161,6 +164,7 @@ impl TaskRow {
             speed_type: self.speed,
             saved: self.saved,
             channel_id: self.channel_id.clone(),
+            channel_private: self.channel_private,
             account_id: self.owner.account().map(str::to_owned),
         }
     }

@@ -665,9 +665,11 @@ async fn a_private_channel_keeps_generation_to_its_creator() {
         .create_task("/api/v1/task/create", &body)
         .await
         .unwrap();
+    let last = task_frames(&mut mine, &task).await.last().unwrap().clone();
+    assert_eq!(last["status"], 3);
     assert_eq!(
-        task_frames(&mut mine, &task).await.last().unwrap()["status"],
-        3
+        last["channel_private"], true,
+        "a user-cancelled task of it stays listed"
     );
     assert!(other
         .expect(FrameType::TaskUpdate, Duration::from_millis(500))

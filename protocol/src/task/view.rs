@@ -87,6 +87,9 @@ pub struct TaskView {
     /// use it to show a shared generation in that channel.
     #[serde(default)]
     pub channel_id: Option<String>,
+    /// That channel is PRIVATE: a user-cancelled task stays in the list (spec 1 §4).
+    #[serde(default)]
+    pub channel_private: bool,
     /// The account that created the task (null for a visitor's): a channel
     /// member's screen tells its own tasks from the others'.
     #[serde(default)]

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isOwnTask,
+  leavesListWhenCancelled,
   acceptUpdate,
   applyFirstPage,
   applyNextPage,
@@ -190,5 +191,13 @@ describe('isOwnTask', () => {
     expect(isOwnTask({}, 'me')).toBe(true);
     expect(isOwnTask(undefined, 'me')).toBe(true);
     expect(isOwnTask({ account_id: 'other' }, null)).toBe(true);
+  });
+});
+
+describe('leavesListWhenCancelled', () => {
+  it('keeps a user-cancelled task of a PRIVATE channel (spec 1 §4)', () => {
+    expect(leavesListWhenCancelled({ status_desc: 'user cancelled' })).toBe(true);
+    expect(leavesListWhenCancelled({ status_desc: 'user cancelled', channel_private: true })).toBe(false);
+    expect(leavesListWhenCancelled({ status_desc: 'failed', channel_private: false })).toBe(false);
   });
 });

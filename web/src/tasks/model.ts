@@ -52,6 +52,11 @@ export function isUserCancelled(task: Pick<Task, 'status_desc'>): boolean {
   return task.status_desc.trim().toLowerCase() === USER_CANCELLED;
 }
 
+/** A user-cancelled task leaves the list unless its channel is PRIVATE (spec 1 §4). */
+export function leavesListWhenCancelled(task: Pick<Task, 'status_desc' | 'channel_private'>): boolean {
+  return isUserCancelled(task) && task.channel_private !== true;
+}
+
 /**
  * Spec 1 §4: an update whose progress is lower than the present one is
  * ignored, except progress 0 and 100. A finished task does not go back to
@@ -103,7 +108,7 @@ export function mergeTasks(
   for (const task of tasks) {
     const listed = order.includes(task.id);
     const present = byId[task.id];
-    if (isUserCancelled(task)) {
+    if (leavesListWhenCancelled(task)) {
       if (listed) {
         delete byId[task.id];
         order.splice(order.indexOf(task.id), 1);

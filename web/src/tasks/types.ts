@@ -73,6 +73,8 @@ export interface Task {
   saved: boolean;
   /** The channel the task was made in; members' channel views show its progress. */
   channel_id?: string | null;
+  /** The channel is PRIVATE: a user-cancelled task stays listed (spec 1 §4). */
+  channel_private?: boolean;
   /** The account that created the task; other members' channel tasks are pushed too. */
   account_id?: string | null;
 }
