@@ -10,6 +10,7 @@ pub mod auth;
 pub mod channels;
 pub mod credits;
 pub mod error;
+pub mod harness;
 pub mod prompts;
 pub mod ratelimit;
 pub mod routes;

@@ -43,6 +43,9 @@ enum Command {
         #[command(subcommand)]
         action: PromptAction,
     },
+    /// Drive a server through its protocol and report figures (a table on
+    /// stderr; with --json, one JSON object on stdout).
+    Harness(easel::harness::HarnessArgs),
 }
 
 #[derive(Subcommand)]
@@ -70,11 +73,13 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let command = match cli.command {
         Command::Prompt { action } => return prompt(action),
+        Command::Harness(args) => return harness(args),
         other => other,
     };
     let settings = Settings::load().context("loading settings")?;
     match command {
         Command::Prompt { action } => prompt(action),
+        Command::Harness(args) => harness(args),
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
@@ -107,6 +112,24 @@ fn prompt(action: PromptAction) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `easel harness ...`: its own runtime, no settings (it is a client).
+fn harness(args: easel::harness::HarnessArgs) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    let report = rt.block_on(easel::harness::run(&args))?;
+    eprint!("{}", report.table());
+    if args.json {
+        let json = serde_json::to_string(&report).context("serialising the report")?;
+        #[allow(clippy::print_stdout)]
+        {
+            println!("{json}");
+        }
+    }
+    Ok(())
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {

@@ -390,6 +390,62 @@ impl Socket {
         })
     }
 
+    /// As [`Socket::connect`], but the TCP socket is bound to `local` first,
+    /// so a load harness can spread many sockets over several source
+    /// addresses (127.0.0.2, 127.0.0.3, ...) instead of running out of
+    /// ephemeral ports on one. Plain `ws://` only.
+    pub async fn connect_from(
+        ws_url: &str,
+        codec: Codec,
+        local: std::net::IpAddr,
+    ) -> Result<Socket, ClientError> {
+        let mut req = ws_url.into_client_request()?;
+        if codec == Codec::MsgPack {
+            req.headers_mut().insert(
+                "Sec-WebSocket-Protocol",
+                HeaderValue::from_static(MSGPACK_SUBPROTOCOL),
+            );
+        }
+        let host = req
+            .uri()
+            .host()
+            .ok_or_else(|| ClientError::Unexpected(format!("no host in {ws_url}")))?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let port = req.uri().port_u16().unwrap_or(80);
+        let remote = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map_err(tokio_tungstenite::tungstenite::Error::Io)?
+            .find(|a| a.is_ipv4() == local.is_ipv4())
+            .ok_or_else(|| ClientError::Unexpected(format!("no address for {host}")))?;
+        let socket = if local.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()
+        } else {
+            tokio::net::TcpSocket::new_v6()
+        }
+        .map_err(tokio_tungstenite::tungstenite::Error::Io)?;
+        socket
+            .bind(std::net::SocketAddr::new(local, 0))
+            .map_err(tokio_tungstenite::tungstenite::Error::Io)?;
+        let stream = socket
+            .connect(remote)
+            .await
+            .map_err(tokio_tungstenite::tungstenite::Error::Io)?;
+        stream
+            .set_nodelay(true)
+            .map_err(tokio_tungstenite::tungstenite::Error::Io)?;
+        let (ws, _res) =
+            tokio_tungstenite::client_async(req, tokio_tungstenite::MaybeTlsStream::Plain(stream))
+                .await?;
+        Ok(Socket {
+            ws,
+            codec,
+            last_seq: 0,
+            stream: None,
+        })
+    }
+
     pub async fn send(&mut self, frame: &Frame) -> Result<(), ClientError> {
         let bytes = self.codec.encode(frame)?;
         let msg = match self.codec {

@@ -1,0 +1,142 @@
+//! `easel harness SCENARIO --target URL`: the load harness. It drives a
+//! server only through the reference client (`protocol::client`), on a
+//! fixed timetable measured from intended send times, and reports one set
+//! of figures as a human table and, with `--json`, one JSON object.
+
+pub mod procfs;
+mod scenarios;
+pub mod stats;
+pub mod timetable;
+pub mod tracker;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use stats::{Latencies, LatencySummary};
+
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error("client: {0}")]
+    Client(#[from] protocol::client::ClientError),
+    #[error("statistics: {0}")]
+    Stats(String),
+    #[error("setup: {0}")]
+    Setup(String),
+    #[error("the run passed its hard deadline of {0:?}")]
+    Deadline(Duration),
+}
+
+/// The scenarios built so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scenario {
+    /// N authenticated sessions held with heartbeats.
+    Idle,
+    /// Tasks created by a few users whose sockets count the progress frames.
+    Progress,
+    /// REST task creates at a fixed arrival rate.
+    Create,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HarnessArgs {
+    pub scenario: Scenario,
+    /// The server, like http://127.0.0.1:8080.
+    #[arg(long)]
+    pub target: String,
+    /// Sockets held open (idle).
+    #[arg(long, default_value_t = 100)]
+    pub sessions: u64,
+    /// How long the load runs.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration_secs: f64,
+    /// Heartbeats per second per session (idle, default 1), creates per
+    /// second (create, default 50; progress, default 10).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Signed-up users that create tasks (create, progress).
+    #[arg(long, default_value_t = 4)]
+    pub users: u64,
+    /// Tasks created (progress).
+    #[arg(long, default_value_t = 20)]
+    pub tasks: u64,
+    /// The server's pid, for its memory (found from the port when local).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Print one JSON object of figures on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl HarnessArgs {
+    fn rate(&self) -> f64 {
+        self.rate.unwrap_or(match self.scenario {
+            Scenario::Idle => 1.0,
+            Scenario::Create => 50.0,
+            Scenario::Progress => 10.0,
+        })
+    }
+}
+
+/// The figures of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub scenario: Scenario,
+    pub target: String,
+    pub sessions: u64,
+    pub duration_secs: f64,
+    pub rate: f64,
+    pub elapsed_secs: f64,
+    pub counts: BTreeMap<String, u64>,
+    /// The scenario's main latency: heartbeat ack (idle), create answer
+    /// (create), create to final frame (progress); from intended times.
+    pub latency_ms: LatencySummary,
+    /// Scenario-specific figures, flattened into the object.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Report {
+    /// The human table.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "easel harness {:?} -> {} ({} s, rate {}, {:.2} s elapsed)\n",
+            self.scenario, self.target, self.duration_secs, self.rate, self.elapsed_secs
+        );
+        for (k, v) in &self.counts {
+            out.push_str(&format!("  {k:<24} {v:>12}\n"));
+        }
+        let l = &self.latency_ms;
+        out.push_str(&format!(
+            "  {:<24} p50 {:.3}  p90 {:.3}  p99 {:.3}  max {:.3}  (n={})\n",
+            "latency ms", l.p50, l.p90, l.p99, l.max, l.count
+        ));
+        for (k, v) in &self.extra {
+            out.push_str(&format!("  {k:<24} {v}\n"));
+        }
+        out
+    }
+}
+
+/// Runs one scenario under a hard deadline (the load window plus time to
+/// set up and drain).
+pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
+    if !(args.duration_secs.is_finite() && args.duration_secs > 0.0) {
+        return Err(HarnessError::Setup(
+            "--duration-secs must be positive".into(),
+        ));
+    }
+    let hard = Duration::from_secs_f64(args.duration_secs) * 2 + Duration::from_secs(120);
+    let fut = async {
+        match args.scenario {
+            Scenario::Idle => scenarios::idle(args, args.rate()).await,
+            Scenario::Create => scenarios::create(args, args.rate()).await,
+            Scenario::Progress => scenarios::progress(args, args.rate()).await,
+        }
+    };
+    tokio::time::timeout(hard, fut)
+        .await
+        .map_err(|_| HarnessError::Deadline(hard))?
+}

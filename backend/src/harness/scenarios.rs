@@ -1,0 +1,490 @@
+//! The scenarios: each sets up users and sockets through the reference
+//! client, runs its load on a [`Timetable`], and fills a [`Report`].
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use protocol::client::{ClientError, Incoming, RestClient, Socket};
+use protocol::frame::{Codec, Frame, FrameType};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::procfs;
+use super::stats::Latencies;
+use super::timetable::{SendLog, Timetable};
+use super::tracker::ProgressTracker;
+use super::{HarnessArgs, HarnessError, Report};
+
+/// Sockets being opened at once.
+const CONNECT_PARALLEL: usize = 64;
+/// Creates in flight at once; beyond it the sender waits (and runs late).
+const MAX_IN_FLIGHT: usize = 512;
+/// Upper bound on the sends of one run.
+const MAX_SENDS: u64 = 2_000_000;
+/// How long an ack or an answer may take before it counts as lost.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+const PASSWORD: &str = "Harness-pass-9431";
+
+/// Where the target is: its REST client, socket URL, port, and the source
+/// addresses to spread sockets over (127.0.0.2..=9 when it is on 127.0.0.1).
+struct Target {
+    rest: RestClient,
+    ws_url: String,
+    port: u16,
+    sources: Vec<IpAddr>,
+}
+
+impl Target {
+    fn parse(url: &str) -> Result<Target, HarnessError> {
+        let u = reqwest::Url::parse(url)
+            .map_err(|e| HarnessError::Setup(format!("--target {url}: {e}")))?;
+        let port = u
+            .port_or_known_default()
+            .ok_or_else(|| HarnessError::Setup(format!("--target {url}: no port")))?;
+        let loopback = matches!(u.host_str(), Some("127.0.0.1") | Some("localhost"));
+        let sources = if loopback {
+            (2..=9)
+                .map(|d| IpAddr::V4(Ipv4Addr::new(127, 0, 0, d)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let rest = RestClient::new(url);
+        Ok(Target {
+            ws_url: rest.ws_url(),
+            rest,
+            port,
+            sources,
+        })
+    }
+
+    fn is_local(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// Opens socket number `i`, from its source address when there are some.
+    async fn connect(&self, i: usize) -> Result<Socket, ClientError> {
+        match self.sources.get(i % self.sources.len().max(1)) {
+            Some(src) => Socket::connect_from(&self.ws_url, Codec::Json, *src).await,
+            None => Socket::connect(&self.ws_url, Codec::Json).await,
+        }
+    }
+
+    async fn sign_up(&self, label: &str) -> Result<RestClient, HarnessError> {
+        let email = format!("harness-{}@example.com", uuid::Uuid::now_v7().simple());
+        let login = self.rest.sign_up(&email, PASSWORD, label).await?;
+        Ok(self.rest.with_token(login.token))
+    }
+}
+
+fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Holds one session: a heartbeat at each intended time, the ack's latency
+/// measured from that time, until `end`.
+async fn hold(
+    mut sock: Socket,
+    tt: Timetable,
+    end: Instant,
+) -> Result<(Latencies, SendLog, u64), HarnessError> {
+    let mut lat = Latencies::new()?;
+    let mut log = SendLog::default();
+    let mut timeouts = 0;
+    for i in 0..MAX_SENDS {
+        let intended = tt.intended(i);
+        if intended >= end {
+            break;
+        }
+        tokio::time::sleep_until(tokio::time::Instant::from_std(intended)).await;
+        log.note(intended, Instant::now());
+        if sock.send(&Frame::heartbeat()).await.is_err() {
+            timeouts += 1;
+            break;
+        }
+        match sock.expect(FrameType::Heartbeat, ANSWER_TIMEOUT).await {
+            Ok(_) => lat.record(intended.elapsed()),
+            Err(_) => {
+                timeouts += 1;
+                break;
+            }
+        }
+    }
+    // The server may already have gone; the figures stand either way.
+    let _ = sock.close().await;
+    Ok((lat, log, timeouts))
+}
+
+pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+    let target = Target::parse(&args.target)?;
+    let user = target.sign_up("harness idle").await?;
+    let token = user
+        .token()
+        .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?
+        .to_owned();
+    let pid = args.server_pid.or_else(|| {
+        target
+            .is_local()
+            .then(|| procfs::listening_pid(target.port))
+            .flatten()
+    });
+    let rss_before = pid.and_then(procfs::rss_bytes);
+
+    let started = Instant::now();
+    let mut auth_lat = Latencies::new()?;
+    let n = usize::try_from(args.sessions).unwrap_or(usize::MAX);
+    let target_ref = &target;
+    let token_ref = token.as_str();
+    let results: Vec<(Duration, Result<Socket, ClientError>)> = futures_util::stream::iter(0..n)
+        .map(|i| async move {
+            let t0 = Instant::now();
+            let res = async {
+                let mut s = target_ref.connect(i).await?;
+                s.authenticate(token_ref).await?;
+                Ok(s)
+            }
+            .await;
+            (t0.elapsed(), res)
+        })
+        .buffer_unordered(CONNECT_PARALLEL)
+        .collect()
+        .await;
+    let auth_all = started.elapsed();
+    let mut sockets = Vec::new();
+    let mut failed = 0u64;
+    let mut first_error = None;
+    for (took, res) in results {
+        match res {
+            Ok(s) => {
+                auth_lat.record(took);
+                sockets.push(s);
+            }
+            Err(e) => {
+                failed += 1;
+                first_error.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+    let authenticated = sockets.len() as u64;
+    let rss_after = pid.and_then(procfs::rss_bytes);
+
+    // Spread the sessions' heartbeats evenly over one interval.
+    let hold_start = Instant::now();
+    let end = hold_start + Duration::from_secs_f64(args.duration_secs);
+    let interval = Duration::from_secs_f64(1.0 / rate);
+    let mut set = tokio::task::JoinSet::new();
+    for (i, sock) in sockets.into_iter().enumerate() {
+        let phase = interval.mul_f64(i as f64 / authenticated.max(1) as f64);
+        let tt = Timetable::new(hold_start + phase, rate)
+            .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
+        set.spawn(hold(sock, tt, end));
+    }
+    let mut lat = Latencies::new()?;
+    let mut log = SendLog::default();
+    let mut timeouts = 0;
+    while let Some(joined) = set.join_next().await {
+        let (l, s, t) = joined.map_err(|e| HarnessError::Setup(e.to_string()))??;
+        lat.merge(&l)?;
+        log.merge(&s);
+        timeouts += t;
+    }
+
+    let mut extra = serde_json::Map::new();
+    extra.insert("auth_all_ms".into(), json!(ms(auth_all)));
+    extra.insert("auth_latency_ms".into(), json!(auth_lat.summary()));
+    extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
+    let per_session = match (rss_before, rss_after) {
+        (Some(b), Some(a)) if authenticated > 0 => Some(a.saturating_sub(b) / authenticated),
+        _ => None,
+    };
+    extra.insert(
+        "server_memory".into(),
+        json!({"pid": pid, "rss_before_bytes": rss_before, "rss_after_bytes": rss_after,
+               "bytes_per_session": per_session}),
+    );
+    if let Some(e) = first_error {
+        extra.insert("first_error".into(), json!(e));
+    }
+    Ok(Report {
+        scenario: args.scenario,
+        target: args.target.clone(),
+        sessions: args.sessions,
+        duration_secs: args.duration_secs,
+        rate,
+        elapsed_secs: started.elapsed().as_secs_f64(),
+        counts: counts(&[
+            ("authenticated", authenticated),
+            ("failed", failed),
+            ("heartbeats_sent", log.sent),
+            ("heartbeat_acks", lat.count()),
+            ("heartbeat_timeouts", timeouts),
+            ("late_sends", log.late),
+        ]),
+        latency_ms: lat.summary(),
+        extra,
+    })
+}
+
+/// A small text-to-image body on the first checkpoint the server offers.
+async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessError> {
+    let config: Value = rest
+        .post("/api/v1/task/v2/config/model", &json!({}))
+        .await?;
+    let model = config
+        .get("checkpoints")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(|m| m.get("model_ver_no"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| HarnessError::Setup("the server offers no checkpoint".into()))?
+        .to_owned();
+    Ok(move |i: u64| {
+        json!({"action": 1, "category": 1, "art_model_ver_no": model,
+               "meta": {"prompt": format!("harness {i}"), "width": 512, "height": 512,
+                        "n_iter": 1, "steps": 4, "seed": i}})
+    })
+}
+
+enum Outcome {
+    Accepted(String),
+    Refused,
+    Failed,
+}
+
+/// Creates tasks on a timetable over `users`; answers per send its intended
+/// time, answer latency and outcome, and the sender's lateness.
+async fn create_on_timetable(
+    users: Vec<RestClient>,
+    body: Arc<dyn Fn(u64) -> Value + Send + Sync>,
+    tt: Timetable,
+    count: u64,
+) -> Result<(Vec<(Instant, Duration, Outcome)>, SendLog), HarnessError> {
+    let sem = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
+    let mut set = tokio::task::JoinSet::new();
+    let mut log = SendLog::default();
+    for i in 0..count.min(MAX_SENDS) {
+        let intended = tt.intended(i);
+        tokio::time::sleep_until(tokio::time::Instant::from_std(intended)).await;
+        let permit = sem
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| HarnessError::Setup(e.to_string()))?;
+        log.note(intended, Instant::now());
+        let idx = usize::try_from(i).unwrap_or(0) % users.len().max(1);
+        let Some(client) = users.get(idx).cloned() else {
+            return Err(HarnessError::Setup("no users".into()));
+        };
+        let b = body(i);
+        set.spawn(async move {
+            let res = tokio::time::timeout(
+                ANSWER_TIMEOUT,
+                client.create_task("/api/v1/task/create", &b),
+            )
+            .await;
+            drop(permit);
+            let outcome = match res {
+                Ok(Ok(id)) => Outcome::Accepted(id),
+                Ok(Err(e)) if e.status().is_some() => Outcome::Refused,
+                _ => Outcome::Failed,
+            };
+            (intended, intended.elapsed(), outcome)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(j) = set.join_next().await {
+        out.push(j.map_err(|e| HarnessError::Setup(e.to_string()))?);
+    }
+    Ok((out, log))
+}
+
+async fn sign_up_users(target: &Target, n: u64) -> Result<Vec<RestClient>, HarnessError> {
+    let mut users = Vec::new();
+    for i in 0..n.max(1) {
+        users.push(target.sign_up(&format!("harness {i}")).await?);
+    }
+    Ok(users)
+}
+
+pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+    let target = Target::parse(&args.target)?;
+    let users = sign_up_users(&target, args.users).await?;
+    let body = task_body(&target.rest).await?;
+    let started = Instant::now();
+    let tt = Timetable::new(started, rate)
+        .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
+    let count = tt.count_within(Duration::from_secs_f64(args.duration_secs));
+    let (answers, log) = create_on_timetable(users, Arc::new(body), tt, count).await?;
+    let elapsed = started.elapsed();
+    let mut lat = Latencies::new()?;
+    let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
+    for (_, took, outcome) in &answers {
+        match outcome {
+            Outcome::Accepted(_) => {
+                accepted += 1;
+                lat.record(*took);
+            }
+            Outcome::Refused => refused += 1,
+            Outcome::Failed => failed += 1,
+        }
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "throughput_per_sec".into(),
+        json!(accepted as f64 / elapsed.as_secs_f64().max(1e-9)),
+    );
+    extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
+    Ok(Report {
+        scenario: args.scenario,
+        target: args.target.clone(),
+        sessions: args.users,
+        duration_secs: args.duration_secs,
+        rate,
+        elapsed_secs: elapsed.as_secs_f64(),
+        counts: counts(&[
+            ("sent", log.sent),
+            ("accepted", accepted),
+            ("refused", refused),
+            ("failed", failed),
+            ("late_sends", log.late),
+        ]),
+        latency_ms: lat.summary(),
+        extra,
+    })
+}
+
+/// One progress frame as the harness needs it.
+#[derive(serde::Deserialize)]
+struct Progress {
+    id: String,
+    status: u8,
+    #[serde(default)]
+    process: u8,
+}
+
+/// Reads a user's socket until it closes, forwarding progress frames and
+/// heartbeating once a second so the server keeps the session.
+async fn read_progress(mut sock: Socket, tx: mpsc::UnboundedSender<(Progress, Instant)>) {
+    let mut beat = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = beat.tick() => {
+                if sock.send(&Frame::heartbeat()).await.is_err() {
+                    return;
+                }
+            }
+            got = sock.recv() => match got {
+                Ok(Incoming::Frame(f)) if f.kind == FrameType::TaskUpdate.as_u16() => {
+                    if let Ok(p) = serde_json::from_value::<Progress>(f.content) {
+                        if tx.send((p, Instant::now())).is_err() {
+                            return;
+                        }
+                    }
+                }
+                Ok(Incoming::Frame(_)) => {}
+                Ok(Incoming::Closed(_)) | Err(_) => return,
+            }
+        }
+    }
+}
+
+pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+    let target = Target::parse(&args.target)?;
+    let users = sign_up_users(&target, args.users).await?;
+    let body = task_body(&target.rest).await?;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut readers = tokio::task::JoinSet::new();
+    for (i, u) in users.iter().enumerate() {
+        let mut sock = target.connect(i).await?;
+        let token = u
+            .token()
+            .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?;
+        sock.authenticate(token).await?;
+        readers.spawn(read_progress(sock, tx.clone()));
+    }
+    drop(tx);
+
+    let started = Instant::now();
+    let tt = Timetable::new(started, rate)
+        .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
+    let deadline = started + Duration::from_secs_f64(args.duration_secs);
+    let mut creator = tokio::spawn(create_on_timetable(users, Arc::new(body), tt, args.tasks));
+    let mut tracker = ProgressTracker::new();
+    let mut created: Option<Vec<(Instant, Duration, Outcome)>> = None;
+    let mut send_log = SendLog::default();
+    loop {
+        if created.is_some() && tracker.all_ended() {
+            break;
+        }
+        tokio::select! {
+            got = rx.recv() => match got {
+                Some((p, at)) => tracker.observe(&p.id, p.status, p.process, at),
+                None => break,
+            },
+            joined = &mut creator, if created.is_none() => {
+                let (answers, log) = joined.map_err(|e| HarnessError::Setup(e.to_string()))??;
+                for (_, _, o) in &answers {
+                    if let Outcome::Accepted(id) = o {
+                        tracker.expect(id);
+                    }
+                }
+                send_log = log;
+                created = Some(answers);
+            }
+            _ = tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)) => break,
+        }
+    }
+    creator.abort();
+    readers.abort_all();
+    let elapsed = started.elapsed();
+    let answers = created.unwrap_or_default();
+    let mut lat = Latencies::new()?;
+    let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
+    for (intended, _, o) in &answers {
+        match o {
+            Outcome::Accepted(id) => {
+                accepted += 1;
+                if let Some(end) = tracker.ended_at(id) {
+                    lat.record(end.saturating_duration_since(*intended));
+                }
+            }
+            Outcome::Refused => refused += 1,
+            Outcome::Failed => failed += 1,
+        }
+    }
+    let c = tracker.counts();
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "frames_per_sec".into(),
+        json!(c.frames as f64 / elapsed.as_secs_f64().max(1e-9)),
+    );
+    extra.insert("max_send_lateness_ms".into(), json!(ms(send_log.max_late)));
+    Ok(Report {
+        scenario: args.scenario,
+        target: args.target.clone(),
+        sessions: args.users,
+        duration_secs: args.duration_secs,
+        rate,
+        elapsed_secs: elapsed.as_secs_f64(),
+        counts: counts(&[
+            ("created", accepted),
+            ("refused", refused),
+            ("failed_creates", failed),
+            ("frames", c.frames),
+            ("out_of_order", c.out_of_order),
+            ("succeeded", c.succeeded),
+            ("failed_tasks", c.failed),
+            ("lost", c.lost),
+            ("foreign_frames", c.foreign_frames),
+        ]),
+        latency_ms: lat.summary(),
+        extra,
+    })
+}
