@@ -14,7 +14,8 @@ use crate::accounts::{Caller, DEVICE_COOKIE, TOKEN_HEADER};
 use crate::error::ApiError;
 use crate::state::AppState;
 
-fn token_of(req: &HttpRequest) -> Option<String> {
+/// The `token` header, trimmed, if any.
+pub fn token_of(req: &HttpRequest) -> Option<String> {
     req.headers()
         .get(TOKEN_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -34,6 +35,24 @@ async fn caller(req: HttpRequest) -> Result<Caller, ApiError> {
         .authenticate(&token)
         .await?
         .ok_or_else(|| ErrorCode::NeedLogin.into())
+}
+
+/// The caller when a token is sent (a bad one is NeedLogin, never a visitor),
+/// or `None` for a visitor who sent none.
+pub async fn optional_caller(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<Option<Caller>, ApiError> {
+    match token_of(req) {
+        Some(t) => Ok(Some(
+            state
+                .accounts
+                .authenticate(&t)
+                .await?
+                .ok_or(ErrorCode::NeedLogin)?,
+        )),
+        None => Ok(None),
+    }
 }
 
 /// A logged-in caller whose profile is complete.

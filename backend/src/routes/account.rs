@@ -101,12 +101,7 @@ pub async fn complete_profile(
         .complete_profile(&caller.0, &body.name)
         .await?;
     // The same token stays valid; answer like a login so the client can proceed.
-    let token = req
-        .headers()
-        .get(crate::accounts::TOKEN_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
+    let token = crate::auth::token_of(&req).unwrap_or_default();
     Ok(logged_in(&req, &state, &row, token))
 }
 

@@ -22,19 +22,8 @@ use crate::tasks::Requester;
 /// The caller of a task call: a logged-in account (complete profile) when a
 /// token is sent, else a visitor known by the `deviceId` cookie.
 pub async fn requester(req: &HttpRequest, state: &AppState) -> Result<Requester, ApiError> {
-    let token = req
-        .headers()
-        .get(protocol::account::TOKEN_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|t| !t.is_empty());
-    match token {
-        Some(t) => {
-            let caller = state
-                .accounts
-                .authenticate(t)
-                .await?
-                .ok_or(ErrorCode::NeedLogin)?;
+    match crate::auth::optional_caller(req, state).await? {
+        Some(caller) => {
             if caller.account.status == protocol::account::status::INCOMPLETE {
                 return Err(ErrorCode::ProfileIncomplete.into());
             }

@@ -25,20 +25,9 @@ const MAX_PAGE: usize = 1000;
 
 /// The session the cache is keyed by, after the rate limit.
 async fn session(req: &HttpRequest, state: &AppState) -> Result<String, ApiError> {
-    let token = req
-        .headers()
-        .get(protocol::account::TOKEN_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|t| !t.is_empty());
     let address = client_ip(req);
-    let (session, allowed) = match token {
-        Some(t) => {
-            let caller = state
-                .accounts
-                .authenticate(t)
-                .await?
-                .ok_or(ErrorCode::NeedLogin)?;
+    let (session, allowed) = match crate::auth::optional_caller(req, state).await? {
+        Some(caller) => {
             let allowed = state.prompts.allow(prompts::Caller::Account {
                 id: &caller.account.id,
             });

@@ -8,6 +8,8 @@ pub mod core;
 pub mod machine;
 pub mod row;
 
+use std::collections::HashMap;
+
 use infra::objects::DynObjects;
 use infra::store::{Key, PagingState, ScanRange};
 use protocol::task::rules::{self, Caller as RuleCaller, Prepared, Role};
@@ -124,6 +126,8 @@ impl TaskService {
         action: Action,
     ) -> Result<Prepared, ApiError> {
         let seed = rand::random_range(1..=2_147_483_643u64);
+        // Sizes of the uploads read so far: each input is read once.
+        let mut sizes: HashMap<String, Option<(u32, u32)>> = HashMap::new();
         // Upscale limits depend on the source's size: take it from the
         // uploaded image itself, never from what the client says it is.
         let mut req = std::borrow::Cow::Borrowed(req);
@@ -134,13 +138,8 @@ impl TaskService {
                 .clone()
                 .or_else(|| req.meta.img_files.first().and_then(|f| f.url.clone()));
             if let Some(key) = url.as_deref().and_then(object_key_of_url) {
-                if let Some(obj) = self
-                    .objects
-                    .get(&object_key(&key)?)
-                    .await
-                    .map_err(ApiError::internal)?
-                {
-                    let (w, h) = image_size(&obj.bytes).ok_or_else(|| {
+                if let Some(size) = self.stored_size(&key, &mut sizes).await? {
+                    let (w, h) = size.ok_or_else(|| {
                         ApiError::with_msg(
                             ErrorCode::UploadError,
                             "the input is not a readable image",
@@ -161,19 +160,14 @@ impl TaskService {
                     "input images must be uploaded to this server first",
                 )
             })?;
-            let Some(obj) = self
-                .objects
-                .get(&object_key(&key)?)
-                .await
-                .map_err(ApiError::internal)?
-            else {
+            let Some(size) = self.stored_size(&key, &mut sizes).await? else {
                 return Err(ApiError::with_msg(
                     missing_image_code(action),
                     format!("no uploaded image at {url}"),
                 ));
             };
             // Inputs, masks included, are at most 4096 px a side (spec 1 §9).
-            match image_size(&obj.bytes) {
+            match size {
                 Some((w, h)) if w <= 4096 && h <= 4096 => {}
                 Some(_) => return Err(ErrorCode::ImageSizeExceedsError.into()),
                 None => {
@@ -187,6 +181,29 @@ impl TaskService {
         }
         p.job.inputs = inputs;
         Ok(p)
+    }
+
+    /// The size of a stored upload: `None` when there is no such object,
+    /// `Some(None)` when it is not a readable image. Remembered in `seen`.
+    async fn stored_size(
+        &self,
+        key: &str,
+        seen: &mut HashMap<String, Option<(u32, u32)>>,
+    ) -> Result<Option<Option<(u32, u32)>>, ApiError> {
+        if let Some(size) = seen.get(key) {
+            return Ok(Some(*size));
+        }
+        let Some(obj) = self
+            .objects
+            .get(&object_key(key)?)
+            .await
+            .map_err(ApiError::internal)?
+        else {
+            return Ok(None);
+        };
+        let size = image_size(&obj.bytes);
+        seen.insert(key.to_owned(), size);
+        Ok(Some(size))
     }
 
     /// What a task would cost.
