@@ -36,6 +36,25 @@ pub struct Application {
     stop: tokio::sync::watch::Sender<bool>,
 }
 
+/// Starts the configured language model. A model that cannot start does not
+/// stop the server: images, channels and the rest still work, and chats
+/// answer `LanguageModelUnavailable` with the reason (logged here too).
+pub fn open_llm(config: &llm::LlmConfig) -> llm::DynLanguageModel {
+    match llm::build(config) {
+        Ok(model) => {
+            let info = model.info();
+            tracing::info!(model = %info.name, neural = info.neural, "language model ready");
+            model
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "no language model; chats will answer LanguageModelUnavailable");
+            Arc::new(llm::UnavailableModel {
+                reason: e.to_string(),
+            })
+        }
+    }
+}
+
 /// Opens the store the settings name.
 pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
     match &settings.store {
@@ -245,6 +264,7 @@ impl Application {
             tracing::warn!("no built web app found (web/dist): serving the API only");
         }
         let max_body = settings.max_body_bytes;
+        let llm = open_llm(&settings.llm);
         let state = web::Data::new(AppState {
             settings,
             store,
@@ -258,6 +278,7 @@ impl Application {
             task_limit: RateLimiter::new(120, Duration::from_secs(60)),
             prompts,
             channels,
+            llm,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

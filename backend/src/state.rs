@@ -32,4 +32,6 @@ pub struct AppState {
     pub prompts: PromptService,
     /// IM channels and their messages.
     pub channels: ChannelService,
+    /// The language model behind chat, prompt polish and the generation agent.
+    pub llm: llm::DynLanguageModel,
 }

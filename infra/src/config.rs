@@ -247,6 +247,8 @@ pub struct Settings {
     pub translate: TranslateSettings,
     /// Engines tried in order before the built-in reference engine.
     pub engines: Vec<engines::EngineConfig>,
+    /// The language model for chat, prompt polish and the generation agent.
+    pub llm: llm::LlmConfig,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -267,6 +269,7 @@ struct FileSettings {
     s3: Option<S3Settings>,
     translate: Option<TranslateSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
+    llm: Option<llm::LlmConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -297,6 +300,7 @@ impl Settings {
             generation: GenerationSettings::default(),
             s3: S3Settings::default(),
             translate: TranslateSettings::default(),
+            llm: llm::LlmConfig::default(),
             engines: Vec::new(),
         }
     }
@@ -367,6 +371,9 @@ impl Settings {
         }
         if let Some(v) = f.engines {
             self.engines = v;
+        }
+        if let Some(v) = f.llm {
+            self.llm = v;
         }
         Ok(())
     }
@@ -500,6 +507,47 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE") {
             t.account_calls_per_minute = num("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE", v)?;
+        }
+        let l = &mut self.llm;
+        if let Some(v) = env("EASEL_LLM") {
+            l.kind = match v.trim() {
+                "local" => llm::LlmKind::Local,
+                "openai" => llm::LlmKind::Openai,
+                "scripted" => llm::LlmKind::Scripted,
+                other => {
+                    return Err(ConfigError::Env(
+                        "EASEL_LLM",
+                        format!("{other:?} is not one of local, openai, scripted"),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = env("EASEL_LLM_MODEL_PATH") {
+            l.model_path = PathBuf::from(v);
+        }
+        if let Some(v) = env("EASEL_LLM_THREADS") {
+            l.threads = num("EASEL_LLM_THREADS", v)?;
+        }
+        if let Some(v) = env("EASEL_LLM_CONTEXT") {
+            l.context_tokens = num("EASEL_LLM_CONTEXT", v)?;
+        }
+        if let Some(v) = env("EASEL_LLM_URL") {
+            l.url = Some(v.trim().to_owned()).filter(|u| !u.is_empty());
+            if l.url.is_some() && env("EASEL_LLM").is_none() {
+                l.kind = llm::LlmKind::Openai;
+            }
+        }
+        if let Some(v) = env("EASEL_LLM_API_KEY") {
+            l.api_key = Some(v).filter(|k| !k.is_empty());
+        }
+        if let Some(v) = env("EASEL_LLM_MODEL") {
+            l.model = Some(v).filter(|k| !k.is_empty());
+        }
+        if let Some(v) = env("EASEL_LLM_SCRIPTED_INTERVAL_MS") {
+            l.scripted_interval_ms = num("EASEL_LLM_SCRIPTED_INTERVAL_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_LLM_MAX_REPLY_TOKENS") {
+            l.max_reply_tokens = num("EASEL_LLM_MAX_REPLY_TOKENS", v)?;
         }
         // Quick set-up of one remote engine each from the environment.
         if let Some(url) = env("EASEL_COMFYUI_URL").filter(|u| !u.is_empty()) {

@@ -108,6 +108,20 @@ error_codes! {
     CoinsNotEnough = (40301, "CoinsNotEnough", 403, "not enough credits for this task");
     /// A visitor device used its starter images for today.
     VisitorLimit = (42901, "VisitorLimit", 429, "visitors may make only a few images a day; log in for more");
+    /// A prompt polish is already running for this user (spec 1 §8 70006).
+    PromptPolishRunning = (70006, "taskPromptGenerateExecuting", 409, "a prompt is already being polished");
+    /// The per-user prompt polish limit is reached (spec 1 §8 70017).
+    PromptPolishLimit = (70017, "taskPromptGenerateLimit", 429, "prompt polish limit reached; try again later");
+    /// The text breaks a content rule (spec 1 §8 70020).
+    PromptViolatesRules = (70020, "taskPromptGenerateViolate", 400, "this text violates the content rules");
+    /// A reply is already being written in this chat session: one at a time.
+    ChatReplyRunning = (40910, "ChatReplyRunning", 409, "a reply is already being written in this chat");
+    /// The chat message is empty or too long.
+    ChatMessageInvalid = (40030, "ChatMessageInvalid", 400, "a chat message has 1 to 4000 characters");
+    /// The character card could not be read (not a V2 card, bad PNG or JSON).
+    CharacterCardInvalid = (40031, "CharacterCardInvalid", 400, "this file is not a character card (V2 JSON or PNG)");
+    /// The language model is not installed or not reachable.
+    LanguageModelUnavailable = (50310, "LanguageModelUnavailable", 503, "the language model is not available");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

@@ -48,6 +48,30 @@ pub const CHANNEL_MEMBERS: TableDef = regular("channel_members");
 pub const CHANNELS_BY_ACCOUNT: TableDef = regular("channels_by_account");
 /// pk (channel id) · ck (seq) → `MessageRow`. Channel history by sequence.
 pub const CHANNEL_MESSAGES: TableDef = regular("channel_messages");
+/// pk (character id) · ck () → `CharacterRow`. A character (tavern card), draft or published.
+pub const CHARACTERS: TableDef = regular("characters");
+/// pk (account id) · ck (create_at ms, character id) → `()`. A creator's characters.
+pub const CHARACTERS_BY_OWNER: TableDef = regular("characters_by_owner");
+/// pk (bucket, always 0) · ck (publish_at ms, character id) → `()`. Published characters, newest last.
+pub const CHARACTERS_PUBLIC: TableDef = regular("characters_public");
+/// pk (account id) · ck (character id) → `i64` (last used ms). Characters an account chatted with recently.
+pub const CHARACTERS_RECENT: TableDef = regular("characters_recent");
+/// pk (datacard id) · ck () → `DatacardRow`. Lore/knowledge cards bound to chat sessions.
+pub const DATACARDS: TableDef = regular("datacards");
+/// pk (account id) · ck (create_at ms, datacard id) → `()`. A user's datacards.
+pub const DATACARDS_BY_OWNER: TableDef = regular("datacards_by_owner");
+/// pk (session id) · ck () → `ChatSessionRow`. A character chat session.
+pub const CHAT_SESSIONS: TableDef = regular("chat_sessions");
+/// pk (account id) · ck (create_at ms, session id) → `()`. A user's chat sessions.
+pub const CHAT_SESSIONS_BY_OWNER: TableDef = regular("chat_sessions_by_owner");
+/// pk (session id) · ck (message index) → `ChatMessageRow`. A session's messages in order.
+pub const CHAT_MESSAGES: TableDef = regular("chat_messages");
+/// pk (conversation id) · ck () → `AgentConvRow`. A generation-agent conversation.
+pub const AGENT_CONVS: TableDef = regular("agent_convs");
+/// pk (account id) · ck (create_at ms, conversation id) → `()`. A user's agent conversations.
+pub const AGENT_CONVS_BY_OWNER: TableDef = regular("agent_convs_by_owner");
+/// pk (conversation id) · ck (message index) → `AgentMessageRow`. An agent conversation's messages.
+pub const AGENT_MESSAGES: TableDef = regular("agent_messages");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -74,6 +98,18 @@ pub const ALL: &[TableDef] = &[
     CHANNEL_MEMBERS,
     CHANNELS_BY_ACCOUNT,
     CHANNEL_MESSAGES,
+    CHARACTERS,
+    CHARACTERS_BY_OWNER,
+    CHARACTERS_PUBLIC,
+    CHARACTERS_RECENT,
+    DATACARDS,
+    DATACARDS_BY_OWNER,
+    CHAT_SESSIONS,
+    CHAT_SESSIONS_BY_OWNER,
+    CHAT_MESSAGES,
+    AGENT_CONVS,
+    AGENT_CONVS_BY_OWNER,
+    AGENT_MESSAGES,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

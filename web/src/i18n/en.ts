@@ -1,16 +1,20 @@
 // English message table: the server's message keys (protocol/src/error.rs,
 // spec 2 §8) and the page's own strings. Other locales fall back to it until
 // they have tables of their own.
+import { en_agent } from './en.agent';
 import { en_channels } from './en.channels';
 import { en_generator } from './en.generator';
 import { en_promptui } from './en.promptui';
 import { en_tasks } from './en.tasks';
+import { en_tavern } from './en.tavern';
 
 export const en = {
   ...en_generator,
   ...en_tasks,
   ...en_promptui,
   ...en_channels,
+  ...en_tavern,
+  ...en_agent,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',
@@ -47,6 +51,13 @@ export const en = {
   TooManyRequests: 'Too many attempts. Please wait a moment and try again.',
   ServerError: 'Something went wrong on our side. Please try again.',
   ServiceUnavailable: 'The service is temporarily unavailable. Please try again soon.',
+  taskPromptGenerateExecuting: 'A prompt is already being polished. Please wait for it to finish.',
+  taskPromptGenerateLimit: 'You have reached the prompt polish limit. Please try again later.',
+  taskPromptGenerateViolate: 'This text breaks the content rules. Please change it and try again.',
+  ChatReplyRunning: 'A reply is still being written. Wait for it or stop it first.',
+  ChatMessageInvalid: 'A message must have between 1 and 4000 characters.',
+  CharacterCardInvalid: 'This file is not a character card (V2 JSON, or a PNG with a card inside).',
+  LanguageModelUnavailable: 'The language model is not available right now.',
   NetworkError: 'Cannot reach the server. Check your connection and try again.',
   LoginFailed: 'Login failed. Please try again.',
 
