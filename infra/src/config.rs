@@ -207,6 +207,8 @@ pub struct TranslateSettings {
     pub visitor_calls_per_minute: u32,
     /// Translate calls per minute per logged-in account.
     pub account_calls_per_minute: u32,
+    /// Prompt polishes one account may start per hour (spec code 70017).
+    pub polish_per_hour: u32,
 }
 
 impl Default for TranslateSettings {
@@ -218,6 +220,7 @@ impl Default for TranslateSettings {
             cache_entries: 50_000,
             visitor_calls_per_minute: 60,
             account_calls_per_minute: 600,
+            polish_per_hour: 30,
         }
     }
 }
@@ -507,6 +510,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE") {
             t.account_calls_per_minute = num("EASEL_TRANSLATE_ACCOUNT_PER_MINUTE", v)?;
+        }
+        if let Some(v) = env("EASEL_POLISH_PER_HOUR") {
+            t.polish_per_hour = num("EASEL_POLISH_PER_HOUR", v)?;
         }
         let l = &mut self.llm;
         if let Some(v) = env("EASEL_LLM") {

@@ -23,7 +23,8 @@ pub enum LlmKind {
     Scripted,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// `Debug` is written by hand so `api_key` never reaches a log.
+#[derive(Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmConfig {
     pub kind: LlmKind,
@@ -43,6 +44,34 @@ pub struct LlmConfig {
     pub scripted_interval_ms: u64,
     /// Replies at most this long are generated, whatever a character asks for.
     pub max_reply_tokens: u32,
+    /// Local generations running at once; more wait in line. Each one uses
+    /// `threads` cores, so 1 suits a 2-core machine that also serves the web.
+    pub max_concurrent: u32,
+    /// The remote server must accept the connection within this time, so a
+    /// wrong URL fails fast instead of hanging a chat.
+    pub connect_timeout_ms: u64,
+    /// Longest silence allowed while a remote reply streams (a long prompt
+    /// read by a slow server counts too).
+    pub read_timeout_ms: u64,
+}
+
+impl std::fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("kind", &self.kind)
+            .field("model_path", &self.model_path)
+            .field("threads", &self.threads)
+            .field("context_tokens", &self.context_tokens)
+            .field("url", &self.url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.model)
+            .field("scripted_interval_ms", &self.scripted_interval_ms)
+            .field("max_reply_tokens", &self.max_reply_tokens)
+            .field("max_concurrent", &self.max_concurrent)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("read_timeout_ms", &self.read_timeout_ms)
+            .finish()
+    }
 }
 
 impl Default for LlmConfig {
@@ -57,6 +86,9 @@ impl Default for LlmConfig {
             model: None,
             scripted_interval_ms: 20,
             max_reply_tokens: 512,
+            max_concurrent: 1,
+            connect_timeout_ms: 5_000,
+            read_timeout_ms: 120_000,
         }
     }
 }
@@ -69,11 +101,99 @@ pub fn build(config: &LlmConfig) -> Result<DynLanguageModel, LlmError> {
         LlmKind::Scripted => Ok(Arc::new(ScriptedModel::new(Duration::from_millis(
             config.scripted_interval_ms,
         )))),
-        LlmKind::Local => Err(LlmError::Unavailable(
-            "the local model is not built into this binary yet".into(),
-        )),
-        LlmKind::Openai => Err(LlmError::Unavailable(
-            "the OpenAI-compatible adapter is not built yet".into(),
-        )),
+        LlmKind::Local => build_local(config),
+        LlmKind::Openai => {
+            let url = config.url.clone().ok_or_else(|| {
+                LlmError::Unavailable(
+                    "the OpenAI-compatible adapter needs a URL ([llm] url or EASEL_LLM_URL)".into(),
+                )
+            })?;
+            let model = crate::OpenAiModel::new(crate::OpenAiSettings {
+                url,
+                api_key: config.api_key.clone(),
+                model: config.model.clone().unwrap_or_default(),
+                context_tokens: config.context_tokens,
+                connect_timeout: Duration::from_millis(config.connect_timeout_ms),
+                read_timeout: Duration::from_millis(config.read_timeout_ms),
+            })?;
+            Ok(Arc::new(model))
+        }
+    }
+}
+
+#[cfg(feature = "local")]
+fn build_local(config: &LlmConfig) -> Result<DynLanguageModel, LlmError> {
+    let model = crate::LocalModel::load(&crate::LocalSettings {
+        model_path: config.model_path.clone(),
+        threads: config.threads,
+        context_tokens: config.context_tokens,
+        max_concurrent: config.max_concurrent,
+    })?;
+    Ok(Arc::new(model))
+}
+
+#[cfg(not(feature = "local"))]
+fn build_local(_config: &LlmConfig) -> Result<DynLanguageModel, LlmError> {
+    Err(LlmError::Unavailable(
+        "this binary was built without the `local` feature of easel-llm, so the embedded \
+         model cannot run; rebuild with it, or set EASEL_LLM=openai with EASEL_LLM_URL"
+            .into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_api_key() {
+        let config = LlmConfig {
+            api_key: Some("sk-very-secret".into()),
+            ..LlmConfig::default()
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert!(shown.contains("[redacted]"));
+        assert!(shown.contains("max_concurrent: 1"));
+    }
+
+    #[test]
+    fn new_fields_have_defaults_when_absent_from_the_file() {
+        let config: LlmConfig = serde_json::from_str(r#"{"kind": "openai", "url": "http://h:1/v1"}"#).unwrap();
+        assert_eq!(config.max_concurrent, 1);
+        assert_eq!(config.threads, 1);
+        assert_eq!(config.connect_timeout_ms, 5_000);
+    }
+
+    #[test]
+    fn openai_needs_a_url_and_a_model() {
+        let mut config = LlmConfig {
+            kind: LlmKind::Openai,
+            ..LlmConfig::default()
+        };
+        let err = build(&config).err().unwrap();
+        assert!(err.to_string().contains("EASEL_LLM_URL"), "{err}");
+        config.url = Some("http://127.0.0.1:9/v1".into());
+        assert!(matches!(build(&config), Err(LlmError::Unavailable(_))));
+        config.model = Some("qwen".into());
+        let model = build(&config).unwrap();
+        assert_eq!(model.info().label, "qwen (OpenAI-compatible at 127.0.0.1:9)");
+        assert!(model.info().neural);
+    }
+
+    #[test]
+    fn local_without_its_file_says_what_to_run() {
+        let config = LlmConfig {
+            model_path: PathBuf::from("/nonexistent/easel/model.gguf"),
+            ..LlmConfig::default()
+        };
+        let err = build(&config).err().unwrap();
+        assert!(matches!(err, LlmError::Unavailable(_)));
+        let text = err.to_string();
+        if cfg!(feature = "local") {
+            assert!(text.contains("./scripts/fetch-model"), "{text}");
+        } else {
+            assert!(text.contains("built without the `local` feature"), "{text}");
+        }
     }
 }

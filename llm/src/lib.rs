@@ -16,9 +16,16 @@ use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
 pub mod config;
+#[cfg(feature = "local")]
+pub mod local;
+pub mod openai;
 pub mod scripted;
+pub mod text;
 
 pub use config::{build, LlmConfig, LlmKind};
+#[cfg(feature = "local")]
+pub use local::{LocalModel, LocalSettings, LocalStats};
+pub use openai::{OpenAiModel, OpenAiSettings};
 pub use scripted::ScriptedModel;
 
 /// Who said a message in a chat prompt.

@@ -7,11 +7,15 @@
 //! and from them at their edges.
 
 pub mod account;
+pub mod agent;
+pub mod character;
+pub mod chat;
 pub mod envelope;
 pub mod error;
 pub mod frame;
 pub mod im;
 pub mod prompt;
+pub mod prompt_stream;
 pub mod task;
 
 #[cfg(feature = "client")]

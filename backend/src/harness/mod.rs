@@ -3,6 +3,8 @@
 //! fixed timetable measured from intended send times, and reports one set
 //! of figures as a human table and, with `--json`, one JSON object.
 
+mod channel;
+pub mod delivery;
 pub mod procfs;
 mod scenarios;
 pub mod stats;
@@ -28,7 +30,9 @@ pub enum HarnessError {
     Deadline(Duration),
 }
 
-/// The scenarios built so far.
+/// The scenarios built so far. A new one (`chat` is next) adds a variant
+/// here, its default rate in [`HarnessArgs::rate`], its arm in [`run`], and
+/// its function in a module of its own (as `channel.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scenario {
@@ -38,6 +42,24 @@ pub enum Scenario {
     Progress,
     /// REST task creates at a fixed arrival rate.
     Create,
+    /// K channels of M member sockets; messages posted over REST on a fixed
+    /// timetable, delivery counted on every member socket.
+    Channel,
+}
+
+/// What the target speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// Easel itself: accounts signed up over REST, channels created and
+    /// joined over REST, tasks created with `/api/v1/task/create`.
+    #[default]
+    Easel,
+    /// A benchmark baseline (bench/README.md): any non-empty token is
+    /// accepted, a socket joins a channel with frame 16, and `POST /prompt`
+    /// `{client_id, updates, rate}` pushes progress frames to the sockets
+    /// that authenticated with that token. No sign-up.
+    Bare,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -46,6 +68,9 @@ pub struct HarnessArgs {
     /// The server, like http://127.0.0.1:8080.
     #[arg(long)]
     pub target: String,
+    /// What the target speaks: Easel, or a bare benchmark baseline.
+    #[arg(long, value_enum, default_value_t = Protocol::Easel)]
+    pub protocol: Protocol,
     /// Sockets held open (idle).
     #[arg(long, default_value_t = 100)]
     pub sessions: u64,
@@ -62,6 +87,27 @@ pub struct HarnessArgs {
     /// Tasks created (progress).
     #[arg(long, default_value_t = 20)]
     pub tasks: u64,
+    /// Progress frames per task (progress against a baseline; Easel's
+    /// count follows the task's steps).
+    #[arg(long, default_value_t = 20)]
+    pub updates: u64,
+    /// Progress frames per second per task (progress against a baseline).
+    #[arg(long, default_value_t = 10.0)]
+    pub update_rate: f64,
+    /// Member sockets per channel (channel).
+    #[arg(long, default_value_t = 100)]
+    pub members: u64,
+    /// Channels, each with its own members; messages rotate over them (channel).
+    #[arg(long, default_value_t = 1)]
+    pub channels: u64,
+    /// Accounts posting the messages (channel; default: enough that none
+    /// exceeds 8 messages/s per channel, under Easel's per-sender limit).
+    #[arg(long)]
+    pub senders: Option<u64>,
+    /// Accounts behind each channel's member sockets (channel against
+    /// Easel; default one per member, as in a real channel).
+    #[arg(long)]
+    pub member_accounts: Option<u64>,
     /// The server's pid, for its memory (found from the port when local).
     #[arg(long)]
     pub server_pid: Option<u32>,
@@ -76,6 +122,7 @@ impl HarnessArgs {
             Scenario::Idle => 1.0,
             Scenario::Create => 50.0,
             Scenario::Progress => 10.0,
+            Scenario::Channel => 100.0,
         })
     }
 }
@@ -91,7 +138,8 @@ pub struct Report {
     pub elapsed_secs: f64,
     pub counts: BTreeMap<String, u64>,
     /// The scenario's main latency: heartbeat ack (idle), create answer
-    /// (create), create to final frame (progress); from intended times.
+    /// (create), create to final frame (progress), send to receipt on each
+    /// member socket (channel); all from intended times.
     pub latency_ms: LatencySummary,
     /// Scenario-specific figures, flattened into the object.
     #[serde(flatten)]
@@ -134,6 +182,7 @@ pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
             Scenario::Idle => scenarios::idle(args, args.rate()).await,
             Scenario::Create => scenarios::create(args, args.rate()).await,
             Scenario::Progress => scenarios::progress(args, args.rate()).await,
+            Scenario::Channel => channel::channel(args, args.rate()).await,
         }
     };
     tokio::time::timeout(hard, fut)

@@ -1,6 +1,7 @@
-//! The server's memory from `/proc` when it runs on this machine: the pid
-//! of the process listening on the target port (through the socket inode
-//! in `/proc/net/tcp*` and the `/proc/<pid>/fd` links), and its VmRSS.
+//! The server's memory and CPU time from `/proc` when it runs on this
+//! machine: the pid of the process listening on the target port (through
+//! the socket inode in `/proc/net/tcp*` and the `/proc/<pid>/fd` links),
+//! its VmRSS, and its utime + stime.
 
 use std::collections::HashSet;
 
@@ -67,6 +68,49 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     parse_vm_rss(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
+/// Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, fixed at 100 by
+/// the kernel's user ABI whatever its internal HZ).
+const USER_HZ: f64 = 100.0;
+
+/// utime + stime, in clock ticks, from a `/proc/<pid>/stat` text. The
+/// command name (field 2) may hold spaces and parentheses, so fields are
+/// counted after its last `)`: there field 3 (state) is the first.
+pub fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// The CPU time `pid` has used (all its threads), in seconds.
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(parse_cpu_ticks(&stat)? as f64 / USER_HZ)
+}
+
+/// The server's CPU time over a window of the run (the load, not the set-up).
+#[derive(Debug, Clone, Copy)]
+pub struct CpuWindow {
+    pid: Option<u32>,
+    start: Option<f64>,
+}
+
+impl CpuWindow {
+    pub fn start(pid: Option<u32>) -> CpuWindow {
+        CpuWindow {
+            pid,
+            start: pid.and_then(cpu_seconds),
+        }
+    }
+
+    /// Seconds of CPU the server used since [`CpuWindow::start`].
+    pub fn used(&self) -> Option<f64> {
+        let now = self.pid.and_then(cpu_seconds)?;
+        Some((now - self.start?).max(0.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +137,25 @@ mod tests {
         let port = l.local_addr().unwrap().port();
         assert_eq!(listening_pid(port), Some(std::process::id()));
         assert!(rss_bytes(std::process::id()).unwrap() > 0);
+    }
+
+    #[test]
+    fn reads_cpu_ticks_past_a_command_with_spaces_and_parens() {
+        let stat =
+            "4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 75 0 0 20 0 4 0 1000 0 0";
+        assert_eq!(parse_cpu_ticks(stat), Some(325));
+        assert_eq!(parse_cpu_ticks("4242 (x) S 1"), None);
+        assert_eq!(parse_cpu_ticks("no parens"), None);
+        // This process has run some code by now, and the window never goes back.
+        let me = std::process::id();
+        assert!(cpu_seconds(me).is_some());
+        let w = CpuWindow::start(Some(me));
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        assert!(x != 1);
+        assert!(w.used().unwrap() >= 0.0);
+        assert_eq!(CpuWindow::start(None).used(), None);
     }
 }

@@ -16,29 +16,32 @@ use super::procfs;
 use super::stats::Latencies;
 use super::timetable::{SendLog, Timetable};
 use super::tracker::ProgressTracker;
-use super::{HarnessArgs, HarnessError, Report};
+use super::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// Sockets being opened at once.
-const CONNECT_PARALLEL: usize = 64;
+pub(super) const CONNECT_PARALLEL: usize = 64;
 /// Creates in flight at once; beyond it the sender waits (and runs late).
-const MAX_IN_FLIGHT: usize = 512;
+pub(super) const MAX_IN_FLIGHT: usize = 512;
 /// Upper bound on the sends of one run.
-const MAX_SENDS: u64 = 2_000_000;
+pub(super) const MAX_SENDS: u64 = 2_000_000;
 /// How long an ack or an answer may take before it counts as lost.
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The token every idle socket uses against a baseline (`--protocol bare`).
+const BARE_IDLE_TOKEN: &str = "bench-idle";
 const PASSWORD: &str = "Harness-pass-9431";
 
 /// Where the target is: its REST client, socket URL, port, and the source
 /// addresses to spread sockets over (127.0.0.2..=9 when it is on 127.0.0.1).
-struct Target {
-    rest: RestClient,
+pub(super) struct Target {
+    pub(super) rest: RestClient,
     ws_url: String,
     port: u16,
     sources: Vec<IpAddr>,
+    protocol: Protocol,
 }
 
 impl Target {
-    fn parse(url: &str) -> Result<Target, HarnessError> {
+    pub(super) fn parse(url: &str, protocol: Protocol) -> Result<Target, HarnessError> {
         let u = reqwest::Url::parse(url)
             .map_err(|e| HarnessError::Setup(format!("--target {url}: {e}")))?;
         let port = u
@@ -58,7 +61,12 @@ impl Target {
             rest,
             port,
             sources,
+            protocol,
         })
+    }
+
+    pub(super) fn protocol(&self) -> Protocol {
+        self.protocol
     }
 
     fn is_local(&self) -> bool {
@@ -66,25 +74,53 @@ impl Target {
     }
 
     /// Opens socket number `i`, from its source address when there are some.
-    async fn connect(&self, i: usize) -> Result<Socket, ClientError> {
+    pub(super) async fn connect(&self, i: usize) -> Result<Socket, ClientError> {
         match self.sources.get(i % self.sources.len().max(1)) {
             Some(src) => Socket::connect_from(&self.ws_url, Codec::Json, *src).await,
             None => Socket::connect(&self.ws_url, Codec::Json).await,
         }
     }
 
-    async fn sign_up(&self, label: &str) -> Result<RestClient, HarnessError> {
+    pub(super) async fn sign_up(&self, label: &str) -> Result<RestClient, HarnessError> {
         let email = format!("harness-{}@example.com", uuid::Uuid::now_v7().simple());
         let login = self.rest.sign_up(&email, PASSWORD, label).await?;
         Ok(self.rest.with_token(login.token))
     }
+
+    /// The server's pid: given, or found from the port when it is local.
+    pub(super) fn server_pid(&self, given: Option<u32>) -> Option<u32> {
+        given.or_else(|| {
+            self.is_local()
+                .then(|| procfs::listening_pid(self.port))
+                .flatten()
+        })
+    }
 }
 
-fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+/// Authenticates a socket with frame 7 and waits for the confirming
+/// heartbeat. Easel's confirmation carries `{account_id, stream, seq}`; a
+/// baseline answers a bare `{"type":4}`.
+pub(super) async fn authenticate(
+    sock: &mut Socket,
+    token: &str,
+    protocol: Protocol,
+) -> Result<(), ClientError> {
+    match protocol {
+        Protocol::Easel => sock.authenticate(token).await.map(|_| ()),
+        Protocol::Bare => {
+            sock.send(&Frame::auth(token)).await?;
+            sock.expect(FrameType::Heartbeat, ANSWER_TIMEOUT)
+                .await
+                .map(|_| ())
+        }
+    }
+}
+
+pub(super) fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
 }
 
-fn ms(d: Duration) -> f64 {
+pub(super) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
@@ -123,18 +159,17 @@ async fn hold(
 }
 
 pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
-    let target = Target::parse(&args.target)?;
-    let user = target.sign_up("harness idle").await?;
-    let token = user
-        .token()
-        .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?
-        .to_owned();
-    let pid = args.server_pid.or_else(|| {
-        target
-            .is_local()
-            .then(|| procfs::listening_pid(target.port))
-            .flatten()
-    });
+    let target = Target::parse(&args.target, args.protocol)?;
+    let token = match args.protocol {
+        Protocol::Easel => target
+            .sign_up("harness idle")
+            .await?
+            .token()
+            .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?
+            .to_owned(),
+        Protocol::Bare => BARE_IDLE_TOKEN.to_owned(),
+    };
+    let pid = target.server_pid(args.server_pid);
     let rss_before = pid.and_then(procfs::rss_bytes);
 
     let started = Instant::now();
@@ -147,7 +182,7 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
             let t0 = Instant::now();
             let res = async {
                 let mut s = target_ref.connect(i).await?;
-                s.authenticate(token_ref).await?;
+                authenticate(&mut s, token_ref, target_ref.protocol()).await?;
                 Ok(s)
             }
             .await;
@@ -176,6 +211,7 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     let rss_after = pid.and_then(procfs::rss_bytes);
 
     // Spread the sessions' heartbeats evenly over one interval.
+    let cpu = procfs::CpuWindow::start(pid);
     let hold_start = Instant::now();
     let end = hold_start + Duration::from_secs_f64(args.duration_secs);
     let interval = Duration::from_secs_f64(1.0 / rate);
@@ -200,6 +236,7 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     extra.insert("auth_all_ms".into(), json!(ms(auth_all)));
     extra.insert("auth_latency_ms".into(), json!(auth_lat.summary()));
     extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
+    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
     let per_session = match (rss_before, rss_after) {
         (Some(b), Some(a)) if authenticated > 0 => Some(a.saturating_sub(b) / authenticated),
         _ => None,
@@ -252,6 +289,9 @@ async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessEr
     })
 }
 
+/// The body of create `i`.
+type BodyFn = Arc<dyn Fn(u64) -> Value + Send + Sync>;
+
 enum Outcome {
     Accepted(String),
     Refused,
@@ -262,6 +302,7 @@ enum Outcome {
 /// time, answer latency and outcome, and the sender's lateness.
 async fn create_on_timetable(
     users: Vec<RestClient>,
+    path: &'static str,
     body: Arc<dyn Fn(u64) -> Value + Send + Sync>,
     tt: Timetable,
     count: u64,
@@ -284,11 +325,7 @@ async fn create_on_timetable(
         };
         let b = body(i);
         set.spawn(async move {
-            let res = tokio::time::timeout(
-                ANSWER_TIMEOUT,
-                client.create_task("/api/v1/task/create", &b),
-            )
-            .await;
+            let res = tokio::time::timeout(ANSWER_TIMEOUT, client.create_task(path, &b)).await;
             drop(permit);
             let outcome = match res {
                 Ok(Ok(id)) => Outcome::Accepted(id),
@@ -314,14 +351,21 @@ async fn sign_up_users(target: &Target, n: u64) -> Result<Vec<RestClient>, Harne
 }
 
 pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
-    let target = Target::parse(&args.target)?;
+    if args.protocol != Protocol::Easel {
+        return Err(HarnessError::Setup(
+            "create drives Easel's task API: it needs --protocol easel".into(),
+        ));
+    }
+    let target = Target::parse(&args.target, args.protocol)?;
     let users = sign_up_users(&target, args.users).await?;
     let body = task_body(&target.rest).await?;
+    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
     let started = Instant::now();
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
     let count = tt.count_within(Duration::from_secs_f64(args.duration_secs));
-    let (answers, log) = create_on_timetable(users, Arc::new(body), tt, count).await?;
+    let (answers, log) =
+        create_on_timetable(users, "/api/v1/task/create", Arc::new(body), tt, count).await?;
     let elapsed = started.elapsed();
     let mut lat = Latencies::new()?;
     let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
@@ -341,6 +385,7 @@ pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, Harn
         json!(accepted as f64 / elapsed.as_secs_f64().max(1e-9)),
     );
     extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
+    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
     Ok(Report {
         scenario: args.scenario,
         target: args.target.clone(),
@@ -369,6 +414,33 @@ struct Progress {
     process: u8,
 }
 
+/// A baseline's progress frame: update `progress` of `max`.
+#[derive(serde::Deserialize)]
+struct BareProgress {
+    id: String,
+    progress: u64,
+    max: u64,
+}
+
+impl Progress {
+    /// Easel's task object, or a baseline's `{id, progress, max}` mapped
+    /// onto it (running until the last update, which is the success).
+    fn from_content(content: &Value) -> Option<Progress> {
+        use serde::Deserialize;
+        if let Ok(p) = Progress::deserialize(content) {
+            return Some(p);
+        }
+        let b = BareProgress::deserialize(content).ok()?;
+        let max = b.max.max(1);
+        let pct = (b.progress.min(max) * 100 / max) as u8;
+        Some(Progress {
+            id: b.id,
+            status: if b.progress >= max { 3 } else { 2 },
+            process: pct,
+        })
+    }
+}
+
 /// Reads a user's socket until it closes, forwarding progress frames and
 /// heartbeating once a second so the server keeps the session.
 async fn read_progress(mut sock: Socket, tx: mpsc::UnboundedSender<(Progress, Instant)>) {
@@ -382,7 +454,7 @@ async fn read_progress(mut sock: Socket, tx: mpsc::UnboundedSender<(Progress, In
             }
             got = sock.recv() => match got {
                 Ok(Incoming::Frame(f)) if f.kind == FrameType::TaskUpdate.as_u16() => {
-                    if let Ok(p) = serde_json::from_value::<Progress>(f.content) {
+                    if let Some(p) = Progress::from_content(&f.content) {
                         if tx.send((p, Instant::now())).is_err() {
                             return;
                         }
@@ -396,26 +468,53 @@ async fn read_progress(mut sock: Socket, tx: mpsc::UnboundedSender<(Progress, In
 }
 
 pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
-    let target = Target::parse(&args.target)?;
-    let users = sign_up_users(&target, args.users).await?;
-    let body = task_body(&target.rest).await?;
+    let target = Target::parse(&args.target, args.protocol)?;
+    // Against Easel: signed-up users create tasks. Against a baseline: the
+    // client ids `bench-client-{i}` ask `POST /prompt` for `--updates`
+    // frames at `--update-rate`, pushed to the socket that authenticated
+    // with that id; task i belongs to client i % users, as with Easel.
+    let (users, tokens, path, body): (Vec<RestClient>, Vec<String>, &'static str, BodyFn) =
+        match args.protocol {
+            Protocol::Easel => {
+                let users = sign_up_users(&target, args.users).await?;
+                let tokens = users
+                    .iter()
+                    .map(|u| u.token().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?;
+                let body = task_body(&target.rest).await?;
+                (users, tokens, "/api/v1/task/create", Arc::new(body))
+            }
+            Protocol::Bare => {
+                if !(args.update_rate.is_finite() && args.update_rate > 0.0) {
+                    return Err(HarnessError::Setup("--update-rate must be positive".into()));
+                }
+                let n = args.users.max(1);
+                let tokens: Vec<String> = (0..n).map(|i| format!("bench-client-{i}")).collect();
+                let users = tokens.iter().map(|_| target.rest.clone()).collect();
+                let (updates, rate) = (args.updates.max(1), args.update_rate);
+                let body = move |i: u64| {
+                    json!({"client_id": format!("bench-client-{}", i % n),
+                           "updates": updates, "rate": rate})
+                };
+                (users, tokens, "/prompt", Arc::new(body))
+            }
+        };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut readers = tokio::task::JoinSet::new();
-    for (i, u) in users.iter().enumerate() {
+    for (i, token) in tokens.iter().enumerate() {
         let mut sock = target.connect(i).await?;
-        let token = u
-            .token()
-            .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?;
-        sock.authenticate(token).await?;
+        authenticate(&mut sock, token, args.protocol).await?;
         readers.spawn(read_progress(sock, tx.clone()));
     }
     drop(tx);
 
+    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
     let started = Instant::now();
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
     let deadline = started + Duration::from_secs_f64(args.duration_secs);
-    let mut creator = tokio::spawn(create_on_timetable(users, Arc::new(body), tt, args.tasks));
+    let mut creator = tokio::spawn(create_on_timetable(users, path, body, tt, args.tasks));
     let mut tracker = ProgressTracker::new();
     let mut created: Option<Vec<(Instant, Duration, Outcome)>> = None;
     let mut send_log = SendLog::default();
@@ -466,6 +565,7 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
         json!(c.frames as f64 / elapsed.as_secs_f64().max(1e-9)),
     );
     extra.insert("max_send_lateness_ms".into(), json!(ms(send_log.max_late)));
+    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
     Ok(Report {
         scenario: args.scenario,
         target: args.target.clone(),

@@ -5,7 +5,11 @@ use actix_web::web;
 
 mod account;
 mod admin;
+mod agent;
+mod character;
+mod chat;
 mod im;
+mod polish;
 mod resource;
 mod system;
 pub mod task;
@@ -37,10 +41,23 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/credits/grant", web::post().to(admin::grant_credits)),
             )
             .service(im::scope())
+            .configure(character::routes)
+            .configure(chat::config)
             .route("/payment/assets/get", web::post().to(account::assets))
             .service(
                 web::scope("/task")
                     .route("/create", web::post().to(task::create))
+                    .route("/prompt-render", web::get().to(polish::polish))
+                    .service(
+                        web::scope("/gen-agent")
+                            .route("/conv/create", web::post().to(agent::create))
+                            .route("/conv/history", web::post().to(agent::history))
+                            .route("/convs", web::post().to(agent::convs))
+                            .route("/prompt/preset-template", web::post().to(agent::presets))
+                            .route("/prompt/preset-template", web::get().to(agent::presets))
+                            .route("/config", web::post().to(agent::config))
+                            .route("/config", web::get().to(agent::config)),
+                    )
                     .route("/progress", web::post().to(task::progress))
                     .route("/batch-progress", web::post().to(task::batch_progress))
                     .route("/list", web::post().to(task::list))
@@ -145,6 +162,11 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/are/you/ok", web::get().to(system::ping))
             .route("/health", web::get().to(system::health))
             .default_service(web::to(system::not_found)),
+    );
+    cfg.service(
+        web::scope("/api/stream")
+            .route("/tool/prompt/text", web::get().to(polish::polish))
+            .route("/task/gen-agent/conv", web::post().to(agent::stream)),
     );
     cfg.route("/files/{key:.*}", web::get().to(resource::file));
 }

@@ -8,8 +8,12 @@
 )]
 
 mod accounts;
+mod agent;
 mod channels;
+mod characters;
+mod chat;
 mod helpers;
+mod polish;
 mod prompts;
 mod socket;
 mod tasks;

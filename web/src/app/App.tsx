@@ -1,8 +1,11 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
+import { AgentPage } from '../agent/AgentPage';
 import { ChannelsPage } from '../channels/ChannelsPage';
 import { isChannelsPath } from '../channels/route';
+import { isTavernPath } from '../tavern/route';
+import { TavernPage } from '../tavern/TavernPage';
 import { contentLanguage } from '../i18n/messages';
 import { PromptEditorPage } from '../prompt/ui';
 import { LandingPage } from '../router/LandingPage';
@@ -26,11 +29,15 @@ export function page(rest: string): ReactNode {
       return <LandingPage />;
     case '/prompt-editor':
       return <PromptEditorPage />;
+    case '/agent':
+      return <AgentPage />;
     default:
       // `/create`, `/studio` and `/create/{generateType}` (a known type only).
       if (parseGeneratorRoute(path) !== null) return <GeneratorPage />;
       // `/channels` and `/channels/{id}`.
       if (isChannelsPath(path)) return <ChannelsPage />;
+      // `/tavern` and `/tavern/...` (characters and their chats).
+      if (isTavernPath(path)) return <TavernPage />;
       return <NotFoundPage />;
   }
 }

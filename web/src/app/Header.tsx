@@ -19,6 +19,18 @@ export function Header() {
           <span className="brand__name">{t('app.name')}</span>
         </Link>
         <div className="site-header__end">
+          <Link to={localePath(locale, '/tavern')} className="button button--link site-header__channels">
+            <span className="site-header__channels-icon" aria-hidden="true">
+              ✦
+            </span>
+            <span className="site-header__channels-label">{t('tavern.nav')}</span>
+          </Link>
+          <Link to={localePath(locale, '/agent')} className="button button--link site-header__channels">
+            <span className="site-header__channels-icon" aria-hidden="true">
+              ✎
+            </span>
+            <span className="site-header__channels-label">{t('agent.nav')}</span>
+          </Link>
           {loggedIn && (
             <Link to={localePath(locale, '/channels')} className="button button--link site-header__channels">
               <span className="site-header__channels-icon" aria-hidden="true">

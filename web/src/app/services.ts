@@ -9,6 +9,7 @@ import { appStore } from '../state/jotai';
 import { channelPushHook, channelResyncHook } from '../channels/pushHook';
 import type { PushFrame } from '../socket/frames';
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
+import { tavernPushHook, tavernResyncHook } from '../tavern/pushHook';
 
 export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 
@@ -16,12 +17,14 @@ export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 function onPush(frame: PushFrame): void {
   taskPushHook(frame);
   channelPushHook(frame);
+  tavernPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */
 function onResyncNeeded(): void {
   taskResyncHook();
   channelResyncHook();
+  tavernResyncHook();
 }
 
 export const socket = new SocketClient({

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { GeneratorPromptTools } from '../agent/GeneratorPromptTools';
 import { useT } from '../i18n/useT';
 import { PromptEditor } from '../prompt/ui';
 import { PromptFields } from './PromptFields';
@@ -28,6 +29,7 @@ export function PromptInput({ withNegative = true, editor = false }: { withNegat
       ) : (
         <PromptFields prompt={config.prompt} negative={config.negative} withNegative={withNegative} onChange={onChange} />
       )}
+      <GeneratorPromptTools />
     </div>
   );
 }

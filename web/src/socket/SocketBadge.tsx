@@ -10,7 +10,9 @@ export function SocketBadge() {
     <span className={`badge badge--${state}`} title={`${t('socket.label')}: ${t(`socket.${state}`)}`}>
       <span className="badge__dot" aria-hidden="true" />
       <span className="visually-hidden">{t('socket.label')}: </span>
-      <span data-testid="socket-state">{state}</span>
+      <span className="badge__label" data-testid="socket-state">
+        {state}
+      </span>
     </span>
   );
 }

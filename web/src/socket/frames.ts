@@ -69,6 +69,10 @@ export interface ChatStreamContent {
   seq: number;
   delta: string;
   done: boolean;
+  /** On the last frame (`done`): how the reply ended. */
+  state?: 'done' | 'cancelled' | 'failed';
+  /** On a failed last frame: why. */
+  error?: string | null;
 }
 
 /** Frame 12: a message in an IM channel. */

@@ -1,0 +1,1042 @@
+//! Character chat (spec 3 §2): sessions with a character, their messages,
+//! replies written by the language model and streamed as frames 11 (through
+//! the `ChatActor`), regenerate and continue, stop, quick chat, reply
+//! suggestions and draft polishing.
+//!
+//! Checks are in one order everywhere: a visitor is NeedLogin (the route's
+//! extractor), a session that is not the caller's is NotFound (never
+//! NoPermission, so ids cannot be probed), a message that is not in the
+//! session is NotFound, then the body's rules, then the per-account rate
+//! limit of model calls, then ChatReplyRunning.
+//!
+//! Message ids are `{idx}.{random}` (see `row::ChatMessageRow::id`). A
+//! regenerated reply gets a *new* id at the same index (the old id answers
+//! NotFound afterwards) and its frames count from 1 again; a continued reply
+//! keeps its id and its frames keep counting from its stored `seq`.
+
+pub mod actor;
+pub mod message;
+pub mod prompt;
+pub mod row;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use infra::bus::DynBus;
+use infra::store::{tables, DynStore, Key, PagingState, ScanRange, Table};
+use llm::{ChatMessage, ChatRequest, DynLanguageModel};
+use protocol::character::ChatSettingsView;
+use protocol::chat::{
+    chat_text, CanTalk, ChatStartRequest, ChatTextError, MessageRole, MessageState, MessageView,
+    SessionList, SessionView, DEFAULT_MESSAGE_LIST_LIMIT, MAX_MESSAGE_LIST_LIMIT,
+    MAX_SESSION_DATACARDS, MAX_SESSION_LIST_LIMIT, MAX_SESSION_TITLE_CHARS,
+};
+use protocol::ErrorCode;
+
+use self::actor::{model_error, ChatCore, ChatRegistry};
+use self::message::{Start, StartKind};
+use self::prompt::{macros, CardText};
+use self::row::{idx_of, preview, CharacterSnapshot, ChatMessageRow, ChatSessionRow};
+use crate::accounts::{now_millis, AccountRow};
+use crate::characters::row::ChatSettings;
+use crate::characters::CharacterService;
+use crate::error::ApiError;
+use crate::ratelimit::RateLimiter;
+
+/// Model calls (start, regenerate, continue, quick chat, suggestions,
+/// polish) one account may make per minute.
+pub const MODEL_CALLS_PER_MINUTE: u32 = 30;
+/// Most tokens a suggestion or polish answer may take.
+const SUGGEST_TOKENS: u32 = 96;
+const POLISH_MAX_TOKENS: u32 = 512;
+/// Longest suggested reply kept, in characters.
+const SUGGESTION_CHARS: usize = 160;
+/// How many of the newest messages the suggestions look at.
+const SUGGEST_CONTEXT: u32 = 8;
+
+fn not_found() -> ApiError {
+    ErrorCode::NotFound.into()
+}
+
+fn invalid(msg: &str) -> ApiError {
+    ApiError::with_msg(ErrorCode::InvalidParams, msg)
+}
+
+fn bad_text(e: ChatTextError) -> ApiError {
+    ApiError::with_msg(ErrorCode::ChatMessageInvalid, e.to_string())
+}
+
+fn valid_settings(s: &ChatSettingsView) -> Result<ChatSettings, ApiError> {
+    let ok = (0.0..=2.0).contains(&s.temperature)
+        && (0.0..=1.0).contains(&s.top_p)
+        && (16..=1024).contains(&s.max_reply_tokens);
+    if !ok {
+        return Err(invalid(
+            "temperature must be 0 to 2, top_p 0 to 1, max_reply_tokens 16 to 1024",
+        ));
+    }
+    Ok(ChatSettings {
+        temperature: s.temperature,
+        top_p: s.top_p,
+        max_reply_tokens: s.max_reply_tokens,
+    })
+}
+
+/// Up to three reply suggestions from a model's free text: one per line,
+/// list markers, numbering and quotes removed, headers ("Here are...:")
+/// and duplicates skipped, each cut to [`SUGGESTION_CHARS`].
+pub fn parse_suggestions(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut l = line.trim();
+        // "1.", "2)", "-", "*", "•" markers.
+        let digits = l.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && digits <= 2 {
+            if let Some(rest) = l
+                .get(digits..)
+                .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix(')')))
+            {
+                l = rest.trim_start();
+            }
+        }
+        let l = l
+            .trim_start_matches(|c: char| matches!(c, '-' | '*' | '•') || c.is_whitespace())
+            .trim_matches(|c| matches!(c, '"' | '“' | '”' | '\'' | '`' | '*'))
+            .trim();
+        if l.is_empty() || l.ends_with(':') {
+            continue;
+        }
+        let cut: String = l.chars().take(SUGGESTION_CHARS).collect();
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(&cut)) {
+            out.push(cut);
+        }
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
+}
+
+/// A polished draft from a model's answer: trimmed, outer quotes removed,
+/// cut to the message limit; `None` when nothing is left.
+pub fn clean_polished(text: &str) -> Option<String> {
+    let t = text.trim();
+    let t = match (t.chars().next(), t.chars().last()) {
+        (Some(a), Some(b))
+            if t.chars().count() >= 2 && matches!((a, b), ('"', '"') | ('“', '”')) =>
+        {
+            let inner: Vec<char> = t.chars().collect();
+            inner
+                .get(1..inner.len() - 1)
+                .map(|c| c.iter().collect::<String>())
+                .unwrap_or_default()
+        }
+        _ => t.to_owned(),
+    };
+    let t: String = t
+        .trim()
+        .chars()
+        .take(protocol::chat::MAX_CHAT_MESSAGE_CHARS)
+        .collect();
+    (!t.is_empty()).then_some(t)
+}
+
+#[derive(Clone)]
+pub struct ChatService {
+    core: Arc<ChatCore>,
+    registry: ChatRegistry,
+    /// pk account · ck (create_at ms, session id).
+    by_owner: Table<()>,
+    characters: CharacterService,
+    /// Model calls per account (see [`MODEL_CALLS_PER_MINUTE`]); per node, like every limiter.
+    limit: Arc<RateLimiter>,
+}
+
+impl ChatService {
+    /// `single_node`: no Redis, so no other server shares the store (see
+    /// `actor` on orphaned replies). `max_reply_tokens`: the server's cap.
+    pub fn new(
+        store: DynStore,
+        bus: DynBus,
+        llm: DynLanguageModel,
+        characters: CharacterService,
+        single_node: bool,
+        max_reply_tokens: u32,
+    ) -> ChatService {
+        let core = Arc::new(ChatCore {
+            sessions: Table::new(store.clone(), &tables::CHAT_SESSIONS),
+            messages: Table::new(store.clone(), &tables::CHAT_MESSAGES),
+            bus,
+            llm,
+            node: format!("chat-{}", uuid::Uuid::now_v7().simple()),
+            single_node,
+            max_reply_tokens,
+        });
+        ChatService {
+            registry: ChatRegistry::new(core.clone()),
+            core,
+            by_owner: Table::new(store, &tables::CHAT_SESSIONS_BY_OWNER),
+            characters,
+            limit: Arc::new(RateLimiter::new(
+                MODEL_CALLS_PER_MINUTE,
+                Duration::from_secs(60),
+            )),
+        }
+    }
+
+    fn limited(&self, account: &str) -> Result<(), ApiError> {
+        if self.limit.check(account) {
+            Ok(())
+        } else {
+            Err(ApiError::with_msg(
+                ErrorCode::TooManyRequests,
+                "too many chat messages: wait a minute",
+            ))
+        }
+    }
+
+    /// The caller's session, else NotFound.
+    async fn session(&self, owner: &str, id: &str) -> Result<ChatSessionRow, ApiError> {
+        if id.is_empty() || id.len() > 64 {
+            return Err(not_found());
+        }
+        self.core
+            .sessions
+            .get(&Key::of(id), &Key::empty())
+            .await?
+            .filter(|s| s.owner == owner)
+            .ok_or_else(not_found)
+    }
+
+    /// A message of the caller's session, by id, else NotFound.
+    async fn message(
+        &self,
+        owner: &str,
+        session: &str,
+        msg_id: &str,
+    ) -> Result<(ChatSessionRow, ChatMessageRow), ApiError> {
+        let s = self.session(owner, session).await?;
+        let idx = idx_of(msg_id).ok_or_else(not_found)?;
+        let m = self
+            .core
+            .messages
+            .get(&Key::of(session), &Key::empty().u64(idx))
+            .await?
+            .filter(|m| m.id == msg_id)
+            .ok_or_else(not_found)?;
+        Ok((s, m))
+    }
+
+    /// A message as it should be shown now (live text, or repaired after a crash).
+    async fn shown(&self, session: &str, row: ChatMessageRow) -> Result<ChatMessageRow, ApiError> {
+        if row.state != MessageState::Streaming {
+            return Ok(row);
+        }
+        let live = self.registry.live(session).await;
+        self.core.resolve(session, row, live.as_ref()).await
+    }
+
+    // ---- Sessions --------------------------------------------------------
+
+    /// A new session with a character the caller may chat with; its greeting
+    /// (macros replaced) is message 0.
+    #[tracing::instrument(skip(self, caller), fields(account = %caller.id))]
+    pub async fn create(
+        &self,
+        caller: &AccountRow,
+        character_id: &str,
+    ) -> Result<String, ApiError> {
+        let c = self
+            .characters
+            .load_for_chat(&caller.id, character_id)
+            .await?;
+        let card = self.characters.card(&c).await?;
+        let now = now_millis();
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        let greeting = macros(c.greeting.trim(), &c.name, &caller.name);
+        let session = ChatSessionRow {
+            id: id.clone(),
+            owner: caller.id.clone(),
+            character: CharacterSnapshot::of(&c, &card.owner.name),
+            title: c.name.chars().take(MAX_SESSION_TITLE_CHARS).collect(),
+            create_at: now,
+            update_at: now,
+            last_message: preview(&greeting),
+            datacard_ids: Vec::new(),
+            timbre_id: String::new(),
+            settings: c.settings.clone(),
+        };
+        let pk = Key::of(&id);
+        self.core.sessions.put(&pk, &Key::empty(), &session).await?;
+        if !greeting.is_empty() {
+            let g = ChatMessageRow {
+                id: row::new_msg_id(0),
+                idx: 0,
+                role: MessageRole::Assistant,
+                content: greeting,
+                create_at: now,
+                update_at: now,
+                state: MessageState::Done,
+                liked: 0,
+                model: None,
+                error: None,
+                seq: 0,
+                node: String::new(),
+            };
+            self.core
+                .messages
+                .put(&pk, &Key::empty().u64(0), &g)
+                .await?;
+        }
+        self.by_owner
+            .put(&Key::of(&caller.id), &Key::empty().i64(now).str(&id), &())
+            .await?;
+        // Recent use and the chat count are statistics: the session stands without them.
+        if let Err(e) = self.characters.touch_recent(&caller.id, &c.id).await {
+            tracing::warn!(error = %e, "recent chat not recorded");
+        }
+        Ok(id)
+    }
+
+    /// The session with its character snapshot refreshed when the character
+    /// can still be loaded (edits reach the chat); kept as is otherwise.
+    async fn refreshed(&self, s: ChatSessionRow) -> Result<ChatSessionRow, ApiError> {
+        let c = match self
+            .characters
+            .load_for_chat(&s.owner, &s.character.id)
+            .await
+        {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::debug!(error = %e, "character not loadable; chat uses its snapshot");
+                return Ok(s);
+            }
+        };
+        let owner_name = if c.owner == s.character.owner_id {
+            s.character.owner_name.clone()
+        } else {
+            self.characters.card(&c).await?.owner.name
+        };
+        let snap = CharacterSnapshot::of(&c, &owner_name);
+        if snap == s.character {
+            return Ok(s);
+        }
+        let updated = self
+            .core
+            .sessions
+            .update(&Key::of(&s.id), &Key::empty(), Some(s.clone()), |r| {
+                r.character = snap.clone()
+            })
+            .await?;
+        updated.ok_or_else(not_found)
+    }
+
+    /// `session/list`: newest first, optionally only one character's.
+    pub async fn list(
+        &self,
+        owner: &str,
+        character_id: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<SessionList, ApiError> {
+        let limit = match limit {
+            0 => 20,
+            n => n.min(MAX_SESSION_LIST_LIMIT),
+        } as usize;
+        let mut paging = match cursor.filter(|c| !c.is_empty()) {
+            Some(c) => Some(PagingState::from_hex(c).ok_or_else(|| invalid("bad cursor"))?),
+            None => None,
+        };
+        let pk = Key::of(owner);
+        let mut items: Vec<SessionView> = Vec::new();
+        loop {
+            let page = self
+                .by_owner
+                .scan(&pk, &ScanRange::all(100).desc().after(paging.clone()))
+                .await?;
+            let n = page.rows.len();
+            for (i, (ck, ())) in page.rows.iter().enumerate() {
+                let mut r = ck.reader();
+                let (_, Some(id)) = (r.i64(), r.str()) else {
+                    continue;
+                };
+                let Some(s) = self.core.sessions.get(&Key::of(&id), &Key::empty()).await? else {
+                    continue;
+                };
+                if s.owner != owner || character_id.is_some_and(|c| c != s.character.id) {
+                    continue;
+                }
+                items.push(s.view());
+                if items.len() == limit {
+                    // Resume right after this entry (a paging state is the last key read).
+                    let more = i + 1 < n || page.paging.is_some();
+                    return Ok(SessionList {
+                        items,
+                        cursor: more.then(|| PagingState(ck.as_bytes().to_vec()).to_hex()),
+                    });
+                }
+            }
+            if page.paging.is_none() {
+                return Ok(SessionList {
+                    items,
+                    cursor: None,
+                });
+            }
+            paging = page.paging;
+        }
+    }
+
+    /// `session/edit`: the title and/or the model settings.
+    pub async fn edit(
+        &self,
+        owner: &str,
+        session_id: &str,
+        title: Option<&str>,
+        settings: Option<&ChatSettingsView>,
+    ) -> Result<SessionView, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        let title = match title {
+            Some(t) => {
+                let t = t.trim();
+                let n = t.chars().count();
+                if n == 0 || n > MAX_SESSION_TITLE_CHARS || t.chars().any(char::is_control) {
+                    return Err(invalid("a session title has 1 to 64 characters"));
+                }
+                Some(t.to_owned())
+            }
+            None => None,
+        };
+        let settings = settings.map(valid_settings).transpose()?;
+        let now = now_millis();
+        let s = self
+            .core
+            .sessions
+            .update(&Key::of(session_id), &Key::empty(), Some(s), |r| {
+                if let Some(t) = &title {
+                    r.title = t.clone();
+                }
+                if let Some(st) = &settings {
+                    r.settings = st.clone();
+                }
+                r.update_at = now;
+            })
+            .await?
+            .ok_or_else(not_found)?;
+        Ok(s.view())
+    }
+
+    async fn remove(&self, s: &ChatSessionRow) -> Result<(), ApiError> {
+        // Stop a running reply first, so nothing writes into the deleted session.
+        self.registry.stop(&s.id).await?;
+        let pk = Key::of(&s.id);
+        self.by_owner
+            .delete(
+                &Key::of(&s.owner),
+                &Key::empty().i64(s.create_at).str(&s.id),
+            )
+            .await?;
+        self.core.messages.delete_partition(&pk).await?;
+        self.core.sessions.delete(&pk, &Key::empty()).await?;
+        Ok(())
+    }
+
+    /// `session/delete`: the session and all its messages.
+    pub async fn delete(&self, owner: &str, session_id: &str) -> Result<(), ApiError> {
+        let s = self.session(owner, session_id).await?;
+        self.remove(&s).await
+    }
+
+    /// `session/delete-all`: every session of the caller, or only those with one character.
+    pub async fn delete_all(
+        &self,
+        owner: &str,
+        character_id: Option<&str>,
+    ) -> Result<u32, ApiError> {
+        let pk = Key::of(owner);
+        let mut doomed = Vec::new();
+        let mut paging = None;
+        loop {
+            let page = self
+                .by_owner
+                .scan(&pk, &ScanRange::all(500).after(paging))
+                .await?;
+            for (ck, ()) in &page.rows {
+                let mut r = ck.reader();
+                let (Some(at), Some(id)) = (r.i64(), r.str()) else {
+                    continue;
+                };
+                match self.core.sessions.get(&Key::of(&id), &Key::empty()).await? {
+                    Some(s) if s.owner == owner => {
+                        if character_id.is_none_or(|c| c == s.character.id) {
+                            doomed.push(s);
+                        }
+                    }
+                    Some(_) => {}
+                    // An index entry whose session is gone: tidy it.
+                    None => {
+                        self.by_owner
+                            .delete(&pk, &Key::empty().i64(at).str(&id))
+                            .await?
+                    }
+                }
+            }
+            match page.paging {
+                Some(p) => paging = Some(p),
+                None => break,
+            }
+        }
+        for s in &doomed {
+            self.remove(s).await?;
+        }
+        Ok(doomed.len() as u32)
+    }
+
+    // ---- Replies ---------------------------------------------------------
+
+    /// `session/chat/start`: stores the user message (for a new one) and an
+    /// empty streaming reply, and answers the reply's id; the text follows
+    /// as frames 11.
+    #[tracing::instrument(skip(self, caller, req), fields(account = %caller.id, session = %req.session_id))]
+    pub async fn start(
+        &self,
+        caller: &AccountRow,
+        req: &ChatStartRequest,
+    ) -> Result<String, ApiError> {
+        let s = self.session(&caller.id, &req.session_id).await?;
+        let kind = match (req.regenerate, req.continue_reply) {
+            (true, true) => return Err(invalid("regenerate or continue, not both")),
+            (true, false) => StartKind::Regenerate,
+            (false, true) => StartKind::Continue,
+            (false, false) => {
+                StartKind::New(chat_text(req.content.as_deref().unwrap_or("")).map_err(bad_text)?)
+            }
+        };
+        self.limited(&caller.id)?;
+        self.run(caller, s, kind).await
+    }
+
+    async fn run(
+        &self,
+        caller: &AccountRow,
+        s: ChatSessionRow,
+        kind: StartKind,
+    ) -> Result<String, ApiError> {
+        let s = self.refreshed(s).await?;
+        let datacards: Vec<CardText> = self
+            .characters
+            .load_datacards(&caller.id, &s.datacard_ids)
+            .await?
+            .into_iter()
+            .map(|d| CardText {
+                title: d.title,
+                content: d.content,
+            })
+            .collect();
+        let id = s.id.clone();
+        self.registry
+            .start(&id, || Start {
+                session: s.clone(),
+                user_name: caller.name.clone(),
+                datacards: datacards.clone(),
+                kind: kind.clone(),
+            })
+            .await
+    }
+
+    /// `session/chat/stop`: cancels the running reply; its partial text is
+    /// kept as `cancelled`. Answers once that is stored. False when none ran.
+    pub async fn stop(&self, owner: &str, session_id: &str) -> Result<bool, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        self.registry.stop(&s.id).await
+    }
+
+    /// `session/message/list`: oldest first; a running reply with its text so far.
+    pub async fn messages(
+        &self,
+        owner: &str,
+        session_id: &str,
+        limit: u32,
+        before_idx: Option<u64>,
+    ) -> Result<Vec<MessageView>, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        let limit = match limit {
+            0 => DEFAULT_MESSAGE_LIST_LIMIT,
+            n => n.min(MAX_MESSAGE_LIST_LIMIT),
+        };
+        let rows = self.core.newest(&s.id, limit, before_idx).await?;
+        let live = if rows.iter().any(|r| r.state == MessageState::Streaming) {
+            self.registry.live(&s.id).await
+        } else {
+            None
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            out.push(self.core.resolve(&s.id, r, live.as_ref()).await?.view());
+        }
+        Ok(out)
+    }
+
+    /// `session/msg/latest_state_info`: the newest assistant message, with
+    /// its text so far and the seq it reflects (for resume).
+    pub async fn latest(&self, owner: &str, session_id: &str) -> Result<MessageView, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        let mut paging = None;
+        loop {
+            let page = self
+                .core
+                .messages
+                .scan(&Key::of(&s.id), &ScanRange::all(20).desc().after(paging))
+                .await?;
+            if let Some((_, r)) = page
+                .rows
+                .into_iter()
+                .find(|(_, r)| r.role == MessageRole::Assistant)
+            {
+                return Ok(self.shown(&s.id, r).await?.view());
+            }
+            match page.paging {
+                Some(p) => paging = Some(p),
+                None => return Err(not_found()),
+            }
+        }
+    }
+
+    /// `quick-chat/task/progress`: one message as it stands.
+    pub async fn progress(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+    ) -> Result<MessageView, ApiError> {
+        let (s, m) = self.message(owner, session_id, msg_id).await?;
+        Ok(self.shown(&s.id, m).await?.view())
+    }
+
+    // ---- Messages --------------------------------------------------------
+
+    /// The message, refusing the reply that is still being written.
+    async fn settled(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+    ) -> Result<(ChatSessionRow, ChatMessageRow), ApiError> {
+        let (s, m) = self.message(owner, session_id, msg_id).await?;
+        let m = self.shown(&s.id, m).await?;
+        if m.state == MessageState::Streaming {
+            return Err(ErrorCode::ChatReplyRunning.into());
+        }
+        Ok((s, m))
+    }
+
+    /// `session/message/edit`: new text for a user message or a reply.
+    pub async fn edit_message(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+        content: &str,
+    ) -> Result<MessageView, ApiError> {
+        let text = chat_text(content).map_err(bad_text)?;
+        let (s, m) = self.settled(owner, session_id, msg_id).await?;
+        let now = now_millis();
+        let idx = m.idx;
+        let updated = self
+            .core
+            .messages
+            .update(&Key::of(&s.id), &Key::empty().u64(idx), Some(m), |r| {
+                if r.id == msg_id && r.state != MessageState::Streaming {
+                    r.content = text.clone();
+                    r.update_at = now;
+                }
+            })
+            .await?
+            .filter(|r| r.id == msg_id)
+            .ok_or_else(not_found)?;
+        if updated.content != text {
+            return Err(ErrorCode::ChatReplyRunning.into());
+        }
+        Ok(updated.view())
+    }
+
+    /// `session/message/delete`.
+    pub async fn delete_message(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+    ) -> Result<(), ApiError> {
+        let (s, m) = self.settled(owner, session_id, msg_id).await?;
+        let pk = Key::of(&s.id);
+        let ck = Key::empty().u64(m.idx);
+        match self
+            .core
+            .messages
+            .compare_and_set(&pk, &ck, &m, None)
+            .await?
+        {
+            Ok(()) => Ok(()),
+            // Changed meanwhile (a like, a continue): delete only if still settled.
+            Err(Some(now)) if now.id == m.id && now.state != MessageState::Streaming => {
+                self.core.messages.delete(&pk, &ck).await?;
+                Ok(())
+            }
+            Err(Some(now)) if now.id == m.id => Err(ErrorCode::ChatReplyRunning.into()),
+            Err(_) => Err(not_found()),
+        }
+    }
+
+    /// `session/message/like`: 1, 0 or -1 on a reply.
+    pub async fn like(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+        like: i8,
+    ) -> Result<(), ApiError> {
+        if !(-1..=1).contains(&like) {
+            return Err(invalid("like is 1, 0 or -1"));
+        }
+        let (s, m) = self.message(owner, session_id, msg_id).await?;
+        if m.role != MessageRole::Assistant {
+            return Err(invalid("only the character's messages can be liked"));
+        }
+        let idx = m.idx;
+        self.core
+            .messages
+            .update(&Key::of(&s.id), &Key::empty().u64(idx), Some(m), |r| {
+                if r.id == msg_id {
+                    r.liked = like;
+                }
+            })
+            .await?
+            .filter(|r| r.id == msg_id)
+            .ok_or_else(not_found)?;
+        Ok(())
+    }
+
+    /// `session/message/copy_idx`: the message's text (so far).
+    pub async fn copy(
+        &self,
+        owner: &str,
+        session_id: &str,
+        msg_id: &str,
+    ) -> Result<String, ApiError> {
+        let (s, m) = self.message(owner, session_id, msg_id).await?;
+        Ok(self.shown(&s.id, m).await?.content)
+    }
+
+    // ---- Datacards and timbre ---------------------------------------------
+
+    async fn set_datacards(
+        &self,
+        s: ChatSessionRow,
+        ids: Vec<String>,
+    ) -> Result<Vec<String>, ApiError> {
+        let now = now_millis();
+        let s = self
+            .core
+            .sessions
+            .update(&Key::of(&s.id), &Key::empty(), Some(s), |r| {
+                r.datacard_ids = ids.clone();
+                r.update_at = now;
+            })
+            .await?
+            .ok_or_else(not_found)?;
+        Ok(s.datacard_ids)
+    }
+
+    /// Checks that every id is one of the owner's datacards (else NotFound).
+    async fn own_datacards(&self, owner: &str, ids: &[String]) -> Result<(), ApiError> {
+        let found = self.characters.load_datacards(owner, ids).await?;
+        if found.len() != ids.len() {
+            return Err(not_found());
+        }
+        Ok(())
+    }
+
+    /// `session/bind-datacard`: adds one of the caller's datacards.
+    pub async fn bind_datacard(
+        &self,
+        owner: &str,
+        session_id: &str,
+        datacard_id: &str,
+    ) -> Result<Vec<String>, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        self.own_datacards(owner, &[datacard_id.to_owned()]).await?;
+        if s.datacard_ids.iter().any(|d| d == datacard_id) {
+            return Ok(s.datacard_ids);
+        }
+        if s.datacard_ids.len() >= MAX_SESSION_DATACARDS {
+            return Err(invalid("a session has at most 10 datacards"));
+        }
+        let mut ids = s.datacard_ids.clone();
+        ids.push(datacard_id.to_owned());
+        self.set_datacards(s, ids).await
+    }
+
+    /// `session/edit-datacard`: the whole list, in prompt order.
+    pub async fn edit_datacards(
+        &self,
+        owner: &str,
+        session_id: &str,
+        datacard_ids: &[String],
+    ) -> Result<Vec<String>, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        let mut ids: Vec<String> = Vec::new();
+        for d in datacard_ids {
+            if !ids.contains(d) {
+                ids.push(d.clone());
+            }
+        }
+        if ids.len() > MAX_SESSION_DATACARDS {
+            return Err(invalid("a session has at most 10 datacards"));
+        }
+        self.own_datacards(owner, &ids).await?;
+        self.set_datacards(s, ids).await
+    }
+
+    /// `session/remove-datacard`.
+    pub async fn remove_datacard(
+        &self,
+        owner: &str,
+        session_id: &str,
+        datacard_id: &str,
+    ) -> Result<Vec<String>, ApiError> {
+        let s = self.session(owner, session_id).await?;
+        let ids: Vec<String> = s
+            .datacard_ids
+            .iter()
+            .filter(|d| *d != datacard_id)
+            .cloned()
+            .collect();
+        self.set_datacards(s, ids).await
+    }
+
+    /// `session/timbre/set`: the voice of the session (empty clears it).
+    pub async fn set_timbre(
+        &self,
+        owner: &str,
+        session_id: &str,
+        timbre_id: &str,
+    ) -> Result<(), ApiError> {
+        let t = timbre_id.trim();
+        if t.len() > 64 || t.chars().any(char::is_control) {
+            return Err(invalid("a timbre id has at most 64 characters"));
+        }
+        let s = self.session(owner, session_id).await?;
+        let t = t.to_owned();
+        self.core
+            .sessions
+            .update(&Key::of(&s.id), &Key::empty(), Some(s), |r| {
+                r.timbre_id = t.clone()
+            })
+            .await?
+            .ok_or_else(not_found)?;
+        Ok(())
+    }
+
+    // ---- Quick chat --------------------------------------------------------
+
+    /// `quick-chat/can-talk`: whether the caller can chat with the character now.
+    pub async fn can_talk(&self, caller: Option<&AccountRow>, character_id: &str) -> CanTalk {
+        let no = |code: ErrorCode| CanTalk {
+            can_talk: false,
+            reason: code.key().to_owned(),
+        };
+        let Some(caller) = caller else {
+            return no(ErrorCode::NeedLogin);
+        };
+        if let Err(e) = self
+            .characters
+            .load_for_chat(&caller.id, character_id)
+            .await
+        {
+            return no(e.code);
+        }
+        if self.core.llm.info().context_tokens == 0 {
+            return no(ErrorCode::LanguageModelUnavailable);
+        }
+        CanTalk {
+            can_talk: true,
+            reason: String::new(),
+        }
+    }
+
+    /// `quick-chat/start`: a new session with the character and a first
+    /// message in one call.
+    pub async fn quick_start(
+        &self,
+        caller: &AccountRow,
+        character_id: &str,
+        content: &str,
+    ) -> Result<(String, String), ApiError> {
+        let text = chat_text(content).map_err(bad_text)?;
+        self.limited(&caller.id)?;
+        let sid = self.create(caller, character_id).await?;
+        let s = self.session(&caller.id, &sid).await?;
+        let msg_id = self.run(caller, s, StartKind::New(text)).await?;
+        Ok((sid, msg_id))
+    }
+
+    // ---- Suggestions and polish -------------------------------------------
+
+    /// `reply/recommend`: up to three short replies the caller could send next.
+    pub async fn recommend(
+        &self,
+        caller: &AccountRow,
+        session_id: &str,
+    ) -> Result<Vec<String>, ApiError> {
+        let s = self.session(&caller.id, session_id).await?;
+        self.limited(&caller.id)?;
+        let c = &s.character;
+        let mut messages = vec![ChatMessage::system(macros(
+            "You help {{user}} chat with {{char}}. Suggest three different short replies \
+             {{user}} could send next. Write each on its own line, at most 15 words, \
+             with no numbering and no quotes.",
+            &c.name,
+            &caller.name,
+        ))];
+        let llm = self.core.llm.clone();
+        for r in self.core.newest(&s.id, SUGGEST_CONTEXT, None).await? {
+            if r.content.trim().is_empty() {
+                continue;
+            }
+            let text = prompt::cut_to(&r.content, 200, &|t| llm.count_tokens(t));
+            messages.push(ChatMessage::new(prompt::role_of(r.role), text));
+        }
+        messages.push(ChatMessage::user(
+            "Suggest three replies I could send next.",
+        ));
+        let answer = llm::complete(
+            self.core.llm.as_ref(),
+            ChatRequest {
+                messages,
+                max_tokens: SUGGEST_TOKENS,
+                temperature: 0.9,
+                top_p: 0.95,
+                seed: now_millis() as u64,
+                stop: Vec::new(),
+                prefill: None,
+            },
+        )
+        .await
+        .map_err(model_error)?;
+        Ok(parse_suggestions(&answer))
+    }
+
+    /// `message/polish`: the caller's draft rewritten (in the session's
+    /// character context when a session is named).
+    pub async fn polish(
+        &self,
+        caller: &AccountRow,
+        session_id: Option<&str>,
+        content: &str,
+    ) -> Result<String, ApiError> {
+        let draft = chat_text(content).map_err(bad_text)?;
+        let character = match session_id.filter(|s| !s.is_empty()) {
+            Some(id) => Some(self.session(&caller.id, id).await?.character.name),
+            None => None,
+        };
+        self.limited(&caller.id)?;
+        let to = character.map(|n| format!(" to {n}")).unwrap_or_default();
+        let system = format!(
+            "Rewrite {}'s draft message{to} so it reads well: fix spelling and grammar, keep \
+             the meaning, the language and the first person. Answer with the rewritten \
+             message only.",
+            caller.name
+        );
+        let llm = self.core.llm.clone();
+        let max_tokens = (llm.count_tokens(&draft) as u32)
+            .saturating_mul(2)
+            .saturating_add(32)
+            .min(POLISH_MAX_TOKENS);
+        let answer = llm::complete(
+            llm.as_ref(),
+            ChatRequest {
+                messages: vec![ChatMessage::system(system), ChatMessage::user(draft)],
+                max_tokens,
+                temperature: 0.3,
+                top_p: 0.9,
+                seed: 0,
+                stop: Vec::new(),
+                prefill: None,
+            },
+        )
+        .await
+        .map_err(model_error)?;
+        clean_polished(&answer).ok_or_else(|| {
+            ApiError::with_msg(
+                ErrorCode::LanguageModelUnavailable,
+                "the language model gave an empty answer",
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_parsed_from_odd_output() {
+        assert_eq!(
+            parse_suggestions(
+                "Here are three replies:\n1. \"Who are you?\"\n2) Tell me more.\n- *waves*\n4. extra"
+            ),
+            vec!["Who are you?", "Tell me more.", "waves"]
+        );
+        assert_eq!(parse_suggestions(""), Vec::<String>::new());
+        assert_eq!(parse_suggestions("\n\n  \n:::\n"), Vec::<String>::new());
+        assert_eq!(
+            parse_suggestions("same\nSame\nother"),
+            vec!["same", "other"]
+        );
+        assert_eq!(
+            parse_suggestions("2024 was a year"),
+            vec!["2024 was a year"]
+        );
+        let long = "x".repeat(500);
+        assert_eq!(
+            parse_suggestions(&long)[0].chars().count(),
+            SUGGESTION_CHARS
+        );
+        assert_eq!(parse_suggestions("“Hi”\n•   Bye"), vec!["Hi", "Bye"]);
+    }
+
+    #[test]
+    fn polished_text_is_cleaned() {
+        assert_eq!(
+            clean_polished("  \"Hello there.\" \n"),
+            Some("Hello there.".into())
+        );
+        assert_eq!(clean_polished("“Hi”"), Some("Hi".into()));
+        assert_eq!(clean_polished("\"\""), None);
+        assert_eq!(clean_polished("   "), None);
+        assert_eq!(clean_polished("\""), Some("\"".into()));
+        assert_eq!(
+            clean_polished(&"a".repeat(5000)).map(|s| s.len()),
+            Some(4000)
+        );
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        let ok = ChatSettingsView {
+            temperature: 1.0,
+            top_p: 0.5,
+            max_reply_tokens: 100,
+        };
+        assert!(valid_settings(&ok).is_ok());
+        assert!(valid_settings(&ChatSettingsView {
+            temperature: 2.5,
+            ..ok
+        })
+        .is_err());
+        assert!(valid_settings(&ChatSettingsView {
+            max_reply_tokens: 8,
+            ..ok
+        })
+        .is_err());
+    }
+}

@@ -1,0 +1,287 @@
+//! Characters family (spec 3 §7 "Characters and chat", tavern-pro, square
+//! character lists, datacards): publish, detail, lists, recommend, latest,
+//! my, delete, default settings, form config, presets, V2 card import and
+//! export, and datacard CRUD. The chat calls (`/character/session/...`,
+//! `quick-chat`, `reply`, `message`) are in the chat family's file.
+//!
+//! Visitors (no token) may read published characters (detail, lists,
+//! recommend, export) and the form's config; everything else needs a
+//! logged-in account with a complete profile.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use protocol::character::{
+    CharacterLimits, CharacterTypeView, ConfigAnswer, DatacardCreate, DatacardEdit,
+    DefaultSettingAnswer, ExportQuery, Gender, IdAnswer, IdRequest, Items, LimitRequest,
+    ListRequest, ModelInfoView, PublishRequest, MAX_CARD_BYTES,
+};
+use protocol::ErrorCode;
+use serde_json::json;
+
+use crate::auth::{optional_caller, Authed};
+use crate::characters::card::{self, CardError};
+use crate::characters::CardFormat;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+type State = web::Data<AppState>;
+
+/// Registers every route of the family under `/api/v1` (individual routes,
+/// not a `/character` scope: the chat family shares that prefix).
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/tavern-pro/publish", web::post().to(publish))
+        .route("/tavern-pro/detail", web::post().to(detail))
+        .route("/character/detail", web::post().to(detail))
+        .route("/square/v3/character/list", web::post().to(list))
+        .route("/square/character/list", web::post().to(list))
+        .route("/square/v3/character/recommend", web::post().to(recommend))
+        .route("/square/character/recommend", web::post().to(recommend))
+        .route("/character/latest", web::post().to(latest))
+        .route("/tavern-pro/recently/remove", web::post().to(remove_recent))
+        .route("/tavern-pro/my", web::post().to(mine))
+        .route("/tavern-pro/delete", web::post().to(delete))
+        .route(
+            "/character/default_setting",
+            web::post().to(default_setting),
+        )
+        .route("/character/default_setting", web::get().to(default_setting))
+        .route("/tavern-pro/config", web::post().to(config))
+        .route("/tavern-pro/config", web::get().to(config))
+        .route("/tavern-pro/preset/list", web::post().to(presets))
+        .route("/tavern-pro/preset/list", web::get().to(presets))
+        .route("/tavern-pro/card/import", web::post().to(import))
+        .route("/tavern-pro/card/export", web::get().to(export))
+        .route("/datacard/create", web::post().to(datacard_create))
+        .route("/datacard/edit", web::post().to(datacard_edit))
+        .route("/datacard/delete", web::post().to(datacard_delete))
+        .route("/datacard/detail", web::post().to(datacard_detail))
+        .route("/datacard/my", web::post().to(datacard_my));
+}
+
+/// The caller's account id when a token is sent (a bad token is NeedLogin),
+/// `None` for a visitor.
+async fn viewer(req: &HttpRequest, s: &AppState) -> Result<Option<String>, ApiError> {
+    Ok(optional_caller(req, s).await?.map(|c| c.account.id))
+}
+
+fn model_view(s: &AppState) -> ModelInfoView {
+    let m = s.llm.info();
+    ModelInfoView {
+        name: m.name,
+        label: m.label,
+        neural: m.neural,
+        context_tokens: m.context_tokens,
+    }
+}
+
+pub async fn publish(a: Authed, s: State, b: Body<PublishRequest>) -> ApiResult {
+    let id = s
+        .characters
+        .publish(&a.0.account.id, b.into_inner())
+        .await?;
+    Ok(ok(IdAnswer { id }))
+}
+
+pub async fn detail(req: HttpRequest, s: State, b: Body<IdRequest>) -> ApiResult {
+    let who = viewer(&req, &s).await?;
+    Ok(ok(s.characters.detail(who.as_deref(), &b.id).await?))
+}
+
+pub async fn list(req: HttpRequest, s: State, b: Body<ListRequest>) -> ApiResult {
+    // A bad token still answers NeedLogin, as everywhere.
+    viewer(&req, &s).await?;
+    Ok(ok(s.characters.list(&b).await?))
+}
+
+pub async fn recommend(req: HttpRequest, s: State, b: Body<LimitRequest>) -> ApiResult {
+    viewer(&req, &s).await?;
+    Ok(ok(Items {
+        items: s.characters.recommend(b.limit).await?,
+    }))
+}
+
+pub async fn latest(a: Authed, s: State, b: Body<LimitRequest>) -> ApiResult {
+    Ok(ok(Items {
+        items: s.characters.latest(&a.0.account.id, b.limit).await?,
+    }))
+}
+
+pub async fn remove_recent(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
+    s.characters.remove_recent(&a.0.account.id, &b.id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn mine(a: Authed, s: State) -> ApiResult {
+    Ok(ok(Items {
+        items: s.characters.mine(&a.0.account.id).await?,
+    }))
+}
+
+pub async fn delete(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
+    s.characters.delete(&a.0.account.id, &b.id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn default_setting(s: State) -> ApiResult {
+    let d = protocol::character::ChatSettingsView::default();
+    Ok(ok(DefaultSettingAnswer {
+        temperature: d.temperature,
+        top_p: d.top_p,
+        max_reply_tokens: d.max_reply_tokens,
+        model: model_view(&s),
+    }))
+}
+
+pub async fn config(s: State) -> ApiResult {
+    Ok(ok(ConfigAnswer {
+        limits: CharacterLimits::current(),
+        genders: Gender::ALL.to_vec(),
+        character_types: vec![
+            CharacterTypeView {
+                value: 1,
+                label: "entertainment".into(),
+            },
+            CharacterTypeView {
+                value: 2,
+                label: "tool".into(),
+            },
+        ],
+        settings: protocol::character::ChatSettingsView::default(),
+        model: model_view(&s),
+    }))
+}
+
+pub async fn presets() -> ApiResult {
+    Ok(ok(Items {
+        items: crate::characters::presets(),
+    }))
+}
+
+/// Reads a raw body of at most `limit` bytes. An oversize body is read to
+/// its end (up to four times the limit) before answering PayloadTooLarge,
+/// so the client, still sending, receives the answer instead of a reset.
+async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<Vec<u8>, ApiError> {
+    let too_large = || {
+        ApiError::with_msg(
+            ErrorCode::PayloadTooLarge,
+            format!("a character card may be at most {limit} bytes"),
+        )
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit.saturating_mul(4)) {
+        return Err(too_large());
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(limit));
+    let mut seen = 0usize;
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::with_msg(ErrorCode::InvalidParams, format!("reading the body: {e}"))
+        })?;
+        seen = seen.saturating_add(chunk.len());
+        if seen > limit.saturating_mul(4) {
+            return Err(too_large());
+        }
+        if seen <= limit {
+            body.extend_from_slice(&chunk);
+        }
+    }
+    if seen > limit {
+        return Err(too_large());
+    }
+    Ok(body)
+}
+
+/// `POST /api/v1/tavern-pro/card/import`: the raw card (`image/png` or
+/// `application/json`, at most 8 MB) becomes a draft of the caller.
+pub async fn import(req: HttpRequest, a: Authed, s: State, payload: web::Payload) -> ApiResult {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let expect_png = match content_type.as_str() {
+        "image/png" => Some(true),
+        "application/json" | "text/json" | "text/plain" => Some(false),
+        "" | "application/octet-stream" => None,
+        _ => {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "Content-Type must be image/png or application/json",
+            ))
+        }
+    };
+    let body = read_body(&req, payload, MAX_CARD_BYTES).await?;
+    let parsed = tokio::task::spawn_blocking(move || -> Result<_, CardError> {
+        match expect_png {
+            Some(true) => card::parse_png(&body).map(|(c, p)| (c, Some(p))),
+            Some(false) => card::parse_json(&body).map(|c| (c, None)),
+            None => card::parse_any(&body),
+        }
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    let (data, picture) =
+        parsed.map_err(|e| ApiError::with_msg(ErrorCode::CharacterCardInvalid, e.to_string()))?;
+    let id = s.characters.import(&a.0.account.id, data, picture).await?;
+    Ok(ok(IdAnswer { id }))
+}
+
+/// `GET /api/v1/tavern-pro/card/export?id=..&format=png|json` (token header
+/// optional): the card file, as an attachment.
+pub async fn export(req: HttpRequest, s: State, q: web::Query<ExportQuery>) -> ApiResult {
+    let who = viewer(&req, &s).await?;
+    let format = CardFormat::parse(q.format.as_deref())
+        .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "format is png or json"))?;
+    let file = s.characters.export(who.as_deref(), &q.id, format).await?;
+    Ok(HttpResponse::Ok()
+        .content_type(file.content_type)
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{}\"", file.file_name),
+        ))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .body(file.bytes))
+}
+
+pub async fn datacard_create(a: Authed, s: State, b: Body<DatacardCreate>) -> ApiResult {
+    let id = s
+        .characters
+        .create_datacard(&a.0.account.id, &b.title, &b.content)
+        .await?;
+    Ok(ok(IdAnswer { id }))
+}
+
+pub async fn datacard_edit(a: Authed, s: State, b: Body<DatacardEdit>) -> ApiResult {
+    Ok(ok(s
+        .characters
+        .edit_datacard(&a.0.account.id, &b.id, &b.title, &b.content)
+        .await?))
+}
+
+pub async fn datacard_delete(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
+    s.characters.delete_datacard(&a.0.account.id, &b.id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn datacard_detail(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
+    Ok(ok(s.characters.datacard(&a.0.account.id, &b.id).await?))
+}
+
+pub async fn datacard_my(a: Authed, s: State) -> ApiResult {
+    Ok(ok(Items {
+        items: s.characters.my_datacards(&a.0.account.id).await?,
+    }))
+}

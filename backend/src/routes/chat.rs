@@ -1,0 +1,211 @@
+//! Character chat family (spec 3 §2): `/api/v1/character/session/...`,
+//! `/api/v1/character/quick-chat/...`, `/api/v1/character/reply/recommend`
+//! and `/api/v1/character/message/polish`. Every call needs a logged-in
+//! account with a complete profile, except `quick-chat/can-talk`, which
+//! answers visitors `can_talk: false` with the reason "NeedLogin".
+
+use actix_web::{web, HttpRequest};
+use protocol::character::ChatSettingsView;
+use protocol::chat::{
+    CharacterRef, ChatStartRequest, ChatStarted, ChatStopped, ContentAnswer, DatacardBinding,
+    DatacardIds, DatacardsEdit, DeleteAllAnswer, DeleteAllRequest, MessageEditRequest,
+    MessageLikeRequest, MessageList, MessageListRequest, MessageRef, PolishRequest, QuickChatStart,
+    QuickChatStarted, ReplySuggestions, SessionCreated, SessionEditRequest, SessionListRequest,
+    SessionRef, TimbreSet,
+};
+use serde_json::json;
+
+use crate::auth::{optional_caller, Authed};
+use crate::error::{ok, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+type State = web::Data<AppState>;
+
+pub async fn create(a: Authed, s: State, b: Body<CharacterRef>) -> ApiResult {
+    let session_id = s.chats.create(&a.0.account, &b.character_id).await?;
+    Ok(ok(SessionCreated { session_id }))
+}
+
+pub async fn start(a: Authed, s: State, b: Body<ChatStartRequest>) -> ApiResult {
+    let msg_id = s.chats.start(&a.0.account, &b).await?;
+    Ok(ok(ChatStarted { msg_id }))
+}
+
+pub async fn stop(a: Authed, s: State, b: Body<SessionRef>) -> ApiResult {
+    let stopped = s.chats.stop(&a.0.account.id, &b.session_id).await?;
+    Ok(ok(ChatStopped { stopped }))
+}
+
+pub async fn list(a: Authed, s: State, b: Body<SessionListRequest>) -> ApiResult {
+    Ok(ok(s
+        .chats
+        .list(
+            &a.0.account.id,
+            b.character_id.as_deref().filter(|c| !c.is_empty()),
+            b.limit,
+            b.cursor.as_deref(),
+        )
+        .await?))
+}
+
+pub async fn messages(a: Authed, s: State, b: Body<MessageListRequest>) -> ApiResult {
+    let items = s
+        .chats
+        .messages(&a.0.account.id, &b.session_id, b.limit, b.before_idx)
+        .await?;
+    Ok(ok(MessageList { items }))
+}
+
+pub async fn latest(a: Authed, s: State, b: Body<SessionRef>) -> ApiResult {
+    Ok(ok(s.chats.latest(&a.0.account.id, &b.session_id).await?))
+}
+
+pub async fn edit_message(a: Authed, s: State, b: Body<MessageEditRequest>) -> ApiResult {
+    Ok(ok(s
+        .chats
+        .edit_message(&a.0.account.id, &b.session_id, &b.msg_id, &b.content)
+        .await?))
+}
+
+pub async fn delete_message(a: Authed, s: State, b: Body<MessageRef>) -> ApiResult {
+    s.chats
+        .delete_message(&a.0.account.id, &b.session_id, &b.msg_id)
+        .await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn like(a: Authed, s: State, b: Body<MessageLikeRequest>) -> ApiResult {
+    s.chats
+        .like(&a.0.account.id, &b.session_id, &b.msg_id, b.like)
+        .await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn copy(a: Authed, s: State, b: Body<MessageRef>) -> ApiResult {
+    let content = s
+        .chats
+        .copy(&a.0.account.id, &b.session_id, &b.msg_id)
+        .await?;
+    Ok(ok(ContentAnswer { content }))
+}
+
+pub async fn edit(a: Authed, s: State, b: Body<SessionEditRequest>) -> ApiResult {
+    let settings: Option<&ChatSettingsView> = b.settings.as_ref();
+    Ok(ok(s
+        .chats
+        .edit(&a.0.account.id, &b.session_id, b.title.as_deref(), settings)
+        .await?))
+}
+
+pub async fn delete(a: Authed, s: State, b: Body<SessionRef>) -> ApiResult {
+    s.chats.delete(&a.0.account.id, &b.session_id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn delete_all(a: Authed, s: State, b: Body<DeleteAllRequest>) -> ApiResult {
+    let character = b.character_id.as_deref().filter(|c| !c.is_empty());
+    let deleted = s.chats.delete_all(&a.0.account.id, character).await?;
+    Ok(ok(DeleteAllAnswer { deleted }))
+}
+
+pub async fn bind_datacard(a: Authed, s: State, b: Body<DatacardBinding>) -> ApiResult {
+    let datacard_ids = s
+        .chats
+        .bind_datacard(&a.0.account.id, &b.session_id, &b.datacard_id)
+        .await?;
+    Ok(ok(DatacardIds { datacard_ids }))
+}
+
+pub async fn edit_datacards(a: Authed, s: State, b: Body<DatacardsEdit>) -> ApiResult {
+    let datacard_ids = s
+        .chats
+        .edit_datacards(&a.0.account.id, &b.session_id, &b.datacard_ids)
+        .await?;
+    Ok(ok(DatacardIds { datacard_ids }))
+}
+
+pub async fn remove_datacard(a: Authed, s: State, b: Body<DatacardBinding>) -> ApiResult {
+    let datacard_ids = s
+        .chats
+        .remove_datacard(&a.0.account.id, &b.session_id, &b.datacard_id)
+        .await?;
+    Ok(ok(DatacardIds { datacard_ids }))
+}
+
+pub async fn set_timbre(a: Authed, s: State, b: Body<TimbreSet>) -> ApiResult {
+    s.chats
+        .set_timbre(&a.0.account.id, &b.session_id, &b.timbre_id)
+        .await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn can_talk(req: HttpRequest, s: State, b: Body<CharacterRef>) -> ApiResult {
+    let caller = optional_caller(&req, &s).await?;
+    Ok(ok(s
+        .chats
+        .can_talk(caller.as_ref().map(|c| &c.account), &b.character_id)
+        .await))
+}
+
+pub async fn quick_start(a: Authed, s: State, b: Body<QuickChatStart>) -> ApiResult {
+    let (session_id, msg_id) = s
+        .chats
+        .quick_start(&a.0.account, &b.character_id, &b.content)
+        .await?;
+    Ok(ok(QuickChatStarted { session_id, msg_id }))
+}
+
+pub async fn progress(a: Authed, s: State, b: Body<MessageRef>) -> ApiResult {
+    Ok(ok(s
+        .chats
+        .progress(&a.0.account.id, &b.session_id, &b.msg_id)
+        .await?))
+}
+
+pub async fn recommend(a: Authed, s: State, b: Body<SessionRef>) -> ApiResult {
+    let items = s.chats.recommend(&a.0.account, &b.session_id).await?;
+    Ok(ok(ReplySuggestions { items }))
+}
+
+pub async fn polish(a: Authed, s: State, b: Body<PolishRequest>) -> ApiResult {
+    let content = s
+        .chats
+        .polish(&a.0.account, b.session_id.as_deref(), &b.content)
+        .await?;
+    Ok(ok(ContentAnswer { content }))
+}
+
+/// The chat routes, inside the `/api/v1` scope. Registered one by one
+/// (and `/character/session` as its own scope) because `/character/...`
+/// also holds the characters family's routes.
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/character/session")
+            .route("/create", web::post().to(create))
+            .route("/chat/start", web::post().to(start))
+            .route("/chat/stop", web::post().to(stop))
+            .route("/list", web::post().to(list))
+            .route("/message/list", web::post().to(messages))
+            .route("/message/edit", web::post().to(edit_message))
+            .route("/message/delete", web::post().to(delete_message))
+            .route("/message/like", web::post().to(like))
+            .route("/message/copy_idx", web::post().to(copy))
+            .route("/edit", web::post().to(edit))
+            .route("/delete", web::post().to(delete))
+            .route("/delete-all", web::post().to(delete_all))
+            .route("/bind-datacard", web::post().to(bind_datacard))
+            .route("/edit-datacard", web::post().to(edit_datacards))
+            .route("/remove-datacard", web::post().to(remove_datacard))
+            .route("/timbre/set", web::post().to(set_timbre))
+            .route("/msg/latest_state_info", web::post().to(latest)),
+    )
+    .route("/character/quick-chat/start", web::post().to(quick_start))
+    .route(
+        "/character/quick-chat/task/progress",
+        web::post().to(progress),
+    )
+    .route("/character/quick-chat/can-talk", web::post().to(can_talk))
+    .route("/character/reply/recommend", web::post().to(recommend))
+    .route("/character/message/polish", web::post().to(polish));
+}

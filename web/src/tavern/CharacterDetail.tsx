@@ -1,0 +1,130 @@
+import { useState } from 'react';
+import { loggedInAtom, loginDialogAtom } from '../account/atoms';
+import { Link } from '../app/Link';
+import { useT } from '../i18n/useT';
+import { localePath } from '../router/locale';
+import { localeAtom, navigate } from '../router/router';
+import { appStore, useAtomValue, useSetAtom } from '../state/jotai';
+import { tavernApi } from './actions';
+import { Avatar } from './Avatar';
+import { ExportCard } from './ExportCard';
+import type { CharacterView } from './model';
+import { tavernPath } from './route';
+import { useCharacter } from './useCharacter';
+import { useErrorText } from './useErrorText';
+
+function Section({ title, text }: { title: string; text: string }) {
+  if (text.trim() === '') return null;
+  return (
+    <section className="character__section">
+      <h2>{title}</h2>
+      <p className="character__text">{text}</p>
+    </section>
+  );
+}
+
+function Actions({ c }: { c: CharacterView }) {
+  const t = useT();
+  const errorText = useErrorText();
+  const locale = useAtomValue(localeAtom);
+  const loggedIn = useAtomValue(loggedInAtom);
+  const setLoginDialog = useSetAtom(loginDialogAtom);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function startChat() {
+    if (!loggedIn) {
+      setLoginDialog({ open: true, step: 'login' });
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const sessionId = await tavernApi.createSession(c.id);
+      navigate(appStore, localePath(locale, tavernPath({ view: 'chat', characterId: c.id, sessionId })));
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    if (!window.confirm(t('tavern.detail.confirmDelete', { name: c.name }))) return;
+    try {
+      await tavernApi.remove(c.id);
+      navigate(appStore, localePath(locale, tavernPath({ view: 'mine' })), { replace: true });
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  return (
+    <div className="character__actions">
+      <button type="button" className="button button--primary" disabled={busy} onClick={() => void startChat()}>
+        {t('tavern.detail.chat')}
+      </button>
+      {loggedIn && (
+        <Link to={localePath(locale, tavernPath({ view: 'chat', characterId: c.id, sessionId: null }))} className="button">
+          {t('tavern.detail.continue')}
+        </Link>
+      )}
+      {c.is_owner && (
+        <Link to={localePath(locale, tavernPath({ view: 'edit', id: c.id }))} className="button">
+          {t('tavern.detail.edit')}
+        </Link>
+      )}
+      {loggedIn && <ExportCard id={c.id} />}
+      {c.is_owner && (
+        <button type="button" className="button button--danger" onClick={() => void remove()}>
+          {t('tavern.detail.delete')}
+        </button>
+      )}
+      {error !== null && (
+        <p className="tavern__error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A character's page: picture, description, persona, greeting; chat, edit and card download. */
+export function CharacterDetail({ id }: { id: string }) {
+  const t = useT();
+  const state = useCharacter(id);
+  if (state.status === 'loading') return <p className="tavern__note">{t('tavern.loading')}</p>;
+  if (state.status === 'error') return <p className="tavern__error" role="alert">{state.error}</p>;
+  const c = state.value;
+  if (c === null) return <p className="tavern__empty">{t('tavern.notFound')}</p>;
+  return (
+    <article className="character" data-testid="character-detail">
+      <div className="character__hero">
+        <Avatar src={c.avatar} name={c.name} size="lg" />
+        <div className="character__intro">
+          <h2 className="character__name">{c.name}</h2>
+          <p className="character__meta">
+            {c.owner.name !== '' && <span>{t('tavern.card.by', { name: c.owner.name })}</span>}
+            <span>{t(`tavern.type.${c.character_type}`)}</span>
+            <span>{t(`tavern.gender.${c.gender}`)}</span>
+            <span>{t('tavern.card.chats', { count: c.chat_count })}</span>
+          </p>
+          {c.tags.length > 0 && (
+            <ul className="role-card__tags" aria-label={t('tavern.form.tags')}>
+              {c.tags.map((tag) => (
+                <li key={tag}>{tag}</li>
+              ))}
+            </ul>
+          )}
+          {c.description !== '' && <p className="character__text">{c.description}</p>}
+          {!c.published && <p className="tavern__note">{t('tavern.detail.draftNote')}</p>}
+          <Actions c={c} />
+        </div>
+      </div>
+      <Section title={t('tavern.form.persona')} text={c.persona} />
+      <Section title={t('tavern.detail.scenario')} text={c.scenario} />
+      <Section title={t('tavern.detail.greeting')} text={c.greeting} />
+      <Section title={t('tavern.form.exampleDialogue')} text={c.example_dialogue} />
+      <Section title={t('tavern.detail.notes')} text={c.creator_notes} />
+    </article>
+  );
+}
