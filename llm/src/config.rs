@@ -159,7 +159,8 @@ mod tests {
 
     #[test]
     fn new_fields_have_defaults_when_absent_from_the_file() {
-        let config: LlmConfig = serde_json::from_str(r#"{"kind": "openai", "url": "http://h:1/v1"}"#).unwrap();
+        let config: LlmConfig =
+            serde_json::from_str(r#"{"kind": "openai", "url": "http://h:1/v1"}"#).unwrap();
         assert_eq!(config.max_concurrent, 1);
         assert_eq!(config.threads, 1);
         assert_eq!(config.connect_timeout_ms, 5_000);
@@ -177,7 +178,10 @@ mod tests {
         assert!(matches!(build(&config), Err(LlmError::Unavailable(_))));
         config.model = Some("qwen".into());
         let model = build(&config).unwrap();
-        assert_eq!(model.info().label, "qwen (OpenAI-compatible at 127.0.0.1:9)");
+        assert_eq!(
+            model.info().label,
+            "qwen (OpenAI-compatible at 127.0.0.1:9)"
+        );
         assert!(model.info().neural);
     }
 

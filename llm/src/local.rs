@@ -154,7 +154,12 @@ impl LocalModel {
                     .attr(*t)
                     .intersects(LlamaTokenAttr::Control | LlamaTokenAttr::UserDefined)
             })
-            .filter_map(|t| vocab.text(t).and_then(|c| c.to_str().ok()).map(str::to_owned))
+            .filter_map(|t| {
+                vocab
+                    .text(t)
+                    .and_then(|c| c.to_str().ok())
+                    .map(str::to_owned)
+            })
             .filter(|s| s.chars().count() > 1)
             .collect();
         // Longest first, so a special text containing another goes first.
@@ -224,13 +229,11 @@ impl Inner {
                 .iter()
                 .map(|m| LlamaChatMessage::new(role_name(m.role).to_owned(), m.content.clone()))
                 .collect();
-            let applied = chat
-                .map_err(|e| e.to_string())
-                .and_then(|chat| {
-                    self.model
-                        .apply_chat_template(template, &chat, true)
-                        .map_err(|e| e.to_string())
-                });
+            let applied = chat.map_err(|e| e.to_string()).and_then(|chat| {
+                self.model
+                    .apply_chat_template(template, &chat, true)
+                    .map_err(|e| e.to_string())
+            });
             match applied {
                 Ok(prompt) => Some(prompt),
                 Err(e) => {
@@ -267,7 +270,8 @@ impl Inner {
             return Ok(());
         }
         self.counters.generations.fetch_add(1, Ordering::Relaxed);
-        let failed = |what: &str, e: &dyn std::fmt::Display| LlmError::Failed(format!("{what}: {e}"));
+        let failed =
+            |what: &str, e: &dyn std::fmt::Display| LlmError::Failed(format!("{what}: {e}"));
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(self.context_tokens))
             .with_n_batch(self.context_tokens)

@@ -255,19 +255,28 @@ async fn http_errors_carry_the_servers_message() {
     .await
     .err()
     .unwrap();
-    assert!(matches!(&err, LlmError::Failed(m) if m.contains("model exploded") && m.contains("500")), "{err:?}");
+    assert!(
+        matches!(&err, LlmError::Failed(m) if m.contains("model exploded") && m.contains("500")),
+        "{err:?}"
+    );
 
     let err = answer_with("404 Not Found", r#"{"error":"model tiny-chat not found"}"#)
         .await
         .err()
         .unwrap();
-    assert!(matches!(&err, LlmError::Rejected(m) if m.contains("model tiny-chat not found")), "{err:?}");
+    assert!(
+        matches!(&err, LlmError::Rejected(m) if m.contains("model tiny-chat not found")),
+        "{err:?}"
+    );
 
     let err = answer_with("401 Unauthorized", "bad key")
         .await
         .err()
         .unwrap();
-    assert!(matches!(&err, LlmError::Unavailable(m) if m.contains("bad key")), "{err:?}");
+    assert!(
+        matches!(&err, LlmError::Unavailable(m) if m.contains("bad key")),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -297,7 +306,10 @@ async fn bad_json_and_error_events_fail_the_stream_after_the_good_deltas() {
             .unwrap();
         assert_eq!(stream.next().await.unwrap().unwrap(), "fine");
         let err = stream.next().await.unwrap().unwrap_err();
-        assert!(matches!(&err, LlmError::Failed(m) if m.contains(expect)), "{err:?}");
+        assert!(
+            matches!(&err, LlmError::Failed(m) if m.contains(expect)),
+            "{err:?}"
+        );
         assert!(stream.next().await.is_none());
     }
 }
@@ -314,7 +326,10 @@ async fn an_unreachable_server_is_unavailable() {
         .await
         .err()
         .unwrap();
-    assert!(matches!(&err, LlmError::Unavailable(m) if m.contains("cannot reach")), "{err:?}");
+    assert!(
+        matches!(&err, LlmError::Unavailable(m) if m.contains("cannot reach")),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]

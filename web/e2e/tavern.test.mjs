@@ -3,8 +3,9 @@
 // A user signs up, creates a character through the form (with an uploaded
 // picture), finds it in the grid, starts a chat and sees the greeting, sends
 // a message and watches the reply stream in over socket frames 11, stops a
-// reply mid-stream, reloads and sees the same history, reloads mid-reply and
-// gets the rest without duplicated text, and imports a V2 JSON card.
+// reply mid-stream, reloads and sees the same history, reloads mid-reply (and
+// loses its socket mid-reply) and gets the rest without duplicated text,
+// regenerates, binds a datacard, downloads and imports V2 cards.
 // Screenshots: docs/screenshots/tavern-grid.png, tavern-edit.png,
 // tavern-detail.png, tavern-chat.png (mid-stream), tavern-datacards.png,
 // tavern-phone.png.
@@ -142,6 +143,18 @@ describe('the tavern', { timeout: 240_000 }, () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: backend.url });
     await context.addCookies([{ name: 'T', value: token, url: backend.url, sameSite: 'Lax' }]);
+    // Keeps the page's WebSockets reachable, so a test can drop the connection mid-reply.
+    await context.addInitScript(() => {
+      const Native = window.WebSocket;
+      const w = /** @type {any} */ (window);
+      w.__sockets = [];
+      w.WebSocket = class extends Native {
+        constructor(...args) {
+          super(...args);
+          w.__sockets.push(this);
+        }
+      };
+    });
     page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
@@ -348,6 +361,25 @@ describe('the tavern', { timeout: 240_000 }, () => {
     await page.getByTestId('chat-message').last().getByTestId('model-label').getByText('not a neural model').waitFor();
   });
 
+  test('a socket dropped mid-reply reconnects and the reply ends whole, without repeats', async () => {
+    const said = Array.from({ length: 120 }, (_, i) => `gale${i}`).join(' ');
+    await send(said);
+    await until('the reply under way', async () => {
+      const m = await chatMessages();
+      return m.length === 9 && m[8].state === 'streaming' && m[8].text.split(' ').length >= 5;
+    });
+    await page.evaluate(() => {
+      const sockets = /** @type {any} */ (window).__sockets;
+      sockets[sockets.length - 1].close();
+    });
+    await page.getByTestId('socket-state').filter({ hasText: /^reconnecting$/ }).waitFor();
+    const m = await until('the whole reply after the reconnect', async () => {
+      const all = await chatMessages();
+      return all.length === 9 && all[8].state === 'done' && all;
+    });
+    assert.equal(m[8].text, `You said: ${said}`);
+  });
+
   test('makes a datacard and binds it to the chat', async () => {
     await page.getByRole('button', { name: 'Datacards' }).click();
     const panel = page.getByTestId('datacards-panel');
@@ -367,6 +399,17 @@ describe('the tavern', { timeout: 240_000 }, () => {
     await page.reload();
     await page.getByRole('button', { name: 'Datacards' }).click();
     await until('the binding after a reload', async () => page.getByTestId('datacards-panel').getByRole('checkbox', { name: 'The ship' }).isChecked());
+  });
+
+  test('suggests replies as chips that fill the message box', async () => {
+    await page.getByRole('button', { name: /Suggest replies/ }).click();
+    const chips = page.getByTestId('suggestion');
+    await chips.first().waitFor();
+    const first = (await chips.first().textContent()) ?? '';
+    assert.ok(first.trim().length > 0);
+    await chips.first().click();
+    assert.equal(await page.getByRole('textbox', { name: /^Message / }).inputValue(), first);
+    await page.getByRole('textbox', { name: /^Message / }).fill('');
   });
 
   test('imports a V2 JSON card', async () => {
@@ -409,7 +452,7 @@ describe('the tavern', { timeout: 240_000 }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(chatUrl);
     await online();
-    await until('the history', async () => (await chatMessages()).length === 7);
+    await until('the history', async () => (await chatMessages()).length === 9);
     await page.getByRole('textbox', { name: /^Message / }).waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'tavern-phone.png') });
     // The tavern's own content never scrolls sideways (the shared site header is checked elsewhere).

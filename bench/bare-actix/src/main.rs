@@ -149,7 +149,12 @@ async fn ws(
             let mut chans = lock(&state.channels);
             for ch in joined {
                 if let Some(c) = chans.get_mut(&ch) {
-                    let m: Vec<_> = c.members.iter().filter(|(c, _)| *c != id).cloned().collect();
+                    let m: Vec<_> = c
+                        .members
+                        .iter()
+                        .filter(|(c, _)| *c != id)
+                        .cloned()
+                        .collect();
                     c.members = Arc::new(m);
                 }
             }
@@ -160,7 +165,8 @@ async fn ws(
 }
 
 fn envelope(data: Value) -> HttpResponse {
-    HttpResponse::Ok().json(json!({"status": {"code": 10000, "msg": "ok", "key": null}, "data": data}))
+    HttpResponse::Ok()
+        .json(json!({"status": {"code": 10000, "msg": "ok", "key": null}, "data": data}))
 }
 
 fn refuse(msg: &str) -> HttpResponse {
@@ -175,8 +181,9 @@ async fn send(req: HttpRequest, body: web::Bytes, state: web::Data<State>) -> Ht
         .and_then(|v| v.to_str().ok())
         .filter(|t| !t.is_empty())
     else {
-        return HttpResponse::Unauthorized()
-            .json(json!({"status": {"code": 10401, "msg": "no token", "key": null}, "data": null}));
+        return HttpResponse::Unauthorized().json(
+            json!({"status": {"code": 10401, "msg": "no token", "key": null}, "data": null}),
+        );
     };
     let Ok(b) = serde_json::from_slice::<SendBody>(&body) else {
         return refuse("bad body");
@@ -210,7 +217,8 @@ async fn prompt(body: web::Bytes, state: web::Data<State>) -> HttpResponse {
         let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / b.rate));
         for k in 1..=b.updates {
             tick.tick().await;
-            let frame = json!({"type": 10, "content": {"id": pid, "progress": k, "max": b.updates}});
+            let frame =
+                json!({"type": 10, "content": {"id": pid, "progress": k, "max": b.updates}});
             let text = bytestring::ByteString::from(frame.to_string());
             let sessions: Vec<Session> = lock(&state.clients)
                 .get(&b.client_id)

@@ -202,7 +202,12 @@ async fn socket(mut ws: tokio_tungstenite::WebSocketStream<TcpStream>, state: Ar
     let mut chans = lock(&state.channels);
     for ch in joined {
         if let Some(c) = chans.get_mut(&ch) {
-            let m: Vec<_> = c.members.iter().filter(|(c, _)| *c != id).cloned().collect();
+            let m: Vec<_> = c
+                .members
+                .iter()
+                .filter(|(c, _)| *c != id)
+                .cloned()
+                .collect();
             c.members = Arc::new(m);
         }
     }
@@ -269,7 +274,13 @@ fn refuse(msg: &str) -> (&'static str, String) {
     )
 }
 
-fn route(state: &Arc<State>, method: &str, path: &str, token: &str, body: &[u8]) -> (&'static str, String) {
+fn route(
+    state: &Arc<State>,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: &[u8],
+) -> (&'static str, String) {
     match (method, path) {
         ("POST", "/api/v1/im/message/send") => {
             if token.is_empty() {
@@ -303,7 +314,11 @@ fn route(state: &Arc<State>, method: &str, path: &str, token: &str, body: &[u8])
             tokio::spawn(push_progress(state.clone(), id.clone(), b));
             ("200 OK", envelope(json!({"id": id})))
         }
-        _ => ("404 Not Found", json!({"status": {"code": 10404, "msg": "not found", "key": null}, "data": null}).to_string()),
+        _ => (
+            "404 Not Found",
+            json!({"status": {"code": 10404, "msg": "not found", "key": null}, "data": null})
+                .to_string(),
+        ),
     }
 }
 
