@@ -67,6 +67,11 @@ pub struct AgentMessageRow {
     pub state: AgentMessageState,
     /// Why a reply failed (logged cause stays in the log).
     pub error: Option<String>,
+    /// For an image message: what the reference engine's descriptor says
+    /// the picture shows (colours and layout), so the language model can
+    /// take the attachment into account. Older rows have none.
+    #[serde(default)]
+    pub image_description: Option<String>,
 }
 
 impl AgentMessageRow {
@@ -276,6 +281,19 @@ impl AgentService {
         Ok(exists.then(|| format!("/files/{key}")))
     }
 
+    /// A sentence about an uploaded image (`/files/{key}` as returned by
+    /// [`AgentService::own_image`]), from the reference engine's
+    /// colour-and-layout descriptor; `None` when it cannot be read.
+    pub async fn describe_own_image(&self, url: &str) -> Option<String> {
+        let key = crate::tasks::object_key_of_url(url)?;
+        let object = crate::error::object_key(&key).ok()?;
+        let stored = self.objects.get(&object).await.ok().flatten()?;
+        tokio::task::spawn_blocking(move || engines::reference::describe_image(&stored.bytes).ok())
+            .await
+            .ok()
+            .flatten()
+    }
+
     pub fn presets(&self) -> Vec<PresetTemplate> {
         presets::templates()
     }
@@ -327,6 +345,7 @@ mod tests {
             create_at: 0,
             state: AgentMessageState::Done,
             error: None,
+            image_description: None,
         }
     }
 

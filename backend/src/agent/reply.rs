@@ -74,9 +74,13 @@ fn loose(v: &Option<serde_json::Value>) -> Option<String> {
 /// Text of a stored message as the model reads it.
 fn model_text(m: &AgentMessageRow) -> String {
     let text = m.text();
+    let note = match &m.image_description {
+        Some(d) => format!("[the user attached an image: {d}]"),
+        None => IMAGE_NOTE.to_owned(),
+    };
     match m.content_type {
-        ContentType::Image if text.trim().is_empty() => IMAGE_NOTE.to_owned(),
-        ContentType::Image => format!("{IMAGE_NOTE} {text}"),
+        ContentType::Image if text.trim().is_empty() => note,
+        ContentType::Image => format!("{note} {text}"),
         ContentType::Text => text,
     }
 }
@@ -158,6 +162,11 @@ pub async fn prepare(
     let mut previous = parent;
     let mut user_rows = Vec::with_capacity(req.messages.len());
     for (i, m) in req.messages.iter().enumerate() {
+        let image_url: Option<String> = images.get(i).cloned().flatten();
+        let image_description = match &image_url {
+            Some(url) => svc.describe_own_image(url).await,
+            None => None,
+        };
         let row = AgentMessageRow {
             msg_id: super::new_id("gm"),
             idx: first_idx + i as u64,
@@ -165,7 +174,8 @@ pub async fn prepare(
             role: AgentRole::User,
             content_type: m.content_type,
             parts: m.parts.iter().map(|p| p.trim().to_owned()).collect(),
-            image_url: images.get(i).cloned().flatten(),
+            image_url,
+            image_description,
             new_topic: i == 0 && (req.start_new_topic || chain.is_empty()),
             create_at: now,
             state: AgentMessageState::Done,
@@ -188,6 +198,7 @@ pub async fn prepare(
         create_at: now,
         state: AgentMessageState::Streaming,
         error: None,
+        image_description: None,
     };
     svc.put_message(&conv.id, &assistant).await?;
     svc.title_if_empty(&conv, &turn_text).await?;

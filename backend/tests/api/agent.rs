@@ -244,6 +244,10 @@ async fn an_uploaded_image_part_is_accepted() {
     assert!(parse(&text)
         .iter()
         .any(|p| p.kind == PartType::Prompt && p.is_complete));
+    // The model is told what the picture shows (the scripted model echoes
+    // what it was told): the test image is mostly blue around a red square.
+    assert!(text.contains("attached an image"), "{text}");
+    assert!(text.contains("blue"), "{text}");
     let items = history(&c, &conv).await;
     assert_eq!(items.len(), 3);
     assert_eq!(items[0]["content_type"], "image");

@@ -291,6 +291,16 @@ pub fn describe(img: &Rgbf, full_w: u32, full_h: u32) -> String {
     text
 }
 
+/// Describes one encoded image (PNG, JPEG or GIF) in a sentence, for callers
+/// outside the engine, such as the generation agent reading an attachment.
+/// CPU-bound: call it from a blocking thread.
+pub fn describe_image(bytes: &[u8]) -> Result<String, EngineError> {
+    let decoded = decode(bytes, "image")?;
+    let (w, h) = decoded.img.dimensions();
+    let small = Rgbf::from_rgba(&thumbnail(&decoded.img, 128));
+    Ok(describe(&small, w, h))
+}
+
 pub fn describe_inputs(inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outcome, EngineError> {
     let inits: Vec<&LoadedInput> = inputs
         .iter()

@@ -19,6 +19,7 @@ use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Pr
 
 mod animate;
 mod describe;
+pub use describe::describe_image;
 mod face;
 mod filters;
 mod matte;

@@ -4,7 +4,7 @@ import { tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { appStore } from '../state/jotai';
 import type { AppStore } from '../state/jotai';
-import { TavernApi } from './api';
+import { MESSAGE_PAGE, TavernApi } from './api';
 import { chatLogsAtom } from './atoms';
 import {
   addLocalUserMessage,
@@ -13,7 +13,9 @@ import {
   lastReply,
   mergeList,
   mergeMessage,
+  olderCursor,
   patchMessage,
+  prependOlder,
   removeMessage,
 } from './model';
 import type { ChatLog, ChatMessage } from './model';
@@ -31,8 +33,20 @@ function logOf(sessionId: string, store: AppStore = appStore): ChatLog {
 
 /** Reads a session's messages (a running reply comes with its text so far). */
 export async function loadMessages(sessionId: string, store: AppStore = appStore): Promise<void> {
-  const items = await tavernApi.messages(sessionId);
-  updateLog(sessionId, (log) => mergeList(log, items), store);
+  const items = await tavernApi.messages(sessionId, MESSAGE_PAGE);
+  // A short newest page is the whole history.
+  updateLog(sessionId, (log) => (items.length < MESSAGE_PAGE ? { ...mergeList(log, items), olderEnd: true } : mergeList(log, items)), store);
+}
+
+/** Reads the page before the oldest message held and puts it in front (nothing when none is held or all is read). */
+export async function loadOlder(sessionId: string, store: AppStore = appStore): Promise<void> {
+  const before = olderCursor(logOf(sessionId, store));
+  if (before === null || before <= 0) {
+    updateLog(sessionId, (log) => ({ ...log, olderEnd: true }), store);
+    return;
+  }
+  const items = await tavernApi.messages(sessionId, MESSAGE_PAGE, before);
+  updateLog(sessionId, (log) => prependOlder(log, items, MESSAGE_PAGE), store);
 }
 
 /** Reads the newest reply's state and keeps only what frames have not delivered; reads the list if a gap remains. */

@@ -9,6 +9,8 @@ import {
   parseDatacard,
   parseMessage,
   parseModelInfo,
+  parsePreset,
+  parseRecent,
   parseSession,
 } from './model';
 import type {
@@ -17,10 +19,13 @@ import type {
   CharacterView,
   ChatMessage,
   ChatSession,
+  ChatSettings,
   Datacard,
   Gender,
   ModelInfo,
   OrderBy,
+  Preset,
+  RecentCard,
   TypeFilter,
 } from './model';
 
@@ -58,6 +63,15 @@ export type ReplyRequest = { content: string } | { regenerate: true } | { contin
 /** Characters per grid page. */
 export const PAGE_SIZE = 20;
 
+/** Messages per page of a chat's history (the newest page, then older ones on scroll). */
+export const MESSAGE_PAGE = 40;
+
+/** `quick-chat/can-talk`'s answer: `reason` is an error key when `can_talk` is false. */
+export interface CanTalk {
+  can_talk: boolean;
+  reason: string;
+}
+
 function cursorOf(d: unknown): string | null {
   const c = typeof d === 'object' && d !== null ? (d as Json).cursor : null;
   return typeof c === 'string' && c !== '' ? c : typeof c === 'number' ? String(c) : null;
@@ -84,9 +98,21 @@ export class TavernApi {
     return itemsOf(d).map(parseCard).filter(notNull);
   }
 
-  async latest(limit = 10): Promise<CharacterCard[]> {
+  /** The caller's recently chatted characters, most recent first. */
+  async latest(limit = 12): Promise<RecentCard[]> {
     const d = await this.api.post<unknown>('/api/v1/character/latest', { limit });
-    return itemsOf(d).map(parseCard).filter(notNull);
+    return itemsOf(d).map(parseRecent).filter(notNull);
+  }
+
+  /** Takes a character off the caller's "recently chatted" row (its chats stay). */
+  async removeRecent(id: string): Promise<void> {
+    await this.api.post<unknown>('/api/v1/tavern-pro/recently/remove', { id });
+  }
+
+  /** The create form's starter templates. */
+  async presets(): Promise<Preset[]> {
+    const d = await this.api.post<unknown>('/api/v1/tavern-pro/preset/list', {});
+    return itemsOf(d).map(parsePreset).filter(notNull);
   }
 
   async detail(id: string): Promise<CharacterView> {
@@ -205,12 +231,42 @@ export class TavernApi {
     await this.api.post<unknown>('/api/v1/character/session/edit', { session_id: sessionId, title });
   }
 
+  /** Changes a session's title and/or model settings; answers the session as stored (null if the answer is not one). */
+  async editSession(sessionId: string, change: { title?: string; settings?: ChatSettings }): Promise<ChatSession | null> {
+    const d = await this.api.post<unknown>('/api/v1/character/session/edit', { session_id: sessionId, ...change });
+    return parseSession(d);
+  }
+
+  /** Deletes every chat with the character; answers how many went. */
+  async deleteAllSessions(characterId: string): Promise<number> {
+    const d = await this.api.post<unknown>('/api/v1/character/session/delete-all', { character_id: characterId });
+    const n = typeof d === 'object' && d !== null ? (d as Json).deleted : 0;
+    return typeof n === 'number' ? n : 0;
+  }
+
+  /** Whether the caller may chat with the character now (visitors: false, "NeedLogin"). */
+  async canTalk(characterId: string): Promise<CanTalk> {
+    const d = await this.api.post<unknown>('/api/v1/character/quick-chat/can-talk', { character_id: characterId });
+    const o = typeof d === 'object' && d !== null ? (d as Json) : {};
+    return { can_talk: o.can_talk === true, reason: typeof o.reason === 'string' ? o.reason : '' };
+  }
+
+  /** The draft message rewritten to read well (spelling, grammar), for the session's character. */
+  async polish(sessionId: string, content: string): Promise<string> {
+    const d = await this.api.post<unknown>('/api/v1/character/message/polish', { session_id: sessionId, content });
+    const c = typeof d === 'object' && d !== null ? (d as Json).content : null;
+    return typeof c === 'string' ? c : '';
+  }
+
   async deleteSession(sessionId: string): Promise<void> {
     await this.api.post<unknown>('/api/v1/character/session/delete', { session_id: sessionId });
   }
 
-  async messages(sessionId: string, limit = 100): Promise<ChatMessage[]> {
-    const d = await this.api.post<unknown>('/api/v1/character/session/message/list', { session_id: sessionId, limit });
+  /** The newest page of messages, or (with `beforeIdx`) the page before that index; oldest first. */
+  async messages(sessionId: string, limit = MESSAGE_PAGE, beforeIdx: number | null = null): Promise<ChatMessage[]> {
+    const body: Json = { session_id: sessionId, limit };
+    if (beforeIdx !== null) body.before_idx = beforeIdx;
+    const d = await this.api.post<unknown>('/api/v1/character/session/message/list', body);
     return itemsOf(d)
       .map(parseMessage)
       .filter(notNull)

@@ -102,6 +102,23 @@ export interface ChatSession {
   update_at: number | null;
   last_message: string;
   datacard_ids: string[];
+  /** The session's model settings (null when the server did not say). */
+  settings: ChatSettings | null;
+}
+
+/** A recently chatted character (`character/latest`). */
+export interface RecentCard extends CharacterCard {
+  /** When the caller last chatted with it (ms), or null. */
+  last_chat_at: number | null;
+}
+
+/** A starter template of the create form (`tavern-pro/preset/list`). */
+export interface Preset {
+  id: string;
+  title: string;
+  persona: string;
+  greeting: string;
+  scenario: string;
 }
 
 export interface Datacard {
@@ -251,7 +268,19 @@ export function parseSession(v: unknown): ChatSession | null {
     update_at: time(v.update_at),
     last_message: str(v.last_message),
     datacard_ids: strings(v.datacard_ids),
+    settings: parseSettings(v.settings),
   };
+}
+
+export function parseRecent(v: unknown): RecentCard | null {
+  const card = parseCard(v);
+  if (card === null || !isObject(v)) return null;
+  return { ...card, last_chat_at: time(v.last_chat_at) };
+}
+
+export function parsePreset(v: unknown): Preset | null {
+  if (!isObject(v) || str(v.id) === '' || str(v.title) === '') return null;
+  return { id: str(v.id), title: str(v.title), persona: str(v.persona), greeting: str(v.greeting), scenario: str(v.scenario) };
 }
 
 export function parseDatacard(v: unknown): Datacard | null {
@@ -286,9 +315,11 @@ export interface ChatLog {
   pending: Readonly<Record<string, readonly StreamFrame[]>>;
   /** True while frames are waiting on a gap: the server's state should be read. */
   gap: boolean;
+  /** True once it is known that no message is older than the first one held. */
+  olderEnd?: boolean;
 }
 
-export const EMPTY_LOG: ChatLog = { messages: [], loaded: false, pending: {}, gap: false };
+export const EMPTY_LOG: ChatLog = { messages: [], loaded: false, pending: {}, gap: false, olderEnd: false };
 
 /** A reply's message before its first frame. */
 export function streamingReply(msgId: string, idx: number): ChatMessage {
@@ -411,11 +442,14 @@ export function mergeList(log: ChatLog, items: readonly ChatMessage[]): ChatLog 
   });
   const serverIds = new Set(items.map((m) => m.msg_id));
   const newest = items.reduce((max, m) => Math.max(max, m.idx), -1);
+  // Older pages read before (load older) stay: the list is only the newest page.
+  const oldest = items.length === 0 ? -1 : items.reduce((min, m) => Math.min(min, m.idx), Number.POSITIVE_INFINITY);
   // A streamed reply or a just-sent message the server's answer predates.
   const confirmed = (m: ChatMessage) => items.some((s) => s.role === 'user' && s.idx >= m.idx && s.content === m.content);
   const extra = log.messages.filter((m) => {
     if (serverIds.has(m.msg_id)) return false;
     if (m.local === true) return !confirmed(m);
+    if (m.idx < oldest) return true;
     return m.idx > newest && (m.seq > 0 || m.state === 'streaming');
   });
   const messages = [...merged, ...extra].sort((a, b) => a.idx - b.idx);
@@ -473,4 +507,31 @@ export function streamingMessage(log: ChatLog): ChatMessage | null {
 export function lastReply(log: ChatLog): ChatMessage | null {
   const last = log.messages[log.messages.length - 1];
   return last && last.role === 'assistant' ? last : null;
+}
+
+// ---------------------------------------------------------------------------
+// Older pages (message/list with before_idx).
+
+/** Whether an older page may exist: the first message held is not the session's first and no read said "no more". */
+export function canLoadOlder(log: ChatLog): boolean {
+  const first = log.messages[0];
+  return log.loaded && log.olderEnd !== true && first !== undefined && first.local !== true && first.idx > 0;
+}
+
+/** The `before_idx` of the next older page, or null when none is held to page from. */
+export function olderCursor(log: ChatLog): number | null {
+  const first = log.messages.find((m) => m.local !== true);
+  return first === undefined ? null : first.idx;
+}
+
+/**
+ * Puts an older page (oldest first) in front of the messages held; messages
+ * already held win (they may have streamed on). A page shorter than `limit`
+ * means nothing older is left.
+ */
+export function prependOlder(log: ChatLog, items: readonly ChatMessage[], limit: number): ChatLog {
+  const held = new Set(log.messages.map((m) => m.msg_id));
+  const older = items.filter((m) => !held.has(m.msg_id));
+  const messages = [...older, ...log.messages].sort((a, b) => a.idx - b.idx);
+  return { ...log, messages, olderEnd: items.length < limit || older.length === 0 };
 }
