@@ -54,15 +54,75 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| idle: heartbeat-ack p99 ≤ 5 ms | 6.00 ms | **missed** |", t)
         self.assertIn("| progress: CPU per frame ≤ 2× the bare floor | 3.00× | **missed** |", t)
         self.assertIn("py-aiohttp 0.60× | **met** |", t)
-        self.assertIn("channel: 100,000 deliveries/s | –/s | n/a |", t)
+        self.assertIn("channel: 100,000 deliveries/s | –/s | not measured: channel did not run against easel |", t)
+
+    def test_chat_create_and_soak_figures(self):
+        recs = [
+            rec("easel", "chat", 1, {"tokens": 2000, "lost": 0, "unclosed_replies": 1, "seq_gaps": 2,
+                                     "out_of_order": 0, "refused_busy": 3},
+                server_cpu_secs=0.5, tokens_per_sec=400.0, jitter_ms={"p99": 3.0, "count": 2000},
+                first_token_ms={"p99": 40.0, "count": 60}, effective_interval_ms=20.5),
+            rec("easel", "create", 1, {"accepted": 30000, "refused": 1, "failed": 2},
+                server_cpu_secs=15.0, throughput_per_sec=15000.0, rate=20000.0),
+            rec("easel", "soak", 1, {"lost": 0, "idle_lost": 0, "progress_lost": 0, "channel_lost": 0},
+                duration_secs=120.0, memory_growth_pct=1.5),
+        ]
+        s = report.summarise(recs)
+        chat = s["chat"]["easel"]
+        self.assertAlmostEqual(chat["cpu_us_per_frame"], 250.0)
+        # Lost counts missing seqs, unclosed replies and push-sequence gaps.
+        self.assertEqual(chat["lost"], 3)
+        self.assertEqual(chat["refused"], 3)
+        self.assertEqual(chat["jitter_p99_ms"], 3.0)
+        self.assertEqual(s["create"]["easel"]["refused"], 3)
+        self.assertAlmostEqual(s["create"]["easel"]["cpu_us_per_frame"], 500.0)
+        self.assertIn("| easel | 2,000 | 400.00 |", report.table("chat", s["chat"]))
+        t = report.targets(s)
+        self.assertIn("create: ≥ 20,000 task creates/s on one core (embedded store; fsync settings below) "
+                      "| 15,000/s | **missed** |", t)
+        self.assertIn("create did not run against easel-redis", t)
+        # A 2-minute soak does not judge the 30-minute target, but is shown judged on its own.
+        self.assertIn("| 120.00 s: growth 1.50 %, lost 0 | not measured: ran 120.00 s, not 30 min", t)
+        self.assertIn("soak (short, 120.00 s): memory growth < 5 %, nothing lost | 120.00 s: growth 1.50 %, "
+                      "lost 0 | **met** |", t)
+        s["soak"]["easel"].update(duration_s=1800.0, memory_growth_pct=6.0)
+        self.assertIn("| soak: 30 min, memory growth < 5 %, nothing lost | 1,800 s: growth 6.00 %, lost 0 | "
+                      "**missed** |", report.targets(s))
+
+    def test_fanout_targets_and_easel_only_scenarios(self):
+        recs = [
+            rec("easel", "progress", 1, {"frames": 800, "lost": 0, "out_of_order": 0, "seq_gaps": 0},
+                server_cpu_secs=0.08, fanout_delay_ms={"p50": 1.0, "p99": 8.0, "count": 800}),
+            rec("easel-redis", "progress", 1, {"frames": 800, "lost": 0, "seq_gaps": 1},
+                server_cpu_secs=0.16, fanout_delay_ms={"p50": 2.0, "p99": 16.0, "count": 800}),
+            # The reference engine: no fan-out estimate.
+            rec("bare-actix", "progress", 1, {"frames": 800, "lost": 0}, server_cpu_secs=0.04,
+                fanout_delay_ms={"p50": 0, "p99": 0, "count": 0}),
+            {"server": "bare-actix", "scenario": "chat", "na": "Easel-only scenario"},
+        ]
+        s = report.summarise(recs)
+        self.assertEqual(s["chat"]["bare-actix"], {"na": "Easel-only scenario"})
+        self.assertIn("| bare-actix | n/a (Easel-only scenario) |", report.table("chat", s["chat"]))
+        self.assertIsNone(s["progress"]["bare-actix"]["fanout_p99_ms"])
+        self.assertEqual(s["progress"]["easel-redis"]["seq_gaps"], 1)
+        t = report.targets(s)
+        self.assertIn("| progress: fan-out p99 ≤ 10 ms in-process | 8.00 ms (estimate, see progress notes) | **met** |", t)
+        self.assertIn("| progress: fan-out p99 ≤ 15 ms through Redis | 16.00 ms (estimate) | **missed** |", t)
+        self.assertIn("| progress: CPU per frame ≤ 2× the bare floor | 2.00× | **met** |", t)
+        self.assertIn("watchers: no frame lost or out of order | lost –, out of order –, seq gaps – | "
+                      "not measured: watchers did not run against easel |", t)
+        md = report.table("progress", s["progress"])
+        self.assertIn("fan-out p99 ms", md)
+        self.assertIn("| easel-redis |", md)
 
     def test_render_writes_every_section(self):
         with tempfile.TemporaryDirectory() as d:
             import json
             with open(os.path.join(d, "easel.idle.1.json"), "w") as f:
                 json.dump(rec("easel", "idle", 1, {"authenticated": 4, "heartbeat_acks": 8}), f)
-            text = report.render(report.summarise(report.load(d)), "make bench", "runs=1")
+            text = report.render(report.summarise(report.load(d)), "make bench", "runs=1", "redb, fsync per commit")
         self.assertIn("## idle", text)
+        self.assertIn("**Durability (fsync) settings:** redb, fsync per commit", text)
         self.assertIn("## Targets", text)
         self.assertIn("`make bench`", text)
 

@@ -65,8 +65,9 @@ enum PromptAction {
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,easel::http=warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,easel::http=warn,llama-cpp-2=warn")
+            }),
         )
         .with_writer(std::io::stderr)
         .init();

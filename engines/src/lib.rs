@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod comfyui;
 pub mod openai;
+pub mod pacer;
 pub mod reference;
 mod router;
 

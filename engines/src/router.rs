@@ -7,7 +7,7 @@ use std::sync::Arc;
 use protocol::task::Action;
 use serde::{Deserialize, Serialize};
 
-use crate::{comfyui, openai, reference, Engine, Selector};
+use crate::{comfyui, openai, pacer, reference, Engine, Selector};
 
 /// Which adapter, and how to reach it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +32,22 @@ pub enum EngineKind {
         #[serde(default)]
         model: Option<String>,
     },
+    /// Load testing only: progress every `step_ms` for `steps` steps and a
+    /// 1×1 PNG per output, no picture work (`pacer.rs`). Never a default.
+    Pacer {
+        #[serde(default = "default_pacer_step_ms")]
+        step_ms: u64,
+        #[serde(default = "default_pacer_steps")]
+        steps: u32,
+    },
+}
+
+fn default_pacer_step_ms() -> u64 {
+    pacer::DEFAULT_STEP_MS
+}
+
+fn default_pacer_steps() -> u32 {
+    pacer::DEFAULT_STEPS
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +88,10 @@ impl Router {
                     openai::OpenAiImages::new(url, api_key.clone(), model.clone())
                         .map_err(|e| format!("engine {} (openai): {e}", i + 1))?,
                 ),
+                EngineKind::Pacer { step_ms, steps } => Arc::new(
+                    pacer::PacerEngine::new(std::time::Duration::from_millis(*step_ms), *steps)
+                        .map_err(|e| format!("engine {} (pacer): {e}", i + 1))?,
+                ),
             };
             routes.push(Route {
                 select: c.select.clone(),
@@ -110,6 +130,23 @@ mod tests {
             vec![Action::TextToImage, Action::ImageToImage]
         );
         assert!(matches!(c[1].kind, EngineKind::Openai { .. }));
+    }
+
+    #[test]
+    fn the_pacer_is_used_only_when_configured() {
+        let c: Vec<EngineConfig> =
+            serde_json::from_value(serde_json::json!([{"kind": "pacer", "step_ms": 5}])).unwrap();
+        assert_eq!(
+            c[0].kind,
+            EngineKind::Pacer {
+                step_ms: 5,
+                steps: pacer::DEFAULT_STEPS
+            }
+        );
+        let r = Router::from_config(&c).unwrap();
+        let e = r.pick(Action::TextToImage, "sdxl").unwrap();
+        assert_eq!(e.info().name, "pacer");
+        assert!(!e.info().neural);
     }
 
     #[test]

@@ -552,6 +552,15 @@ impl Settings {
         if let Some(v) = env("EASEL_LLM_SCRIPTED_INTERVAL_MS") {
             l.scripted_interval_ms = num("EASEL_LLM_SCRIPTED_INTERVAL_MS", v)?;
         }
+        if let Some(v) = env("EASEL_LLM_MAX_CONCURRENT") {
+            l.max_concurrent = num("EASEL_LLM_MAX_CONCURRENT", v)?;
+        }
+        if let Some(v) = env("EASEL_LLM_CONNECT_TIMEOUT_MS") {
+            l.connect_timeout_ms = num("EASEL_LLM_CONNECT_TIMEOUT_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_LLM_READ_TIMEOUT_MS") {
+            l.read_timeout_ms = num("EASEL_LLM_READ_TIMEOUT_MS", v)?;
+        }
         if let Some(v) = env("EASEL_LLM_MAX_REPLY_TOKENS") {
             l.max_reply_tokens = num("EASEL_LLM_MAX_REPLY_TOKENS", v)?;
         }
@@ -574,6 +583,31 @@ impl Settings {
                 },
                 select: Default::default(),
             });
+        }
+        // Load testing only (bench/README.md): the pacer engine takes every
+        // job, ahead of any other engine. Never set by default.
+        if let Some(v) = env("EASEL_ENGINE").filter(|v| !v.trim().is_empty()) {
+            if v.trim() != "pacer" {
+                return Err(ConfigError::Env(
+                    "EASEL_ENGINE",
+                    format!("{v:?}: the only engine chosen this way is `pacer` (load testing)"),
+                ));
+            }
+            let step_ms = match env("EASEL_PACER_STEP_MS") {
+                Some(s) => num("EASEL_PACER_STEP_MS", s)?,
+                None => engines::pacer::DEFAULT_STEP_MS,
+            };
+            let steps = match env("EASEL_PACER_STEPS") {
+                Some(s) => num("EASEL_PACER_STEPS", s)?,
+                None => engines::pacer::DEFAULT_STEPS,
+            };
+            self.engines.insert(
+                0,
+                engines::EngineConfig {
+                    kind: engines::EngineKind::Pacer { step_ms, steps },
+                    select: Default::default(),
+                },
+            );
         }
         if self.objects != "local" && !self.objects.starts_with("s3://") {
             return Err(ConfigError::Invalid(format!(
@@ -666,6 +700,30 @@ mod tests {
             "an empty variable turns the service off"
         );
         assert!(Settings::load_from(env(&[("EASEL_TRANSLATE_TIMEOUT_MS", "x")])).is_err());
+    }
+
+    #[test]
+    fn the_pacer_engine_only_by_explicit_setting() {
+        assert!(Settings::load_from(env(&[])).unwrap().engines.is_empty());
+        let s = Settings::load_from(env(&[
+            ("EASEL_ENGINE", "pacer"),
+            ("EASEL_PACER_STEP_MS", "50"),
+            ("EASEL_PACER_STEPS", "10"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            s.engines.first().map(|e| &e.kind),
+            Some(&engines::EngineKind::Pacer {
+                step_ms: 50,
+                steps: 10
+            })
+        );
+        assert!(Settings::load_from(env(&[("EASEL_ENGINE", "fast")])).is_err());
+        assert!(Settings::load_from(env(&[
+            ("EASEL_ENGINE", "pacer"),
+            ("EASEL_PACER_STEP_MS", "x")
+        ]))
+        .is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! tests say they were skipped, unless `EASEL_TEST_REQUIRE_MODEL=1` (set by
 //! `scripts/test`), which makes a missing model a failure.
 #![cfg(feature = "local")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

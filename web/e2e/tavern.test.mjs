@@ -6,9 +6,13 @@
 // reply mid-stream, reloads and sees the same history, reloads mid-reply (and
 // loses its socket mid-reply) and gets the rest without duplicated text,
 // regenerates, binds a datacard, downloads and imports V2 cards.
-// Screenshots: docs/screenshots/tavern-grid.png, tavern-edit.png,
-// tavern-detail.png, tavern-chat.png (mid-stream), tavern-datacards.png,
-// tavern-phone.png.
+// Also: starter templates in the form, polish with undo, chat settings and
+// rename, older messages on scrolling up, the recently chatted row, "Chat
+// now" from the grid (and the login dialog for visitors), delete all chats.
+// Screenshots: docs/screenshots/tavern-grid.png (with the recent row),
+// tavern-edit.png, tavern-detail.png, tavern-chat.png (mid-stream),
+// tavern-datacards.png, tavern-settings.png, tavern-phone.png,
+// tavern-phone-grid.png.
 /* global document, window, MutationObserver -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -123,7 +127,7 @@ async function portraitPng() {
   return Buffer.from(b64, 'base64');
 }
 
-describe('the tavern', { timeout: 240_000 }, () => {
+describe('the tavern', { timeout: 300_000 }, () => {
   let characterId = '';
   let chatUrl = '';
 
@@ -179,6 +183,21 @@ describe('the tavern', { timeout: 240_000 }, () => {
     const form = page.getByTestId('character-form');
     await form.getByLabel('Upload a picture').setInputFiles({ name: 'portrait.png', mimeType: 'image/png', buffer: await portraitPng() });
     await form.locator('img.tv-avatar').waitFor();
+    // Starter templates fill persona, greeting and scenario; written text is only replaced after a confirm.
+    await form.getByTestId('preset').filter({ hasText: 'Patient tutor' }).click();
+    assert.match(await form.getByLabel('Persona').inputValue(), /patient teacher/);
+    assert.equal(await form.getByLabel('Greeting').inputValue(), 'Hello! What would you like to learn today?');
+    await form.getByLabel('Persona').fill('My own persona.');
+    await form.getByTestId('preset').filter({ hasText: 'Noir detective' }).click();
+    const ask = page.getByRole('dialog', { name: 'Use the template "Noir detective"?' });
+    await ask.getByText('This replaces what you wrote in: Persona, Greeting, Scenario.').waitFor();
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    assert.equal(await form.getByLabel('Persona').inputValue(), 'My own persona.');
+    await form.getByTestId('preset').filter({ hasText: 'Noir detective' }).click();
+    await ask.getByRole('button', { name: 'Replace' }).click();
+    assert.match(await form.getByLabel('Persona').inputValue(), /private investigator/);
+    assert.match(await form.getByLabel('Scenario').inputValue(), /detective's office/);
     await form.getByLabel('Name', { exact: true }).fill('Captain Wren');
     await form.getByLabel('Description').fill('A retired sky-ship captain who tells tall tales over tea.');
     await form.getByLabel('Gender').selectOption('female');
@@ -236,7 +255,6 @@ describe('the tavern', { timeout: 240_000 }, () => {
     });
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await until('four cards again', async () => (await cards.count()) === 4);
-    await page.screenshot({ path: path.join(SHOTS, 'tavern-grid.png') });
     await cards.filter({ hasText: 'Captain Wren' }).getByRole('link').click();
     await page.waitForURL(new RegExp(`/en/tavern/character/${characterId}$`));
     await page.getByTestId('character-detail').getByRole('heading', { name: 'Captain Wren' }).waitFor();
@@ -412,6 +430,144 @@ describe('the tavern', { timeout: 240_000 }, () => {
     await page.getByRole('textbox', { name: /^Message / }).fill('');
   });
 
+  test('polishes the draft, with a one-step undo', async () => {
+    const box = page.getByRole('textbox', { name: /^Message / });
+    await box.fill('i has a storm story');
+    await page.getByRole('button', { name: /Polish/ }).click();
+    // The scripted test model answers "You said: …".
+    await until('the polished draft', async () => (await box.inputValue()) === 'You said: i has a storm story');
+    await page.getByRole('button', { name: /Undo polish/ }).click();
+    assert.equal(await box.inputValue(), 'i has a storm story');
+    await page.getByRole('button', { name: /Polish/ }).waitFor();
+    await box.fill('');
+    assert.equal((await chatMessages()).length, 9, 'polishing sends nothing');
+  });
+
+  test('renames the chat and changes its model settings', async () => {
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Chat settings' });
+    await dialog.getByLabel('Chat title').fill('Storm stories');
+    await dialog.getByLabel('Temperature', { exact: true }).fill('1.25');
+    await dialog.getByLabel('Top p', { exact: true }).fill('0.75');
+    await dialog.getByLabel('Longest reply (tokens)', { exact: true }).fill('2000');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('Longest reply (tokens) must be from 16 to 1024.').waitFor();
+    await dialog.getByLabel('Longest reply (tokens)', { exact: true }).fill('300');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('navigation', { name: /^Chats with / }).getByText('Storm stories').waitFor();
+    const sessionId = decodeURIComponent(chatUrl.split('/').pop());
+    const listed = (await post('/api/v1/character/session/list', { character_id: characterId, limit: 30 })).items.find((x) => x.session_id === sessionId);
+    assert.equal(listed.title, 'Storm stories');
+    assert.deepEqual(listed.settings, { temperature: 1.25, top_p: 0.75, max_reply_tokens: 300 });
+    // The dialog opens with what the server has.
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    assert.equal(await dialog.getByLabel('Chat title').inputValue(), 'Storm stories');
+    assert.equal(await dialog.getByLabel('Temperature', { exact: true }).inputValue(), '1.25');
+    assert.equal(await dialog.getByLabel('Longest reply (tokens)', { exact: true }).inputValue(), '300');
+    await page.screenshot({ path: path.join(SHOTS, 'tavern-settings.png') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  test('loads older messages on scrolling to the top and keeps the place', async () => {
+    // Another account with a long chat (the newest 40 messages come first).
+    const other = await post('/api/v1/account/sign-up', { email: `tavern.long.${Date.now()}@example.com`, password: 'tavern-e2e-pass-2', name: 'Oren' }, '');
+    const { session_id: sid } = await post('/api/v1/character/session/create', { character_id: characterId }, other.token);
+    for (let i = 1; i <= 22; i++) {
+      const { msg_id } = await post('/api/v1/character/session/chat/start', { session_id: sid, content: `line ${i}` }, other.token);
+      const deadline = Date.now() + WAIT_MS;
+      for (;;) {
+        const m = await post('/api/v1/character/session/msg/latest_state_info', { session_id: sid }, other.token);
+        if (m.msg_id === msg_id && m.state !== 'streaming') break;
+        assert.ok(Date.now() < deadline, 'reply finished');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      await ctx.addCookies([{ name: 'T', value: other.token, url: backend.url, sameSite: 'Lax' }]);
+      const p = await ctx.newPage();
+      p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+      await p.goto(at(`/en/tavern/chat/${encodeURIComponent(characterId)}/${encodeURIComponent(sid)}`));
+      const messages = p.getByTestId('chat-message');
+      await messages.nth(39).waitFor();
+      assert.equal(await messages.count(), 40);
+      assert.equal(await messages.first().getByTestId('message-text').textContent(), 'line 3');
+      // The view starts at the newest message; scrolling to the top reads the older page.
+      const scroll = p.locator('.chat__scroll');
+      await until('the view at the bottom', async () => scroll.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 4));
+      const firstId = await messages.first().getAttribute('data-msg-id');
+      await scroll.evaluate((el) => el.scrollTo({ top: 0 }));
+      await until('the older page', async () => (await messages.count()) === 45);
+      assert.equal(await messages.first().getByTestId('message-text').textContent(), 'Ahoy! Pull up a chair, the kettle is on.');
+      // What was at the top is still on screen, near the top: the view did not jump.
+      const place = await p.evaluate((id) => {
+        const box = document.querySelector('.chat__scroll').getBoundingClientRect();
+        const el = document.querySelector(`[data-msg-id="${id}"]`).getBoundingClientRect();
+        return { offset: el.top - box.top, height: box.height };
+      }, firstId);
+      assert.ok(place.offset >= -4 && place.offset < place.height / 2, `the old first message stays in view: ${JSON.stringify(place)}`);
+      await p.getByTestId('load-older').waitFor({ state: 'detached' });
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test('the grid: recently chatted, chat now in one click, remove from recents', async () => {
+    await page.goto(at('/en/tavern'));
+    const recent = page.getByTestId('recent-row');
+    await recent.getByRole('link', { name: 'Captain Wren' }).waitFor();
+    await page.getByRole('button', { name: 'Chat now with Juniper' }).click();
+    await page.waitForURL(/\/en\/tavern\/chat\/[^/]+\/[^/]+$/);
+    await until('the greeting', async () => {
+      const m = await chatMessages();
+      return m.length === 1 && m[0].text === 'Hello, I am Juniper.';
+    });
+    const juniperId = decodeURIComponent(page.url().split('/').at(-2));
+    await page.goto(at('/en/tavern'));
+    await until('both in the recent row', async () => {
+      const names = await recent.locator('.recent__name').allTextContents();
+      return names.length === 2 && names[0] === 'Juniper' && names[1] === 'Captain Wren';
+    });
+    await page.getByTestId('character-card').first().waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'tavern-grid.png') });
+    await recent.getByRole('button', { name: 'Remove Juniper from recently chatted' }).click();
+    await until('Juniper off the row', async () => (await recent.locator('.recent__name').allTextContents()).join() === 'Captain Wren');
+    await page.reload();
+    await recent.getByRole('link', { name: 'Captain Wren' }).waitFor();
+    assert.deepEqual(await recent.locator('.recent__name').allTextContents(), ['Captain Wren']);
+    // Removing from the row keeps the chats: delete them all from the chat view, after a confirm.
+    await page.goto(at(`/en/tavern/chat/${encodeURIComponent(juniperId)}`));
+    await until('the chat', async () => (await chatMessages()).length === 1);
+    await page.getByRole('button', { name: 'Delete all chats' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete all chats with Juniper?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal((await post('/api/v1/character/session/list', { character_id: juniperId, limit: 30 })).items.length, 1);
+    await page.getByRole('button', { name: 'Delete all chats' }).click();
+    await confirm.getByRole('button', { name: 'Delete all', exact: true }).click();
+    await page.waitForURL(new RegExp(`/en/tavern/character/${juniperId}$`));
+    await page.getByText('Chats deleted: 1.').waitFor();
+    assert.equal((await post('/api/v1/character/session/list', { character_id: juniperId, limit: 30 })).items.length, 0);
+  });
+
+  test('a visitor pressing "Chat now" is asked to log in', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const p = await ctx.newPage();
+      p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+      await p.goto(at('/en/tavern'));
+      await p.getByRole('button', { name: 'Chat now with Captain Wren' }).click();
+      await p.getByRole('dialog').waitFor();
+      assert.match(p.url(), /\/en\/tavern$/);
+      assert.equal(await p.getByTestId('recent-row').count(), 0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   test('imports a V2 JSON card', async () => {
     const card = {
       spec: 'chara_card_v2',
@@ -463,5 +619,17 @@ describe('the tavern', { timeout: 240_000 }, () => {
         .map((el) => `${el.tagName}.${el.className}`),
     );
     assert.deepEqual(wide, [], 'nothing in the page is wider than the screen');
+    // The grid with its recent row and "Chat now" buttons fits too.
+    await page.goto(at('/en/tavern'));
+    await page.getByTestId('recent-row').waitFor();
+    await page.getByRole('button', { name: /^Chat now with / }).first().waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'tavern-phone-grid.png') });
+    const wideGrid = await page.evaluate(() =>
+      [...document.querySelectorAll('main *')]
+        .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .slice(0, 5)
+        .map((el) => `${el.tagName}.${el.className}`),
+    );
+    assert.deepEqual(wideGrid, [], 'nothing in the grid is wider than the screen');
   });
 });

@@ -47,7 +47,7 @@ struct Cast {
     senders: Vec<RestClient>,
 }
 
-async fn sign_up_many(
+pub(super) async fn sign_up_many(
     target: &Target,
     n: u64,
     label: &str,

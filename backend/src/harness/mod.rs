@@ -4,9 +4,12 @@
 //! of figures as a human table and, with `--json`, one JSON object.
 
 mod channel;
+mod chat;
 pub mod delivery;
+pub mod pacing;
 pub mod procfs;
 mod scenarios;
+mod soak;
 pub mod stats;
 pub mod timetable;
 pub mod tracker;
@@ -30,9 +33,9 @@ pub enum HarnessError {
     Deadline(Duration),
 }
 
-/// The scenarios built so far. A new one (`chat` is next) adds a variant
-/// here, its default rate in [`HarnessArgs::rate`], its arm in [`run`], and
-/// its function in a module of its own (as `channel.rs`).
+/// The scenarios. A new one adds a variant here, its default rate in
+/// [`HarnessArgs::rate`], its arm in [`run`], and its function in a module
+/// of its own (as `channel.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scenario {
@@ -45,6 +48,12 @@ pub enum Scenario {
     /// K channels of M member sockets; messages posted over REST on a fixed
     /// timetable, delivery counted on every member socket.
     Channel,
+    /// C chat sessions sending messages on a timetable to a server running
+    /// the scripted model; tokens (frames 11) timed against their intended
+    /// emission. Easel only.
+    Chat,
+    /// idle + progress + channel at once, with the server's memory sampled.
+    Soak,
 }
 
 /// What the target speaks.
@@ -78,7 +87,9 @@ pub struct HarnessArgs {
     #[arg(long, default_value_t = 10.0)]
     pub duration_secs: f64,
     /// Heartbeats per second per session (idle, default 1), creates per
-    /// second (create, default 50; progress, default 10).
+    /// second (create, default 50; progress, default 10), messages per
+    /// second (channel, default 100; soak's channel part, default 20),
+    /// chat/starts per second over all sessions (chat, default chats / 5).
     #[arg(long)]
     pub rate: Option<f64>,
     /// Signed-up users that create tasks (create, progress).
@@ -94,6 +105,37 @@ pub struct HarnessArgs {
     /// Progress frames per second per task (progress against a baseline).
     #[arg(long, default_value_t = 10.0)]
     pub update_rate: f64,
+    /// Extra sockets per progress user, of the same account: each must
+    /// receive every frame of that user's tasks (progress).
+    #[arg(long, default_value_t = 0)]
+    pub watchers: u64,
+    /// The server runs the pacer engine with this step
+    /// (`EASEL_PACER_STEP_MS`): progress then also reports each frame's
+    /// fan-out delay against the pacer's schedule (progress against Easel).
+    #[arg(long)]
+    pub pacer_step_ms: Option<u64>,
+    /// The pacer's steps per job (`EASEL_PACER_STEPS`).
+    #[arg(long, default_value_t = engines::pacer::DEFAULT_STEPS)]
+    pub pacer_steps: u32,
+    /// Chat sessions (chat).
+    #[arg(long, default_value_t = 20)]
+    pub chats: u64,
+    /// Words per chat message; the scripted reply has this many + 2 tokens (chat).
+    #[arg(long, default_value_t = 30)]
+    pub reply_words: u64,
+    /// The server's scripted-model interval, `EASEL_LLM_SCRIPTED_INTERVAL_MS` (chat).
+    #[arg(long, default_value_t = 20)]
+    pub token_interval_ms: u64,
+    /// Tasks created per second by the soak's progress part (soak).
+    #[arg(long, default_value_t = 1.0)]
+    pub task_rate: f64,
+    /// Seconds between the server's memory samples (soak).
+    #[arg(long, default_value_t = 5.0)]
+    pub sample_secs: f64,
+    /// Samples before this are not used for memory growth (soak; default
+    /// a fifth of the run, 2 to 60 s).
+    #[arg(long)]
+    pub warmup_secs: Option<f64>,
     /// Member sockets per channel (channel).
     #[arg(long, default_value_t = 100)]
     pub members: u64,
@@ -123,6 +165,10 @@ impl HarnessArgs {
             Scenario::Create => 50.0,
             Scenario::Progress => 10.0,
             Scenario::Channel => 100.0,
+            // chat/starts per second over all sessions: one per 5 s per chat.
+            Scenario::Chat => self.chats.max(1) as f64 / 5.0,
+            // The channel part's messages per second.
+            Scenario::Soak => 20.0,
         })
     }
 }
@@ -183,6 +229,8 @@ pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
             Scenario::Create => scenarios::create(args, args.rate()).await,
             Scenario::Progress => scenarios::progress(args, args.rate()).await,
             Scenario::Channel => channel::channel(args, args.rate()).await,
+            Scenario::Chat => chat::chat(args, args.rate()).await,
+            Scenario::Soak => soak::soak(args, args.rate()).await,
         }
     };
     tokio::time::timeout(hard, fut)

@@ -1,7 +1,7 @@
 //! The scenarios: each sets up users and sockets through the reference
 //! client, runs its load on a [`Timetable`], and fills a [`Report`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,10 +12,11 @@ use protocol::frame::{Codec, Frame, FrameType};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use super::pacing::{aligned_delays, effective_interval, median, SeqCheck};
 use super::procfs;
 use super::stats::Latencies;
 use super::timetable::{SendLog, Timetable};
-use super::tracker::ProgressTracker;
+use super::tracker::{ProgressCounts, ProgressTracker};
 use super::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// Sockets being opened at once.
@@ -298,15 +299,19 @@ enum Outcome {
     Failed,
 }
 
-/// Creates tasks on a timetable over `users`; answers per send its intended
-/// time, answer latency and outcome, and the sender's lateness.
+/// One create: its number (create `i` is sent as user `i % users`), its
+/// intended time, its answer's latency, and the outcome.
+type CreateAnswer = (u64, Instant, Duration, Outcome);
+
+/// Creates tasks on a timetable over `users`; answers every send's
+/// [`CreateAnswer`] (in completion order) and the sender's lateness.
 async fn create_on_timetable(
     users: Vec<RestClient>,
     path: &'static str,
     body: Arc<dyn Fn(u64) -> Value + Send + Sync>,
     tt: Timetable,
     count: u64,
-) -> Result<(Vec<(Instant, Duration, Outcome)>, SendLog), HarnessError> {
+) -> Result<(Vec<CreateAnswer>, SendLog), HarnessError> {
     let sem = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
     let mut set = tokio::task::JoinSet::new();
     let mut log = SendLog::default();
@@ -332,7 +337,7 @@ async fn create_on_timetable(
                 Ok(Err(e)) if e.status().is_some() => Outcome::Refused,
                 _ => Outcome::Failed,
             };
-            (intended, intended.elapsed(), outcome)
+            (i, intended, intended.elapsed(), outcome)
         });
     }
     let mut out = Vec::new();
@@ -369,7 +374,7 @@ pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, Harn
     let elapsed = started.elapsed();
     let mut lat = Latencies::new()?;
     let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
-    for (_, took, outcome) in &answers {
+    for (_, _, took, outcome) in &answers {
         match outcome {
             Outcome::Accepted(_) => {
                 accepted += 1;
@@ -441,30 +446,89 @@ impl Progress {
     }
 }
 
-/// Reads a user's socket until it closes, forwarding progress frames and
-/// heartbeating once a second so the server keeps the session.
-async fn read_progress(mut sock: Socket, tx: mpsc::UnboundedSender<(Progress, Instant)>) {
+/// The pacer's schedule as the server runs it (`EASEL_ENGINE=pacer`): a
+/// progress frame for step `k` is due at the job's start + `k × step`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PacerSchedule {
+    pub(super) step: Duration,
+    pub(super) steps: u32,
+}
+
+impl PacerSchedule {
+    /// The step a progress percent stands for (`None` for a percent the
+    /// pacer never reports).
+    pub(super) fn step_of(&self, percent: u8) -> Option<u64> {
+        (1..=self.steps.clamp(1, engines::pacer::MAX_STEPS))
+            .find(|k| engines::pacer::step_percent(*k, self.steps) == percent)
+            .map(u64::from)
+    }
+}
+
+/// One progress frame received: by which socket, the frame, its push
+/// stream `seq`, and when.
+type Received = (usize, Progress, Instant);
+
+/// Reads one socket until `stop`, forwarding progress frames, checking
+/// every pushed frame's `seq` (Easel numbers them; a baseline does not),
+/// and heartbeating once a second so the server keeps the session.
+async fn read_progress(
+    mut sock: Socket,
+    idx: usize,
+    confirmed: u64,
+    tx: mpsc::UnboundedSender<Received>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> SeqCheck {
+    let mut seqs = SeqCheck::after(confirmed);
     let mut beat = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
+            _ = stop.changed() => break,
             _ = beat.tick() => {
                 if sock.send(&Frame::heartbeat()).await.is_err() {
-                    return;
+                    break;
                 }
             }
             got = sock.recv() => match got {
-                Ok(Incoming::Frame(f)) if f.kind == FrameType::TaskUpdate.as_u16() => {
+                Ok(Incoming::Frame(f)) => {
+                    let at = Instant::now();
+                    if let Some(s) = f.seq {
+                        seqs.observe(s);
+                    }
+                    if f.kind != FrameType::TaskUpdate.as_u16() {
+                        continue;
+                    }
                     if let Some(p) = Progress::from_content(&f.content) {
-                        if tx.send((p, Instant::now())).is_err() {
-                            return;
+                        if tx.send((idx, p, at)).is_err() {
+                            break;
                         }
                     }
                 }
-                Ok(Incoming::Frame(_)) => {}
-                Ok(Incoming::Closed(_)) | Err(_) => return,
+                Ok(Incoming::Closed(_)) | Err(_) => break,
             }
         }
     }
+    let _ = sock.close().await;
+    seqs
+}
+
+/// The fan-out delays of the paced progress frames: per task, every
+/// socket's frames aligned on one anchor (the same emission reaches all
+/// of the owner's sockets), see [`aligned_delays`].
+fn fanout_delays(
+    points: &HashMap<String, Vec<(u64, Instant)>>,
+    step: Duration,
+) -> Result<(Latencies, Vec<Duration>), HarnessError> {
+    let mut lat = Latencies::new()?;
+    let mut slopes = Vec::new();
+    for pts in points.values() {
+        for d in aligned_delays(pts, step) {
+            lat.record(d);
+        }
+        if let Some(s) = effective_interval(pts) {
+            slopes.push(s);
+        }
+    }
+    Ok((lat, slopes))
 }
 
 pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
@@ -500,14 +564,49 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
                 (users, tokens, "/prompt", Arc::new(body))
             }
         };
+    // A baseline's frames are paced by `--update-rate`; Easel's by the
+    // pacer engine when the server runs it (`--pacer-step-ms`).
+    let pacing = match args.protocol {
+        Protocol::Bare => Some(PacerSchedule {
+            step: Duration::from_secs_f64(1.0 / args.update_rate),
+            steps: 0,
+        }),
+        Protocol::Easel => args.pacer_step_ms.map(|ms| PacerSchedule {
+            step: Duration::from_millis(ms),
+            steps: args.pacer_steps,
+        }),
+    };
+    // Each user's sockets: its own, then `--watchers` more of the same
+    // account; every one of them must receive every frame of its tasks.
+    let per_user = 1 + usize::try_from(args.watchers).unwrap_or(0);
     let (tx, mut rx) = mpsc::unbounded_channel();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut readers = tokio::task::JoinSet::new();
-    for (i, token) in tokens.iter().enumerate() {
-        let mut sock = target.connect(i).await?;
-        authenticate(&mut sock, token, args.protocol).await?;
-        readers.spawn(read_progress(sock, tx.clone()));
+    for (u, token) in tokens.iter().enumerate() {
+        for w in 0..per_user {
+            let idx = u * per_user + w;
+            let mut sock = target.connect(idx).await?;
+            let confirmed = match args.protocol {
+                Protocol::Easel => sock.authenticate(token).await?.seq,
+                Protocol::Bare => {
+                    authenticate(&mut sock, token, args.protocol).await?;
+                    0
+                }
+            };
+            readers.spawn(read_progress(
+                sock,
+                idx,
+                confirmed,
+                tx.clone(),
+                stop_rx.clone(),
+            ));
+        }
     }
     drop(tx);
+    let n_users = tokens.len().max(1);
+    let mut trackers: Vec<ProgressTracker> = (0..n_users * per_user)
+        .map(|_| ProgressTracker::new())
+        .collect();
 
     let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
     let started = Instant::now();
@@ -515,23 +614,48 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
     let deadline = started + Duration::from_secs_f64(args.duration_secs);
     let mut creator = tokio::spawn(create_on_timetable(users, path, body, tt, args.tasks));
-    let mut tracker = ProgressTracker::new();
-    let mut created: Option<Vec<(Instant, Duration, Outcome)>> = None;
+    let mut created: Option<Vec<CreateAnswer>> = None;
     let mut send_log = SendLog::default();
+    // Per task: (step, receipt) of every paced frame on every socket.
+    let mut paced: HashMap<String, Vec<(u64, Instant)>> = HashMap::new();
+    // Per task: the running frames seen so far on each socket (a
+    // baseline's steps are its frame numbers).
+    let mut ordinal: HashMap<(usize, String), u64> = HashMap::new();
     loop {
-        if created.is_some() && tracker.all_ended() {
+        if created.is_some() && trackers.iter().all(ProgressTracker::all_ended) {
             break;
         }
         tokio::select! {
             got = rx.recv() => match got {
-                Some((p, at)) => tracker.observe(&p.id, p.status, p.process, at),
+                Some((idx, p, at)) => {
+                    if let (Some(s), 2) = (pacing, p.status) {
+                        let k = if s.steps == 0 {
+                            let n = ordinal.entry((idx, p.id.clone())).or_insert(0);
+                            *n += 1;
+                            Some(*n)
+                        } else {
+                            s.step_of(p.process)
+                        };
+                        if let Some(k) = k {
+                            paced.entry(p.id.clone()).or_default().push((k, at));
+                        }
+                    }
+                    if let Some(t) = trackers.get_mut(idx) {
+                        t.observe(&p.id, p.status, p.process, at);
+                    }
+                }
                 None => break,
             },
             joined = &mut creator, if created.is_none() => {
                 let (answers, log) = joined.map_err(|e| HarnessError::Setup(e.to_string()))??;
-                for (_, _, o) in &answers {
+                for (i, _, _, o) in &answers {
                     if let Outcome::Accepted(id) = o {
-                        tracker.expect(id);
+                        let u = user_of(*i, n_users);
+                        for w in 0..per_user {
+                            if let Some(t) = trackers.get_mut(u * per_user + w) {
+                                t.expect(id);
+                            }
+                        }
                     }
                 }
                 send_log = log;
@@ -541,16 +665,23 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
         }
     }
     creator.abort();
-    readers.abort_all();
     let elapsed = started.elapsed();
+    let cpu_used = cpu.used();
+    let _ = stop_tx.send(true);
+    let mut seqs = SeqCheck::default();
+    while let Some(j) = readers.join_next().await {
+        seqs.merge(&j.map_err(|e| HarnessError::Setup(e.to_string()))?);
+    }
     let answers = created.unwrap_or_default();
     let mut lat = Latencies::new()?;
     let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
-    for (intended, _, o) in &answers {
+    for (i, intended, _, o) in &answers {
         match o {
             Outcome::Accepted(id) => {
                 accepted += 1;
-                if let Some(end) = tracker.ended_at(id) {
+                // Measured on the owner's own socket.
+                let u = user_of(*i, n_users);
+                if let Some(end) = trackers.get(u * per_user).and_then(|t| t.ended_at(id)) {
                     lat.record(end.saturating_duration_since(*intended));
                 }
             }
@@ -558,18 +689,38 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
             Outcome::Failed => failed += 1,
         }
     }
-    let c = tracker.counts();
+    let mut c = ProgressCounts::default();
+    for t in &trackers {
+        let x = t.counts();
+        c.tasks += x.tasks;
+        c.frames += x.frames;
+        c.out_of_order += x.out_of_order;
+        c.succeeded += x.succeeded;
+        c.failed += x.failed;
+        c.lost += x.lost;
+        c.foreign_frames += x.foreign_frames;
+    }
     let mut extra = serde_json::Map::new();
     extra.insert(
         "frames_per_sec".into(),
         json!(c.frames as f64 / elapsed.as_secs_f64().max(1e-9)),
     );
+    if let Some(s) = pacing {
+        let (delays, slopes) = fanout_delays(&paced, s.step)?;
+        extra.insert("pace_interval_ms".into(), json!(ms(s.step)));
+        extra.insert("fanout_delay_ms".into(), json!(delays.summary()));
+        extra.insert(
+            "effective_interval_ms".into(),
+            json!(median(slopes).map(ms)),
+        );
+    }
+    extra.insert("watchers".into(), json!(args.watchers));
     extra.insert("max_send_lateness_ms".into(), json!(ms(send_log.max_late)));
-    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
+    extra.insert("server_cpu_secs".into(), json!(cpu_used));
     Ok(Report {
         scenario: args.scenario,
         target: args.target.clone(),
-        sessions: args.users,
+        sessions: (n_users * per_user) as u64,
         duration_secs: args.duration_secs,
         rate,
         elapsed_secs: elapsed.as_secs_f64(),
@@ -577,14 +728,22 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
             ("created", accepted),
             ("refused", refused),
             ("failed_creates", failed),
+            ("sockets", (n_users * per_user) as u64),
             ("frames", c.frames),
             ("out_of_order", c.out_of_order),
             ("succeeded", c.succeeded),
             ("failed_tasks", c.failed),
             ("lost", c.lost),
+            ("seq_gaps", seqs.gaps),
+            ("seq_out_of_order", seqs.out_of_order),
             ("foreign_frames", c.foreign_frames),
         ]),
         latency_ms: lat.summary(),
         extra,
     })
+}
+
+/// The user that sent create `i` (see [`create_on_timetable`]).
+fn user_of(i: u64, users: usize) -> usize {
+    usize::try_from(i).unwrap_or(0) % users.max(1)
 }

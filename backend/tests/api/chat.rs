@@ -1086,3 +1086,58 @@ async fn a_reply_cut_by_kill_9_is_failed_after_restart_and_the_chat_goes_on() {
     assert_consecutive(&f2, f.last().unwrap().seq + 1);
     assert_eq!(f2.len(), 1);
 }
+
+/// The embedded SmolLM2 answers a real question through the whole path:
+/// REST start, the ChatActor, llama.cpp in-process, frames 11, the stored
+/// message. Skipped (and said so) when the model file is missing, unless
+/// `EASEL_TEST_REQUIRE_MODEL=1` (which `scripts/test` sets).
+#[tokio::test]
+async fn the_local_model_answers_a_real_question_in_a_chat() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/smollm2-135m-instruct.gguf"
+    );
+    if !std::path::Path::new(model).exists() {
+        assert!(
+            std::env::var("EASEL_TEST_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "the model file {model} is missing; run ./scripts/fetch-model"
+        );
+        eprintln!("skipped: the local model is not installed; run ./scripts/fetch-model");
+        return;
+    }
+    let app = spawn_app_with(&[("EASEL_LLM", "local"), ("EASEL_LLM_MODEL_PATH", model)]).await;
+    let ann = chatter(&app, "Ann").await;
+    let v: Value = ann
+        .client
+        .post(
+            "/api/v1/tavern-pro/publish",
+            &json!({
+                "name": "Atlas",
+                "greeting": "Ask me about the world.",
+                "persona": "{{char}} is a geography teacher who answers briefly and correctly.",
+                "settings": {"temperature": 0.0, "top_p": 1.0, "max_reply_tokens": 24},
+                "published": true,
+            }),
+        )
+        .await
+        .unwrap();
+    let sid = session(&ann.client, v["id"].as_str().unwrap()).await;
+    let mut s = app.socket(&ann.token).await;
+    let msg_id = start(
+        &ann.client,
+        &sid,
+        "What is the capital of France? Answer in one word.",
+    )
+    .await
+    .unwrap();
+    let frames = until_done(&mut s, &msg_id).await;
+    assert_consecutive(&frames, 1);
+    assert_eq!(frames.last().unwrap().state, Some(MessageState::Done));
+    let reply = text(&frames);
+    assert!(reply.contains("Paris"), "the model said {reply:?}");
+    let stored = latest(&ann.client, &sid).await;
+    assert_eq!(stored.content, reply);
+    let tag = stored.model.unwrap();
+    assert!(tag.neural);
+    assert!(tag.label.contains("SmolLM2"), "{}", tag.label);
+}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { loggedInAtom } from '../account/atoms';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { tavernApi } from './actions';
@@ -6,6 +7,7 @@ import { characterQueryAtom } from './atoms';
 import { CharacterGrid } from './CharacterTile';
 import { Filters } from './Filters';
 import type { CharacterCard } from './model';
+import { RecentRow } from './RecentRow';
 import { useErrorText } from './useErrorText';
 
 interface GridState {
@@ -21,6 +23,7 @@ export function BrowseView() {
   const t = useT();
   const errorText = useErrorText();
   const query = useAtomValue(characterQueryAtom);
+  const loggedIn = useAtomValue(loggedInAtom);
   const [attempt, setAttempt] = useState(0);
   const key = `${JSON.stringify(query)}#${attempt}`;
   const [state, setState] = useState<GridState>({ key: '', items: [], cursor: null, error: null });
@@ -63,6 +66,7 @@ export function BrowseView() {
   const filtered = query.genders.length > 0 || query.character_type !== 0 || query.keyword !== '';
   return (
     <div className="tavern__browse">
+      {loggedIn && <RecentRow />}
       <Filters />
       {state.error !== null && (
         <p className="tavern__error" role="alert">

@@ -11,6 +11,7 @@ import { AvatarField } from './AvatarField';
 import { checkDraft, draftOf, EMPTY_DRAFT, fieldsOf, LIMITS } from './form';
 import type { CharacterDraft, DraftProblem } from './form';
 import { GENDERS } from './model';
+import { PresetChips } from './PresetChips';
 import type { CharacterView } from './model';
 import { tavernPath } from './route';
 import { useCharacter } from './useCharacter';
@@ -136,6 +137,7 @@ function FormBody({ base }: { base: CharacterView | null }) {
   return (
     <form className="character-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="character-form">
       <h2>{base ? t('tavern.form.titleEdit', { name: base.name }) : t('tavern.form.titleNew')}</h2>
+      {base === null && <PresetChips draft={draft} onApply={setDraft} />}
       <AvatarField value={draft.avatar} name={draft.name} onChange={(avatar) => set({ avatar })} />
       <Field field="name" draft={draft} set={set} />
       <Field field="description" draft={draft} set={set} rows={2} hint={`${t('tavern.form.descriptionHint')} `} />

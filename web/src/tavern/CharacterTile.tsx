@@ -5,12 +5,14 @@ import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import type { CharacterCard } from './model';
 import { tavernPath } from './route';
+import { useQuickChat } from './useQuickChat';
 
 /** One role card (spec 3 §9: 589 px high on wide screens). */
 export function CharacterTile({ card }: { card: CharacterCard }) {
   const t = useT();
   const locale = useAtomValue(localeAtom);
   const initial = [...card.name.trim()][0]?.toUpperCase() ?? '?';
+  const quick = useQuickChat();
   return (
     <li className="role-card" data-testid="character-card">
       <Link to={localePath(locale, tavernPath({ view: 'detail', id: card.id }))} className="role-card__link">
@@ -40,6 +42,20 @@ export function CharacterTile({ card }: { card: CharacterCard }) {
           </p>
         </div>
       </Link>
+      <button
+        type="button"
+        className="button button--primary button--small role-card__chat"
+        aria-label={t('tavern.card.chatNowWith', { name: card.name })}
+        disabled={quick.busy}
+        onClick={() => void quick.start(card.id)}
+      >
+        {quick.busy ? t('tavern.card.opening') : t('tavern.card.chatNow')}
+      </button>
+      {quick.error !== null && (
+        <p className="tavern__error role-card__error" role="alert">
+          {quick.error}
+        </p>
+      )}
     </li>
   );
 }

@@ -1,7 +1,9 @@
 import { useId, useState } from 'react';
 import type { FormEvent, KeyboardEvent } from 'react';
 import { useT } from '../i18n/useT';
-import { sendMessage, stopReply } from './actions';
+import { sendMessage, stopReply, tavernApi } from './actions';
+import { canUndoPolish } from './polish';
+import type { PolishMemo } from './polish';
 import { useErrorText } from './useErrorText';
 
 /** Longest message chat/start accepts (characters). */
@@ -22,7 +24,10 @@ export function ChatComposer(props: {
   const [pending, setPending] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [polishing, setPolishing] = useState(false);
+  const [memo, setMemo] = useState<PolishMemo | null>(null);
   const { text, setText, sessionId } = props;
+  const undoable = canUndoPolish(memo, text);
   const length = [...text].length;
   const tooLong = length > CHAT_MESSAGE_MAX;
 
@@ -40,6 +45,31 @@ export function ChatComposer(props: {
     } finally {
       setPending(false);
     }
+  }
+
+  /** Rewrites the draft (message/polish); the draft before stays one click away. */
+  async function polish() {
+    const before = text;
+    if (before.trim() === '' || tooLong || polishing) return;
+    setPolishing(true);
+    setError(null);
+    try {
+      const after = await tavernApi.polish(sessionId, before.trim());
+      if (after.trim() !== '') {
+        setMemo({ before, after });
+        setText(after);
+      }
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setPolishing(false);
+    }
+  }
+
+  function undoPolish() {
+    if (!canUndoPolish(memo, text)) return;
+    setText(memo.before);
+    setMemo(null);
   }
 
   async function stop() {
@@ -81,13 +111,31 @@ export function ChatComposer(props: {
         aria-invalid={tooLong}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
+        readOnly={polishing}
       />
+      <div className="chat-composer__tools">
+        {undoable ? (
+          <button type="button" className="button button--small" onClick={undoPolish}>
+            <span aria-hidden="true">↶</span> {t('tavern.chat.undoPolish')}
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button button--small"
+            title={t('tavern.chat.polishHint')}
+            disabled={polishing || pending || tooLong || text.trim() === ''}
+            onClick={() => void polish()}
+          >
+            <span aria-hidden="true">✎</span> <span className="chat__tool-text">{polishing ? t('tavern.chat.polishing') : t('tavern.chat.polish')}</span>
+          </button>
+        )}
+      </div>
       {props.streaming ? (
         <button type="button" className="button chat-composer__stop" onClick={() => void stop()} disabled={stopping}>
           <span className="chat-composer__stop-icon" aria-hidden="true" /> {t('tavern.chat.stop')}
         </button>
       ) : (
-        <button type="submit" className="button button--primary" disabled={pending || tooLong || text.trim() === ''}>
+        <button type="submit" className="button button--primary" disabled={pending || polishing || tooLong || text.trim() === ''}>
           {t('tavern.chat.send')}
         </button>
       )}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { showToast } from '../app/toast';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
@@ -12,10 +13,11 @@ import { ChatComposer } from './ChatComposer';
 import { ChatMessages } from './ChatMessages';
 import { DatacardsPanel } from './DatacardsPanel';
 import { EMPTY_LOG, lastReply, streamingMessage } from './model';
-import type { CharacterView } from './model';
+import type { CharacterView, ChatSession } from './model';
 import { watchReconnects } from './pushHook';
 import { tavernPath } from './route';
-import { SessionList } from './SessionList';
+import { dateText, SessionList } from './SessionList';
+import { SessionSettingsDialog } from './SessionSettings';
 import { Suggestions } from './Suggestions';
 import { useCharacter } from './useCharacter';
 import { useErrorText } from './useErrorText';
@@ -64,11 +66,12 @@ function useSessionSync(sessionId: string, streaming: boolean) {
   return error;
 }
 
-function ChatPanel({ character, sessionId, bound, onBoundChange, onToggleSessions }: {
+function ChatPanel({ character, sessionId, session, onSessionChange, onToggleSessions }: {
   character: CharacterView;
   sessionId: string;
-  bound: readonly string[];
-  onBoundChange: (ids: string[]) => void;
+  /** The session as listed (null until the list is read). */
+  session: ChatSession | null;
+  onSessionChange: (session: ChatSession) => void;
   onToggleSessions: () => void;
 }) {
   const t = useT();
@@ -79,6 +82,9 @@ function ChatPanel({ character, sessionId, bound, onBoundChange, onToggleSession
   const error = useSessionSync(sessionId, streaming !== null);
   const [text, setText] = useState('');
   const [cardsOpen, setCardsOpen] = useState(false);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const bound = session?.datacard_ids ?? [];
+  const defaultTitle = t('tavern.chat.untitled', { date: dateText(session?.create_at ?? null) });
 
   return (
     <div className={`chat${cardsOpen ? ' chat--cards' : ''}`}>
@@ -94,6 +100,16 @@ function ChatPanel({ character, sessionId, bound, onBoundChange, onToggleSession
               {t('tavern.chat.backToCharacter', { name: character.name })}
             </Link>
           </div>
+          <button type="button" className="button button--small chat__settings" aria-haspopup="dialog" disabled={session === null} onClick={() => setSettingsOpen(true)}>
+            <svg className="chat__settings-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
+              <path
+                fill="currentColor"
+                d="M19.4 13a7.7 7.7 0 0 0 0-2l2.1-1.6-2-3.5-2.5 1a7.3 7.3 0 0 0-1.7-1L15 3h-4l-.4 2.9a7.3 7.3 0 0 0-1.7 1l-2.5-1-2 3.5L6.6 11a7.7 7.7 0 0 0 0 2l-2.1 1.6 2 3.5 2.5-1c.5.4 1.1.7 1.7 1L11 21h4l.4-2.9c.6-.3 1.2-.6 1.7-1l2.5 1 2-3.5L19.4 13ZM13 15.5a3.5 3.5 0 1 1 0-7 3.5 3.5 0 0 1 0 7Z"
+                transform="translate(-1 0)"
+              />
+            </svg>
+            <span className="chat__tool-text">{t('tavern.settings.open')}</span>
+          </button>
           <button type="button" className={`button button--small${cardsOpen ? ' button--on' : ''}`} aria-expanded={cardsOpen} onClick={() => setCardsOpen((v) => !v)}>
             {t('tavern.datacards.toggle')}
             {bound.length > 0 && <span className="chat__count">{bound.length}</span>}
@@ -110,7 +126,23 @@ function ChatPanel({ character, sessionId, bound, onBoundChange, onToggleSession
           <ChatComposer sessionId={sessionId} characterName={character.name} text={text} setText={setText} streaming={streaming !== null} />
         </div>
       </div>
-      {cardsOpen && <DatacardsPanel sessionId={sessionId} bound={bound} onBoundChange={onBoundChange} onClose={() => setCardsOpen(false)} />}
+      {cardsOpen && (
+        <DatacardsPanel
+          sessionId={sessionId}
+          bound={bound}
+          onBoundChange={(ids) => session !== null && onSessionChange({ ...session, datacard_ids: ids })}
+          onClose={() => setCardsOpen(false)}
+        />
+      )}
+      {settingsOpen && session !== null && (
+        <SessionSettingsDialog
+          session={session}
+          characterSettings={character.settings}
+          defaultTitle={defaultTitle}
+          onSaved={onSessionChange}
+          onClose={() => setSettingsOpen(false)}
+        />
+      )}
     </div>
   );
 }
@@ -174,6 +206,16 @@ export function ChatView({ characterId, sessionId }: { characterId: string; sess
     }
   }
 
+  async function deleteAll() {
+    const n = await tavernApi.deleteAllSessions(characterId);
+    const gone = new Set((sessions ?? []).map((s) => s.session_id));
+    setSessions([]);
+    const logs = appStore.get(chatLogsAtom);
+    appStore.set(chatLogsAtom, Object.fromEntries(Object.entries(logs).filter(([id]) => !gone.has(id))));
+    showToast(appStore, t('tavern.chat.deletedAll', { count: n }));
+    navigate(appStore, localePath(locale, tavernPath({ view: 'detail', id: characterId })), { replace: true });
+  }
+
   if (character.status === 'loading') return <p className="tavern__note">{t('tavern.loading')}</p>;
   if (character.status === 'error') return <p className="tavern__error" role="alert">{character.error}</p>;
   const c = character.value;
@@ -190,6 +232,7 @@ export function ChatView({ characterId, sessionId }: { characterId: string; sess
         creating={creating}
         onNew={() => void newSession()}
         onDelete={(id) => void deleteSession(id)}
+        onDeleteAll={deleteAll}
         onPick={() => setSessionsOpen(false)}
       />
       {sessionsOpen && (
@@ -205,8 +248,8 @@ export function ChatView({ characterId, sessionId }: { characterId: string; sess
           key={sessionId}
           character={c}
           sessionId={sessionId}
-          bound={open?.datacard_ids ?? []}
-          onBoundChange={(ids) => setSessions((list) => list?.map((s) => (s.session_id === sessionId ? { ...s, datacard_ids: ids } : s)) ?? null)}
+          session={open}
+          onSessionChange={(next) => setSessions((list) => list?.map((s) => (s.session_id === next.session_id ? next : s)) ?? null)}
           onToggleSessions={() => setSessionsOpen((v) => !v)}
         />
       ) : (

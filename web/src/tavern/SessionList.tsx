@@ -1,14 +1,16 @@
 import { useState } from 'react';
 import { Link } from '../app/Link';
+import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { sessionBadgesAtom } from './atoms';
+import { useErrorText } from './useErrorText';
 import type { ChatSession } from './model';
 import { tavernPath } from './route';
 
-function dateText(ms: number | null): string {
+export function dateText(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
@@ -20,6 +22,8 @@ export function SessionList(props: {
   open: string | null;
   onNew: () => void;
   onDelete: (sessionId: string) => void;
+  /** Deletes every chat with the character (asked first). */
+  onDeleteAll: () => Promise<void>;
   /** A session was chosen (the phone drawer closes). */
   onPick: () => void;
   creating: boolean;
@@ -28,6 +32,7 @@ export function SessionList(props: {
   const locale = useAtomValue(localeAtom);
   const badges = useAtomValue(sessionBadgesAtom);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [askingAll, setAskingAll] = useState(false);
   return (
     <nav className="sessions" aria-label={t('tavern.chat.sessions', { name: props.characterName })}>
       <button type="button" className="button button--primary sessions__new" onClick={props.onNew} disabled={props.creating}>
@@ -74,6 +79,50 @@ export function SessionList(props: {
           );
         })}
       </ul>
+      {props.sessions.length > 0 && (
+        <button type="button" className="button button--link sessions__delete-all" aria-haspopup="dialog" onClick={() => setAskingAll(true)}>
+          {t('tavern.chat.deleteAll')}
+        </button>
+      )}
+      {askingAll && <DeleteAllDialog name={props.characterName} onConfirm={props.onDeleteAll} onClose={() => setAskingAll(false)} />}
     </nav>
+  );
+}
+
+/** Asks before session/delete-all: every chat with the character and all their messages go. */
+function DeleteAllDialog(props: { name: string; onConfirm: () => Promise<void>; onClose: () => void }) {
+  const t = useT();
+  const errorText = useErrorText();
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function confirm() {
+    setPending(true);
+    setError(null);
+    try {
+      await props.onConfirm();
+    } catch (e) {
+      setError(errorText(e));
+      setPending(false);
+    }
+  }
+
+  return (
+    <Dialog title={t('tavern.chat.deleteAllTitle', { name: props.name })} closeLabel={t('tavern.dialog.close')} onClose={props.onClose} className="tavern-dialog">
+      <p>{t('tavern.chat.deleteAllText', { name: props.name })}</p>
+      {error !== null && (
+        <p className="tavern__error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="tavern-dialog__buttons">
+        <button type="button" className="button" onClick={props.onClose}>
+          {t('tavern.chat.cancelEdit')}
+        </button>
+        <button type="button" className="button button--danger" disabled={pending} onClick={() => void confirm()}>
+          {t('tavern.chat.deleteAllConfirm')}
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDraft, draftOf, EMPTY_DRAFT, fieldsOf, splitTags } from './form';
+import { applyPreset, checkDraft, draftOf, EMPTY_DRAFT, fieldsOf, presetConflicts, splitTags } from './form';
 import { parseCharacter } from './model';
 
 describe('character form', () => {
@@ -35,5 +35,20 @@ describe('character form', () => {
     expect(body).toMatchObject({ name: 'Ada L.', tags: ['a', 'b'], alternate_greetings: ['Yo'], system_prompt: 'sys', published: false });
     expect(body.settings?.temperature).toBe(0.5);
     expect(fieldsOf(EMPTY_DRAFT, null).settings).toBeNull();
+  });
+});
+
+describe('starter templates', () => {
+  const preset = { persona: 'A patient tutor.', greeting: 'Hello!', scenario: 'A lesson.' };
+
+  it('fills persona, greeting and scenario, leaving the rest', () => {
+    const d = applyPreset({ ...EMPTY_DRAFT, name: 'Ada', tags: 'maths' }, preset);
+    expect(d).toMatchObject({ name: 'Ada', tags: 'maths', persona: 'A patient tutor.', greeting: 'Hello!', scenario: 'A lesson.' });
+  });
+
+  it('names the written fields it would overwrite (blank or equal ones are not)', () => {
+    expect(presetConflicts(EMPTY_DRAFT, preset)).toEqual([]);
+    expect(presetConflicts({ ...EMPTY_DRAFT, persona: '  ', greeting: 'Hello!' }, preset)).toEqual([]);
+    expect(presetConflicts({ ...EMPTY_DRAFT, persona: 'Mine', scenario: 'Mine too' }, preset)).toEqual(['persona', 'scenario']);
   });
 });

@@ -1,6 +1,6 @@
 // The character form's pure parts: its draft, the draft from a character,
 // the publish body from a draft, and the limits of /tmp/notes/chat-api.md.
-import type { CharacterFields, CharacterType, CharacterView, Gender } from './model';
+import type { CharacterFields, CharacterType, CharacterView, Gender, Preset } from './model';
 
 export const LIMITS = {
   name: 64,
@@ -111,4 +111,18 @@ export function fieldsOf(d: CharacterDraft, base: CharacterView | null): Charact
     settings: base?.settings ?? null,
     published: d.published,
   };
+}
+
+/** The fields a starter template fills. */
+export const PRESET_FIELDS = ['persona', 'greeting', 'scenario'] as const;
+export type PresetField = (typeof PRESET_FIELDS)[number];
+
+/** The fields a template would overwrite: already written (not blank) and different from the template's. */
+export function presetConflicts(d: CharacterDraft, p: Pick<Preset, PresetField>): PresetField[] {
+  return PRESET_FIELDS.filter((f) => d[f].trim() !== '' && d[f].trim() !== p[f].trim());
+}
+
+/** The draft with the template's persona, greeting and scenario (the other fields untouched). */
+export function applyPreset(d: CharacterDraft, p: Pick<Preset, PresetField>): CharacterDraft {
+  return { ...d, persona: p.persona, greeting: p.greeting, scenario: p.scenario };
 }
