@@ -192,6 +192,12 @@ async fn process(
             }
         }
     };
+    // Progress the engine reported just before it returned is still in the
+    // channel (the select above may have taken the engine's result first):
+    // send it, so the owner sees the last step before the result.
+    while let Ok(p) = rx.try_recv() {
+        report(queue, WorkerEvent::Progress { task_id: task_id.clone(), attempt, percent: p }).await;
+    }
     let result = match result {
         Ok(r) => r,
         Err(e) => Err(EngineError::Failed(format!("engine crashed: {e}"))),

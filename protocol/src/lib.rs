@@ -9,6 +9,7 @@
 pub mod account;
 pub mod agent;
 pub mod character;
+pub mod character_extras;
 pub mod chat;
 pub mod envelope;
 pub mod error;

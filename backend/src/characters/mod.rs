@@ -11,8 +11,11 @@
 
 pub mod card;
 mod datacards;
+pub mod extras;
+pub mod moderation;
 pub mod png;
 mod presets;
+pub mod preview;
 pub mod row;
 
 use std::collections::BTreeMap;
@@ -132,6 +135,8 @@ pub struct CharacterService {
     datacards_by_owner: Table<()>,
     accounts: Table<AccountRow>,
     objects: DynObjects,
+    /// Personas, reports, operator decisions and daily chat counts.
+    extras: extras::Extras,
 }
 
 impl CharacterService {
@@ -143,6 +148,7 @@ impl CharacterService {
             recent: Table::new(store.clone(), &tables::CHARACTERS_RECENT),
             datacards: Table::new(store.clone(), &tables::DATACARDS),
             datacards_by_owner: Table::new(store.clone(), &tables::DATACARDS_BY_OWNER),
+            extras: extras::Extras::new(store.clone()),
             accounts: Table::new(store, &tables::ACCOUNTS),
             objects,
         }
@@ -196,6 +202,7 @@ impl CharacterService {
         self.recent
             .put(&Key::of(viewer), &Key::of(id), &now_millis())
             .await?;
+        self.count_daily_chat(id).await?;
         Ok(())
     }
 
@@ -385,6 +392,7 @@ impl CharacterService {
             }
             Some(id) => {
                 let before = self.owned(owner, &id).await?;
+                self.check_publishable(&id, req.published).await?;
                 let after = self
                     .characters
                     .update(&Key::of(&id), &Key::empty(), Some(before.clone()), |r| {

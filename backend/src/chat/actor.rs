@@ -255,6 +255,7 @@ impl ChatCore {
             &PromptInput {
                 character: &session.character,
                 user_name: &cmd.user_name,
+                user_persona: &cmd.user_persona,
                 datacards: &cmd.datacards,
                 history: &messages,
                 context_tokens: info.context_tokens as usize,

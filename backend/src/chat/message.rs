@@ -28,6 +28,8 @@ pub struct Start {
     pub session: ChatSessionRow,
     /// `{{user}}` in the prompt.
     pub user_name: String,
+    /// The user's chat persona ("About {{user}}"), may be empty.
+    pub user_persona: String,
     /// The bound datacards that still exist, in order.
     pub datacards: Vec<CardText>,
     pub kind: StartKind,

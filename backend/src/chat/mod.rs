@@ -16,6 +16,7 @@
 
 pub mod actor;
 pub mod message;
+pub mod portrait;
 pub mod prompt;
 pub mod row;
 
@@ -253,7 +254,8 @@ impl ChatService {
         let card = self.characters.card(&c).await?;
         let now = now_millis();
         let id = uuid::Uuid::now_v7().simple().to_string();
-        let greeting = macros(c.greeting.trim(), &c.name, &caller.name);
+        let user = self.characters.chat_user(caller).await?;
+        let greeting = macros(c.greeting.trim(), &c.name, &user.name);
         let session = ChatSessionRow {
             id: id.clone(),
             owner: caller.id.clone(),
@@ -532,11 +534,13 @@ impl ChatService {
                 content: d.content,
             })
             .collect();
+        let user = self.characters.chat_user(caller).await?;
         let id = s.id.clone();
         self.registry
             .start(&id, || Start {
                 session: s.clone(),
-                user_name: caller.name.clone(),
+                user_name: user.name.clone(),
+                user_persona: user.persona.clone(),
                 datacards: datacards.clone(),
                 kind: kind.clone(),
             })
@@ -890,12 +894,13 @@ impl ChatService {
         let s = self.session(&caller.id, session_id).await?;
         self.limited(&caller.id)?;
         let c = &s.character;
+        let user = self.characters.chat_user(caller).await?;
         let mut messages = vec![ChatMessage::system(macros(
             "You help {{user}} chat with {{char}}. Suggest three different short replies \
              {{user}} could send next. Write each on its own line, at most 15 words, \
              with no numbering and no quotes.",
             &c.name,
-            &caller.name,
+            &user.name,
         ))];
         let llm = self.core.llm.clone();
         for r in self.core.newest(&s.id, SUGGEST_CONTEXT, None).await? {

@@ -3,7 +3,8 @@
 //! messages sent to the language model.
 //!
 //! Layout: one system message (the character's system prompt or
-//! [`DEFAULT_SYSTEM`], then persona, scenario, datacards and example
+//! [`DEFAULT_SYSTEM`], then persona, scenario, what the user says about
+//! themselves ("About {{user}}:", their chat persona), datacards and example
 //! dialogue), the newest history that fits, the message being answered, and
 //! the character's post-history instructions as a closing system message.
 //! `{{char}}` and `{{user}}` (and the V1 card forms `<BOT>`, `<USER>`) are
@@ -41,8 +42,12 @@ pub struct CardText {
 /// Everything the prompt is built from.
 pub struct PromptInput<'a> {
     pub character: &'a CharacterSnapshot,
-    /// The chatting account's display name (`{{user}}`).
+    /// The chatting account's display name (`{{user}}`): their chat
+    /// persona's name when set, else the account name.
     pub user_name: &'a str,
+    /// The user's self-description from their chat persona (may be empty).
+    /// Macros in it are replaced like the character's text.
+    pub user_persona: &'a str,
     pub datacards: &'a [CardText],
     /// The conversation, oldest first. Its last message is the one being
     /// answered and is never dropped; the others are dropped oldest first.
@@ -79,7 +84,12 @@ pub fn macros(text: &str, char_name: &str, user_name: &str) -> String {
 }
 
 /// The system part: instructions, persona, scenario, datacards, examples.
-pub fn system_text(c: &CharacterSnapshot, user_name: &str, cards: &[CardText]) -> String {
+pub fn system_text(
+    c: &CharacterSnapshot,
+    user_name: &str,
+    user_persona: &str,
+    cards: &[CardText],
+) -> String {
     let base = if c.system_prompt.trim().is_empty() {
         DEFAULT_SYSTEM
     } else {
@@ -97,6 +107,7 @@ pub fn system_text(c: &CharacterSnapshot, user_name: &str, cards: &[CardText]) -
     };
     section("{{char}}'s persona:", &c.persona);
     section("Scenario:", &c.scenario);
+    section("About {{user}}:", user_persona);
     for card in cards {
         section(&format!("Lore: {}", card.title.trim()), &card.content);
     }
@@ -148,7 +159,7 @@ pub fn build(input: &PromptInput<'_>, count: &dyn Fn(&str) -> usize) -> Prompt {
         .saturating_sub(input.prefill_tokens);
 
     let system = ChatMessage::system(cut_to(
-        &system_text(c, input.user_name, input.datacards),
+        &system_text(c, input.user_name, input.user_persona, input.datacards),
         (available / 2).saturating_sub(MESSAGE_OVERHEAD),
         count,
     ));
@@ -263,6 +274,7 @@ mod tests {
         PromptInput {
             character: c,
             user_name: "Sam",
+            user_persona: "",
             datacards: cards,
             history: h,
             context_tokens: context,
@@ -408,5 +420,28 @@ mod tests {
         let p = build(&input(&c, &[], &[], 500), &words);
         assert_eq!(p.messages.len(), 2);
         assert_eq!(p.dropped, 0);
+    }
+
+    #[test]
+    fn the_user_persona_goes_into_the_system_part_with_macros() {
+        let c = character();
+        let h = vec![ChatMessage::user("hello")];
+        let mut i = input(&c, &[], &h, 4000);
+        i.user_name = "Captain Reyes";
+        i.user_persona = "  {{user}} is a sea captain who owes {{char}} a favour.  ";
+        let p = build(&i, &words);
+        let sys = &p.messages[0].content;
+        assert!(sys.starts_with("You are Mira. Stay in character and reply to Captain Reyes"));
+        assert!(sys.contains("Mira is a lighthouse keeper who distrusts Captain Reyes."));
+        let scenario = sys.find("Scenario:\nA storm night.").unwrap();
+        let about = sys
+            .find("About Captain Reyes:\nCaptain Reyes is a sea captain who owes Mira a favour.")
+            .unwrap();
+        let examples = sys.find("Example of how Mira talks").unwrap();
+        assert!(scenario < about && about < examples);
+        assert!(sys.contains("Captain Reyes: Hello?"));
+        // No persona, no section.
+        let p = build(&input(&c, &[], &h, 4000), &words);
+        assert!(!p.messages[0].content.contains("About "));
     }
 }

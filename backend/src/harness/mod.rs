@@ -129,9 +129,10 @@ pub struct HarnessArgs {
     /// Tasks created per second by the soak's progress part (soak).
     #[arg(long, default_value_t = 1.0)]
     pub task_rate: f64,
-    /// Seconds between the server's memory samples (soak).
-    #[arg(long, default_value_t = 5.0)]
-    pub sample_secs: f64,
+    /// Seconds between the server's memory samples (soak; default 5, or a
+    /// tenth of a shorter run so growth always has samples to compare).
+    #[arg(long)]
+    pub sample_secs: Option<f64>,
     /// Samples before this are not used for memory growth (soak; default
     /// a fifth of the run, 2 to 60 s).
     #[arg(long)]

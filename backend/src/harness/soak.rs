@@ -29,6 +29,11 @@ pub fn default_warmup(duration_secs: f64) -> f64 {
     (duration_secs * 0.2).clamp(2.0, 60.0)
 }
 
+/// The default time between memory samples: 5 s, or a tenth of a shorter soak.
+pub fn default_sample_secs(duration_secs: f64) -> f64 {
+    (duration_secs / 10.0).clamp(0.1, 5.0)
+}
+
 /// Tasks the progress part creates at `task_rate` per second so that the
 /// last ones can end inside a soak of `duration_secs`.
 pub fn soak_tasks(duration_secs: f64, task_rate: f64) -> u64 {
@@ -77,7 +82,11 @@ pub(super) async fn soak(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     if !(task_rate.is_finite() && task_rate > 0.0) {
         return Err(HarnessError::Setup("--task-rate must be positive".into()));
     }
-    let every = Duration::from_secs_f64(args.sample_secs.max(0.1));
+    let every = Duration::from_secs_f64(
+        args.sample_secs
+            .unwrap_or_else(|| default_sample_secs(dur))
+            .max(0.1),
+    );
     let warmup = args.warmup_secs.unwrap_or_else(|| default_warmup(dur));
     let target = Target::parse(&args.target, args.protocol)?;
     let pid = target.server_pid(args.server_pid);
@@ -171,6 +180,13 @@ mod tests {
         assert_eq!(default_warmup(10.0), 2.0);
         assert_eq!(default_warmup(120.0), 24.0);
         assert_eq!(default_warmup(1800.0), 60.0);
+        assert_eq!(default_sample_secs(8.0), 0.8);
+        assert_eq!(default_sample_secs(120.0), 5.0);
+        // Samples after the warm-up inside the window: at least 7 for any length.
+        for d in [1.0, 8.0, 30.0, 120.0, 1800.0] {
+            let after = (d - default_warmup(d).min(d)) / default_sample_secs(d);
+            assert!(after >= 7.0 || d < 2.0, "{d}: {after}");
+        }
         // 120 s at 1 task/s: the last 30 s create nothing.
         assert_eq!(soak_tasks(120.0, 1.0), 90);
         // 10 s: the last 2.5 s.

@@ -7,6 +7,7 @@ mod account;
 mod admin;
 mod agent;
 mod character;
+mod character_extras;
 mod chat;
 mod im;
 mod polish;
@@ -32,16 +33,33 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route(
                         "/complete-profile",
                         web::post().to(account::complete_profile),
+                    )
+                    .route(
+                        "/character/setting/get",
+                        web::post().to(character_extras::persona_get),
+                    )
+                    .route(
+                        "/character/setting/update",
+                        web::post().to(character_extras::persona_update),
                     ),
             )
             .service(
                 web::scope("/admin")
                     .route("/account/status", web::post().to(admin::set_account_status))
                     .route("/account/membership", web::post().to(admin::set_membership))
-                    .route("/credits/grant", web::post().to(admin::grant_credits)),
+                    .route("/credits/grant", web::post().to(admin::grant_credits))
+                    .route(
+                        "/character/reports",
+                        web::post().to(character_extras::admin_reports),
+                    )
+                    .route(
+                        "/character/unpublish",
+                        web::post().to(character_extras::admin_unpublish),
+                    ),
             )
             .service(im::scope())
             .configure(character::routes)
+            .configure(character_extras::routes)
             .configure(chat::config)
             .route("/payment/assets/get", web::post().to(account::assets))
             .service(

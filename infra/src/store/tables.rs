@@ -72,6 +72,16 @@ pub const AGENT_CONVS: TableDef = regular("agent_convs");
 pub const AGENT_CONVS_BY_OWNER: TableDef = regular("agent_convs_by_owner");
 /// pk (conversation id) · ck (message index) → `AgentMessageRow`. An agent conversation's messages.
 pub const AGENT_MESSAGES: TableDef = regular("agent_messages");
+/// pk (account id) · ck () → `PersonaRow`. Who `{{user}}` is in the account's chats.
+pub const CHAT_PERSONAS: TableDef = regular("chat_personas");
+/// pk (character id) · ck (reporter account id) → `ReportRow`. One report per reporter per character.
+pub const CHARACTER_REPORTS: TableDef = regular("character_reports");
+/// pk (bucket, always 0) · ck (update_at ms, character id, reporter id) → `()`. Reports by time, for operators.
+pub const CHARACTER_REPORTS_BY_TIME: TableDef = regular("character_reports_by_time");
+/// pk (character id) · ck () → `ModerationRow`. Characters an operator unpublished (never publishable again).
+pub const CHARACTER_MODERATION: TableDef = regular("character_moderation");
+/// pk (UTC day number) · ck (character id) → `u64`. Chats started per character per day, for the weekly hot list.
+pub const CHARACTER_CHATS_DAILY: TableDef = regular("character_chats_daily");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -110,6 +120,11 @@ pub const ALL: &[TableDef] = &[
     AGENT_CONVS,
     AGENT_CONVS_BY_OWNER,
     AGENT_MESSAGES,
+    CHAT_PERSONAS,
+    CHARACTER_REPORTS,
+    CHARACTER_REPORTS_BY_TIME,
+    CHARACTER_MODERATION,
+    CHARACTER_CHATS_DAILY,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { loggedInAtom, loginDialogAtom } from '../account/atoms';
 import { Link } from '../app/Link';
+import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom, navigate } from '../router/router';
@@ -31,6 +32,7 @@ function Actions({ c }: { c: CharacterView }) {
   const setLoginDialog = useSetAtom(loginDialogAtom);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [asking, setAsking] = useState(false);
 
   async function startChat() {
     if (!loggedIn) {
@@ -49,12 +51,15 @@ function Actions({ c }: { c: CharacterView }) {
   }
 
   async function remove() {
-    if (!window.confirm(t('tavern.detail.confirmDelete', { name: c.name }))) return;
+    setBusy(true);
+    setError(null);
     try {
       await tavernApi.remove(c.id);
       navigate(appStore, localePath(locale, tavernPath({ view: 'mine' })), { replace: true });
     } catch (e) {
       setError(errorText(e));
+      setBusy(false);
+      setAsking(false);
     }
   }
 
@@ -75,9 +80,22 @@ function Actions({ c }: { c: CharacterView }) {
       )}
       {loggedIn && <ExportCard id={c.id} />}
       {c.is_owner && (
-        <button type="button" className="button button--danger" onClick={() => void remove()}>
+        <button type="button" className="button button--danger" aria-haspopup="dialog" onClick={() => setAsking(true)}>
           {t('tavern.detail.delete')}
         </button>
+      )}
+      {asking && (
+        <Dialog title={t('tavern.detail.deleteTitle', { name: c.name })} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(false)} className="tavern-dialog">
+          <p>{t('tavern.detail.confirmDelete', { name: c.name })}</p>
+          <div className="tavern-dialog__buttons">
+            <button type="button" className="button" onClick={() => setAsking(false)}>
+              {t('tavern.chat.cancelEdit')}
+            </button>
+            <button type="button" className="button button--danger" disabled={busy} onClick={() => void remove()}>
+              {t('tavern.detail.delete')}
+            </button>
+          </div>
+        </Dialog>
       )}
       {error !== null && (
         <p className="tavern__error" role="alert">

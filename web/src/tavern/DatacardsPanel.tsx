@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
 import type { Datacard } from './model';
@@ -58,6 +59,7 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
   const [cards, setCards] = useState<Datacard[] | null>(null);
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Datacard | null>(null);
 
   useEffect(() => {
     let stale = false;
@@ -115,7 +117,7 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
   };
 
   const remove = (card: Datacard) => {
-    if (!window.confirm(t('tavern.datacards.confirmDelete', { title: card.title }))) return;
+    setDeleting(null);
     void run(async () => {
       await tavernApi.deleteDatacard(card.id);
       onBoundChange(bound.filter((x) => x !== card.id));
@@ -157,7 +159,7 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
                 <button type="button" className="button button--small" onClick={() => setEditing(card.id)}>
                   {t('tavern.datacards.edit')}
                 </button>
-                <button type="button" className="button button--small button--danger" onClick={() => remove(card)}>
+                <button type="button" className="button button--small button--danger" aria-haspopup="dialog" onClick={() => setDeleting(card)}>
                   {t('tavern.datacards.delete')}
                 </button>
               </div>
@@ -171,6 +173,19 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
         <button type="button" className="button" onClick={() => setEditing('new')}>
           + {t('tavern.datacards.new')}
         </button>
+      )}
+      {deleting !== null && (
+        <Dialog title={t('tavern.datacards.deleteTitle', { title: deleting.title })} closeLabel={t('tavern.dialog.close')} onClose={() => setDeleting(null)} className="tavern-dialog">
+          <p>{t('tavern.datacards.confirmDelete')}</p>
+          <div className="tavern-dialog__buttons">
+            <button type="button" className="button" onClick={() => setDeleting(null)}>
+              {t('tavern.datacards.cancel')}
+            </button>
+            <button type="button" className="button button--danger" onClick={() => remove(deleting)}>
+              {t('tavern.datacards.delete')}
+            </button>
+          </div>
+        </Dialog>
       )}
     </aside>
   );

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { showToast } from '../app/toast';
+import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { appStore } from '../state/jotai';
 import { continueReply, deleteMessage, editMessage, likeMessage, regenerate, tavernApi } from './actions';
@@ -84,7 +85,7 @@ function useActions(props: BubbleProps, setEditing: (v: boolean) => void) {
         .catch(fail);
     },
     remove: () => {
-      if (window.confirm(t('tavern.chat.confirmDelete'))) deleteMessage(sessionId, msg.msg_id).catch(fail);
+      deleteMessage(sessionId, msg.msg_id).catch(fail);
     },
     like: (v: -1 | 1) => {
       likeMessage(sessionId, msg, v).catch(fail);
@@ -103,6 +104,7 @@ export function MessageBubble(props: BubbleProps) {
   const t = useT();
   const { msg } = props;
   const [editing, setEditing] = useState(false);
+  const [asking, setAsking] = useState(false);
   const act = useActions(props, setEditing);
   const mine = msg.role === 'user';
   const streaming = msg.state === 'streaming';
@@ -138,7 +140,7 @@ export function MessageBubble(props: BubbleProps) {
             <button type="button" className="bubble__action" onClick={() => setEditing(true)}>
               {t('tavern.chat.edit')}
             </button>
-            <button type="button" className="bubble__action" onClick={act.remove}>
+            <button type="button" className="bubble__action" aria-haspopup="dialog" onClick={() => setAsking(true)}>
               {t('tavern.chat.delete')}
             </button>
             {!mine && (
@@ -162,6 +164,26 @@ export function MessageBubble(props: BubbleProps) {
               </>
             )}
           </div>
+        )}
+        {asking && (
+          <Dialog title={t('tavern.chat.deleteTitle')} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(false)} className="tavern-dialog">
+            <p>{t('tavern.chat.confirmDelete')}</p>
+            <div className="tavern-dialog__buttons">
+              <button type="button" className="button" onClick={() => setAsking(false)}>
+                {t('tavern.chat.cancelEdit')}
+              </button>
+              <button
+                type="button"
+                className="button button--danger"
+                onClick={() => {
+                  setAsking(false);
+                  act.remove();
+                }}
+              >
+                {t('tavern.chat.delete')}
+              </button>
+            </div>
+          </Dialog>
         )}
       </div>
     </li>
