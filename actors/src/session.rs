@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError};
+use actix_web::web::Bytes;
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Message, ProtocolError};
 use infra::config::SocketSettings;
 use protocol::frame::{AuthConfirm, ClientFrame, Codec, Frame, FrameType};
 use protocol::ErrorCode;
@@ -54,7 +55,9 @@ pub struct SessionDeps {
 }
 
 enum Outgoing {
-    Data(Vec<u8>),
+    /// An encoded frame in the socket's codec. `Bytes` because pushes are
+    /// shared by every socket of the user (encoded once by the stream).
+    Data(Bytes),
     Pong(Vec<u8>),
 }
 
@@ -103,14 +106,17 @@ impl SessionActor {
         })
     }
 
+    /// Sends a frame of this session's own (heartbeat, error, auth
+    /// confirmation): encoded here, for this socket only.
     fn send(&mut self, frame: &Frame, ctx: &mut Context<Self>) {
-        let bytes = match self.codec.encode(frame) {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!(error = %e, "frame encoding failed");
-                return;
-            }
-        };
+        match self.codec.encode(frame) {
+            Ok(b) => self.send_bytes(Bytes::from(b), ctx),
+            Err(e) => tracing::error!(error = %e, "frame encoding failed"),
+        }
+    }
+
+    /// Queues already-encoded bytes for the writer.
+    fn send_bytes(&mut self, bytes: Bytes, ctx: &mut Context<Self>) {
         match self.out.try_send(Outgoing::Data(bytes)) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -273,7 +279,10 @@ impl Handler<Push> for SessionActor {
 
     fn handle(&mut self, msg: Push, ctx: &mut Self::Context) {
         if self.close_tx.is_some() {
-            self.send(&msg.0, ctx);
+            // JSON sockets send the stream's shared bytes as they are.
+            if let Some(bytes) = msg.0.encoded(self.codec) {
+                self.send_bytes(bytes, ctx);
+            }
         }
     }
 }
@@ -300,10 +309,7 @@ async fn writer(
             msg = rx.recv() => match msg {
                 Some(Outgoing::Data(bytes)) => {
                     let sent = match codec {
-                        Codec::Json => match String::from_utf8(bytes) {
-                            Ok(text) => session.text(text).await,
-                            Err(_) => continue,
-                        },
+                        Codec::Json => send_text(&mut session, bytes).await,
                         Codec::MsgPack => session.binary(bytes).await,
                     };
                     if sent.is_err() {
@@ -321,7 +327,7 @@ async fn writer(
                 // Flush what was queued before the close order.
                 while let Ok(Outgoing::Data(bytes)) = rx.try_recv() {
                     let _ = match codec {
-                        Codec::Json => session.text(String::from_utf8_lossy(&bytes).into_owned()).await,
+                        Codec::Json => send_text(&mut session, bytes).await,
                         Codec::MsgPack => session.binary(bytes).await,
                     };
                 }
@@ -334,4 +340,20 @@ async fn writer(
         description: Some(description),
     });
     let _ = session.close(reason).await;
+}
+
+/// Sends shared JSON bytes as a text frame without copying them: they are
+/// checked to be UTF-8 (they always are, being serde_json's output) and
+/// wrapped. The payload type is reached through `Message::Text`, so this
+/// crate needs no `bytestring` dependency of its own. Invalid UTF-8 is
+/// skipped (`Ok`); `Err` means the socket is closed.
+async fn send_text(session: &mut actix_ws::Session, bytes: Bytes) -> Result<(), actix_ws::Closed> {
+    let text = match bytes.try_into() {
+        Ok(text) => Message::Text(text),
+        Err(_) => return Ok(()),
+    };
+    match text {
+        Message::Text(text) => session.text(text).await,
+        _ => Ok(()),
+    }
 }

@@ -3,16 +3,21 @@
 //! in a replay buffer, and fans them out to every socket of the user. It
 //! outlives the user's last socket by a grace period, so frames pushed while
 //! a browser reconnects are buffered and replayed on resume.
+//!
+//! Each frame is encoded once here, not once per socket: the published
+//! content is already JSON text, spliced into the envelope with its `seq`
+//! ([`OutFrame`]); the ring holds those bytes, so a resume replays exactly
+//! what was sent live.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use infra::bus::{user_topic, BusMessage, DynBus, Received};
-use protocol::frame::{Frame, FrameType, ResumeResult};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent, Received};
+use protocol::frame::{FrameType, ResumeResult};
 
-use crate::message::{Attach, Attached, CloseSocket, Detach, Push, Replay, SessionId};
+use crate::message::{Attach, Attached, CloseSocket, Detach, OutFrame, Push, Replay, SessionId};
 
 struct Member {
     token_hash: String,
@@ -30,7 +35,7 @@ pub struct StreamActor {
     /// Frames with sequence numbers after a lag gap start here; a resume from
     /// before it cannot be complete.
     first_complete_seq: u64,
-    ring: VecDeque<Arc<Frame>>,
+    ring: VecDeque<Arc<OutFrame>>,
     capacity: usize,
     members: HashMap<SessionId, Member>,
     empty_since: Option<Instant>,
@@ -40,14 +45,9 @@ pub struct StreamActor {
 }
 
 impl StreamActor {
-    fn push_frame(&mut self, frame_type: u16, content: serde_json::Value) {
+    fn push_frame(&mut self, frame_type: u16, content: PushContent) {
         self.seq += 1;
-        let frame = Arc::new(Frame {
-            kind: frame_type,
-            token: None,
-            content,
-            seq: Some(self.seq),
-        });
+        let frame = Arc::new(OutFrame::new(frame_type, content, Some(self.seq)));
         if self.ring.len() >= self.capacity {
             self.ring.pop_front();
         }
@@ -60,7 +60,7 @@ impl StreamActor {
     fn oldest_buffered(&self) -> u64 {
         self.ring
             .front()
-            .and_then(|f| f.seq)
+            .and_then(|f| f.seq())
             .unwrap_or(self.seq + 1)
     }
 }
@@ -119,10 +119,7 @@ impl StreamHandler<Received> for StreamActor {
                     seq: self.seq,
                     stream: self.stream_id.clone(),
                 };
-                let frame = Arc::new(Frame::new(
-                    FrameType::Resume,
-                    serde_json::to_value(resume).unwrap_or_default(),
-                ));
+                let frame = Arc::new(resume_frame(&resume));
                 for m in self.members.values() {
                     m.push.do_send(Push(frame.clone()));
                 }
@@ -186,7 +183,7 @@ impl Handler<Replay> for StreamActor {
             for f in self
                 .ring
                 .iter()
-                .filter(|f| f.seq.is_some_and(|s| s > msg.last_seq))
+                .filter(|f| f.seq().is_some_and(|s| s > msg.last_seq))
             {
                 member.push.do_send(Push(f.clone()));
                 replayed += 1;
@@ -199,11 +196,17 @@ impl Handler<Replay> for StreamActor {
             seq: self.seq,
             stream: self.stream_id.clone(),
         };
-        member.push.do_send(Push(Arc::new(Frame::new(
-            FrameType::Resume,
-            serde_json::to_value(answer).unwrap_or_default(),
-        ))));
+        member.push.do_send(Push(Arc::new(resume_frame(&answer))));
     }
+}
+
+/// A type-15 answer (not numbered: it is about the stream, not in it).
+fn resume_frame(result: &ResumeResult) -> OutFrame {
+    let content = PushContent::new(result).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "resume answer did not serialise");
+        PushContent::from_value(&serde_json::Value::Null)
+    });
+    OutFrame::new(FrameType::Resume.as_u16(), content, None)
 }
 
 /// This node's live streams by account id.
@@ -258,5 +261,163 @@ impl StreamRegistry {
                 map.remove(account_id);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use infra::bus::{Bus, LocalBus};
+    use protocol::frame::Codec;
+    use serde_json::json;
+
+    /// Stands in for a session: keeps every pushed frame.
+    struct Collector {
+        got: Arc<Mutex<Vec<Arc<OutFrame>>>>,
+    }
+
+    impl Actor for Collector {
+        type Context = Context<Self>;
+    }
+
+    impl Handler<Push> for Collector {
+        type Result = ();
+        fn handle(&mut self, msg: Push, _ctx: &mut Self::Context) {
+            self.got.lock().unwrap().push(msg.0);
+        }
+    }
+
+    impl Handler<CloseSocket> for Collector {
+        type Result = ();
+        fn handle(&mut self, _msg: CloseSocket, _ctx: &mut Self::Context) {}
+    }
+
+    async fn attach(
+        stream: &Addr<StreamActor>,
+        session_id: SessionId,
+    ) -> Arc<Mutex<Vec<Arc<OutFrame>>>> {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let addr = Collector { got: got.clone() }.start();
+        stream
+            .send(Attach {
+                session_id,
+                token_hash: "h".into(),
+                push: addr.clone().recipient(),
+                close: addr.recipient(),
+            })
+            .await
+            .unwrap();
+        got
+    }
+
+    async fn wait_for(got: &Arc<Mutex<Vec<Arc<OutFrame>>>>, n: usize) -> Vec<Arc<OutFrame>> {
+        for _ in 0..200 {
+            let frames = got.lock().unwrap().clone();
+            if frames.len() >= n {
+                return frames;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("expected {n} frames, got {}", got.lock().unwrap().len());
+    }
+
+    #[actix_web::test]
+    async fn every_session_and_the_replay_share_one_encoding() {
+        let bus = Arc::new(LocalBus::new(64));
+        let registry = StreamRegistry::new(bus.clone(), 8, Duration::from_secs(5));
+        let stream = registry.get_or_start("u1");
+        let a = attach(&stream, 1).await;
+        let b = attach(&stream, 2).await;
+
+        let content = PushContent::from_value(&json!({"channel_id": "c", "text": "hé \"x\""}));
+        for _ in 0..3 {
+            let msg = BusMessage::Push {
+                frame_type: FrameType::ImMessage.as_u16(),
+                content: content.clone(),
+            };
+            bus.publish("user:u1", msg).await;
+        }
+        let on_a = wait_for(&a, 3).await;
+        let on_b = wait_for(&b, 3).await;
+        for (i, (fa, fb)) in on_a.iter().zip(&on_b).enumerate() {
+            let seq = i as u64 + 1;
+            assert!(Arc::ptr_eq(fa, fb), "one frame object for both sessions");
+            assert_eq!(fa.seq(), Some(seq));
+            let expected = format!(
+                r#"{{"type":12,"content":{},"seq":{seq}}}"#,
+                content.as_str()
+            );
+            assert_eq!(
+                fa.encoded(Codec::Json).unwrap().as_ref(),
+                expected.as_bytes()
+            );
+        }
+
+        // A resume after seq 1 replays the very same frames, then answers.
+        stream
+            .send(Replay {
+                session_id: 1,
+                last_seq: 1,
+                stream: None,
+            })
+            .await
+            .unwrap();
+        let on_a = wait_for(&a, 6).await;
+        assert!(Arc::ptr_eq(&on_a[3], &on_a[1]));
+        assert!(Arc::ptr_eq(&on_a[4], &on_a[2]));
+        let answer = &on_a[5];
+        assert_eq!(answer.kind(), FrameType::Resume.as_u16());
+        assert_eq!(answer.seq(), None);
+        let answer = Codec::Json
+            .decode(&answer.encoded(Codec::Json).unwrap())
+            .unwrap();
+        let result: ResumeResult = serde_json::from_value(answer.content).unwrap();
+        assert!(result.resumed);
+        assert_eq!(result.replayed, 2);
+        assert_eq!(result.seq, 3);
+        // The other session saw none of the replay.
+        assert_eq!(b.lock().unwrap().len(), 3);
+    }
+
+    #[actix_web::test]
+    async fn a_lag_gap_is_reported_and_a_resume_across_it_is_refused() {
+        // A bus of capacity 1 drops what the stream has not read yet.
+        let bus = Arc::new(LocalBus::new(1));
+        let registry = StreamRegistry::new(bus.clone(), 8, Duration::from_secs(5));
+        let stream = registry.get_or_start("u2");
+        let a = attach(&stream, 1).await;
+        for n in 0..4 {
+            let msg = BusMessage::Push {
+                frame_type: FrameType::Notification.as_u16(),
+                content: PushContent::from_value(&json!({ "n": n })),
+            };
+            bus.publish("user:u2", msg).await;
+        }
+        // Only the last push survives: a type-15 notice of the lag, then it.
+        let got = wait_for(&a, 2).await;
+        let notice = Codec::Json
+            .decode(&got[0].encoded(Codec::Json).unwrap())
+            .unwrap();
+        assert_eq!(notice.kind, FrameType::Resume.as_u16());
+        let r: ResumeResult = serde_json::from_value(notice.content).unwrap();
+        assert!(!r.resumed);
+        assert_eq!(r.seq, 3);
+        assert_eq!(got[1].seq(), Some(4));
+        stream
+            .send(Replay {
+                session_id: 1,
+                last_seq: 0,
+                stream: None,
+            })
+            .await
+            .unwrap();
+        let got = wait_for(&a, 4).await;
+        assert!(Arc::ptr_eq(&got[2], &got[1]));
+        let answer = Codec::Json
+            .decode(&got[3].encoded(Codec::Json).unwrap())
+            .unwrap();
+        let r: ResumeResult = serde_json::from_value(answer.content).unwrap();
+        assert!(!r.resumed);
+        assert_eq!(r.replayed, 1);
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
 use protocol::account::{
     self, status, Account, AccountInfo, DisplayName, Email, Password, PaymentInfo, UserSettings,
@@ -401,7 +401,7 @@ impl AccountService {
                 &user_topic(account_id),
                 BusMessage::Push {
                     frame_type,
-                    content,
+                    content: PushContent::from_value(&content),
                 },
             )
             .await;

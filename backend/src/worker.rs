@@ -196,7 +196,15 @@ async fn process(
     // channel (the select above may have taken the engine's result first):
     // send it, so the owner sees the last step before the result.
     while let Ok(p) = rx.try_recv() {
-        report(queue, WorkerEvent::Progress { task_id: task_id.clone(), attempt, percent: p }).await;
+        report(
+            queue,
+            WorkerEvent::Progress {
+                task_id: task_id.clone(),
+                attempt,
+                percent: p,
+            },
+        )
+        .await;
     }
     let result = match result {
         Ok(r) => r,

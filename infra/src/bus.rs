@@ -11,14 +11,19 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+pub use protocol::frame::PushContent;
+
 /// What travels on a topic.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BusMessage {
     /// A frame to push to sockets: `frame_type` is one of the push kinds.
+    /// The content is already JSON text, encoded once by the publisher and
+    /// shared (an `Arc`) by every topic it is published on; it crosses Redis
+    /// as a nested JSON value, not as a string.
     Push {
         frame_type: u16,
-        content: serde_json::Value,
+        content: PushContent,
     },
     /// Close the sockets of this user, or only those authenticated with one
     /// token (logout), with a WebSocket close code.
@@ -27,6 +32,31 @@ pub enum BusMessage {
         code: u16,
         reason: String,
     },
+}
+
+impl BusMessage {
+    /// The message's JSON, as `serde_json::to_vec` writes it, but with a
+    /// push's content spliced in as it is (the generic `Serialize` of
+    /// [`PushContent`] has to parse it back into a `Value` first). What the
+    /// Redis bus publishes.
+    pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+        match self {
+            BusMessage::Push {
+                frame_type,
+                content,
+            } => {
+                let raw = content.as_str();
+                let mut out = Vec::with_capacity(raw.len() + 48);
+                out.extend_from_slice(b"{\"kind\":\"push\",\"frame_type\":");
+                out.extend_from_slice(frame_type.to_string().as_bytes());
+                out.extend_from_slice(b",\"content\":");
+                out.extend_from_slice(raw.as_bytes());
+                out.push(b'}');
+                Ok(out)
+            }
+            BusMessage::CloseSockets { .. } => serde_json::to_vec(self),
+        }
+    }
 }
 
 pub fn user_topic(account_id: &str) -> String {
@@ -141,7 +171,7 @@ mod tests {
     fn push(n: i64) -> BusMessage {
         BusMessage::Push {
             frame_type: 13,
-            content: serde_json::json!({ "n": n }),
+            content: PushContent::from_value(&serde_json::json!({ "n": n })),
         }
     }
 
@@ -161,6 +191,70 @@ mod tests {
         }
         bus.publish("user:b", push(9)).await;
         assert_eq!(b.recv().await, Received::Message(Arc::new(push(9))));
+    }
+
+    #[test]
+    fn the_spliced_json_is_what_serde_writes_and_reads_back() {
+        let messages = [
+            push(-3),
+            BusMessage::Push {
+                frame_type: 12,
+                content: PushContent::from_value(&serde_json::json!({
+                    "text": "a \"b\" é ✓", "list": [1, 2.5, null], "deep": {"x": {}}
+                })),
+            },
+            BusMessage::Push {
+                frame_type: 11,
+                content: PushContent::from_value(&serde_json::json!("plain")),
+            },
+            BusMessage::CloseSockets {
+                token_hash: Some("h".into()),
+                code: 4401,
+                reason: "bye".into(),
+            },
+        ];
+        for m in messages {
+            let ours = m.to_json().unwrap();
+            assert_eq!(
+                String::from_utf8(ours.clone()).unwrap(),
+                serde_json::to_string(&m).unwrap()
+            );
+            let back: BusMessage = serde_json::from_slice(&ours).unwrap();
+            assert_eq!(back, m);
+        }
+        // The content is a nested JSON object, not a string holding JSON.
+        let v: serde_json::Value = serde_json::from_slice(&push(5).to_json().unwrap()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"kind": "push", "frame_type": 13, "content": {"n": 5}})
+        );
+    }
+
+    #[tokio::test]
+    async fn one_content_is_shared_not_copied_by_every_topic() {
+        let bus = LocalBus::new(4);
+        let mut a = bus.subscribe("user:a");
+        let mut b = bus.subscribe("user:b");
+        let content = PushContent::from_value(&serde_json::json!({"m": 1}));
+        for t in ["user:a", "user:b"] {
+            bus.publish(
+                t,
+                BusMessage::Push {
+                    frame_type: 12,
+                    content: content.clone(),
+                },
+            )
+            .await;
+        }
+        for sub in [&mut a, &mut b] {
+            let Received::Message(m) = sub.recv().await else {
+                panic!("expected a message");
+            };
+            let BusMessage::Push { content: got, .. } = m.as_ref() else {
+                panic!("expected a push");
+            };
+            assert!(std::ptr::eq(got.as_str(), content.as_str()));
+        }
     }
 
     #[tokio::test]

@@ -2,7 +2,10 @@
 //! what node B published.
 //!
 //! `publish` sends the JSON of the [`BusMessage`] with `PUBLISH` on
-//! `<prefix><topic>`. Each node holds one pub/sub connection subscribed with
+//! `<prefix><topic>` ([`BusMessage::to_json`]: a push's content, already
+//! JSON text, is spliced in as a nested value, not re-encoded and not quoted
+//! as a string). A receiving node decodes it once per message, not once per
+//! socket. Each node holds one pub/sub connection subscribed with
 //! `PSUBSCRIBE` to `<prefix>user:*`, `<prefix>channel:*` and `<prefix>task:*`
 //! and fans what arrives out to its local subscribers through a [`LocalBus`].
 //! A node hears its own publishes back through Redis, so every node sees one
@@ -196,7 +199,7 @@ impl Bus for RedisBus {
                 "redis bus: topic outside user:/channel:/task: reaches nobody"
             );
         }
-        let payload = match serde_json::to_vec(&msg) {
+        let payload = match msg.to_json() {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!(topic, error = %e, "redis bus: cannot encode message");

@@ -6,14 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use easel_infra::bus::{Bus, BusMessage, Received, Subscription};
+use easel_infra::bus::{Bus, BusMessage, PushContent, Received, Subscription};
 use easel_infra::bus_redis::RedisBus;
 use easel_infra::testing::RedisServer;
 
 fn push(n: i64) -> BusMessage {
     BusMessage::Push {
         frame_type: 13,
-        content: serde_json::json!({ "n": n }),
+        content: PushContent::from_value(&serde_json::json!({ "n": n })),
     }
 }
 
@@ -108,7 +108,7 @@ async fn delivery_resumes_after_redis_restarts() {
         match next(&mut sub, Duration::from_secs(5)).await {
             Some(Received::Message(m)) => {
                 if let BusMessage::Push { content, .. } = m.as_ref() {
-                    let n = content["n"].as_i64().unwrap();
+                    let n = content.to_value().unwrap()["n"].as_i64().unwrap();
                     if n < 1000 {
                         seen.push(n);
                     }

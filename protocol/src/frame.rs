@@ -5,7 +5,10 @@
 //! A frame is decoded once into [`ClientFrame`] (client to server) so the
 //! session dispatches on a closed enum, never on raw numbers.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The frame kinds of DESIGN.md's Contracts.
@@ -123,6 +126,92 @@ impl Frame {
     pub fn frame_type(&self) -> Option<FrameType> {
         FrameType::from_u16(self.kind)
     }
+}
+
+/// The content of a pushed frame, encoded to JSON text once where it is
+/// published and shared from then on: a channel message to M members is one
+/// encoding and M reference-count increments, not M deep clones.
+///
+/// Why our own `Arc<str>` and not serde_json's `RawValue`: `RawValue` needs
+/// serde_json's `raw_value` feature, which the workspace does not enable, and
+/// the one thing it would add (splicing the text verbatim into another
+/// serde serialisation) is done here by [`push_json`] for the socket and by
+/// the Redis bus for its own envelope. Through any other serde format a
+/// `PushContent` serialises as the JSON value it holds (an object stays an
+/// object, never a string of JSON), so it round-trips as JSON.
+///
+/// Invariant: the text is always one complete, compact JSON value, because
+/// the only constructors are serde_json's own serialisers.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PushContent(Arc<str>);
+
+impl PushContent {
+    /// Encodes `value` once. A struct is written in its field order, directly
+    /// (no intermediate `Value`); JSON objects are unordered, so no reader
+    /// depends on the order.
+    pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<PushContent, serde_json::Error> {
+        serde_json::to_string(value).map(|s| PushContent(s.into()))
+    }
+
+    /// Encodes a `Value`: exactly the text `serde_json` writes for it inside
+    /// a [`Frame`] (keys in `Value`'s order). Never fails.
+    pub fn from_value(value: &Value) -> PushContent {
+        PushContent(value.to_string().into())
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Decodes the text into a `Value` (for codecs other than JSON).
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+}
+
+impl fmt::Debug for PushContent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PushContent({})", self.as_str())
+    }
+}
+
+impl From<&Value> for PushContent {
+    fn from(value: &Value) -> PushContent {
+        PushContent::from_value(value)
+    }
+}
+
+impl Serialize for PushContent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for PushContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PushContent, D::Error> {
+        Value::deserialize(deserializer).map(|v| PushContent::from_value(&v))
+    }
+}
+
+/// The JSON text of a server frame with this content, built by splicing the
+/// already-encoded content into the envelope: byte for byte what
+/// `Codec::Json.encode` writes for `Frame { kind, token: None, content, seq }`
+/// (same field order, `seq` left out when absent), without re-encoding the
+/// content. Pinned against [`Codec::encode`] by tests.
+pub fn push_json(kind: u16, content: &PushContent, seq: Option<u64>) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(content.as_str().len() + 48);
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{{\"type\":{kind},\"content\":");
+    out.push_str(content.as_str());
+    if let Some(seq) = seq {
+        let _ = write!(out, ",\"seq\":{seq}");
+    }
+    out.push('}');
+    out
 }
 
 /// Content of the server's first heartbeat, which confirms authentication.
@@ -353,6 +442,82 @@ mod tests {
                 assert!(codec.decode(bytes).is_err(), "{codec:?} {bytes:?}");
             }
         }
+    }
+
+    fn push_samples() -> Vec<Value> {
+        vec![
+            json!({"id": "t1", "status": 2, "process": 55, "z": [1, 2.5, null], "a": {"b": true}}),
+            json!({"delta": "héllo ✓ \"quoted\" \\ \n\u{0001}</script>", "done": false}),
+            json!({"n": -1.5, "big": u64::MAX, "neg": i64::MIN}),
+            json!("just a string"),
+            json!(42),
+            json!(null),
+            json!([]),
+            json!({}),
+        ]
+    }
+
+    #[test]
+    fn spliced_push_json_is_byte_identical_to_the_frame_encoding() {
+        for content in push_samples() {
+            for (kind, seq) in [(10, Some(7)), (12, Some(u64::MAX)), (13, None), (15, None)] {
+                let frame = Frame {
+                    kind,
+                    token: None,
+                    content: content.clone(),
+                    seq,
+                };
+                let old = Codec::Json.encode(&frame).unwrap();
+                let new = push_json(kind, &PushContent::from_value(&content), seq);
+                assert_eq!(String::from_utf8(old).unwrap(), new);
+                assert_eq!(Codec::Json.decode(new.as_bytes()).unwrap(), frame);
+            }
+        }
+        assert_eq!(
+            push_json(11, &PushContent::from_value(&json!({"a": 1})), Some(3)),
+            r#"{"type":11,"content":{"a":1},"seq":3}"#
+        );
+        assert_eq!(
+            push_json(15, &PushContent::from_value(&json!(null)), None),
+            r#"{"type":15,"content":null}"#
+        );
+    }
+
+    #[test]
+    fn push_content_of_a_struct_decodes_to_the_same_value() {
+        let confirm = AuthConfirm {
+            account_id: "a".into(),
+            stream: "s".into(),
+            seq: 9,
+        };
+        let direct = PushContent::new(&confirm).unwrap();
+        assert_eq!(
+            direct.as_str(),
+            r#"{"account_id":"a","stream":"s","seq":9}"#
+        );
+        assert_eq!(
+            direct.to_value().unwrap(),
+            serde_json::to_value(&confirm).unwrap()
+        );
+    }
+
+    #[test]
+    fn push_content_serialises_as_json_not_as_a_string() {
+        let c = PushContent::from_value(&json!({"n": 1, "s": "x"}));
+        let text = serde_json::to_string(&json!({"wrapped": c.to_value().unwrap()})).unwrap();
+        #[derive(Serialize, Deserialize)]
+        struct Wrapper {
+            wrapped: PushContent,
+        }
+        let ours = serde_json::to_string(&Wrapper { wrapped: c.clone() }).unwrap();
+        assert_eq!(ours, text);
+        assert_eq!(ours, r#"{"wrapped":{"n":1,"s":"x"}}"#);
+        let back: Wrapper = serde_json::from_str(&ours).unwrap();
+        assert_eq!(back.wrapped, c);
+        // Other serde formats see the value too.
+        let packed = rmp_serde::to_vec_named(&Wrapper { wrapped: c.clone() }).unwrap();
+        let back: Wrapper = rmp_serde::from_slice(&packed).unwrap();
+        assert_eq!(back.wrapped, c);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 // event stream and returns to idle, and Undo restores the original; on
 // /agent a message gets a reply that streams in with a prompt card, and
 // "Use in generator" puts that prompt into the generator's prompt field.
-// Screenshots: docs/screenshots/polish.png and agent.png.
+// Screenshots (scripted model): web/test-results/polish-scripted.png and agent-scripted.png;
+// the README's come from real-model.test.mjs.
 /* global document, window -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -107,7 +108,9 @@ describe('prompt polish and the generation agent', { timeout: 240_000 }, () => {
     for (const v of steps.slice(0, -1)) assert.ok(polished.startsWith(v.trimEnd()), `"${v}" is a prefix of "${polished}"`);
     const undo = page.getByRole('button', { name: 'Undo polish' });
     await undo.waitFor();
-    await page.screenshot({ path: path.join(SHOTS, 'polish.png'), fullPage: false });
+    // The README's pictures come from the real model (real-model.test.mjs).
+    await mkdir(path.join(WEB_DIR, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'polish-scripted.png'), fullPage: false });
     await undo.click();
     assert.equal(await field.inputValue(), original);
     await undo.waitFor({ state: 'detached' });
@@ -138,7 +141,7 @@ describe('prompt polish and the generation agent', { timeout: 240_000 }, () => {
 
     await card.getByRole('button', { name: 'Copy' }).click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), proposed);
-    await page.screenshot({ path: path.join(SHOTS, 'agent.png'), fullPage: false });
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'agent-scripted.png'), fullPage: false });
 
     // History survives a reload.
     await page.reload();

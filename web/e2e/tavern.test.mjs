@@ -324,7 +324,10 @@ describe('the tavern', { timeout: 300_000 }, () => {
       const m = await chatMessages();
       return m.length === 5 && m[4].state === 'streaming' && m[4].text.split(' ').length >= 6;
     });
-    await page.screenshot({ path: path.join(SHOTS, 'tavern-chat.png') });
+    // The README's chat picture comes from the real model (real-model.test.mjs);
+    // this scripted-model one goes to test-results.
+    await mkdir(path.join(WEB_DIR, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-chat-scripted.png') });
     await page.getByRole('button', { name: 'Stop' }).click();
     const m = await until('the stopped reply', async () => {
       const all = await chatMessages();

@@ -119,7 +119,13 @@ pub struct AgentService {
     messages: Table<AgentMessageRow>,
     /// Where uploaded images live: image parts must name one of them.
     objects: DynObjects,
+    /// Turns per account (each is two model calls; the model is shared by
+    /// every user, so one account must not be able to monopolise it).
+    turns: std::sync::Arc<crate::ratelimit::RateLimiter>,
 }
+
+/// Agent turns one account may start per minute (per node, like every limiter).
+pub const TURNS_PER_MINUTE: u32 = 20;
 
 fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", uuid::Uuid::now_v7().simple())
@@ -132,7 +138,16 @@ impl AgentService {
             by_owner: Table::new(store.clone(), &tables::AGENT_CONVS_BY_OWNER),
             messages: Table::new(store, &tables::AGENT_MESSAGES),
             objects,
+            turns: std::sync::Arc::new(crate::ratelimit::RateLimiter::new(
+                TURNS_PER_MINUTE,
+                std::time::Duration::from_secs(60),
+            )),
         }
+    }
+
+    /// Counts one turn of `account`; false once it is over [`TURNS_PER_MINUTE`].
+    pub fn allow_turn(&self, account: &str) -> bool {
+        self.turns.check(account)
     }
 
     /// Creates a conversation owned by `owner`.

@@ -278,6 +278,16 @@ pub fn intro_request(turn: &Turn) -> ChatRequest {
          image you will propose. Do not write the prompt itself.{}",
         setting_note(&turn.biz)
     ))];
+    // Two worked examples (small models follow a shown pattern far better
+    // than a described one), then the real conversation.
+    messages.extend([
+        ChatMessage::user("a cat in a garden"),
+        ChatMessage::assistant(
+            "A curious cat in a sunny cottage garden sounds lovely; here is a prompt for it.",
+        ),
+        ChatMessage::user("a city at night"),
+        ChatMessage::assistant("I will propose a moody neon street shining after the rain."),
+    ]);
     messages.extend(turn.history.iter().cloned());
     messages.push(ChatMessage::user(turn.user_text.clone()));
     ChatRequest {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
-use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::store::{Key, ScanRange, Table};
 use protocol::frame::FrameType;
 use protocol::im::{ImMessage, MessageKind, Role};
@@ -68,12 +68,13 @@ impl ChannelCore {
         }
     }
 
-    /// Pushes one frame to each of `to` (the content is built once).
+    /// Pushes one frame to each of `to`: the content was encoded once, and
+    /// every member's topic gets a shared reference to the same text.
     async fn fan_out<'a>(
         &self,
         to: impl Iterator<Item = &'a String>,
         frame_type: FrameType,
-        content: &serde_json::Value,
+        content: &PushContent,
     ) {
         for account in to {
             self.bus
@@ -105,7 +106,8 @@ pub enum ChannelOp {
     Relay {
         except: String,
         frame_type: FrameType,
-        content: serde_json::Value,
+        /// Already encoded by the publisher (shared with the owner's frame).
+        content: PushContent,
     },
     /// Membership or the channel changed: reload before the next message.
     Reload,
@@ -247,7 +249,7 @@ impl ChannelState {
                 // Stored before anyone hears of it: history never lags the sockets.
                 core.messages.put(&pk, &Key::empty().u64(seq), &row).await?;
                 let wire = MessageRow::wire(&row, id);
-                match serde_json::to_value(&wire) {
+                match PushContent::new(&wire) {
                     Ok(v) => {
                         core.fan_out(self.members.keys(), FrameType::ImMessage, &v)
                             .await

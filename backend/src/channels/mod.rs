@@ -13,7 +13,7 @@ pub mod row;
 
 use std::sync::Arc;
 
-use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
 use protocol::frame::FrameType;
 use protocol::im::{
@@ -236,7 +236,9 @@ impl ChannelService {
     }
 
     async fn notify_members(&self, channel: &str, to: &[String]) {
-        let content = serde_json::json!({"kind": "channel.members", "channel_id": channel});
+        let content = PushContent::from_value(
+            &serde_json::json!({"kind": "channel.members", "channel_id": channel}),
+        );
         for account in to {
             self.core
                 .bus
@@ -598,7 +600,7 @@ impl ChannelService {
 
     /// Pushes a channel task's frame 10 to the other members (not for a
     /// PRIVATE channel, nor once the creator left).
-    pub async fn relay_task(&self, channel: &str, owner: &str, content: &serde_json::Value) {
+    pub async fn relay_task(&self, channel: &str, owner: &str, content: &PushContent) {
         let res = self
             .registry
             .run(channel, || ChannelOp::Relay {

@@ -276,6 +276,46 @@ mod tests {
         assert_eq!(day_of(-1), -1);
     }
 
+    #[tokio::test]
+    async fn the_week_counts_seven_days_and_today() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: DynStore = Arc::new(
+            infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap(),
+        );
+        let objects: infra::objects::DynObjects =
+            Arc::new(infra::objects::LocalObjects::new(dir.path().join("o")).unwrap());
+        let s = CharacterService::new(store, objects);
+        let today = day_of(now_millis());
+        // Counted today through the service, and older days written directly.
+        s.count_daily_chat("a").await.unwrap();
+        s.count_daily_chat("a").await.unwrap();
+        s.count_daily_chat("b").await.unwrap();
+        let put = |day: i64, id: &'static str, n: u64| {
+            let daily = s.extras.daily.clone();
+            async move {
+                daily
+                    .put(&Key::empty().i64(day), &Key::of(id), &n)
+                    .await
+                    .unwrap()
+            }
+        };
+        put(today - 6, "b", 5).await; // the oldest day in the window
+        put(today - 7, "a", 100).await; // a day too old
+        put(today - 7, "c", 100).await;
+        put(today + 1, "c", 100).await; // not yet
+        let counts = s.week_counts(today).await.unwrap();
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            [("a".to_owned(), 2), ("b".to_owned(), 6)]
+        );
+        // Seven days on, only tomorrow's entry is still in the window.
+        let later = s.week_counts(today + 7).await.unwrap();
+        assert_eq!(
+            later.into_iter().collect::<Vec<_>>(),
+            [("c".to_owned(), 100)]
+        );
+    }
+
     #[test]
     fn the_user_name_falls_back_to_the_account_name() {
         let account = AccountRow {

@@ -255,7 +255,7 @@ impl CharacterService {
                     None => break,
                 }
             }
-            rows.sort_by(|a, b| b.update_at.cmp(&a.update_at));
+            rows.sort_by_key(|r| std::cmp::Reverse(r.update_at));
             let mut items = Vec::new();
             for r in rows.into_iter().take(limit) {
                 items.extend(self.report_view(&mut names, &mut off, r).await?);

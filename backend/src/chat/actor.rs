@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use futures_util::StreamExt;
-use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::store::{Key, ScanRange, Table};
 use llm::{ChatMessage, ChatRequest, DynLanguageModel, TokenStream};
 use protocol::chat::{ChatDelta, MessageRole, MessageState, ModelTag};
@@ -161,7 +161,7 @@ impl ChatCore {
     }
 
     async fn push(&self, owner: &str, d: &ChatDelta) {
-        match serde_json::to_value(d) {
+        match PushContent::new(d) {
             Ok(content) => {
                 self.bus
                     .publish(

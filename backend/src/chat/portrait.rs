@@ -121,9 +121,11 @@ impl ChatService {
         let field = |label: &str, text: &str| {
             let text = macros(text.trim(), &c.name, &user.name);
             let text = cut_to(&text, FIELD_TOKENS, &|t| llm.count_tokens(t));
-            (!text.is_empty())
-                .then(|| format!("{label}: {text}"))
-                .unwrap_or_default()
+            if text.is_empty() {
+                String::new()
+            } else {
+                format!("{label}: {text}")
+            }
         };
         let about: Vec<String> = [
             format!("Name: {}", c.name),

@@ -82,6 +82,18 @@ pub fn request_for(input: &PolishInput) -> ChatRequest {
                  the subject, the setting, the art style, the lighting, and quality terms \
                  such as highly detailed. No explanation, no quotes, no label.",
             ),
+            // Two worked examples: small models follow a shown pattern far
+            // better than a described one.
+            ChatMessage::user("Idea: a cat in a garden"),
+            ChatMessage::assistant(
+                "a fluffy ginger cat sitting among blooming roses in a cottage garden, \
+                 soft morning sunlight, watercolor painting, warm colors, highly detailed",
+            ),
+            ChatMessage::user("Idea: a city at night\nStyle: cyberpunk"),
+            ChatMessage::assistant(
+                "a futuristic city street at night, neon signs reflecting on wet pavement, \
+                 light rain, cyberpunk style, dramatic lighting, cinematic, highly detailed",
+            ),
             ChatMessage::user(user),
         ],
         max_tokens: MAX_TOKENS,

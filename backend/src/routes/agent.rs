@@ -99,6 +99,9 @@ pub async fn stream(
         Ok(c) => c,
         Err(refused) => return refused,
     };
+    if !state.agent.allow_turn(&caller.account.id) {
+        return sse::single(refusal(ErrorCode::TooManyRequests, None));
+    }
     let request: AgentStreamRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => return sse::single(refusal(ErrorCode::InvalidParams, Some(e.to_string()))),

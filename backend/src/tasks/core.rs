@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use infra::bus::{user_topic, BusMessage, DynBus};
+use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::queue::{DynQueue, Lane};
 use infra::store::{tables, DynStore, Key, Table};
 use protocol::frame::FrameType;
@@ -97,7 +97,8 @@ impl TaskCore {
         } else {
             None
         };
-        match serde_json::to_value(row.view(position)) {
+        // Encoded once: the owner's frame and the channel relay share the text.
+        match PushContent::new(&row.view(position)) {
             Ok(content) => {
                 if let (Some(channel), Some(channels)) = (&row.channel_id, &self.channels) {
                     channels.relay_task(channel, account, &content).await;
@@ -221,11 +222,11 @@ impl TaskCore {
                         &user_topic(account),
                         BusMessage::Push {
                             frame_type,
-                            content: serde_json::json!({
+                            content: PushContent::from_value(&serde_json::json!({
                                 "kind": "credits",
                                 "balance": b.balance,
                                 "available": b.available(),
-                            }),
+                            })),
                         },
                     )
                     .await;

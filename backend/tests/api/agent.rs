@@ -226,6 +226,35 @@ async fn ownership_visitors_and_bad_requests() {
 }
 
 #[tokio::test]
+async fn turns_are_limited_per_account() {
+    let app = spawn_app_with(&SCRIPTED).await;
+    let (login, c) = app.user("Busy").await;
+    let conv = create(&c).await;
+    // Every turn counts, refused ones included, so empty turns use the allowance up quickly.
+    for _ in 0..20 {
+        let events = open(&app, Some(&login.token), &turn(&conv, "  "))
+            .await
+            .all()
+            .await;
+        assert_eq!(code(&events[0]), 40000);
+    }
+    let events = open(&app, Some(&login.token), &turn(&conv, "a cat"))
+        .await
+        .all()
+        .await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(code(&events[0]), 42900);
+    // Another account is not affected.
+    let (other, oc) = app.user("Calm").await;
+    let conv2 = create(&oc).await;
+    let events = open(&app, Some(&other.token), &turn(&conv2, "a cat"))
+        .await
+        .all()
+        .await;
+    assert!(events.iter().all(|e| code(e) == 10000), "{events:?}");
+}
+
+#[tokio::test]
 async fn an_uploaded_image_part_is_accepted() {
     let app = spawn_app_with(&SCRIPTED).await;
     let (login, c) = app.user("Pix").await;

@@ -10,6 +10,7 @@
 mod accounts;
 mod agent;
 mod channels;
+mod character_extras;
 mod characters;
 mod chat;
 mod helpers;
