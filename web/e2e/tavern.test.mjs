@@ -9,6 +9,10 @@
 // Also: starter templates in the form, polish with undo, chat settings and
 // rename, older messages on scrolling up, the recently chatted row, "Chat
 // now" from the grid (and the login dialog for visitors), delete all chats.
+// And the side calls: the model named on the character page, the chat
+// persona (from the header and from the chat settings), the draft preview,
+// picture prompts handed to the generator, and reporting someone else's
+// character (their pictures go to web/test-results/tavern-*.png).
 // Screenshots: docs/screenshots/tavern-grid.png (with the recent row),
 // tavern-edit.png, tavern-detail.png, tavern-chat.png (mid-stream),
 // tavern-datacards.png, tavern-settings.png, tavern-phone.png,
@@ -258,6 +262,12 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await cards.filter({ hasText: 'Captain Wren' }).getByRole('link').click();
     await page.waitForURL(new RegExp(`/en/tavern/character/${characterId}$`));
     await page.getByTestId('character-detail').getByRole('heading', { name: 'Captain Wren' }).waitFor();
+    // The page names the model that writes the replies (character/model_list), honestly.
+    const model = page.getByTestId('character-model');
+    await model.getByText('Replies are written by Scripted test model', { exact: false }).waitFor();
+    await model.getByText('not a neural model').waitFor();
+    // One's own character cannot be reported.
+    assert.equal(await page.getByRole('button', { name: /^Report/ }).count(), 0);
     await page.screenshot({ path: path.join(SHOTS, 'tavern-detail.png') });
   });
 
@@ -607,6 +617,130 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.getByTestId('character-detail').getByRole('heading', { name: 'Seraphina Vale' }).waitFor();
   });
 
+  test('sets the chat persona from the tavern header, and from the chat settings', async () => {
+    await page.goto(at('/en/tavern'));
+    await page.getByRole('button', { name: 'Your persona' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your chat persona' });
+    const name = dialog.getByLabel('Display name');
+    await until('the persona read', async () => name.isEnabled());
+    assert.equal(await name.inputValue(), '');
+    const becomes = dialog.getByTestId('persona-becomes');
+    assert.equal(await becomes.textContent(), 'In characters’ texts, {{user}} becomes “Mira”.');
+    await name.fill('Skipper Mira');
+    assert.equal(await becomes.textContent(), 'In characters’ texts, {{user}} becomes “Skipper Mira”.');
+    await dialog.getByLabel('About you').fill('A young deckhand who wants to hear every story.');
+    // The rules the server applies are checked first.
+    await name.fill('n'.repeat(65));
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('The display name may have at most 64 characters.').waitFor();
+    await name.fill('Skipper Mira');
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-persona.png') });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Your chat persona was saved.').waitFor();
+    assert.deepEqual(await post('/api/v1/account/character/setting/get', {}), {
+      display_name: 'Skipper Mira',
+      persona: 'A young deckhand who wants to hear every story.',
+      user_name: 'Skipper Mira',
+    });
+    // The chat view has no tavern header: its settings dialog leads to the same persona.
+    await page.goto(chatUrl);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Chat settings' }).getByRole('button', { name: 'Your persona' }).click();
+    await page.getByRole('dialog', { name: 'Chat settings' }).waitFor({ state: 'detached' });
+    await until('the stored persona', async () => (await name.inputValue()) === 'Skipper Mira');
+    assert.equal(await dialog.getByLabel('About you').inputValue(), 'A young deckhand who wants to hear every story.');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  test('previews the unsaved greeting and example dialogue as chat bubbles', async () => {
+    await page.goto(at(`/en/tavern/character/${encodeURIComponent(characterId)}/edit`));
+    const form = page.getByTestId('character-form');
+    await until('the form filled', async () => (await form.getByLabel('Name', { exact: true }).inputValue()) === 'Captain Wren');
+    await form.getByLabel('Greeting').fill('Ahoy, {{user}}! {{char}} has the kettle on.');
+    await form.getByLabel('Scenario').fill('A quiet harbour tavern on a rainy evening.');
+    await form.getByRole('button', { name: 'Preview' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Preview of Captain Wren' });
+    const lines = dialog.getByTestId('preview-line');
+    await lines.first().waitFor();
+    const got = await lines.evaluateAll((els) => els.map((el) => [el.getAttribute('data-kind'), el.getAttribute('data-role'), el.querySelector('.bubble__text')?.textContent]));
+    assert.deepEqual(got, [
+      ['greeting', 'assistant', 'Ahoy, Skipper Mira! Captain Wren has the kettle on.'],
+      ['example', 'user', 'Any stories?'],
+      ['example', 'assistant', 'Plenty. Sit down.'],
+    ]);
+    assert.equal(await dialog.getByTestId('preview-scene').textContent(), 'A quiet harbour tavern on a rainy evening.');
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-preview.png') });
+    await dialog.getByRole('button', { name: 'Close' }).first().click();
+    await dialog.waitFor({ state: 'detached' });
+    // Nothing was saved.
+    assert.equal((await post('/api/v1/character/detail', { id: characterId })).greeting, 'Ahoy! Pull up a chair, the kettle is on.');
+    // A draft without a name cannot be previewed.
+    await form.getByLabel('Name', { exact: true }).fill('');
+    await form.getByRole('button', { name: 'Preview' }).click();
+    await form.getByText('Fill in the name to preview the character.').waitFor();
+  });
+
+  test('suggests picture prompts for a saved character and hands one to the generator', async () => {
+    await page.goto(at('/en/tavern/new'));
+    const fresh = page.getByTestId('picture-prompts');
+    await fresh.getByText('Save the character to get picture ideas.').waitFor();
+    assert.equal(await fresh.getByRole('button').count(), 0);
+    await page.goto(at(`/en/tavern/character/${encodeURIComponent(characterId)}/edit`));
+    const box = page.getByTestId('picture-prompts');
+    await box.getByRole('button', { name: 'Suggest picture prompts' }).click();
+    const chips = box.getByTestId('picture-prompt');
+    await chips.first().waitFor();
+    const n = await chips.count();
+    assert.ok(n >= 1 && n <= 3, `one to three prompts: ${n}`);
+    const prompt = (await chips.first().locator('.picture-prompts__text').textContent()) ?? '';
+    assert.ok(prompt.trim().length > 0);
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-prompts.png') });
+    await chips.first().getByRole('button', { name: 'Use in generator: prompt 1' }).click();
+    await page.waitForURL(/\/en\/create$/);
+    const field = page.getByRole('tabpanel').getByLabel('Prompt', { exact: true });
+    await until('the prompt in the generator', async () => (await field.inputValue()) === prompt);
+  });
+
+  test("reports someone else's character, with the server's errors shown", async () => {
+    const tess = await post('/api/v1/account/sign-up', { email: `tavern.tess.${Date.now()}@example.com`, password: 'tavern-e2e-pass-3', name: 'Tess' }, '');
+    const { id: lanternId } = await post(
+      '/api/v1/tavern-pro/publish',
+      { name: 'Lantern Lady', description: 'Sells lanterns.', persona: 'Kind.', greeting: 'Need a light?', tags: [], gender: 'female', character_type: 1 },
+      tess.token,
+    );
+    await page.goto(at(`/en/tavern/character/${encodeURIComponent(lanternId)}`));
+    await page.getByRole('button', { name: 'Report Lantern Lady' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Report Lantern Lady' });
+    const reasons = dialog.getByRole('group', { name: 'Reason' }).getByRole('radio');
+    assert.equal(await reasons.count(), 6);
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await dialog.getByText('Choose a reason.').waitFor();
+    await dialog.getByRole('radio', { name: 'Something else' }).check();
+    await dialog.getByText('Required for “Something else”: what is wrong?').waitFor();
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await dialog.getByText('Describe the problem in the details.').waitFor();
+    await dialog.getByLabel('Details').fill('Links to a shop in every reply.');
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-report.png') });
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Thank you. Your report about Lantern Lady was sent.').waitFor();
+    // Reporting again replaces the earlier report.
+    await page.getByRole('button', { name: 'Report Lantern Lady' }).click();
+    await dialog.getByRole('radio', { name: 'Spam or advertising' }).check();
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await page.getByText('Thank you. Your report about Lantern Lady was updated.').waitFor();
+    // Its owner deletes it while the dialog is open: the server's key is shown.
+    await page.getByRole('button', { name: 'Report Lantern Lady' }).click();
+    await dialog.getByRole('radio', { name: 'Hate or harassment' }).check();
+    await post('/api/v1/tavern-pro/delete', { id: lanternId }, tess.token);
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await dialog.getByRole('alert').getByText('Not found.').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   test('fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(chatUrl);
@@ -634,5 +768,13 @@ describe('the tavern', { timeout: 300_000 }, () => {
         .map((el) => `${el.tagName}.${el.className}`),
     );
     assert.deepEqual(wideGrid, [], 'nothing in the grid is wider than the screen');
+    // The persona dialog fits too.
+    await page.getByRole('button', { name: 'Your persona' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your chat persona' });
+    await until('the persona read', async () => dialog.getByLabel('Display name').isEnabled());
+    const box = await dialog.boundingBox();
+    assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 390, `the dialog fits: ${JSON.stringify(box)}`);
+    await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-phone-persona.png') });
+    await page.keyboard.press('Escape');
   });
 });

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { loggedInAtom, loginDialogAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { Dialog } from '../generator/Dialog';
@@ -9,7 +9,10 @@ import { appStore, useAtomValue, useSetAtom } from '../state/jotai';
 import { tavernApi } from './actions';
 import { Avatar } from './Avatar';
 import { ExportCard } from './ExportCard';
+import { answeringModel } from './extras';
+import type { ChatModel } from './extras';
 import type { CharacterView } from './model';
+import { ReportDialog } from './ReportDialog';
 import { tavernPath } from './route';
 import { useCharacter } from './useCharacter';
 import { useErrorText } from './useErrorText';
@@ -33,6 +36,7 @@ function Actions({ c }: { c: CharacterView }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [asking, setAsking] = useState(false);
+  const [reporting, setReporting] = useState(false);
 
   async function startChat() {
     if (!loggedIn) {
@@ -84,6 +88,18 @@ function Actions({ c }: { c: CharacterView }) {
           {t('tavern.detail.delete')}
         </button>
       )}
+      {!c.is_owner && c.published && (
+        <button
+          type="button"
+          className="button character__report"
+          aria-haspopup="dialog"
+          aria-label={t('tavern.report.openFor', { name: c.name })}
+          onClick={() => (loggedIn ? setReporting(true) : setLoginDialog({ open: true, step: 'login' }))}
+        >
+          {t('tavern.report.open')}
+        </button>
+      )}
+      {reporting && <ReportDialog characterId={c.id} name={c.name} onClose={() => setReporting(false)} />}
       {asking && (
         <Dialog title={t('tavern.detail.deleteTitle', { name: c.name })} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(false)} className="tavern-dialog">
           <p>{t('tavern.detail.confirmDelete', { name: c.name })}</p>
@@ -103,6 +119,31 @@ function Actions({ c }: { c: CharacterView }) {
         </p>
       )}
     </div>
+  );
+}
+
+/** "Replies are written by …": the model that answers chats (character/model_list); nothing when it cannot be read. */
+function ModelNote() {
+  const t = useT();
+  const [model, setModel] = useState<ChatModel | null>(null);
+  useEffect(() => {
+    let gone = false;
+    tavernApi
+      .models()
+      .then((list) => {
+        if (!gone) setModel(answeringModel(list));
+      })
+      .catch(() => undefined);
+    return () => {
+      gone = true;
+    };
+  }, []);
+  if (model === null) return null;
+  return (
+    <p className="character__model bubble__model" data-testid="character-model">
+      {t('tavern.detail.model', { label: model.label })}
+      {!model.neural && <span className="bubble__not-neural">{t('tavern.chat.notNeural')}</span>}
+    </p>
   );
 }
 
@@ -135,6 +176,7 @@ export function CharacterDetail({ id }: { id: string }) {
           )}
           {c.description !== '' && <p className="character__text">{c.description}</p>}
           {!c.published && <p className="tavern__note">{t('tavern.detail.draftNote')}</p>}
+          <ModelNote />
           <Actions c={c} />
         </div>
       </div>

@@ -11,7 +11,9 @@ import { AvatarField } from './AvatarField';
 import { checkDraft, draftOf, EMPTY_DRAFT, fieldsOf, LIMITS } from './form';
 import type { CharacterDraft, DraftProblem } from './form';
 import { GENDERS } from './model';
+import { PicturePrompts } from './PicturePrompts';
 import { PresetChips } from './PresetChips';
+import { PreviewDialog } from './PreviewDialog';
 import type { CharacterView } from './model';
 import { tavernPath } from './route';
 import { useCharacter } from './useCharacter';
@@ -113,6 +115,7 @@ function FormBody({ base }: { base: CharacterView | null }) {
   const [draft, setDraft] = useState<CharacterDraft>(base ? draftOf(base) : EMPTY_DRAFT);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [previewing, setPreviewing] = useState(false);
   const set = (patch: Partial<CharacterDraft>) => setDraft((d) => ({ ...d, ...patch }));
 
   async function onSubmit(e: FormEvent) {
@@ -133,12 +136,22 @@ function FormBody({ base }: { base: CharacterView | null }) {
     }
   }
 
+  function openPreview() {
+    if (draft.name.trim() === '') {
+      setError(t('tavern.form.previewNeedsName'));
+      return;
+    }
+    setError(null);
+    setPreviewing(true);
+  }
+
   const cancelTo = base ? tavernPath({ view: 'detail', id: base.id }) : tavernPath({ view: 'mine' });
   return (
     <form className="character-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="character-form">
       <h2>{base ? t('tavern.form.titleEdit', { name: base.name }) : t('tavern.form.titleNew')}</h2>
       {base === null && <PresetChips draft={draft} onApply={setDraft} />}
       <AvatarField value={draft.avatar} name={draft.name} onChange={(avatar) => set({ avatar })} />
+      <PicturePrompts characterId={base?.id ?? null} />
       <Field field="name" draft={draft} set={set} />
       <Field field="description" draft={draft} set={set} rows={2} hint={`${t('tavern.form.descriptionHint')} `} />
       <Choices draft={draft} set={set} />
@@ -168,10 +181,14 @@ function FormBody({ base }: { base: CharacterView | null }) {
         <Link to={localePath(locale, cancelTo)} className="button">
           {t('tavern.form.cancel')}
         </Link>
+        <button type="button" className="button" aria-haspopup="dialog" onClick={openPreview}>
+          {t('tavern.form.preview')}
+        </button>
         <button type="submit" className="button button--primary" disabled={saving}>
           {saving ? t('tavern.form.saving') : t('tavern.form.save')}
         </button>
       </div>
+      {previewing && <PreviewDialog draft={draft} avatar={draft.avatar} onClose={() => setPreviewing(false)} />}
     </form>
   );
 }

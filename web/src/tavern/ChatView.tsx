@@ -17,6 +17,7 @@ import type { CharacterView, ChatSession } from './model';
 import { watchReconnects } from './pushHook';
 import { tavernPath } from './route';
 import { dateText, SessionList } from './SessionList';
+import { PersonaDialog } from './PersonaDialog';
 import { SessionSettingsDialog } from './SessionSettings';
 import { Suggestions } from './Suggestions';
 import { useCharacter } from './useCharacter';
@@ -83,6 +84,7 @@ function ChatPanel({ character, sessionId, session, onSessionChange, onToggleSes
   const [text, setText] = useState('');
   const [cardsOpen, setCardsOpen] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [personaOpen, setPersonaOpen] = useState(false);
   const bound = session?.datacard_ids ?? [];
   const defaultTitle = t('tavern.chat.untitled', { date: dateText(session?.create_at ?? null) });
 
@@ -141,8 +143,13 @@ function ChatPanel({ character, sessionId, session, onSessionChange, onToggleSes
           defaultTitle={defaultTitle}
           onSaved={onSessionChange}
           onClose={() => setSettingsOpen(false)}
+          onPersona={() => {
+            setSettingsOpen(false);
+            setPersonaOpen(true);
+          }}
         />
       )}
+      {personaOpen && <PersonaDialog onClose={() => setPersonaOpen(false)} />}
     </div>
   );
 }

@@ -79,6 +79,8 @@ export function SessionSettingsDialog(props: {
   defaultTitle: string;
   onSaved: (session: ChatSession) => void;
   onClose: () => void;
+  /** Opens the user's chat persona instead (this dialog closes). */
+  onPersona: () => void;
 }) {
   const t = useT();
   const errorText = useErrorText();
@@ -126,6 +128,12 @@ export function SessionSettingsDialog(props: {
         <SettingField field="temperature" value={settings.temperature} onChange={set('temperature')} />
         <SettingField field="top_p" value={settings.top_p} onChange={set('top_p')} />
         <SettingField field="max_reply_tokens" value={settings.max_reply_tokens} onChange={set('max_reply_tokens')} />
+        <div className="session-settings__persona">
+          <p className="field__hint">{t('tavern.persona.fromSettings')}</p>
+          <button type="button" className="button button--small" aria-haspopup="dialog" onClick={props.onPersona}>
+            {t('tavern.persona.open')}
+          </button>
+        </div>
         {error !== null && (
           <p className="tavern__error" role="alert">
             {error}

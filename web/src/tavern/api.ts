@@ -13,6 +13,8 @@ import {
   parseRecent,
   parseSession,
 } from './model';
+import { parseChatModel, parsePersona, parsePreviewItem, parsePrompts, previewBody } from './extras';
+import type { ChatModel, Persona, PreviewDraft, PreviewItem, ReportReason } from './extras';
 import type {
   CharacterCard,
   CharacterFields,
@@ -336,5 +338,39 @@ export class TavernApi {
 
   async deleteDatacard(id: string): Promise<void> {
     await this.api.post<unknown>('/api/v1/datacard/delete', { id });
+  }
+
+  // Side calls (character_extras) ------------------------------------------
+
+  /** Reports someone else's character; answers whether it replaced the caller's earlier report. */
+  async report(characterId: string, reason: ReportReason, detail: string): Promise<boolean> {
+    const d = await this.api.post<unknown>('/api/v1/report/ai-character', { character_id: characterId, reason, detail: detail.trim() });
+    return typeof d === 'object' && d !== null && (d as Json).updated === true;
+  }
+
+  /** The caller's chat persona (who `{{user}}` is). */
+  async persona(): Promise<Persona> {
+    return parsePersona(await this.api.post<unknown>('/api/v1/account/character/setting/get', {}));
+  }
+
+  /** Changes the chat persona (absent fields stay); answers it as stored. */
+  async updatePersona(change: { display_name?: string; persona?: string }): Promise<Persona> {
+    return parsePersona(await this.api.post<unknown>('/api/v1/account/character/setting/update', change));
+  }
+
+  /** How an unsaved draft's greeting and example dialogue read in a chat. */
+  async preview(draft: PreviewDraft): Promise<PreviewItem[]> {
+    const d = await this.api.post<unknown>('/api/v1/tavern-pro/preview/list', previewBody(draft));
+    return itemsOf(d).map(parsePreviewItem).filter(notNull);
+  }
+
+  /** Up to three picture prompts for a saved character, written by the language model. */
+  async imagePrompts(characterId: string): Promise<string[]> {
+    return parsePrompts(itemsOf(await this.api.post<unknown>('/api/v1/character/agent/recommend_promot', { character_id: characterId })));
+  }
+
+  /** The language models chats use (the server has one). */
+  async models(): Promise<ChatModel[]> {
+    return itemsOf(await this.api.post<unknown>('/api/v1/character/model_list', {})).map(parseChatModel).filter(notNull);
   }
 }
