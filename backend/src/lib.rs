@@ -5,6 +5,7 @@
 //! they go through services (`accounts`) written against `infra`'s traits.
 
 pub mod accounts;
+pub mod actor_map;
 pub mod agent;
 pub mod app;
 pub mod auth;

@@ -8,7 +8,7 @@
 //! disbanded; the Store is the truth, so a new actor starts on demand.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
@@ -20,6 +20,7 @@ use protocol::ErrorCode;
 
 use super::row::{ChannelRow, MemberRow, MessageRow};
 use crate::accounts::now_millis;
+use crate::actor_map::ActorMap;
 use crate::error::ApiError;
 
 /// A channel actor with no message for this long stops.
@@ -322,47 +323,31 @@ impl Handler<Op> for ChannelActor {
 #[derive(Clone)]
 pub struct ChannelRegistry {
     core: Arc<ChannelCore>,
-    /// A std mutex: held only to look up or insert, never across an await.
-    actors: Arc<Mutex<HashMap<String, Addr<ChannelActor>>>>,
+    actors: ActorMap<ChannelActor>,
 }
 
 impl ChannelRegistry {
     pub fn new(core: Arc<ChannelCore>) -> ChannelRegistry {
         ChannelRegistry {
             core,
-            actors: Arc::new(Mutex::new(HashMap::new())),
+            actors: ActorMap::default(),
         }
     }
 
     fn forget(&self, id: &str) {
-        if let Ok(mut m) = self.actors.lock() {
-            if m.get(id).is_some_and(|a| !a.connected()) {
-                m.remove(id);
-            }
-        }
+        self.actors.forget(id);
     }
 
     fn actor(&self, id: &str, start: bool) -> Result<Option<Addr<ChannelActor>>, ApiError> {
-        let mut m = self
-            .actors
-            .lock()
-            .map_err(|_| ApiError::internal("channel registry poisoned"))?;
-        if let Some(a) = m.get(id).filter(|a| a.connected()) {
-            return Ok(Some(a.clone()));
-        }
-        if !start {
-            return Ok(None);
-        }
-        let addr = ChannelActor {
+        let make = || ChannelActor {
             id: id.to_owned(),
             core: self.core.clone(),
             registry: self.clone(),
             state: ChannelState::default(),
             last_message: Instant::now(),
-        }
-        .start();
-        m.insert(id.to_owned(), addr.clone());
-        Ok(Some(addr))
+        };
+        self.actors
+            .get(id, start.then_some(&make as &dyn Fn() -> ChannelActor))
     }
 
     /// Runs `op` on the channel's actor (started on demand).

@@ -21,7 +21,6 @@
 //! after [`STALE_AFTER`] without a write on a cluster (the writer rewrites
 //! a streaming row at least every [`HEARTBEAT`]).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,6 +38,7 @@ use super::message::{Finished, LiveText, Snapshot, Start, StartKind, Stop};
 use super::prompt::{self, PromptInput};
 use super::row::{new_msg_id, preview, ChatMessageRow, ChatSessionRow};
 use crate::accounts::now_millis;
+use crate::actor_map::ActorMap;
 use crate::error::ApiError;
 
 /// A chat actor with no reply running and no message for this long stops.
@@ -702,47 +702,31 @@ impl Handler<Finished> for ChatActor {
 #[derive(Clone)]
 pub struct ChatRegistry {
     core: Arc<ChatCore>,
-    /// A std mutex: held only to look up or insert, never across an await.
-    actors: Arc<Mutex<HashMap<String, Addr<ChatActor>>>>,
+    actors: ActorMap<ChatActor>,
 }
 
 impl ChatRegistry {
     pub fn new(core: Arc<ChatCore>) -> ChatRegistry {
         ChatRegistry {
             core,
-            actors: Arc::new(Mutex::new(HashMap::new())),
+            actors: ActorMap::default(),
         }
     }
 
     fn forget(&self, id: &str) {
-        if let Ok(mut m) = self.actors.lock() {
-            if m.get(id).is_some_and(|a| !a.connected()) {
-                m.remove(id);
-            }
-        }
+        self.actors.forget(id);
     }
 
     fn actor(&self, id: &str, start: bool) -> Result<Option<Addr<ChatActor>>, ApiError> {
-        let mut m = self
-            .actors
-            .lock()
-            .map_err(|_| ApiError::internal("chat registry poisoned"))?;
-        if let Some(a) = m.get(id).filter(|a| a.connected()) {
-            return Ok(Some(a.clone()));
-        }
-        if !start {
-            return Ok(None);
-        }
-        let addr = ChatActor {
+        let make = || ChatActor {
             id: id.to_owned(),
             core: self.core.clone(),
             registry: self.clone(),
             running: None,
             last_message: Instant::now(),
-        }
-        .start();
-        m.insert(id.to_owned(), addr.clone());
-        Ok(Some(addr))
+        };
+        self.actors
+            .get(id, start.then_some(&make as &dyn Fn() -> ChatActor))
     }
 
     /// Starts a reply on the session's actor (started on demand).

@@ -7,8 +7,6 @@
 //! Also here: the event pump (worker events from the queue to the actors,
 //! acknowledged only after they are applied) and the reconciler loop.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
@@ -16,6 +14,7 @@ use infra::store::{Key, ScanRange};
 
 use super::core::{SharedCore, OPEN_BUCKETS};
 use super::machine::TaskOp;
+use crate::actor_map::ActorMap;
 use crate::error::ApiError;
 
 /// A task actor with no message for this long stops (it restarts on demand).
@@ -72,15 +71,14 @@ impl Handler<Apply> for TaskActor {
 #[derive(Clone)]
 pub struct TaskRegistry {
     core: SharedCore,
-    /// A std mutex: held only to look up or insert, never across an await.
-    actors: Arc<Mutex<HashMap<String, Addr<TaskActor>>>>,
+    actors: ActorMap<TaskActor>,
 }
 
 impl TaskRegistry {
     pub fn new(core: SharedCore) -> TaskRegistry {
         TaskRegistry {
             core,
-            actors: Arc::new(Mutex::new(HashMap::new())),
+            actors: ActorMap::default(),
         }
     }
 
@@ -89,30 +87,19 @@ impl TaskRegistry {
     }
 
     fn forget(&self, id: &str) {
-        if let Ok(mut m) = self.actors.lock() {
-            if m.get(id).is_some_and(|a| !a.connected()) {
-                m.remove(id);
-            }
-        }
+        self.actors.forget(id);
     }
 
     fn actor(&self, id: &str) -> Result<Addr<TaskActor>, ApiError> {
-        let mut m = self
-            .actors
-            .lock()
-            .map_err(|_| ApiError::internal("task registry poisoned"))?;
-        if let Some(a) = m.get(id).filter(|a| a.connected()) {
-            return Ok(a.clone());
-        }
-        let addr = TaskActor {
+        let make = || TaskActor {
             id: id.to_owned(),
             core: self.core.clone(),
             registry: self.clone(),
             last_message: std::time::Instant::now(),
-        }
-        .start();
-        m.insert(id.to_owned(), addr.clone());
-        Ok(addr)
+        };
+        self.actors
+            .get(id, Some(&make))?
+            .ok_or_else(|| ApiError::internal("task actor did not start"))
     }
 
     /// Applies `op` through the task's actor; true when the task is resolved.
@@ -133,7 +120,7 @@ impl TaskRegistry {
     }
 
     pub fn live_actors(&self) -> usize {
-        self.actors.lock().map(|m| m.len()).unwrap_or(0)
+        self.actors.count()
     }
 }
 
