@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
+import { signUp } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -26,17 +27,6 @@ let browser;
 let page;
 const pageProblems = [];
 
-async function post(pathname, body, token) {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(json.status?.code, 10000, `${pathname}: ${JSON.stringify(json.status)}`);
-  return json.data;
-}
-
 function promptField() {
   return page.getByRole('tabpanel').getByLabel('Prompt', { exact: true });
 }
@@ -49,11 +39,7 @@ describe('prompt polish and the generation agent', { timeout: 240_000 }, () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
     });
-    const login = await post('/api/v1/account/sign-up', {
-      email: `agent.${Date.now()}@example.com`,
-      password: 'agent-e2e-pass-1',
-      name: 'Grace',
-    });
+    const login = await signUp(backend.url, { prefix: 'agent', password: 'agent-e2e-pass-1', name: 'Grace' });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: backend.url });
     await context.addCookies([{ name: 'T', value: login.token, url: backend.url, sameSite: 'Lax' }]);

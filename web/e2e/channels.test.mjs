@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
+import { online, signUp } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -23,24 +24,9 @@ let backend;
 let browser;
 const pageProblems = [];
 
-async function post(pathname, body, token) {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(json.status?.code, 10000, `${pathname}: ${JSON.stringify(json.status)}`);
-  return json.data;
-}
-
 /** Signs a user up through the API and opens a browser context logged in with cookie T. */
 async function userContext(name) {
-  const login = await post('/api/v1/account/sign-up', {
-    email: `${name.toLowerCase()}.${Date.now()}@example.com`,
-    password: 'channels-e2e-pass-1',
-    name,
-  });
+  const login = await signUp(backend.url, { prefix: name.toLowerCase(), password: 'channels-e2e-pass-1', name });
   const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: backend.url });
   await context.addCookies([{ name: 'T', value: login.token, url: backend.url, sameSite: 'Lax' }]);
@@ -51,10 +37,6 @@ async function userContext(name) {
     if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) pageProblems.push(`${name} csp: ${m.text()}`);
   });
   return { name, token: login.token, context, page };
-}
-
-async function online(page) {
-  await page.getByTestId('socket-state').filter({ hasText: /^online$/ }).waitFor();
 }
 
 /** The texts of the messages on screen, in order. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
+import { apiPost, signUp } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -47,22 +48,15 @@ async function shot(name) {
   await page.setViewportSize(size);
 }
 
-async function post(pathname, body, withToken = token) {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(withToken ? { token: withToken } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
+/** An API call as the signed-up user, asserting it succeeds; answers its data. */
+const post = (pathname, body) => apiPost(backend.url, pathname, body, token);
 
 /** Polls batch-progress until the task ends; answers the task. */
 async function waitForTask(id, timeoutMs = 60_000) {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const answer = await post('/api/v1/task/batch-progress', { task_ids: [id] });
-    assert.equal(answer.status.code, 10000, JSON.stringify(answer.status));
-    const task = answer.data.items[0];
+    const task = answer.items[0];
     if (task && (task.status === 3 || task.status === 4)) return task;
     if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
     await new Promise((r) => setTimeout(r, 300));
@@ -136,13 +130,7 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
   });
 
   test('a signed-up user: PromptNotEmpty, then a text-to-image task runs to its image', async () => {
-    const signUp = await post('/api/v1/account/sign-up', {
-      email: `gen.${Date.now()}@example.com`,
-      password: 'generator-test-1',
-      name: 'Gen Tester',
-    }, '');
-    assert.equal(signUp.status.code, 10000, JSON.stringify(signUp.status));
-    token = signUp.data.token;
+    ({ token } = await signUp(backend.url, { prefix: 'gen', password: 'generator-test-1', name: 'Gen Tester' }));
     await context.addCookies([{ name: 'T', value: token, url: backend.url }]);
     await page.goto(new URL('/en/create', backend.url).href);
     await page.getByTestId('account-name').filter({ hasText: 'Gen Tester' }).waitFor();
@@ -177,7 +165,7 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
   test('image to image: upload an image with progress, paint a mask, generate', async () => {
     // The input is the picture the previous task made (fetched from /files/).
     const list = await post('/api/v1/task/list', { limit: 1 });
-    const uri = list.data.items[0].img_uris[0];
+    const uri = list.items[0].img_uris[0];
     const png = Buffer.from(await (await fetch(new URL(uri, backend.url))).arrayBuffer());
 
     await tab('Image to image').click();

@@ -11,7 +11,7 @@
 // Without the model file the tests are skipped, unless
 // EASEL_TEST_REQUIRE_MODEL=1, when they fail.
 // Screenshots: docs/screenshots/tavern-chat.png, agent.png, polish.png.
-/* global document, window, MutationObserver -- used inside page.evaluate callbacks */
+/* global document -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend } from './backend.mjs';
+import * as h from './helpers.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MODEL_PATH = path.resolve(HERE, '..', '..', 'models', 'smollm2-135m-instruct.gguf');
@@ -46,72 +47,20 @@ let browser;
 let page;
 const pageProblems = [];
 
-async function post(pathname, body, token = '') {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(json.status?.code, 10000, `${pathname}: ${JSON.stringify(json.status)}`);
-  return json.data;
-}
-
 const at = (p) => new URL(p, backend.url).href;
-
-/** The chat's messages as {role, state, text}, in order. */
-async function chatMessages() {
-  return page.getByTestId('chat-message').evaluateAll((els) =>
-    els.map((el) => ({
-      role: el.getAttribute('data-role'),
-      state: el.getAttribute('data-state'),
-      text: el.querySelector('[data-testid="message-text"]')?.textContent ?? '',
-    })),
-  );
-}
-
-async function until(what, check) {
-  const deadline = Date.now() + WAIT_MS;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await page.waitForTimeout(50);
-  }
-  assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
-
-/** Records the newest assistant message's text and state on every DOM change. */
-async function watchLastReply() {
-  await page.evaluate(() => {
-    const w = /** @type {any} */ (window);
-    w.__replyLog = [];
-    const record = () => {
-      const all = document.querySelectorAll('[data-testid="chat-message"][data-role="assistant"]');
-      const last = all[all.length - 1];
-      if (!last) return;
-      const text = last.querySelector('[data-testid="message-text"]')?.textContent ?? '';
-      const state = last.getAttribute('data-state');
-      const prev = w.__replyLog[w.__replyLog.length - 1];
-      if (!prev || prev.text !== text || prev.state !== state) w.__replyLog.push({ id: last.getAttribute('data-msg-id'), text, state });
-    };
-    w.__replyObserver?.disconnect();
-    w.__replyObserver = new MutationObserver(record);
-    w.__replyObserver.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-  });
-}
+const until = (what, check) => h.until(page, what, check, WAIT_MS);
 
 /**
  * Sends a message and waits for the model's whole reply; checks that it was
  * seen growing while streaming. Returns the finished reply's text.
  */
 async function ask(question, count) {
-  await watchLastReply();
+  await h.watchLastReply(page);
   const box = page.getByRole('textbox', { name: /^Message / });
   await box.fill(question);
   await box.press('Enter');
   const m = await until('the reply to finish', async () => {
-    const all = await chatMessages();
+    const all = await h.chatMessages(page);
     return all.length === count && all[count - 1].role === 'assistant' && all[count - 1].state !== 'streaming' && all;
   });
   const reply = m[count - 1];
@@ -121,7 +70,7 @@ async function ask(question, count) {
   assert.ok(text.length > 0, 'the reply is not empty');
   assert.match(text, /[A-Za-z]{2,}(\s+\S+){2,}/, `the reply is real text: ${JSON.stringify(text)}`);
   assert.doesNotMatch(text, /You said:/, 'not the scripted test model');
-  const log = await page.evaluate(() => /** @type {any} */ (window).__replyLog);
+  const log = await h.replyLog(page);
   const partial = log.filter((e) => e.state === 'streaming' && e.text.trim() !== '');
   assert.ok(partial.length >= 2, `the reply was seen streaming in: ${JSON.stringify(log)}`);
   for (let i = 1; i < partial.length; i++) assert.ok(partial[i].text.startsWith(partial[i - 1].text), 'new text is appended, never rewritten');
@@ -185,11 +134,7 @@ describe('the real local language model (SmolLM2-135M-Instruct)', { timeout: 600
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
     });
-    const login = await post('/api/v1/account/sign-up', {
-      email: `real-model.${Date.now()}@example.com`,
-      password: 'real-model-e2e-pass-1',
-      name: 'Sam',
-    });
+    const login = await h.signUp(backend.url, { prefix: 'real-model', password: 'real-model-e2e-pass-1', name: 'Sam' });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await context.addCookies([{ name: 'T', value: login.token, url: backend.url, sameSite: 'Lax' }]);
     page = await context.newPage();
@@ -212,26 +157,23 @@ describe('the real local language model (SmolLM2-135M-Instruct)', { timeout: 600
   test('chats with a character and the model writes the replies', async () => {
     await page.goto(at('/en/tavern/new'));
     const form = page.getByTestId('character-form');
-    await form.getByLabel('Upload a picture').setInputFiles({ name: 'globe.png', mimeType: 'image/png', buffer: await globePng() });
-    await form.locator('img.tv-avatar').waitFor();
-    await form.getByLabel('Name', { exact: true }).fill('Ms. Dalton');
-    await form.getByLabel('Description').fill('A warm geography teacher who knows a fact about every place on the map.');
-    await form.getByLabel('Gender').selectOption('female');
-    await form
-      .getByLabel('Persona')
-      .fill('Ms. Dalton is a warm, patient geography teacher. She answers in one or two short, friendly sentences and loves sharing a fun fact.');
-    await form.getByLabel('Scenario').fill('An after-school geography club, with a big globe on the desk.');
-    await form.getByLabel('Greeting').fill('Good afternoon! Which corner of the world shall we explore today?');
-    await form.getByLabel('Tags').fill('geography, teacher, travel');
-    await form.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(/\/en\/tavern\/character\/[^/]+$/);
-    await page.getByTestId('character-detail').getByRole('heading', { name: 'Ms. Dalton' }).waitFor();
+    await h.uploadCharacterPicture(form, 'globe.png', await globePng());
+    await h.fillCharacterForm(form, {
+      name: 'Ms. Dalton',
+      description: 'A warm geography teacher who knows a fact about every place on the map.',
+      gender: 'female',
+      persona: 'Ms. Dalton is a warm, patient geography teacher. She answers in one or two short, friendly sentences and loves sharing a fun fact.',
+      scenario: 'An after-school geography club, with a big globe on the desk.',
+      greeting: 'Good afternoon! Which corner of the world shall we explore today?',
+      tags: 'geography, teacher, travel',
+    });
+    await h.saveCharacter(page, form, 'Ms. Dalton');
 
     await page.getByRole('button', { name: 'Start a chat' }).click();
     await page.waitForURL(/\/en\/tavern\/chat\/[^/]+\/[^/]+$/);
-    await page.getByTestId('socket-state').filter({ hasText: /^online$/ }).waitFor();
+    await h.online(page);
     await until('the greeting', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 1 && m[0].text === 'Good afternoon! Which corner of the world shall we explore today?';
     });
 
@@ -260,7 +202,7 @@ describe('the real local language model (SmolLM2-135M-Instruct)', { timeout: 600
   });
 
   test("deletes a message only after the app's confirm dialog, by keyboard", async () => {
-    const before = await chatMessages();
+    const before = await h.chatMessages(page);
     const last = page.getByTestId('chat-message').last();
     const del = last.getByRole('button', { name: 'Delete', exact: true });
     // Escape closes the dialog and keeps the message.
@@ -270,14 +212,14 @@ describe('the real local language model (SmolLM2-135M-Instruct)', { timeout: 600
     await confirm.waitFor();
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached' });
-    assert.deepEqual(await chatMessages(), before);
+    assert.deepEqual(await h.chatMessages(page), before);
     // Cancel keeps it too.
     await del.focus();
     await page.keyboard.press('Enter');
     await confirm.getByRole('button', { name: 'Cancel' }).focus();
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
-    assert.deepEqual(await chatMessages(), before);
+    assert.deepEqual(await h.chatMessages(page), before);
     // Focus stays inside the dialog; Delete removes the message.
     await del.focus();
     await page.keyboard.press('Enter');
@@ -289,8 +231,8 @@ describe('the real local language model (SmolLM2-135M-Instruct)', { timeout: 600
     await confirm.getByRole('button', { name: 'Delete', exact: true }).focus();
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
-    await until('the message gone', async () => (await chatMessages()).length === before.length - 1);
-    assert.deepEqual(await chatMessages(), before.slice(0, -1));
+    await until('the message gone', async () => (await h.chatMessages(page)).length === before.length - 1);
+    assert.deepEqual(await h.chatMessages(page), before.slice(0, -1));
   });
 
   test('the agent proposes a prompt that goes into the generator', async () => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
+import { apiPost, online, signUp } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, '..', 'docs', 'screenshots');
@@ -28,16 +29,8 @@ let token = '';
 let taskId = '';
 const pageProblems = [];
 
-async function post(pathname, body) {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { token } : {}) },
-    body: JSON.stringify(body ?? {}),
-  });
-  const json = await res.json();
-  assert.equal(json.status?.code, 10000, `${pathname}: ${JSON.stringify(json.status)}`);
-  return json.data;
-}
+/** An API call as the signed-up user, asserting it succeeds; answers its data. Sends `{}` when there is no body. */
+const post = (pathname, body) => apiPost(backend.url, pathname, body ?? {}, token);
 
 function card(id) {
   return page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
@@ -97,17 +90,12 @@ describe('live task list and action bar against the real backend', { timeout: 24
   });
 
   test('a signed-up user opens the generator and sees the task panel with credits', async () => {
-    const login = await post('/api/v1/account/sign-up', {
-      email: `tasks.${Date.now()}@example.com`,
-      password: 'live-task-list-1',
-      name: 'Task Tester',
-    });
-    token = login.token;
+    ({ token } = await signUp(backend.url, { prefix: 'tasks', password: 'live-task-list-1', name: 'Task Tester' }));
     await context.addCookies([{ name: 'T', value: token, url: backend.url, sameSite: 'Lax' }]);
     await page.goto(new URL('/en/create', backend.url).href);
     const panel = page.getByTestId('task-panel');
     await panel.waitFor();
-    await page.getByTestId('socket-state').filter({ hasText: /^online$/ }).waitFor();
+    await online(page);
     await panel.getByText('No tasks yet', { exact: false }).waitFor();
     const credits = await post('/api/v1/payment/assets/get');
     await panel.getByTestId('task-credits').filter({ hasText: `Credits: ${credits.available}` }).waitFor();

@@ -17,13 +17,14 @@
 // tavern-edit.png, tavern-detail.png, tavern-chat.png (mid-stream),
 // tavern-datacards.png, tavern-settings.png, tavern-phone.png,
 // tavern-phone-grid.png.
-/* global document, window, MutationObserver -- used inside page.evaluate callbacks */
+/* global document, window -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
+import * as h from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -40,68 +41,10 @@ let page;
 let token = '';
 const pageProblems = [];
 
-async function post(pathname, body, withToken = token) {
-  const res = await fetch(new URL(pathname, backend.url), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(withToken ? { token: withToken } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(json.status?.code, 10000, `${pathname}: ${JSON.stringify(json.status)}`);
-  return json.data;
-}
-
+/** An API call as the signed-up user (or with `withToken`; '' for none), asserting it succeeds; answers its data. */
+const post = (pathname, body, withToken = token) => h.apiPost(backend.url, pathname, body, withToken);
 const at = (p) => new URL(p, backend.url).href;
-
-async function online() {
-  await page.getByTestId('socket-state').filter({ hasText: /^online$/ }).waitFor();
-}
-
-/** The chat's messages as {role, state, text}, in order. */
-async function chatMessages() {
-  return page.getByTestId('chat-message').evaluateAll((els) =>
-    els.map((el) => ({
-      role: el.getAttribute('data-role'),
-      state: el.getAttribute('data-state'),
-      text: el.querySelector('[data-testid="message-text"]')?.textContent ?? '',
-    })),
-  );
-}
-
-async function until(what, check) {
-  const deadline = Date.now() + WAIT_MS;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await page.waitForTimeout(40);
-  }
-  assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
-
-/** Records the newest assistant message's text and state on every DOM change. */
-async function watchLastReply() {
-  await page.evaluate(() => {
-    const w = /** @type {any} */ (window);
-    w.__replyLog = [];
-    const record = () => {
-      const all = document.querySelectorAll('[data-testid="chat-message"][data-role="assistant"]');
-      const last = all[all.length - 1];
-      if (!last) return;
-      const text = last.querySelector('[data-testid="message-text"]')?.textContent ?? '';
-      const state = last.getAttribute('data-state');
-      const prev = w.__replyLog[w.__replyLog.length - 1];
-      if (!prev || prev.text !== text || prev.state !== state) w.__replyLog.push({ id: last.getAttribute('data-msg-id'), text, state });
-    };
-    w.__replyObserver?.disconnect();
-    w.__replyObserver = new MutationObserver(record);
-    w.__replyObserver.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-  });
-}
-
-async function replyLog() {
-  return page.evaluate(() => /** @type {any} */ (window).__replyLog);
-}
+const until = (what, check) => h.until(page, what, check, WAIT_MS);
 
 async function send(text) {
   const box = page.getByRole('textbox', { name: /^Message / });
@@ -142,11 +85,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
     });
-    const login = await post(
-      '/api/v1/account/sign-up',
-      { email: `tavern.${Date.now()}@example.com`, password: 'tavern-e2e-pass-1', name: 'Mira' },
-      '',
-    );
+    const login = await h.signUp(backend.url, { prefix: 'tavern', password: 'tavern-e2e-pass-1', name: 'Mira' });
     token = login.token;
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: backend.url });
@@ -179,14 +118,13 @@ describe('the tavern', { timeout: 300_000 }, () => {
 
   test('creates a character through the form, with an uploaded picture', async () => {
     await page.goto(at('/en/'));
-    await online();
+    await h.online(page);
     await page.getByRole('banner').getByRole('link', { name: 'Tavern' }).click();
     await page.waitForURL(/\/en\/tavern$/);
     await page.getByRole('navigation', { name: 'Tavern sections' }).getByRole('link', { name: 'New character' }).click();
     await page.waitForURL(/\/en\/tavern\/new$/);
     const form = page.getByTestId('character-form');
-    await form.getByLabel('Upload a picture').setInputFiles({ name: 'portrait.png', mimeType: 'image/png', buffer: await portraitPng() });
-    await form.locator('img.tv-avatar').waitFor();
+    await h.uploadCharacterPicture(form, 'portrait.png', await portraitPng());
     // Starter templates fill persona, greeting and scenario; written text is only replaced after a confirm.
     await form.getByTestId('preset').filter({ hasText: 'Patient tutor' }).click();
     assert.match(await form.getByLabel('Persona').inputValue(), /patient teacher/);
@@ -202,24 +140,23 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await ask.getByRole('button', { name: 'Replace' }).click();
     assert.match(await form.getByLabel('Persona').inputValue(), /private investigator/);
     assert.match(await form.getByLabel('Scenario').inputValue(), /detective's office/);
-    await form.getByLabel('Name', { exact: true }).fill('Captain Wren');
-    await form.getByLabel('Description').fill('A retired sky-ship captain who tells tall tales over tea.');
-    await form.getByLabel('Gender').selectOption('female');
-    await form.getByLabel('Persona').fill('Wren is warm, wry and a little boastful. She speaks in short, salty sentences.');
-    await form.getByLabel('Scenario').fill('A quiet harbour tavern on a rainy evening.');
-    await form.getByLabel('Greeting').fill('Ahoy! Pull up a chair, the kettle is on.');
-    await form.getByLabel('Example dialogue').fill('{{user}}: Any stories?\n{{char}}: Plenty. Sit down.');
-    await form.getByLabel('Tags').fill('adventure, sky, #tea');
+    await h.fillCharacterForm(form, {
+      name: 'Captain Wren',
+      description: 'A retired sky-ship captain who tells tall tales over tea.',
+      gender: 'female',
+      persona: 'Wren is warm, wry and a little boastful. She speaks in short, salty sentences.',
+      scenario: 'A quiet harbour tavern on a rainy evening.',
+      greeting: 'Ahoy! Pull up a chair, the kettle is on.',
+      exampleDialogue: '{{user}}: Any stories?\n{{char}}: Plenty. Sit down.',
+      tags: 'adventure, sky, #tea',
+    });
     // The whole form in one picture: a tall window rather than a full-page capture (the header is sticky).
     await page.setViewportSize({ width: 1280, height: 1640 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(SHOTS, 'tavern-edit.png') });
     await page.setViewportSize({ width: 1280, height: 860 });
-    await form.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(/\/en\/tavern\/character\/[^/]+$/);
-    characterId = decodeURIComponent(page.url().split('/').pop());
+    characterId = await h.saveCharacter(page, form, 'Captain Wren');
     const detail = page.getByTestId('character-detail');
-    await detail.getByRole('heading', { name: 'Captain Wren' }).waitFor();
     await detail.getByText('A quiet harbour tavern on a rainy evening.').waitFor();
     assert.match(await detail.locator('img.tv-avatar').getAttribute('src'), /\/files\//);
   });
@@ -288,20 +225,20 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Start a chat' }).click();
     await page.waitForURL(/\/en\/tavern\/chat\/[^/]+\/[^/]+$/);
     chatUrl = page.url();
-    await online();
+    await h.online(page);
     await until('the greeting', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 1 && m[0].role === 'assistant' && m[0].text === 'Ahoy! Pull up a chair, the kettle is on.' && m;
     });
-    await watchLastReply();
+    await h.watchLastReply(page);
     const said = 'Tell me about the storm over the northern sea and how the crew kept the ship flying all night';
     await send(said);
     const expected = `You said: ${said}`;
     await until('the reply to finish', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 3 && m[2].state === 'done' && m;
     });
-    const m = await chatMessages();
+    const m = await h.chatMessages(page);
     assert.deepEqual(
       m.map((x) => [x.role, x.text]),
       [
@@ -311,7 +248,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
       ],
     );
     // The text grew over several observations while streaming, each a prefix of the next.
-    const log = (await replyLog()).filter((e) => e.text !== 'Ahoy! Pull up a chair, the kettle is on.');
+    const log = (await h.replyLog(page)).filter((e) => e.text !== 'Ahoy! Pull up a chair, the kettle is on.');
     const streaming = log.filter((e) => e.state === 'streaming' && e.text !== '');
     assert.ok(streaming.length >= 2, `at least two partial texts seen: ${JSON.stringify(log)}`);
     for (let i = 1; i < streaming.length; i++) {
@@ -327,11 +264,11 @@ describe('the tavern', { timeout: 300_000 }, () => {
   });
 
   test('stops a reply mid-stream and keeps the partial text', async () => {
-    await watchLastReply();
+    await h.watchLastReply(page);
     const said = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     await send(said);
     await until('a partial reply', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 5 && m[4].state === 'streaming' && m[4].text.split(' ').length >= 6;
     });
     // The README's chat picture comes from the real model (real-model.test.mjs);
@@ -340,7 +277,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.screenshot({ path: path.join(WEB_DIR, 'test-results', 'tavern-chat-scripted.png') });
     await page.getByRole('button', { name: 'Stop' }).click();
     const m = await until('the stopped reply', async () => {
-      const all = await chatMessages();
+      const all = await h.chatMessages(page);
       return all.length === 5 && all[4].state === 'cancelled' && all;
     });
     const full = `You said: ${said}`;
@@ -349,15 +286,15 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.getByText('Stopped', { exact: true }).waitFor();
     // Nothing more arrives after the stop.
     await page.waitForTimeout(400);
-    assert.equal((await chatMessages())[4].text, m[4].text);
+    assert.equal((await h.chatMessages(page))[4].text, m[4].text);
   });
 
   test('reloads and sees the same history', async () => {
-    const before = await chatMessages();
+    const before = await h.chatMessages(page);
     await page.reload();
-    await online();
+    await h.online(page);
     const after = await until('the history', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === before.length && m;
     });
     assert.deepEqual(after, before);
@@ -367,12 +304,12 @@ describe('the tavern', { timeout: 300_000 }, () => {
     const said = Array.from({ length: 50 }, (_, i) => `tide${i}`).join(' ');
     await send(said);
     await until('the reply under way', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 7 && m[6].state === 'streaming' && m[6].text.split(' ').length >= 5;
     });
     await page.reload();
     const m = await until('the whole reply after the reload', async () => {
-      const all = await chatMessages();
+      const all = await h.chatMessages(page);
       return all.length === 7 && all[6].state === 'done' && all;
     });
     assert.equal(m[6].text, `You said: ${said}`);
@@ -381,12 +318,12 @@ describe('the tavern', { timeout: 300_000 }, () => {
   });
 
   test('regenerates the last reply', async () => {
-    await watchLastReply();
+    await h.watchLastReply(page);
     await page.getByTestId('chat-message').last().hover();
     await page.getByRole('button', { name: /Regenerate/ }).click();
     const m = await until('the regenerated reply', async () => {
-      const all = await chatMessages();
-      return all.length === 7 && all[6].state === 'done' && (await replyLog()).some((e) => e.state === 'streaming') && all;
+      const all = await h.chatMessages(page);
+      return all.length === 7 && all[6].state === 'done' && (await h.replyLog(page)).some((e) => e.state === 'streaming') && all;
     });
     assert.match(m[6].text, /^You said: tide0 tide1/);
     await page.getByTestId('chat-message').last().getByTestId('model-label').getByText('not a neural model').waitFor();
@@ -396,7 +333,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     const said = Array.from({ length: 120 }, (_, i) => `gale${i}`).join(' ');
     await send(said);
     await until('the reply under way', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 9 && m[8].state === 'streaming' && m[8].text.split(' ').length >= 5;
     });
     await page.evaluate(() => {
@@ -405,7 +342,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     });
     await page.getByTestId('socket-state').filter({ hasText: /^reconnecting$/ }).waitFor();
     const m = await until('the whole reply after the reconnect', async () => {
-      const all = await chatMessages();
+      const all = await h.chatMessages(page);
       return all.length === 9 && all[8].state === 'done' && all;
     });
     assert.equal(m[8].text, `You said: ${said}`);
@@ -453,7 +390,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     assert.equal(await box.inputValue(), 'i has a storm story');
     await page.getByRole('button', { name: /Polish/ }).waitFor();
     await box.fill('');
-    assert.equal((await chatMessages()).length, 9, 'polishing sends nothing');
+    assert.equal((await h.chatMessages(page)).length, 9, 'polishing sends nothing');
   });
 
   test('renames the chat and changes its model settings', async () => {
@@ -486,7 +423,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
 
   test('loads older messages on scrolling to the top and keeps the place', async () => {
     // Another account with a long chat (the newest 40 messages come first).
-    const other = await post('/api/v1/account/sign-up', { email: `tavern.long.${Date.now()}@example.com`, password: 'tavern-e2e-pass-2', name: 'Oren' }, '');
+    const other = await h.signUp(backend.url, { prefix: 'tavern.long', password: 'tavern-e2e-pass-2', name: 'Oren' });
     const { session_id: sid } = await post('/api/v1/character/session/create', { character_id: characterId }, other.token);
     for (let i = 1; i <= 22; i++) {
       const { msg_id } = await post('/api/v1/character/session/chat/start', { session_id: sid, content: `line ${i}` }, other.token);
@@ -535,7 +472,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Chat now with Juniper' }).click();
     await page.waitForURL(/\/en\/tavern\/chat\/[^/]+\/[^/]+$/);
     await until('the greeting', async () => {
-      const m = await chatMessages();
+      const m = await h.chatMessages(page);
       return m.length === 1 && m[0].text === 'Hello, I am Juniper.';
     });
     const juniperId = decodeURIComponent(page.url().split('/').at(-2));
@@ -553,7 +490,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     assert.deepEqual(await recent.locator('.recent__name').allTextContents(), ['Captain Wren']);
     // Removing from the row keeps the chats: delete them all from the chat view, after a confirm.
     await page.goto(at(`/en/tavern/chat/${encodeURIComponent(juniperId)}`));
-    await until('the chat', async () => (await chatMessages()).length === 1);
+    await until('the chat', async () => (await h.chatMessages(page)).length === 1);
     await page.getByRole('button', { name: 'Delete all chats' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete all chats with Juniper?' });
     await confirm.getByRole('button', { name: 'Cancel' }).click();
@@ -704,7 +641,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
   });
 
   test("reports someone else's character, with the server's errors shown", async () => {
-    const tess = await post('/api/v1/account/sign-up', { email: `tavern.tess.${Date.now()}@example.com`, password: 'tavern-e2e-pass-3', name: 'Tess' }, '');
+    const tess = await h.signUp(backend.url, { prefix: 'tavern.tess', password: 'tavern-e2e-pass-3', name: 'Tess' });
     const { id: lanternId } = await post(
       '/api/v1/tavern-pro/publish',
       { name: 'Lantern Lady', description: 'Sells lanterns.', persona: 'Kind.', greeting: 'Need a light?', tags: [], gender: 'female', character_type: 1 },
@@ -744,8 +681,8 @@ describe('the tavern', { timeout: 300_000 }, () => {
   test('fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(chatUrl);
-    await online();
-    await until('the history', async () => (await chatMessages()).length === 9);
+    await h.online(page);
+    await until('the history', async () => (await h.chatMessages(page)).length === 9);
     await page.getByRole('textbox', { name: /^Message / }).waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'tavern-phone.png') });
     // The tavern's own content never scrolls sideways (the shared site header is checked elsewhere).

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
 import { loggedInAtom, loginDialogAtom } from '../account/atoms';
 import { Link } from '../app/Link';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom, navigate } from '../router/router';
 import { appStore, useAtomValue, useSetAtom } from '../state/jotai';
 import { tavernApi } from './actions';
 import { Avatar } from './Avatar';
+import { ConfirmDialog } from './ConfirmDialog';
 import { ExportCard } from './ExportCard';
 import { answeringModel } from './extras';
 import type { ChatModel } from './extras';
@@ -101,17 +101,15 @@ function Actions({ c }: { c: CharacterView }) {
       )}
       {reporting && <ReportDialog characterId={c.id} name={c.name} onClose={() => setReporting(false)} />}
       {asking && (
-        <Dialog title={t('tavern.detail.deleteTitle', { name: c.name })} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(false)} className="tavern-dialog">
-          <p>{t('tavern.detail.confirmDelete', { name: c.name })}</p>
-          <div className="tavern-dialog__buttons">
-            <button type="button" className="button" onClick={() => setAsking(false)}>
-              {t('tavern.chat.cancelEdit')}
-            </button>
-            <button type="button" className="button button--danger" disabled={busy} onClick={() => void remove()}>
-              {t('tavern.detail.delete')}
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={t('tavern.detail.deleteTitle', { name: c.name })}
+          message={t('tavern.detail.confirmDelete', { name: c.name })}
+          confirmLabel={t('tavern.detail.delete')}
+          variant="danger"
+          pending={busy}
+          onConfirm={() => void remove()}
+          onCancel={() => setAsking(false)}
+        />
       )}
       {error !== null && (
         <p className="tavern__error" role="alert">

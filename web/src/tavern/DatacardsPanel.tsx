@@ -1,8 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
+import { ConfirmDialog } from './ConfirmDialog';
 import type { Datacard } from './model';
 import { useErrorText } from './useErrorText';
 
@@ -175,17 +175,14 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
         </button>
       )}
       {deleting !== null && (
-        <Dialog title={t('tavern.datacards.deleteTitle', { title: deleting.title })} closeLabel={t('tavern.dialog.close')} onClose={() => setDeleting(null)} className="tavern-dialog">
-          <p>{t('tavern.datacards.confirmDelete')}</p>
-          <div className="tavern-dialog__buttons">
-            <button type="button" className="button" onClick={() => setDeleting(null)}>
-              {t('tavern.datacards.cancel')}
-            </button>
-            <button type="button" className="button button--danger" onClick={() => remove(deleting)}>
-              {t('tavern.datacards.delete')}
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={t('tavern.datacards.deleteTitle', { title: deleting.title })}
+          message={t('tavern.datacards.confirmDelete')}
+          confirmLabel={t('tavern.datacards.delete')}
+          variant="danger"
+          onConfirm={() => remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        />
       )}
     </aside>
   );

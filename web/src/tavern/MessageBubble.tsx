@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
 import { showToast } from '../app/toast';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { appStore } from '../state/jotai';
 import { continueReply, deleteMessage, editMessage, likeMessage, regenerate, tavernApi } from './actions';
 import { Avatar } from './Avatar';
+import { ConfirmDialog } from './ConfirmDialog';
 import type { ChatMessage } from './model';
 
 /** A thumb, up (like) or down (dislike), drawn so it shows without an emoji font. */
@@ -166,24 +166,17 @@ export function MessageBubble(props: BubbleProps) {
           </div>
         )}
         {asking && (
-          <Dialog title={t('tavern.chat.deleteTitle')} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(false)} className="tavern-dialog">
-            <p>{t('tavern.chat.confirmDelete')}</p>
-            <div className="tavern-dialog__buttons">
-              <button type="button" className="button" onClick={() => setAsking(false)}>
-                {t('tavern.chat.cancelEdit')}
-              </button>
-              <button
-                type="button"
-                className="button button--danger"
-                onClick={() => {
-                  setAsking(false);
-                  act.remove();
-                }}
-              >
-                {t('tavern.chat.delete')}
-              </button>
-            </div>
-          </Dialog>
+          <ConfirmDialog
+            title={t('tavern.chat.deleteTitle')}
+            message={t('tavern.chat.confirmDelete')}
+            confirmLabel={t('tavern.chat.delete')}
+            variant="danger"
+            onConfirm={() => {
+              setAsking(false);
+              act.remove();
+            }}
+            onCancel={() => setAsking(false)}
+          />
         )}
       </div>
     </li>

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
+import { ConfirmDialog } from './ConfirmDialog';
 import { applyPreset, presetConflicts } from './form';
 import type { CharacterDraft, PresetField } from './form';
 import type { Preset } from './model';
@@ -53,24 +53,16 @@ export function PresetChips({ draft, onApply }: { draft: CharacterDraft; onApply
         ))}
       </div>
       {asking !== null && (
-        <Dialog title={t('tavern.form.presetReplaceTitle', { title: asking.preset.title })} closeLabel={t('tavern.dialog.close')} onClose={() => setAsking(null)} className="tavern-dialog">
-          <p>{t('tavern.form.presetReplaceText', { fields: asking.fields.map((f) => t(FIELD_KEYS[f])).join(', ') })}</p>
-          <div className="tavern-dialog__buttons">
-            <button type="button" className="button" onClick={() => setAsking(null)}>
-              {t('tavern.form.cancel')}
-            </button>
-            <button
-              type="button"
-              className="button button--primary"
-              onClick={() => {
-                onApply(applyPreset(draft, asking.preset));
-                setAsking(null);
-              }}
-            >
-              {t('tavern.form.presetReplace')}
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={t('tavern.form.presetReplaceTitle', { title: asking.preset.title })}
+          message={t('tavern.form.presetReplaceText', { fields: asking.fields.map((f) => t(FIELD_KEYS[f])).join(', ') })}
+          confirmLabel={t('tavern.form.presetReplace')}
+          onConfirm={() => {
+            onApply(applyPreset(draft, asking.preset));
+            setAsking(null);
+          }}
+          onCancel={() => setAsking(null)}
+        />
       )}
     </div>
   );

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link } from '../app/Link';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { sessionBadgesAtom } from './atoms';
+import { ConfirmDialog } from './ConfirmDialog';
 import { useErrorText } from './useErrorText';
 import type { ChatSession } from './model';
 import { tavernPath } from './route';
@@ -108,21 +108,15 @@ function DeleteAllDialog(props: { name: string; onConfirm: () => Promise<void>; 
   }
 
   return (
-    <Dialog title={t('tavern.chat.deleteAllTitle', { name: props.name })} closeLabel={t('tavern.dialog.close')} onClose={props.onClose} className="tavern-dialog">
-      <p>{t('tavern.chat.deleteAllText', { name: props.name })}</p>
-      {error !== null && (
-        <p className="tavern__error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="tavern-dialog__buttons">
-        <button type="button" className="button" onClick={props.onClose}>
-          {t('tavern.chat.cancelEdit')}
-        </button>
-        <button type="button" className="button button--danger" disabled={pending} onClick={() => void confirm()}>
-          {t('tavern.chat.deleteAllConfirm')}
-        </button>
-      </div>
-    </Dialog>
+    <ConfirmDialog
+      title={t('tavern.chat.deleteAllTitle', { name: props.name })}
+      message={t('tavern.chat.deleteAllText', { name: props.name })}
+      confirmLabel={t('tavern.chat.deleteAllConfirm')}
+      variant="danger"
+      pending={pending}
+      error={error}
+      onConfirm={() => void confirm()}
+      onCancel={props.onClose}
+    />
   );
 }
