@@ -75,6 +75,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(chat["refused"], 3)
         self.assertEqual(chat["jitter_p99_ms"], 3.0)
         self.assertEqual(s["create"]["easel"]["refused"], 3)
+        # An old report has no breakdown: its cells stay empty.
+        self.assertIsNone(s["create"]["easel"]["rate_limited"])
         self.assertAlmostEqual(s["create"]["easel"]["cpu_us_per_frame"], 500.0)
         self.assertIn("| easel | 2,000 | 400.00 |", report.table("chat", s["chat"]))
         t = report.targets(s)
@@ -92,6 +94,26 @@ class ReportTest(unittest.TestCase):
         s["soak"]["easel"].update(duration_s=1800.0, memory_growth_pct=6.0)
         self.assertIn("| soak: 30 min, memory growth < 5 %, nothing lost | 1,800 s: growth 6.00 %, lost 0 | "
                       "**missed** |", report.targets(s))
+
+    def test_create_refusals_are_broken_down(self):
+        counts = {"offered": 300000, "sent": 250000, "unsent": 50000, "accepted": 249000,
+                  "refused": 700, "refused_rate_limited": 500, "refused_no_credits": 150, "refused_other": 50,
+                  "timed_out": 200, "failed_transport": 100, "failed": 300}
+        s = report.summarise([rec("easel", "create", 1, counts, server_cpu_secs=10.0,
+                                  throughput_per_sec=16600.0, rate=20000.0)])
+        e = s["create"]["easel"]
+        self.assertEqual((e["rate_limited"], e["no_credits"], e["refused_other"]), (500, 150, 50))
+        self.assertEqual((e["failed"], e["unsent"], e["refused"]), (300, 50000, 1000))
+        md = report.table("create", s["create"])
+        self.assertIn("refused: rate limit | refused: credits | refused: other | timed out or failed | "
+                      "not sent (deadline)", md)
+        self.assertIn("| 500 | 150 | 50 | 300 | 50,000 | 1 |", md)
+
+    def test_idle_shows_the_drivers_own_lateness(self):
+        s = report.summarise([rec("easel", "idle", 1, {"authenticated": 10, "heartbeat_acks": 10},
+                                  send_lateness_ms={"p99": 0.9, "count": 10})])
+        self.assertEqual(s["idle"]["easel"]["driver_late_p99_ms"], 0.9)
+        self.assertIn("driver lateness p99 ms", report.table("idle", s["idle"]))
 
     def test_fanout_targets_and_easel_only_scenarios(self):
         recs = [
@@ -111,13 +133,36 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(s["progress"]["easel-redis"]["seq_gaps"], 1)
         t = report.targets(s)
         self.assertIn("| progress: fan-out p99 ≤ 10 ms in-process | 8.00 ms (estimate, see progress notes) | **met** |", t)
-        self.assertIn("| progress: fan-out p99 ≤ 15 ms through Redis | 16.00 ms (estimate) | **missed** |", t)
+        self.assertIn("| progress: fan-out p99 ≤ 15 ms through Redis | 16.00 ms (estimate, see progress notes) | "
+                      "**missed** |", t)
         self.assertIn("| progress: CPU per frame ≤ 2× the bare floor | 2.00× | **met** |", t)
         self.assertIn("watchers: no frame lost or out of order | lost –, out of order –, seq gaps – | "
                       "not measured: watchers did not run against easel |", t)
         md = report.table("progress", s["progress"])
         self.assertIn("fan-out p99 ms", md)
         self.assertIn("| easel-redis |", md)
+        self.assertIn("| estimate |", md)
+
+    def test_measured_fanout_is_preferred_and_labelled(self):
+        recs = [
+            rec("easel", "progress", 1, {"frames": 800, "lost": 0, "out_of_order": 0}, server_cpu_secs=0.08,
+                fanout_delay_ms={"p50": 1.0, "p99": 4.0, "count": 800},
+                emit_to_receipt_ms={"p50": 1.5, "p99": 12.0, "count": 800}),
+            # A baseline: no server time, the estimate stands.
+            rec("bare-actix", "progress", 1, {"frames": 800, "lost": 0}, server_cpu_secs=0.04,
+                fanout_delay_ms={"p50": 0.5, "p99": 2.0, "count": 800},
+                emit_to_receipt_ms={"p50": 0, "p99": 0, "count": 0}),
+        ]
+        s = report.summarise(recs)
+        self.assertEqual(s["progress"]["easel"]["fanout_p99_ms"], 12.0)
+        self.assertEqual(s["progress"]["easel"]["fanout_est_p99_ms"], 4.0)
+        self.assertEqual(s["progress"]["bare-actix"]["fanout_p99_ms"], 2.0)
+        md = report.table("progress", s["progress"])
+        self.assertIn("| 1.50 | 12.00 | measured (server ts) |", md)
+        self.assertIn("| 0.50 | 2.00 | estimate |", md)
+        t = report.targets(s)
+        self.assertIn("| progress: fan-out p99 ≤ 10 ms in-process | 12.00 ms (measured: server emission to "
+                      "receipt) | **missed** |", t)
 
     def test_render_writes_every_section(self):
         with tempfile.TemporaryDirectory() as d:

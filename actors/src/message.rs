@@ -1,11 +1,13 @@
 //! Messages between the socket actors: sessions attach to their user's push
-//! stream, the stream pushes frames and close orders to its sessions.
+//! stream, the stream puts frames straight into each session's writer queue
+//! ([`PushSink`]) and sends close orders to the session actor.
 
 use std::sync::{Arc, OnceLock};
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
-use protocol::frame::{push_json, Codec, Frame, PushContent};
+use protocol::frame::{push_json, Codec, Frame, FrameType, PushContent};
+use tokio::sync::mpsc;
 
 /// Identifies one socket within its user's stream.
 pub type SessionId = u64;
@@ -19,6 +21,8 @@ pub type SessionId = u64;
 pub struct OutFrame {
     kind: u16,
     seq: Option<u64>,
+    /// The publisher's time (push kinds only; see `Frame::ts`).
+    ts: Option<u64>,
     content: PushContent,
     /// The JSON text frame; `Bytes` so each session's writer gets it by a
     /// reference-count increment, not a copy.
@@ -31,11 +35,15 @@ pub struct OutFrame {
 }
 
 impl OutFrame {
+    /// Push kinds (10 to 13) carry the content's publish time as `ts`.
     pub fn new(kind: u16, content: PushContent, seq: Option<u64>) -> OutFrame {
-        let json = Bytes::from(push_json(kind, &content, seq));
+        let is_push = FrameType::from_u16(kind).is_some_and(FrameType::is_push);
+        let ts = if is_push { content.ts() } else { None };
+        let json = Bytes::from(push_json(kind, &content, seq, ts));
         OutFrame {
             kind,
             seq,
+            ts,
             content,
             json,
             msgpack: OnceLock::new(),
@@ -66,6 +74,7 @@ impl OutFrame {
                                 token: None,
                                 content,
                                 seq: self.seq,
+                                ts: self.ts,
                             };
                             Codec::MsgPack.encode(&frame).map_err(|e| e.to_string())
                         },
@@ -83,10 +92,55 @@ impl OutFrame {
     }
 }
 
-/// Stream → session: one frame to send (already sequenced and encoded).
-#[derive(Message, Clone)]
-#[rtype(result = "()")]
-pub struct Push(pub Arc<OutFrame>);
+/// What a session's writer task sends, in queue order.
+#[derive(Debug)]
+pub enum Outgoing {
+    /// A pushed frame, shared by the user's sockets; the writer takes the
+    /// bytes of its socket's codec.
+    Frame(Arc<OutFrame>),
+    /// A frame of this socket's own, already in its codec.
+    Data(Bytes),
+    Pong(Vec<u8>),
+}
+
+/// Why a frame could not be queued for a socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SinkError {
+    /// The socket is not keeping up: its queue is full (close it, 1013).
+    Full,
+    /// The socket's writer is gone.
+    Closed,
+}
+
+/// A session's writer queue as its stream sees it. Pushes go into it
+/// straight from the stream, with no hop through the session actor's
+/// mailbox: one queue and one wake per delivery. Bounded, so a socket that
+/// cannot keep up is closed instead of growing memory without bound.
+#[derive(Debug, Clone)]
+pub struct PushSink {
+    tx: mpsc::Sender<Outgoing>,
+}
+
+impl PushSink {
+    /// A sink holding up to `capacity` frames, and its writer's end.
+    pub fn channel(capacity: usize) -> (PushSink, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        (PushSink { tx }, rx)
+    }
+
+    /// Queues a pushed frame.
+    pub fn push(&self, frame: Arc<OutFrame>) -> Result<(), SinkError> {
+        self.send(Outgoing::Frame(frame))
+    }
+
+    /// Queues anything.
+    pub fn send(&self, item: Outgoing) -> Result<(), SinkError> {
+        self.tx.try_send(item).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => SinkError::Full,
+            mpsc::error::TrySendError::Closed(_) => SinkError::Closed,
+        })
+    }
+}
 
 /// Stream → session: close the socket with this code.
 #[derive(Message, Clone)]
@@ -96,13 +150,16 @@ pub struct CloseSocket {
     pub reason: String,
 }
 
-/// Session → stream: start receiving pushes.
+/// Session → stream: start receiving pushes. The stream first queues the
+/// auth confirmation (a type 4 with `{account_id, stream, seq}`, in `codec`)
+/// into `sink`, so it precedes every push numbered after `seq`.
 #[derive(Message)]
 #[rtype(result = "Attached")]
 pub struct Attach {
     pub session_id: SessionId,
     pub token_hash: String,
-    pub push: Recipient<Push>,
+    pub codec: Codec,
+    pub sink: PushSink,
     pub close: Recipient<CloseSocket>,
 }
 
@@ -121,8 +178,7 @@ pub struct Detach {
 }
 
 /// Session → stream: replay what followed `last_seq`, then a type-15 answer,
-/// all through the session's `Push` recipient so they stay in order with
-/// live pushes.
+/// all through the session's sink so they stay in order with live pushes.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Replay {
@@ -148,8 +204,9 @@ mod tests {
                 token: None,
                 content: content.clone(),
                 seq,
+                ts: Some(99),
             };
-            let out = OutFrame::new(10, PushContent::from_value(&content), seq);
+            let out = OutFrame::new(10, PushContent::from_value(&content).with_ts(Some(99)), seq);
             assert_eq!(out.seq(), seq);
             assert_eq!(out.kind(), 10);
             for codec in [Codec::Json, Codec::MsgPack] {
@@ -158,6 +215,42 @@ mod tests {
                 assert_eq!(codec.decode(&bytes).unwrap(), frame);
             }
         }
+    }
+
+    #[test]
+    fn only_push_kinds_carry_the_publish_time() {
+        let content = PushContent::from_value(&json!({"a": 1})).with_ts(Some(7));
+        for kind in [10, 11, 12, 13] {
+            let out = OutFrame::new(kind, content.clone(), Some(1));
+            let frame = Codec::Json
+                .decode(&out.encoded(Codec::Json).unwrap())
+                .unwrap();
+            assert_eq!(frame.ts, Some(7));
+            let frame = Codec::MsgPack
+                .decode(&out.encoded(Codec::MsgPack).unwrap())
+                .unwrap();
+            assert_eq!(frame.ts, Some(7));
+        }
+        let answer = OutFrame::new(15, content, None);
+        let frame = Codec::Json
+            .decode(&answer.encoded(Codec::Json).unwrap())
+            .unwrap();
+        assert_eq!(frame.ts, None);
+    }
+
+    #[test]
+    fn a_full_sink_says_so_and_a_dropped_writer_too() {
+        let (sink, mut rx) = PushSink::channel(1);
+        let f = Arc::new(OutFrame::new(
+            12,
+            PushContent::from_value(&json!(1)),
+            Some(1),
+        ));
+        assert_eq!(sink.push(f.clone()), Ok(()));
+        assert_eq!(sink.push(f.clone()), Err(SinkError::Full));
+        assert!(matches!(rx.try_recv(), Ok(Outgoing::Frame(g)) if Arc::ptr_eq(&g, &f)));
+        drop(rx);
+        assert_eq!(sink.push(f), Err(SinkError::Closed));
     }
 
     #[test]

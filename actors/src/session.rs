@@ -15,12 +15,14 @@ use actix::prelude::*;
 use actix_web::web::Bytes;
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Message, ProtocolError};
 use infra::config::SocketSettings;
-use protocol::frame::{AuthConfirm, ClientFrame, Codec, Frame, FrameType};
+use protocol::frame::{ClientFrame, Codec, Frame};
 use protocol::ErrorCode;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::close_code;
-use crate::message::{Attach, CloseSocket, Detach, Push, Replay, SessionId};
+use crate::message::{
+    Attach, CloseSocket, Detach, Outgoing, PushSink, Replay, SessionId, SinkError,
+};
 use crate::stream::{StreamActor, StreamRegistry};
 
 /// Who a token belongs to, as far as the socket cares.
@@ -54,20 +56,15 @@ pub struct SessionDeps {
     pub settings: SocketSettings,
 }
 
-enum Outgoing {
-    /// An encoded frame in the socket's codec. `Bytes` because pushes are
-    /// shared by every socket of the user (encoded once by the stream).
-    Data(Bytes),
-    Pong(Vec<u8>),
-}
-
 static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
 
 pub struct SessionActor {
     id: SessionId,
     codec: Codec,
     deps: Arc<SessionDeps>,
-    out: mpsc::Sender<Outgoing>,
+    /// The writer's queue; the user's stream holds a clone and pushes into
+    /// it directly.
+    out: PushSink,
     /// Taken once, to close: the writer closes the socket after flushing.
     close_tx: Option<oneshot::Sender<(u16, String)>>,
     user: Option<(AuthedSocketUser, Addr<StreamActor>)>,
@@ -85,7 +82,7 @@ impl SessionActor {
         codec: Codec,
         deps: Arc<SessionDeps>,
     ) -> Addr<SessionActor> {
-        let (out, rx) = mpsc::channel(deps.settings.send_queue.max(1));
+        let (out, rx) = PushSink::channel(deps.settings.send_queue);
         let (close_tx, close_rx) = oneshot::channel();
         actix_web::rt::spawn(writer(session, codec, rx, close_rx));
         SessionActor::create(|ctx| {
@@ -117,12 +114,10 @@ impl SessionActor {
 
     /// Queues already-encoded bytes for the writer.
     fn send_bytes(&mut self, bytes: Bytes, ctx: &mut Context<Self>) {
-        match self.out.try_send(Outgoing::Data(bytes)) {
+        match self.out.send(Outgoing::Data(bytes)) {
             Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                self.close(close_code::TOO_SLOW, "too slow", ctx)
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => ctx.stop(),
+            Err(SinkError::Full) => self.close(close_code::TOO_SLOW, "too slow", ctx),
+            Err(SinkError::Closed) => ctx.stop(),
         }
     }
 
@@ -180,7 +175,8 @@ impl SessionActor {
         }
         self.auth_started = true;
         let deps = self.deps.clone();
-        let push = ctx.address().recipient::<Push>();
+        let sink = self.out.clone();
+        let codec = self.codec;
         let close = ctx.address().recipient::<CloseSocket>();
         let session_id = self.id;
         let fut = async move {
@@ -191,7 +187,8 @@ impl SessionActor {
                 let attach = Attach {
                     session_id,
                     token_hash: user.token_hash.clone(),
-                    push: push.clone(),
+                    codec,
+                    sink: sink.clone(),
                     close: close.clone(),
                 };
                 if let Ok(attached) = stream.send(attach).await {
@@ -202,14 +199,10 @@ impl SessionActor {
         };
         ctx.wait(fut.into_actor(self).map(|res, act, ctx| match res {
             Ok((user, stream, attached)) => {
-                let confirm = AuthConfirm {
-                    account_id: user.account_id.clone(),
-                    stream: attached.stream,
-                    seq: attached.seq,
-                };
+                // The stream already queued the confirmation (type 4 with
+                // `{account_id, stream, seq}`) ahead of any push.
+                tracing::debug!(session = act.id, stream = %attached.stream, seq = attached.seq, "socket authenticated");
                 act.user = Some((user, stream));
-                let content = serde_json::to_value(confirm).unwrap_or_default();
-                act.send(&Frame::new(FrameType::Heartbeat, content), ctx);
             }
             Err(AuthFailure::Refused) => act.close(close_code::BAD_TOKEN, "bad token", ctx),
             Err(AuthFailure::Unavailable) => {
@@ -255,7 +248,7 @@ impl StreamHandler<Result<AggregatedMessage, ProtocolError>> for SessionActor {
             Ok(AggregatedMessage::Binary(bin)) => self.on_data(&bin, Codec::MsgPack, ctx),
             Ok(AggregatedMessage::Ping(bytes)) => {
                 self.last_frame = Instant::now();
-                let _ = self.out.try_send(Outgoing::Pong(bytes.to_vec()));
+                let _ = self.out.send(Outgoing::Pong(bytes.to_vec()));
             }
             Ok(AggregatedMessage::Pong(_)) => self.last_frame = Instant::now(),
             Ok(AggregatedMessage::Close(_)) => ctx.stop(),
@@ -271,19 +264,6 @@ impl StreamHandler<Result<AggregatedMessage, ProtocolError>> for SessionActor {
 
     fn finished(&mut self, ctx: &mut Self::Context) {
         ctx.stop();
-    }
-}
-
-impl Handler<Push> for SessionActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: Push, ctx: &mut Self::Context) {
-        if self.close_tx.is_some() {
-            // JSON sockets send the stream's shared bytes as they are.
-            if let Some(bytes) = msg.0.encoded(self.codec) {
-                self.send_bytes(bytes, ctx);
-            }
-        }
     }
 }
 
@@ -308,12 +288,16 @@ async fn writer(
             biased;
             msg = rx.recv() => match msg {
                 Some(Outgoing::Data(bytes)) => {
-                    let sent = match codec {
-                        Codec::Json => send_text(&mut session, bytes).await,
-                        Codec::MsgPack => session.binary(bytes).await,
-                    };
-                    if sent.is_err() {
+                    if send_encoded(&mut session, codec, bytes).await.is_err() {
                         return;
+                    }
+                }
+                Some(Outgoing::Frame(frame)) => {
+                    // JSON sockets send the stream's shared bytes as they are.
+                    if let Some(bytes) = frame.encoded(codec) {
+                        if send_encoded(&mut session, codec, bytes).await.is_err() {
+                            return;
+                        }
                     }
                 }
                 Some(Outgoing::Pong(bytes)) => {
@@ -325,11 +309,15 @@ async fn writer(
             },
             close = &mut close_rx => {
                 // Flush what was queued before the close order.
-                while let Ok(Outgoing::Data(bytes)) = rx.try_recv() {
-                    let _ = match codec {
-                        Codec::Json => send_text(&mut session, bytes).await,
-                        Codec::MsgPack => session.binary(bytes).await,
+                while let Ok(item) = rx.try_recv() {
+                    let bytes = match item {
+                        Outgoing::Data(bytes) => Some(bytes),
+                        Outgoing::Frame(frame) => frame.encoded(codec),
+                        Outgoing::Pong(_) => None,
                     };
+                    if let Some(bytes) = bytes {
+                        let _ = send_encoded(&mut session, codec, bytes).await;
+                    }
                 }
                 break close.ok();
             }
@@ -340,6 +328,19 @@ async fn writer(
         description: Some(description),
     });
     let _ = session.close(reason).await;
+}
+
+/// Sends bytes in the socket's codec: text frames for JSON, binary for
+/// MessagePack.
+async fn send_encoded(
+    session: &mut actix_ws::Session,
+    codec: Codec,
+    bytes: Bytes,
+) -> Result<(), actix_ws::Closed> {
+    match codec {
+        Codec::Json => send_text(session, bytes).await,
+        Codec::MsgPack => session.binary(bytes).await,
+    }
 }
 
 /// Sends shared JSON bytes as a text frame without copying them: they are

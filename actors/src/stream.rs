@@ -7,22 +7,41 @@
 //! Each frame is encoded once here, not once per socket: the published
 //! content is already JSON text, spliced into the envelope with its `seq`
 //! ([`OutFrame`]); the ring holds those bytes, so a resume replays exactly
-//! what was sent live.
+//! what was sent live. Frames go straight into each session's writer queue
+//! ([`PushSink`]), not through the session actor's mailbox.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
+use actix_web::web::Bytes;
 use infra::bus::{user_topic, BusMessage, DynBus, PushContent, Received};
-use protocol::frame::{FrameType, ResumeResult};
+use protocol::frame::{AuthConfirm, Frame, FrameType, ResumeResult};
 
-use crate::message::{Attach, Attached, CloseSocket, Detach, OutFrame, Push, Replay, SessionId};
+use crate::close_code;
+use crate::message::{
+    Attach, Attached, CloseSocket, Detach, OutFrame, Outgoing, PushSink, Replay, SessionId,
+    SinkError,
+};
 
 struct Member {
     token_hash: String,
-    push: Recipient<Push>,
+    sink: PushSink,
     close: Recipient<CloseSocket>,
+}
+
+impl Member {
+    /// Queues a frame; a socket whose queue is full is closed (1013), one
+    /// whose writer is gone is left to detach.
+    fn deliver(&self, frame: &Arc<OutFrame>) {
+        if self.sink.push(frame.clone()) == Err(SinkError::Full) {
+            self.close.do_send(CloseSocket {
+                code: close_code::TOO_SLOW,
+                reason: "too slow".into(),
+            });
+        }
+    }
 }
 
 pub struct StreamActor {
@@ -53,7 +72,7 @@ impl StreamActor {
         }
         self.ring.push_back(frame.clone());
         for m in self.members.values() {
-            m.push.do_send(Push(frame.clone()));
+            m.deliver(&frame);
         }
     }
 
@@ -121,7 +140,7 @@ impl StreamHandler<Received> for StreamActor {
                 };
                 let frame = Arc::new(resume_frame(&resume));
                 for m in self.members.values() {
-                    m.push.do_send(Push(frame.clone()));
+                    m.deliver(&frame);
                 }
             }
             Received::Closed => {}
@@ -139,11 +158,25 @@ impl Handler<Attach> for StreamActor {
     type Result = Attached;
 
     fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Attached {
+        // The confirmation goes first into the queue that pushes use, so
+        // the socket sees it before any frame numbered after `seq`.
+        let confirm = AuthConfirm {
+            account_id: self.account_id.clone(),
+            stream: self.stream_id.clone(),
+            seq: self.seq,
+        };
+        let content = serde_json::to_value(confirm).unwrap_or_default();
+        match msg.codec.encode(&Frame::new(FrameType::Heartbeat, content)) {
+            Ok(bytes) => {
+                let _ = msg.sink.send(Outgoing::Data(Bytes::from(bytes)));
+            }
+            Err(e) => tracing::error!(error = %e, "auth confirmation did not encode"),
+        }
         self.members.insert(
             msg.session_id,
             Member {
                 token_hash: msg.token_hash,
-                push: msg.push,
+                sink: msg.sink,
                 close: msg.close,
             },
         );
@@ -185,7 +218,7 @@ impl Handler<Replay> for StreamActor {
                 .iter()
                 .filter(|f| f.seq().is_some_and(|s| s > msg.last_seq))
             {
-                member.push.do_send(Push(f.clone()));
+                member.deliver(f);
                 replayed += 1;
             }
             complete
@@ -196,7 +229,7 @@ impl Handler<Replay> for StreamActor {
             seq: self.seq,
             stream: self.stream_id.clone(),
         };
-        member.push.do_send(Push(Arc::new(resume_frame(&answer))));
+        member.deliver(&Arc::new(resume_frame(&answer)));
     }
 }
 
@@ -271,43 +304,81 @@ mod tests {
     use protocol::frame::Codec;
     use serde_json::json;
 
-    /// Stands in for a session: keeps every pushed frame.
-    struct Collector {
-        got: Arc<Mutex<Vec<Arc<OutFrame>>>>,
+    /// Stands in for a session actor: keeps the close orders.
+    struct Closer {
+        codes: Arc<Mutex<Vec<u16>>>,
     }
 
-    impl Actor for Collector {
+    impl Actor for Closer {
         type Context = Context<Self>;
     }
 
-    impl Handler<Push> for Collector {
+    impl Handler<CloseSocket> for Closer {
         type Result = ();
-        fn handle(&mut self, msg: Push, _ctx: &mut Self::Context) {
-            self.got.lock().unwrap().push(msg.0);
+        fn handle(&mut self, msg: CloseSocket, _ctx: &mut Self::Context) {
+            self.codes.lock().unwrap().push(msg.code);
         }
     }
 
-    impl Handler<CloseSocket> for Collector {
-        type Result = ();
-        fn handle(&mut self, _msg: CloseSocket, _ctx: &mut Self::Context) {}
+    /// Stands in for a session's writer: what reached the socket's queue.
+    #[derive(Clone, Default)]
+    struct Socket {
+        frames: Arc<Mutex<Vec<Arc<OutFrame>>>>,
+        own: Arc<Mutex<Vec<Bytes>>>,
+        closes: Arc<Mutex<Vec<u16>>>,
+    }
+
+    async fn attach_with(
+        stream: &Addr<StreamActor>,
+        session_id: SessionId,
+        capacity: usize,
+    ) -> (Socket, tokio::sync::mpsc::Receiver<Outgoing>) {
+        let socket = Socket::default();
+        let closer = Closer {
+            codes: socket.closes.clone(),
+        }
+        .start();
+        let (sink, rx) = PushSink::channel(capacity);
+        stream
+            .send(Attach {
+                session_id,
+                token_hash: "h".into(),
+                codec: Codec::Json,
+                sink,
+                close: closer.recipient(),
+            })
+            .await
+            .unwrap();
+        (socket, rx)
     }
 
     async fn attach(
         stream: &Addr<StreamActor>,
         session_id: SessionId,
     ) -> Arc<Mutex<Vec<Arc<OutFrame>>>> {
-        let got = Arc::new(Mutex::new(Vec::new()));
-        let addr = Collector { got: got.clone() }.start();
-        stream
-            .send(Attach {
-                session_id,
-                token_hash: "h".into(),
-                push: addr.clone().recipient(),
-                close: addr.recipient(),
-            })
-            .await
-            .unwrap();
-        got
+        let (socket, mut rx) = attach_with(stream, session_id, 64).await;
+        let got = socket.clone();
+        actix_web::rt::spawn(async move {
+            while let Some(item) = rx.recv().await {
+                match item {
+                    Outgoing::Frame(f) => got.frames.lock().unwrap().push(f),
+                    Outgoing::Data(b) => got.own.lock().unwrap().push(b),
+                    Outgoing::Pong(_) => {}
+                }
+            }
+        });
+        // The confirmation is queued first, before any push.
+        for _ in 0..100 {
+            if !socket.own.lock().unwrap().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let own = socket.own.lock().unwrap().clone();
+        let confirm = Codec::Json.decode(own.first().unwrap()).unwrap();
+        assert_eq!(confirm.kind, FrameType::Heartbeat.as_u16());
+        assert!(confirm.content.get("stream").is_some());
+        socket.frames
     }
 
     async fn wait_for(got: &Arc<Mutex<Vec<Arc<OutFrame>>>>, n: usize) -> Vec<Arc<OutFrame>> {
@@ -344,8 +415,9 @@ mod tests {
             assert!(Arc::ptr_eq(fa, fb), "one frame object for both sessions");
             assert_eq!(fa.seq(), Some(seq));
             let expected = format!(
-                r#"{{"type":12,"content":{},"seq":{seq}}}"#,
-                content.as_str()
+                r#"{{"type":12,"content":{},"seq":{seq},"ts":{}}}"#,
+                content.as_str(),
+                content.ts().unwrap()
             );
             assert_eq!(
                 fa.encoded(Codec::Json).unwrap().as_ref(),
@@ -419,5 +491,50 @@ mod tests {
         let r: ResumeResult = serde_json::from_value(answer.content).unwrap();
         assert!(!r.resumed);
         assert_eq!(r.replayed, 1);
+    }
+
+    #[actix_web::test]
+    async fn frames_carry_the_publish_time_and_a_full_socket_is_closed_not_grown() {
+        let bus = Arc::new(LocalBus::new(64));
+        let registry = StreamRegistry::new(bus.clone(), 8, Duration::from_secs(5));
+        let stream = registry.get_or_start("u3");
+        // A socket whose writer never reads: room for the confirmation and one frame.
+        let (socket, _rx) = attach_with(&stream, 1, 2).await;
+        for n in 0..3 {
+            let content = PushContent::from_value(&json!({ "n": n })).with_ts(Some(1000 + n));
+            let msg = BusMessage::Push {
+                frame_type: FrameType::TaskUpdate.as_u16(),
+                content,
+            };
+            bus.publish("user:u3", msg).await;
+        }
+        for _ in 0..200 {
+            if !socket.closes.lock().unwrap().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            socket.closes.lock().unwrap().first(),
+            Some(&close_code::TOO_SLOW)
+        );
+        // A second socket reads: its resume replays the ring with the first times.
+        let b = attach(&stream, 2).await;
+        stream
+            .send(Replay {
+                session_id: 2,
+                last_seq: 0,
+                stream: None,
+            })
+            .await
+            .unwrap();
+        let got = wait_for(&b, 4).await;
+        for (n, f) in got.iter().take(3).enumerate() {
+            let frame = Codec::Json
+                .decode(&f.encoded(Codec::Json).unwrap())
+                .unwrap();
+            assert_eq!(frame.ts, Some(1000 + n as u64));
+            assert_eq!(frame.seq, Some(n as u64 + 1));
+        }
     }
 }

@@ -286,7 +286,10 @@ impl Application {
             ledger,
             tasks,
             objects,
-            task_limit: RateLimiter::new(120, Duration::from_secs(60)),
+            task_limit: RateLimiter::new(
+                crate::tasks::creates_per_minute()?,
+                Duration::from_secs(60),
+            ),
             prompts,
             channels,
             characters,

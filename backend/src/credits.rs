@@ -109,9 +109,37 @@ impl Ledger {
         Ok(())
     }
 
-    /// Applies `change` to the row by compare-and-set, retried on contention.
-    /// `change` returns `Ok(None)` to leave the row as it is.
+    /// Applies `change` to the row by compare-and-set, retried on contention,
+    /// then writes the ledger entry of the change. `change` returns
+    /// `Ok(None)` to leave the row as it is.
     async fn change(
+        &self,
+        account: &str,
+        change: impl FnMut(&mut BalanceRow) -> Result<Option<(EntryKind, String, i64, i64)>, ErrorCode>,
+    ) -> Result<Option<LedgerEntry>, ApiError> {
+        let entry = self.change_row(account, change).await?;
+        if let Some(e) = &entry {
+            self.record(account, e).await?;
+        }
+        Ok(entry)
+    }
+
+    /// Writes the ledger entry of a change this process made. Without it
+    /// the entry is still written, by the next change or read of the
+    /// account's ledger (the row carries it as `last`); with it, at once.
+    pub async fn record(&self, account: &str, entry: &LedgerEntry) -> Result<(), ApiError> {
+        // This process made entry `seq` (one compare-and-set made it), so no
+        // other entry `seq` can exist: written without first reading whether
+        // it is there (a concurrent flush writes the same bytes).
+        self.entries
+            .put(&Key::of(account), &Key::empty().u64(entry.seq), entry)
+            .await?;
+        Ok(())
+    }
+
+    /// The compare-and-set loop of [`Ledger::change`], without writing the
+    /// entry: answers it for the caller to [`Ledger::record`].
+    async fn change_row(
         &self,
         account: &str,
         mut change: impl FnMut(
@@ -152,7 +180,6 @@ impl Ledger {
                     .is_ok(),
             };
             if applied {
-                self.flush_last(account, &next).await?;
                 return Ok(Some(entry));
             }
         }
@@ -175,7 +202,23 @@ impl Ledger {
     /// Reserves `amount` for `key` (a task id); CoinsNotEnough when the
     /// available credits do not cover it. Holding the same key twice is a no-op.
     pub async fn hold(&self, account: &str, key: &str, amount: i64) -> Result<(), ApiError> {
-        self.change(account, |row| {
+        if let Some(entry) = self.hold_unrecorded(account, key, amount).await? {
+            self.record(account, &entry).await?;
+        }
+        Ok(())
+    }
+
+    /// [`Ledger::hold`] up to the balance row's compare-and-set: the hold is
+    /// in force when this returns. Answers the new ledger entry (`None` when
+    /// the key was already held), which the caller should [`Ledger::record`],
+    /// typically together with its own writes so that they share a commit.
+    pub async fn hold_unrecorded(
+        &self,
+        account: &str,
+        key: &str,
+        amount: i64,
+    ) -> Result<Option<LedgerEntry>, ApiError> {
+        self.change_row(account, |row| {
             if row.holds.contains_key(key) {
                 return Ok(None);
             }
@@ -185,8 +228,7 @@ impl Ledger {
             row.holds.insert(key.to_owned(), amount);
             Ok(Some((EntryKind::Hold, key.to_owned(), 0, amount)))
         })
-        .await?;
-        Ok(())
+        .await
     }
 
     /// Charges the hold of `key`, exactly once.

@@ -117,10 +117,20 @@ fn prompt(action: PromptAction) -> anyhow::Result<()> {
 
 /// `easel harness ...`: its own runtime, no settings (it is a client).
 fn harness(args: easel::harness::HarnessArgs) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
+    // Pinned to one core (`taskset -c 1`, as `make bench` runs it), a
+    // multi-thread runtime would have the block_on thread and its worker
+    // take turns on that core: one thread drives everything instead.
+    let one_core = std::thread::available_parallelism().map_or(true, |n| n.get() == 1);
+    let rt = if one_core {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    }
+    .context("starting the runtime")?;
     let report = rt.block_on(easel::harness::run(&args))?;
     eprint!("{}", report.table());
     if args.json {

@@ -15,12 +15,13 @@ pub use protocol::frame::PushContent;
 
 /// What travels on a topic.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(into = "BusWire", try_from = "BusWire")]
 pub enum BusMessage {
     /// A frame to push to sockets: `frame_type` is one of the push kinds.
     /// The content is already JSON text, encoded once by the publisher and
     /// shared (an `Arc`) by every topic it is published on; it crosses Redis
-    /// as a nested JSON value, not as a string.
+    /// as a nested JSON value, not as a string, with the publisher's time
+    /// (`ts`, the frame's `ts`) beside it.
     Push {
         frame_type: u16,
         content: PushContent,
@@ -34,6 +35,114 @@ pub enum BusMessage {
     },
 }
 
+/// The JSON form of what crosses between nodes: [`BusMessage`] with a
+/// push's time written beside its content, and the batch form
+/// ([`Bus::push_to_users`]) that only the Redis bus sends.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum BusWire {
+    Push {
+        frame_type: u16,
+        content: PushContent,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ts: Option<u64>,
+    },
+    CloseSockets {
+        token_hash: Option<String>,
+        code: u16,
+        reason: String,
+    },
+    /// One push for the `user:{id}` topic of each of `accounts`.
+    PushTo {
+        accounts: Vec<String>,
+        frame_type: u16,
+        content: PushContent,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ts: Option<u64>,
+    },
+}
+
+impl From<BusMessage> for BusWire {
+    fn from(m: BusMessage) -> BusWire {
+        match m {
+            BusMessage::Push {
+                frame_type,
+                content,
+            } => BusWire::Push {
+                frame_type,
+                ts: content.ts(),
+                content,
+            },
+            BusMessage::CloseSockets {
+                token_hash,
+                code,
+                reason,
+            } => BusWire::CloseSockets {
+                token_hash,
+                code,
+                reason,
+            },
+        }
+    }
+}
+
+impl TryFrom<BusWire> for BusMessage {
+    type Error = &'static str;
+
+    fn try_from(w: BusWire) -> Result<BusMessage, &'static str> {
+        match w {
+            BusWire::Push {
+                frame_type,
+                content,
+                ts,
+            } => Ok(BusMessage::Push {
+                frame_type,
+                content: content.with_ts(ts),
+            }),
+            BusWire::CloseSockets {
+                token_hash,
+                code,
+                reason,
+            } => Ok(BusMessage::CloseSockets {
+                token_hash,
+                code,
+                reason,
+            }),
+            BusWire::PushTo { .. } => Err("a batch push is not a message of one topic"),
+        }
+    }
+}
+
+/// Splices `{"kind":KIND,[prefix fields]"frame_type":N,"content":RAW[,"ts":T]}`:
+/// what serde writes for the wire form, without re-encoding the content.
+fn splice_push(
+    kind: &str,
+    accounts: Option<&[String]>,
+    frame_type: u16,
+    content: &PushContent,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let raw = content.as_str();
+    let mut out = String::with_capacity(raw.len() + 80);
+    out.push_str("{\"kind\":\"");
+    out.push_str(kind);
+    out.push_str("\",");
+    if let Some(accounts) = accounts {
+        out.push_str("\"accounts\":");
+        out.push_str(&serde_json::to_string(accounts)?);
+        out.push(',');
+    }
+    out.push_str("\"frame_type\":");
+    protocol::frame::push_u64(&mut out, u64::from(frame_type));
+    out.push_str(",\"content\":");
+    out.push_str(raw);
+    if let Some(ts) = content.ts() {
+        out.push_str(",\"ts\":");
+        protocol::frame::push_u64(&mut out, ts);
+    }
+    out.push('}');
+    Ok(out.into_bytes())
+}
+
 impl BusMessage {
     /// The message's JSON, as `serde_json::to_vec` writes it, but with a
     /// push's content spliced in as it is (the generic `Serialize` of
@@ -44,18 +153,18 @@ impl BusMessage {
             BusMessage::Push {
                 frame_type,
                 content,
-            } => {
-                let raw = content.as_str();
-                let mut out = Vec::with_capacity(raw.len() + 48);
-                out.extend_from_slice(b"{\"kind\":\"push\",\"frame_type\":");
-                out.extend_from_slice(frame_type.to_string().as_bytes());
-                out.extend_from_slice(b",\"content\":");
-                out.extend_from_slice(raw.as_bytes());
-                out.push(b'}');
-                Ok(out)
-            }
+            } => splice_push("push", None, *frame_type, content),
             BusMessage::CloseSockets { .. } => serde_json::to_vec(self),
         }
+    }
+
+    /// The batch form's JSON (one push for each of `accounts`' user topics).
+    pub(crate) fn batch_json(
+        accounts: &[String],
+        frame_type: u16,
+        content: &PushContent,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        splice_push("push_to", Some(accounts), frame_type, content)
     }
 }
 
@@ -100,6 +209,22 @@ impl Subscription {
 #[async_trait::async_trait]
 pub trait Bus: Send + Sync + 'static {
     async fn publish(&self, topic: &str, msg: BusMessage);
+
+    /// Publishes one push on the `user:{id}` topic of each of `accounts`, as
+    /// one operation: a channel message to M members is one call, one shared
+    /// message and (over Redis) one `PUBLISH`, not M. Each topic sees it in
+    /// the order of the calls, like `publish`. The default publishes one by
+    /// one.
+    async fn push_to_users(&self, accounts: &[String], frame_type: u16, content: PushContent) {
+        for account in accounts {
+            let msg = BusMessage::Push {
+                frame_type,
+                content: content.clone(),
+            };
+            self.publish(&user_topic(account), msg).await;
+        }
+    }
+
     fn subscribe(&self, topic: &str) -> Subscription;
     fn backend_name(&self) -> &'static str;
 }
@@ -118,6 +243,34 @@ impl LocalBus {
         LocalBus {
             topics: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
+        }
+    }
+
+    /// Sends one shared message to the `user:{id}` topic of each of
+    /// `accounts` that has subscribers, under one lock, looking each topic up
+    /// through one reused key buffer (no per-member allocation).
+    pub fn send_to_users<'a>(
+        &self,
+        accounts: impl IntoIterator<Item = &'a str>,
+        msg: Arc<BusMessage>,
+    ) {
+        let Ok(mut topics) = self.topics.lock() else {
+            return;
+        };
+        let mut key = String::with_capacity(64);
+        let mut deserted = Vec::new();
+        for account in accounts {
+            key.clear();
+            key.push_str("user:");
+            key.push_str(account);
+            if let Some(tx) = topics.get(key.as_str()) {
+                if tx.send(msg.clone()).is_err() {
+                    deserted.push(key.clone());
+                }
+            }
+        }
+        for topic in deserted {
+            topics.remove(&topic);
         }
     }
 
@@ -141,6 +294,14 @@ impl Bus for LocalBus {
         if remove {
             topics.remove(topic);
         }
+    }
+
+    async fn push_to_users(&self, accounts: &[String], frame_type: u16, content: PushContent) {
+        let msg = Arc::new(BusMessage::Push {
+            frame_type,
+            content,
+        });
+        self.send_to_users(accounts.iter().map(String::as_str), msg);
     }
 
     fn subscribe(&self, topic: &str) -> Subscription {
@@ -222,12 +383,95 @@ mod tests {
             let back: BusMessage = serde_json::from_slice(&ours).unwrap();
             assert_eq!(back, m);
         }
-        // The content is a nested JSON object, not a string holding JSON.
-        let v: serde_json::Value = serde_json::from_slice(&push(5).to_json().unwrap()).unwrap();
+        // The content is a nested JSON object, not a string holding JSON,
+        // and the publisher's time travels beside it.
+        let m = push(5);
+        let BusMessage::Push { content, .. } = &m else {
+            unreachable!()
+        };
+        let ts = content.ts().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&m.to_json().unwrap()).unwrap();
         assert_eq!(
             v,
-            serde_json::json!({"kind": "push", "frame_type": 13, "content": {"n": 5}})
+            serde_json::json!({"kind": "push", "frame_type": 13, "content": {"n": 5}, "ts": ts})
         );
+    }
+
+    #[test]
+    fn the_publishers_time_survives_the_wire_and_a_message_without_one_is_read() {
+        let content = PushContent::from_value(&serde_json::json!({"a": 1})).with_ts(Some(77));
+        let m = BusMessage::Push {
+            frame_type: 12,
+            content,
+        };
+        let back: BusMessage = serde_json::from_slice(&m.to_json().unwrap()).unwrap();
+        let BusMessage::Push { content, .. } = back else {
+            panic!("expected a push")
+        };
+        assert_eq!(content.ts(), Some(77));
+        let old: BusMessage =
+            serde_json::from_str(r#"{"kind":"push","frame_type":10,"content":{"x":1}}"#).unwrap();
+        let BusMessage::Push { content, .. } = old else {
+            panic!("expected a push")
+        };
+        assert_eq!(content.as_str(), r#"{"x":1}"#);
+        // A batch is its own wire form, never a one-topic message.
+        let accounts = vec!["a".to_owned(), "b\"c".to_owned()];
+        let c = PushContent::from_value(&serde_json::json!([1])).with_ts(Some(9));
+        let batch = BusMessage::batch_json(&accounts, 12, &c).unwrap();
+        assert!(serde_json::from_slice::<BusMessage>(&batch).is_err());
+        let BusWire::PushTo {
+            accounts: got,
+            frame_type,
+            content,
+            ts,
+        } = serde_json::from_slice(&batch).unwrap()
+        else {
+            panic!("expected a batch")
+        };
+        assert_eq!((got, frame_type, ts), (accounts, 12, Some(9)));
+        assert_eq!(content.as_str(), "[1]");
+    }
+
+    #[tokio::test]
+    async fn a_batch_reaches_each_members_topic_once_sharing_one_message() {
+        let bus = LocalBus::new(8);
+        let mut a = bus.subscribe("user:a");
+        let mut b = bus.subscribe("user:b");
+        let mut other = bus.subscribe("user:z");
+        let gone = bus.subscribe("user:gone");
+        drop(gone);
+        let members = ["a", "b", "nobody", "gone"].map(String::from);
+        for n in 0..3 {
+            bus.push_to_users(
+                &members,
+                12,
+                PushContent::from_value(&serde_json::json!({ "n": n })),
+            )
+            .await;
+        }
+        for n in 0..3 {
+            let (Received::Message(ma), Received::Message(mb)) = (a.recv().await, b.recv().await)
+            else {
+                panic!("expected messages")
+            };
+            assert!(Arc::ptr_eq(&ma, &mb), "one message shared by the members");
+            assert_eq!(*ma, push_kind(12, n));
+        }
+        assert!(
+            tokio::time::timeout(std::time::Duration::from_millis(20), other.recv())
+                .await
+                .is_err()
+        );
+        // The deserted topic was dropped; a and b and z remain.
+        assert_eq!(bus.topic_count(), 3);
+    }
+
+    fn push_kind(frame_type: u16, n: i64) -> BusMessage {
+        BusMessage::Push {
+            frame_type,
+            content: PushContent::from_value(&serde_json::json!({ "n": n })),
+        }
     }
 
     #[tokio::test]

@@ -8,6 +8,13 @@
 //! socket. Each node holds one pub/sub connection subscribed with
 //! `PSUBSCRIBE` to `<prefix>user:*`, `<prefix>channel:*` and `<prefix>task:*`
 //! and fans what arrives out to its local subscribers through a [`LocalBus`].
+//! A batch ([`Bus::push_to_users`]: a channel message to its M members) is
+//! one `PUBLISH` on `<prefix>fanout:users` (subscribed by the pattern
+//! `<prefix>fanout:*`) carrying the member list; each node delivers it to
+//! the members it has subscribers for. Redis sends one subscriber
+//! connection's messages in the order it ran the `PUBLISH`es, whatever
+//! their channels, so a batch keeps its place among the members' other
+//! pushes.
 //! A node hears its own publishes back through Redis, so every node sees one
 //! order per topic: Redis's.
 //!
@@ -23,12 +30,14 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSubSink, PubSubStream};
 
-use crate::bus::{Bus, BusMessage, LocalBus, Subscription};
+use crate::bus::{Bus, BusMessage, BusWire, LocalBus, PushContent, Subscription};
 
 /// The channel prefix in production.
 pub const DEFAULT_PREFIX: &str = "easel:";
 /// The topic families carried between nodes.
 pub const TOPIC_FAMILIES: [&str; 3] = ["user:", "channel:", "task:"];
+/// The topic batches travel on (not a family a caller publishes to).
+const FANOUT_TOPIC: &str = "fanout:users";
 /// Longest wait between two reconnection attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// First wait before reconnecting.
@@ -77,7 +86,11 @@ fn glob_escape(s: &str) -> String {
 
 fn patterns(prefix: &str) -> Vec<String> {
     let p = glob_escape(prefix);
-    TOPIC_FAMILIES.iter().map(|f| format!("{p}{f}*")).collect()
+    TOPIC_FAMILIES
+        .iter()
+        .chain(&["fanout:"])
+        .map(|f| format!("{p}{f}*"))
+        .collect()
 }
 
 /// Opens a pub/sub connection subscribed to the node's patterns.
@@ -175,8 +188,15 @@ async fn forward(mut sink: PubSubSink, mut stream: PubSubStream, prefix: &str, l
                 let Some(topic) = channel.strip_prefix(prefix) else {
                     continue;
                 };
-                match serde_json::from_slice::<BusMessage>(msg.get_payload_bytes()) {
-                    Ok(m) => local.publish(topic, m).await,
+                match serde_json::from_slice::<BusWire>(msg.get_payload_bytes()) {
+                    Ok(BusWire::PushTo { accounts, frame_type, content, ts }) => {
+                        let m = BusMessage::Push { frame_type, content: content.with_ts(ts) };
+                        local.send_to_users(accounts.iter().map(String::as_str), Arc::new(m));
+                    }
+                    Ok(wire) => match BusMessage::try_from(wire) {
+                        Ok(m) => local.publish(topic, m).await,
+                        Err(e) => tracing::warn!(topic, error = %e, "redis bus: unexpected message"),
+                    },
                     Err(e) => tracing::warn!(topic, error = %e, "redis bus: undecodable message"),
                 }
             }
@@ -186,6 +206,22 @@ async fn forward(mut sink: PubSubSink, mut stream: PubSubStream, prefix: &str, l
                     return;
                 }
             }
+        }
+    }
+}
+
+impl RedisBus {
+    /// `PUBLISH <prefix><topic> payload`.
+    async fn send(&self, topic: &str, payload: Vec<u8>) {
+        let mut conn = self.publisher.clone();
+        let sent: Result<i64, redis::RedisError> = redis::cmd("PUBLISH")
+            .arg(format!("{}{topic}", self.prefix))
+            .arg(payload)
+            .query_async(&mut conn)
+            .await;
+        if let Err(e) = sent {
+            // At-most-once: the Store holds the truth; clients resume or poll.
+            tracing::warn!(topic, error = %e, "redis bus: publish lost");
         }
     }
 }
@@ -206,15 +242,13 @@ impl Bus for RedisBus {
                 return;
             }
         };
-        let mut conn = self.publisher.clone();
-        let sent: Result<i64, redis::RedisError> = redis::cmd("PUBLISH")
-            .arg(format!("{}{topic}", self.prefix))
-            .arg(payload)
-            .query_async(&mut conn)
-            .await;
-        if let Err(e) = sent {
-            // At-most-once: the Store holds the truth; clients resume or poll.
-            tracing::warn!(topic, error = %e, "redis bus: publish lost");
+        self.send(topic, payload).await;
+    }
+
+    async fn push_to_users(&self, accounts: &[String], frame_type: u16, content: PushContent) {
+        match BusMessage::batch_json(accounts, frame_type, &content) {
+            Ok(payload) => self.send(FANOUT_TOPIC, payload).await,
+            Err(e) => tracing::error!(error = %e, "redis bus: cannot encode batch"),
         }
     }
 
@@ -235,11 +269,65 @@ mod tests {
     fn patterns_escape_the_prefix() {
         assert_eq!(
             patterns("a*b:"),
-            vec!["a\\*b:user:*", "a\\*b:channel:*", "a\\*b:task:*"]
+            vec![
+                "a\\*b:user:*",
+                "a\\*b:channel:*",
+                "a\\*b:task:*",
+                "a\\*b:fanout:*"
+            ]
         );
         assert_eq!(
             patterns("easel:").first().map(String::as_str),
             Some("easel:user:*")
         );
+    }
+
+    #[cfg(feature = "test-support")]
+    async fn next_push(sub: &mut Subscription) -> (u16, PushContent) {
+        use crate::bus::Received;
+        match tokio::time::timeout(Duration::from_secs(5), sub.recv()).await {
+            Ok(Received::Message(m)) => match m.as_ref() {
+                BusMessage::Push {
+                    frame_type,
+                    content,
+                } => (*frame_type, content.clone()),
+                other => panic!("unexpected {other:?}"),
+            },
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[cfg(feature = "test-support")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_batch_crosses_nodes_with_its_time_in_order_with_single_pushes() {
+        use crate::testing::RedisServer;
+
+        let server = RedisServer::start();
+        let a = RedisBus::connect(&server.url(), "b:").await.unwrap();
+        let b = RedisBus::connect(&server.url(), "b:").await.unwrap();
+        let mut m1 = b.subscribe("user:m1");
+        let mut m2 = b.subscribe("user:m2");
+        let mut outsider = b.subscribe("user:x");
+        let members = ["m1", "m2", "elsewhere"].map(String::from);
+        let push = |n: i64| PushContent::from_value(&serde_json::json!({ "n": n }));
+        let first = push(1).with_ts(Some(1234));
+        a.push_to_users(&members, 12, first.clone()).await;
+        a.publish(
+            "user:m1",
+            BusMessage::Push {
+                frame_type: 10,
+                content: push(2),
+            },
+        )
+        .await;
+        a.push_to_users(&members, 12, push(3)).await;
+        let (kind, got) = next_push(&mut m1).await;
+        assert_eq!((kind, &got, got.ts()), (12, &first, Some(1234)));
+        assert_eq!(next_push(&mut m1).await, (10, push(2)));
+        assert_eq!(next_push(&mut m1).await, (12, push(3)));
+        assert_eq!(next_push(&mut m2).await, (12, first));
+        assert_eq!(next_push(&mut m2).await, (12, push(3)));
+        let nothing = tokio::time::timeout(Duration::from_millis(200), outsider.recv()).await;
+        assert!(nothing.is_err(), "{nothing:?}");
     }
 }

@@ -79,6 +79,13 @@ pub struct Frame {
     /// a client resumes from the last one it saw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
+    /// When the publisher made the push (types 10 to 13), in microseconds
+    /// since the Unix epoch: the time its content was encoded, carried with
+    /// it across the Bus (Redis included), not the time a socket wrote it.
+    /// A replayed frame keeps its first time. Emission-to-receipt latency is
+    /// the receiver's clock minus this one (same machine or synced clocks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<u64>,
 }
 
 impl Frame {
@@ -88,6 +95,7 @@ impl Frame {
             token: None,
             content,
             seq: None,
+            ts: None,
         }
     }
 
@@ -97,6 +105,7 @@ impl Frame {
             token: Some(token.into()),
             content: Value::Null,
             seq: None,
+            ts: None,
         }
     }
 
@@ -142,37 +151,88 @@ impl Frame {
 ///
 /// Invariant: the text is always one complete, compact JSON value, because
 /// the only constructors are serde_json's own serialisers.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PushContent(Arc<str>);
+#[derive(Clone)]
+pub struct PushContent {
+    text: Arc<str>,
+    /// When the publisher encoded it (µs since the Unix epoch): the frame's
+    /// `ts`. Stamped by the constructors, so every publisher gets it without
+    /// a change; carried across the Bus beside the content
+    /// ([`PushContent::with_ts`] restores it on the receiving node). `None`
+    /// only for content that arrived without one.
+    ts: Option<u64>,
+}
+
+/// Now, in microseconds since the Unix epoch (0 if the clock is before it).
+pub fn now_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
 
 impl PushContent {
-    /// Encodes `value` once. A struct is written in its field order, directly
-    /// (no intermediate `Value`); JSON objects are unordered, so no reader
-    /// depends on the order.
+    /// Encodes `value` once, stamped with the current time. A struct is
+    /// written in its field order, directly (no intermediate `Value`); JSON
+    /// objects are unordered, so no reader depends on the order.
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<PushContent, serde_json::Error> {
-        serde_json::to_string(value).map(|s| PushContent(s.into()))
+        serde_json::to_string(value).map(|s| PushContent {
+            text: s.into(),
+            ts: Some(now_micros()),
+        })
     }
 
-    /// Encodes a `Value`: exactly the text `serde_json` writes for it inside
-    /// a [`Frame`] (keys in `Value`'s order). Never fails.
+    /// Encodes a `Value`, stamped with the current time: exactly the text
+    /// `serde_json` writes for it inside a [`Frame`] (keys in `Value`'s
+    /// order). Never fails.
     pub fn from_value(value: &Value) -> PushContent {
-        PushContent(value.to_string().into())
+        PushContent {
+            text: value.to_string().into(),
+            ts: Some(now_micros()),
+        }
+    }
+
+    /// The same content with another publish time (what crossed the Bus
+    /// with it), or none.
+    pub fn with_ts(self, ts: Option<u64>) -> PushContent {
+        PushContent { ts, ..self }
     }
 
     /// The JSON text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
+    }
+
+    /// When the publisher made it (µs since the Unix epoch).
+    pub fn ts(&self) -> Option<u64> {
+        self.ts
     }
 
     /// Decodes the text into a `Value` (for codecs other than JSON).
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        serde_json::from_str(&self.0)
+        serde_json::from_str(&self.text)
+    }
+}
+
+/// Equality (and hashing) is of the content, not of when it was encoded:
+/// the same value published twice is the same content. Compare
+/// [`PushContent::ts`] explicitly where the time matters.
+impl PartialEq for PushContent {
+    fn eq(&self, other: &PushContent) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for PushContent {}
+
+impl std::hash::Hash for PushContent {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
     }
 }
 
 impl fmt::Debug for PushContent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PushContent({})", self.as_str())
+        write!(f, "PushContent({}, ts {:?})", self.as_str(), self.ts)
     }
 }
 
@@ -182,6 +242,8 @@ impl From<&Value> for PushContent {
     }
 }
 
+/// Serialises as the JSON value it holds (the time is not part of it: a
+/// carrier that needs it, like the Bus, writes it beside the content).
 impl Serialize for PushContent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.to_value()
@@ -190,25 +252,54 @@ impl Serialize for PushContent {
     }
 }
 
+/// Deserialises a JSON value, stamped with the time of decoding; a carrier
+/// that has the publisher's time restores it with [`PushContent::with_ts`].
 impl<'de> Deserialize<'de> for PushContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PushContent, D::Error> {
         Value::deserialize(deserializer).map(|v| PushContent::from_value(&v))
     }
 }
 
+/// Appends the decimal digits of `n` (the hot path of every pushed frame:
+/// no `fmt` machinery).
+pub fn push_u64(out: &mut String, n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        if let Some(d) = buf.get_mut(i) {
+            // n % 10 < 10, so the cast cannot truncate.
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    for &d in buf.get(i..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
 /// The JSON text of a server frame with this content, built by splicing the
 /// already-encoded content into the envelope: byte for byte what
-/// `Codec::Json.encode` writes for `Frame { kind, token: None, content, seq }`
-/// (same field order, `seq` left out when absent), without re-encoding the
-/// content. Pinned against [`Codec::encode`] by tests.
-pub fn push_json(kind: u16, content: &PushContent, seq: Option<u64>) -> String {
-    use fmt::Write;
-    let mut out = String::with_capacity(content.as_str().len() + 48);
-    // Writing to a String cannot fail.
-    let _ = write!(out, "{{\"type\":{kind},\"content\":");
+/// `Codec::Json.encode` writes for `Frame { kind, token: None, content, seq,
+/// ts }` (same field order, `seq` and `ts` left out when absent), without
+/// re-encoding the content. Pinned against [`Codec::encode`] by tests.
+pub fn push_json(kind: u16, content: &PushContent, seq: Option<u64>, ts: Option<u64>) -> String {
+    let mut out = String::with_capacity(content.as_str().len() + 64);
+    out.push_str("{\"type\":");
+    push_u64(&mut out, u64::from(kind));
+    out.push_str(",\"content\":");
     out.push_str(content.as_str());
     if let Some(seq) = seq {
-        let _ = write!(out, ",\"seq\":{seq}");
+        out.push_str(",\"seq\":");
+        push_u64(&mut out, seq);
+    }
+    if let Some(ts) = ts {
+        out.push_str(",\"ts\":");
+        push_u64(&mut out, ts);
     }
     out.push('}');
     out
@@ -352,6 +443,7 @@ mod tests {
             Frame::resume(42, Some("s1")),
             Frame {
                 seq: Some(7),
+                ts: Some(1_800_000_000_123_456),
                 ..Frame::new(
                     FrameType::TaskUpdate,
                     json!({"id": "t1", "status": 2, "process": 55}),
@@ -460,27 +552,104 @@ mod tests {
     #[test]
     fn spliced_push_json_is_byte_identical_to_the_frame_encoding() {
         for content in push_samples() {
-            for (kind, seq) in [(10, Some(7)), (12, Some(u64::MAX)), (13, None), (15, None)] {
+            for (kind, seq, ts) in [
+                (10, Some(7), Some(1_763_700_000_000_001)),
+                (12, Some(u64::MAX), Some(u64::MAX)),
+                (11, Some(0), Some(0)),
+                (13, None, None),
+                (15, None, None),
+                (10, Some(9), None),
+            ] {
                 let frame = Frame {
                     kind,
                     token: None,
                     content: content.clone(),
                     seq,
+                    ts,
                 };
                 let old = Codec::Json.encode(&frame).unwrap();
-                let new = push_json(kind, &PushContent::from_value(&content), seq);
+                let new = push_json(kind, &PushContent::from_value(&content), seq, ts);
                 assert_eq!(String::from_utf8(old).unwrap(), new);
                 assert_eq!(Codec::Json.decode(new.as_bytes()).unwrap(), frame);
             }
         }
         assert_eq!(
-            push_json(11, &PushContent::from_value(&json!({"a": 1})), Some(3)),
+            push_json(
+                11,
+                &PushContent::from_value(&json!({"a": 1})),
+                Some(3),
+                None
+            ),
             r#"{"type":11,"content":{"a":1},"seq":3}"#
         );
         assert_eq!(
-            push_json(15, &PushContent::from_value(&json!(null)), None),
+            push_json(12, &PushContent::from_value(&json!(1)), Some(10), Some(42)),
+            r#"{"type":12,"content":1,"seq":10,"ts":42}"#
+        );
+        assert_eq!(
+            push_json(15, &PushContent::from_value(&json!(null)), None, None),
             r#"{"type":15,"content":null}"#
         );
+    }
+
+    #[test]
+    fn digits_are_written_like_display() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            12345,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            let mut s = String::from("x");
+            push_u64(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
+
+    #[test]
+    fn ts_is_serialised_only_when_set_in_both_codecs() {
+        let with = Frame {
+            seq: Some(1),
+            ts: Some(1_763_700_000_123_456),
+            ..Frame::new(FrameType::ImMessage, json!({"m": 1}))
+        };
+        let text = String::from_utf8(Codec::Json.encode(&with).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":12,"content":{"m":1},"seq":1,"ts":1763700000123456}"#
+        );
+        let packed: Value = rmp_serde::from_slice(&Codec::MsgPack.encode(&with).unwrap()).unwrap();
+        assert_eq!(packed.get("ts"), Some(&json!(1_763_700_000_123_456u64)));
+        let without = Frame::new(FrameType::ImMessage, json!({"m": 1}));
+        for codec in [Codec::Json, Codec::MsgPack] {
+            let v: Value = match codec {
+                Codec::Json => serde_json::from_slice(&codec.encode(&without).unwrap()).unwrap(),
+                Codec::MsgPack => rmp_serde::from_slice(&codec.encode(&without).unwrap()).unwrap(),
+            };
+            assert!(v.get("ts").is_none(), "{codec:?}: {v}");
+            assert_eq!(codec.decode(&codec.encode(&with).unwrap()).unwrap(), with);
+        }
+    }
+
+    #[test]
+    fn push_content_is_stamped_when_encoded_and_keeps_a_given_time() {
+        let before = now_micros();
+        let c = PushContent::from_value(&json!({"a": 1}));
+        let after = now_micros();
+        let ts = c.ts().unwrap();
+        assert!(before <= ts && ts <= after, "{before} <= {ts} <= {after}");
+        let moved = c.clone().with_ts(Some(5));
+        assert_eq!(moved.ts(), Some(5));
+        // Equality is of the content; the time is compared on its own.
+        assert_eq!(moved, c);
+        assert_eq!(c.clone().with_ts(None).ts(), None);
+        assert!(PushContent::new(&json!([1])).unwrap().ts().is_some());
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod row;
 
 use std::sync::Arc;
 
-use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
+use infra::bus::{DynBus, PushContent};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
 use protocol::frame::FrameType;
 use protocol::im::{
@@ -239,18 +239,10 @@ impl ChannelService {
         let content = PushContent::from_value(
             &serde_json::json!({"kind": "channel.members", "channel_id": channel}),
         );
-        for account in to {
-            self.core
-                .bus
-                .publish(
-                    &user_topic(account),
-                    BusMessage::Push {
-                        frame_type: FrameType::Notification.as_u16(),
-                        content: content.clone(),
-                    },
-                )
-                .await;
-        }
+        self.core
+            .bus
+            .push_to_users(to, FrameType::Notification.as_u16(), content)
+            .await;
     }
 
     pub async fn disband(&self, who: &str, channel: &str) -> Result<(), ApiError> {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use protocol::client::{Incoming, RestClient, Socket};
+use protocol::client::{RestClient, Socket};
 use protocol::frame::{Frame, FrameType};
 use protocol::im::{CreateChannelAnswer, SendAnswer};
 use serde_json::{json, Value};
@@ -21,6 +21,7 @@ use tokio::sync::watch;
 
 use super::delivery::{message_text, parse_message_text, route, Bits, DeliveryLog, DeliveryTotals};
 use super::procfs::CpuWindow;
+use super::reader::{read_frames, Beat, Flow, Receipt};
 use super::scenarios::{
     authenticate, counts, ms, Target, ANSWER_TIMEOUT, CONNECT_PARALLEL, MAX_IN_FLIGHT, MAX_SENDS,
 };
@@ -149,9 +150,8 @@ async fn open_member(
     if target.protocol() == Protocol::Bare {
         let join = Frame {
             kind: BARE_JOIN,
-            token: None,
             content: json!({ "channel_id": channel_id }),
-            seq: None,
+            ..Frame::heartbeat()
         };
         sock.send(&join).await?;
         sock.send(&Frame::heartbeat()).await?;
@@ -168,47 +168,54 @@ struct Delivered {
     content: Value,
 }
 
+/// What one member socket saw: its deliveries, and each frame 12's
+/// emission-to-receipt time in µs when the server stamped it (`ts`).
+struct MemberLog {
+    deliveries: DeliveryLog,
+    since_emit_us: Vec<u32>,
+}
+
 /// Reads one member socket until `stop`, logging every frame 12.
 async fn read_member(
-    mut sock: Socket,
+    sock: Socket,
+    beat: Beat,
     tt: Timetable,
     count: u64,
     first_receipts: Arc<AtomicU64>,
-    mut stop: watch::Receiver<bool>,
-) -> DeliveryLog {
+    stop: watch::Receiver<bool>,
+) -> MemberLog {
     let mut log = DeliveryLog::new();
-    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
-    beat.tick().await;
-    loop {
-        tokio::select! {
-            _ = stop.changed() => break,
-            _ = beat.tick() => {
-                if sock.send(&Frame::heartbeat()).await.is_err() {
-                    break;
-                }
-            }
-            got = sock.recv() => match got {
-                Ok(Incoming::Frame(f)) if f.kind == FrameType::ImMessage.as_u16() => {
-                    let at = Instant::now();
-                    let Ok(d) = serde_json::from_value::<Delivered>(f.content) else {
-                        log.observe(0, None, None);
-                        continue;
-                    };
-                    let message = d.content.as_str().and_then(parse_message_text).filter(|i| *i < count);
-                    let latency = message.map(|i| at.saturating_duration_since(tt.intended(i)));
-                    let before = log.distinct();
-                    log.observe(d.seq, message, latency);
-                    if log.distinct() > before {
-                        first_receipts.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                Ok(Incoming::Frame(_)) => {}
-                Ok(Incoming::Closed(_)) | Err(_) => break,
-            }
+    let mut since_emit_us = Vec::new();
+    read_frames(sock, beat, stop, |f, r: Receipt| {
+        if f.kind != FrameType::ImMessage.as_u16() {
+            return Flow::Continue;
         }
+        if let Some(d) = r.since_emit {
+            since_emit_us.push(u32::try_from(d.as_micros()).unwrap_or(u32::MAX));
+        }
+        let at = r.at;
+        let Ok(d) = serde_json::from_value::<Delivered>(f.content) else {
+            log.observe(0, None, None);
+            return Flow::Continue;
+        };
+        let message = d
+            .content
+            .as_str()
+            .and_then(parse_message_text)
+            .filter(|i| *i < count);
+        let latency = message.map(|i| at.saturating_duration_since(tt.intended(i)));
+        let before = log.distinct();
+        log.observe(d.seq, message, latency);
+        if log.distinct() > before {
+            first_receipts.fetch_add(1, Ordering::Relaxed);
+        }
+        Flow::Continue
+    })
+    .await;
+    MemberLog {
+        deliveries: log,
+        since_emit_us,
     }
-    let _ = sock.close().await;
-    log
 }
 
 pub(super) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
@@ -267,10 +274,17 @@ pub(super) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, Har
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut readers = tokio::task::JoinSet::new();
     let mut socket_channel = std::collections::HashMap::new();
+    let n_sockets = sockets.len();
     for (s, sock) in sockets {
+        let beat = Beat {
+            index: s,
+            of: n_sockets,
+            every: HEARTBEAT_EVERY,
+        };
         let id = readers
             .spawn(read_member(
                 sock,
+                beat,
                 tt,
                 count,
                 first_receipts.clone(),
@@ -359,9 +373,14 @@ pub(super) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, Har
 
     let mut totals = DeliveryTotals::default();
     let mut lat = Latencies::new()?;
+    let mut emitted = Latencies::new()?;
     let empty = Bits::default();
     while let Some(j) = readers.join_next_with_id().await {
-        let (id, dlog) = j.map_err(|e| HarnessError::Setup(e.to_string()))?;
+        let (id, member) = j.map_err(|e| HarnessError::Setup(e.to_string()))?;
+        for us in &member.since_emit_us {
+            emitted.record(Duration::from_micros(u64::from(*us)));
+        }
+        let dlog = member.deliveries;
         let c = socket_channel.get(&id).copied().unwrap_or(0);
         let acc = accepted
             .get(usize::try_from(c).unwrap_or(usize::MAX))
@@ -378,6 +397,8 @@ pub(super) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, Har
         "deliveries_per_sec".into(),
         json!(totals.delivered as f64 / elapsed.as_secs_f64().max(1e-9)),
     );
+    // Measured, when the frames carry the server's emission time.
+    extra.insert("emit_to_receipt_ms".into(), json!(emitted.summary()));
     extra.insert("connect_all_ms".into(), json!(ms(connect_all)));
     extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
     extra.insert("server_cpu_secs".into(), json!(cpu_used));

@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 
 use protocol::character::IdAnswer;
 use protocol::chat::{ChatDelta, ChatStarted, SessionCreated};
-use protocol::client::{Incoming, RestClient, Socket};
-use protocol::frame::{Frame, FrameType};
+use protocol::client::{RestClient, Socket};
+use protocol::frame::FrameType;
 use protocol::ErrorCode;
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
@@ -44,6 +44,7 @@ use super::pacing::{
     SeqCheck,
 };
 use super::procfs::CpuWindow;
+use super::reader::{read_frames, Beat, Flow, Receipt};
 use super::scenarios::{counts, ms, Target, ANSWER_TIMEOUT, MAX_IN_FLIGHT, MAX_SENDS};
 use super::stats::Latencies;
 use super::timetable::{SendLog, Timetable};
@@ -93,52 +94,49 @@ struct Got {
     seq: u64,
     done: bool,
     at: Instant,
+    /// The server's emission (`ts`) to this receipt, when stamped.
+    since_emit: Option<Duration>,
 }
 
 /// Reads one account's socket until `stop`: frames 11 to the collector,
 /// every pushed frame's `seq` into a [`SeqCheck`].
 async fn read_chat(
-    mut sock: Socket,
+    sock: Socket,
+    beat: Beat,
     confirmed: u64,
     tx: mpsc::UnboundedSender<Got>,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
 ) -> (SeqCheck, u64) {
     let mut seqs = SeqCheck::after(confirmed);
     let mut undecodable = 0;
-    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
-    beat.tick().await;
-    loop {
-        tokio::select! {
-            _ = stop.changed() => break,
-            _ = beat.tick() => {
-                if sock.send(&Frame::heartbeat()).await.is_err() {
-                    break;
+    read_frames(sock, beat, stop, |f, r: Receipt| {
+        if let Some(s) = f.seq {
+            seqs.observe(s);
+        }
+        if f.kind != FrameType::ChatStream.as_u16() {
+            return Flow::Continue;
+        }
+        match serde_json::from_value::<ChatDelta>(f.content) {
+            Ok(d) => {
+                let g = Got {
+                    msg_id: d.msg_id,
+                    seq: d.seq,
+                    done: d.done,
+                    at: r.at,
+                    since_emit: r.since_emit,
+                };
+                match tx.send(g) {
+                    Ok(()) => Flow::Continue,
+                    Err(_) => Flow::Stop,
                 }
             }
-            got = sock.recv() => match got {
-                Ok(Incoming::Frame(f)) => {
-                    let at = Instant::now();
-                    if let Some(s) = f.seq {
-                        seqs.observe(s);
-                    }
-                    if f.kind != FrameType::ChatStream.as_u16() {
-                        continue;
-                    }
-                    match serde_json::from_value::<ChatDelta>(f.content) {
-                        Ok(d) => {
-                            let g = Got { msg_id: d.msg_id, seq: d.seq, done: d.done, at };
-                            if tx.send(g).is_err() {
-                                break;
-                            }
-                        }
-                        Err(_) => undecodable += 1,
-                    }
-                }
-                Ok(Incoming::Closed(_)) | Err(_) => break,
+            Err(_) => {
+                undecodable += 1;
+                Flow::Continue
             }
         }
-    }
-    let _ = sock.close().await;
+    })
+    .await;
     (seqs, undecodable)
 }
 
@@ -264,7 +262,18 @@ pub(super) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
             .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?;
         let mut sock = target.connect(i).await?;
         let confirm = sock.authenticate(token).await?;
-        readers.spawn(read_chat(sock, confirm.seq, tx.clone(), stop_rx.clone()));
+        let beat = Beat {
+            index: i,
+            of: users.len(),
+            every: HEARTBEAT_EVERY,
+        };
+        readers.spawn(read_chat(
+            sock,
+            beat,
+            confirm.seq,
+            tx.clone(),
+            stop_rx.clone(),
+        ));
     }
     drop(tx);
 
@@ -276,6 +285,8 @@ pub(super) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     let mut sender = tokio::spawn(send_on_timetable(sessions, tt, count, words));
     let reply_time = interval * u32::try_from(expected_tokens).unwrap_or(u32::MAX);
     let mut tracks: HashMap<String, ReplyTrack> = HashMap::new();
+    // Every token's emission (the server's `ts`) to its receipt.
+    let mut emitted = Latencies::new()?;
     let mut sent: Option<(Starts, SendLog)> = None;
     let mut drain_until: Option<Instant> = None;
     let mut last_receipt = started;
@@ -294,6 +305,9 @@ pub(super) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
             got = rx.recv() => match got {
                 Some(g) => {
                     last_receipt = last_receipt.max(g.at);
+                    if let Some(d) = g.since_emit {
+                        emitted.record(d);
+                    }
                     tracks.entry(g.msg_id).or_default().observe(g.seq, g.done, g.at);
                 }
                 None => break,
@@ -401,6 +415,7 @@ pub(super) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     extra.insert("jitter_ms".into(), json!(jitter.summary()));
     extra.insert("jitter_detrended_ms".into(), json!(detrended.summary()));
     extra.insert("start_answer_ms".into(), json!(answer.summary()));
+    extra.insert("emit_to_receipt_ms".into(), json!(emitted.summary()));
     extra.insert(
         "effective_interval_ms".into(),
         json!(median(slopes).map(ms)),

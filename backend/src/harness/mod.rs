@@ -5,9 +5,12 @@
 
 mod channel;
 mod chat;
+mod creates;
 pub mod delivery;
 pub mod pacing;
 pub mod procfs;
+mod progress;
+mod reader;
 mod scenarios;
 mod soak;
 pub mod stats;
@@ -95,7 +98,9 @@ pub struct HarnessArgs {
     /// Signed-up users that create tasks (create, progress).
     #[arg(long, default_value_t = 4)]
     pub users: u64,
-    /// Tasks created (progress).
+    /// Tasks created at most (progress): the sender stops at
+    /// `--duration-secs` even if fewer went out, then the run drains until
+    /// every accepted task has ended (bounded; see `progress.rs`).
     #[arg(long, default_value_t = 20)]
     pub tasks: u64,
     /// Progress frames per task (progress against a baseline; Easel's
@@ -228,7 +233,7 @@ pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
         match args.scenario {
             Scenario::Idle => scenarios::idle(args, args.rate()).await,
             Scenario::Create => scenarios::create(args, args.rate()).await,
-            Scenario::Progress => scenarios::progress(args, args.rate()).await,
+            Scenario::Progress => progress::progress(args, args.rate()).await,
             Scenario::Channel => channel::channel(args, args.rate()).await,
             Scenario::Chat => chat::chat(args, args.rate()).await,
             Scenario::Soak => soak::soak(args, args.rate()).await,

@@ -1,22 +1,21 @@
 //! The scenarios: each sets up users and sockets through the reference
 //! client, runs its load on a [`Timetable`], and fills a [`Report`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use protocol::client::{ClientError, Incoming, RestClient, Socket};
+use protocol::client::{ClientError, RestClient, Socket};
 use protocol::frame::{Codec, Frame, FrameType};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::pacing::{aligned_delays, effective_interval, median, SeqCheck};
+use super::creates::{create_on_timetable, CreateAnswer, CreatePlan, CreateTally, Outcome};
 use super::procfs;
 use super::stats::Latencies;
 use super::timetable::{SendLog, Timetable};
-use super::tracker::{ProgressCounts, ProgressTracker};
 use super::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// Sockets being opened at once.
@@ -27,6 +26,8 @@ pub(super) const MAX_IN_FLIGHT: usize = 512;
 pub(super) const MAX_SENDS: u64 = 2_000_000;
 /// How long an ack or an answer may take before it counts as lost.
 pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How far ahead of the first heartbeat the idle sessions' tasks start.
+const HOLD_LEAD: Duration = Duration::from_millis(100);
 /// The token every idle socket uses against a baseline (`--protocol bare`).
 const BARE_IDLE_TOKEN: &str = "bench-idle";
 const PASSWORD: &str = "Harness-pass-9431";
@@ -117,6 +118,12 @@ pub(super) async fn authenticate(
     }
 }
 
+/// The driver runtime's worker threads: with the driver pinned to one
+/// core, more than one means threads taking turns on it.
+pub(super) fn driver_workers() -> usize {
+    tokio::runtime::Handle::current().metrics().num_workers()
+}
+
 pub(super) fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
 }
@@ -125,14 +132,29 @@ pub(super) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// The heartbeat figures of every idle session, in one set of histograms.
+/// A histogram per session (about 360 KB each at this range and
+/// precision) meant thousands of allocations as the sessions started and
+/// thousands of merges as they ended, on the driver core and inside the
+/// measured window: the driver's own stalls showed as ack latency. A std
+/// mutex, not a tokio one: it is held for a `record`, never across an await.
+struct Beats {
+    /// Intended send time to ack: the reported figure.
+    ack: Latencies,
+    /// Intended to actual send time: the driver's own delay (timer
+    /// rounding, a busy driver core). When `ack`'s tail matches this one,
+    /// the tail is the driver's, not the server's.
+    lateness: Latencies,
+    /// Actual send time to ack: the round trip alone.
+    round_trip: Latencies,
+}
+
+type SharedBeats = Arc<std::sync::Mutex<Beats>>;
+
 /// Holds one session: a heartbeat at each intended time, the ack's latency
-/// measured from that time, until `end`.
-async fn hold(
-    mut sock: Socket,
-    tt: Timetable,
-    end: Instant,
-) -> Result<(Latencies, SendLog, u64), HarnessError> {
-    let mut lat = Latencies::new()?;
+/// measured from that time, until `end`; then waits for `end` before
+/// closing, so no session's close lands among the others' heartbeats.
+async fn hold(mut sock: Socket, tt: Timetable, end: Instant, beats: SharedBeats) -> (SendLog, u64) {
     let mut log = SendLog::default();
     let mut timeouts = 0;
     for i in 0..MAX_SENDS {
@@ -141,22 +163,31 @@ async fn hold(
             break;
         }
         tokio::time::sleep_until(tokio::time::Instant::from_std(intended)).await;
-        log.note(intended, Instant::now());
+        let sent = Instant::now();
+        log.note(intended, sent);
         if sock.send(&Frame::heartbeat()).await.is_err() {
             timeouts += 1;
             break;
         }
         match sock.expect(FrameType::Heartbeat, ANSWER_TIMEOUT).await {
-            Ok(_) => lat.record(intended.elapsed()),
+            Ok(_) => {
+                let now = Instant::now();
+                if let Ok(mut b) = beats.lock() {
+                    b.ack.record(now.saturating_duration_since(intended));
+                    b.lateness.record(sent.saturating_duration_since(intended));
+                    b.round_trip.record(now.saturating_duration_since(sent));
+                }
+            }
             Err(_) => {
                 timeouts += 1;
                 break;
             }
         }
     }
+    tokio::time::sleep_until(tokio::time::Instant::from_std(end)).await;
     // The server may already have gone; the figures stand either way.
     let _ = sock.close().await;
-    Ok((lat, log, timeouts))
+    (log, timeouts)
 }
 
 pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
@@ -211,33 +242,48 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     let authenticated = sockets.len() as u64;
     let rss_after = pid.and_then(procfs::rss_bytes);
 
-    // Spread the sessions' heartbeats evenly over one interval.
+    // Each session on its own timetable, the sessions' phases spread evenly
+    // over one interval; the first beats a little ahead, once every
+    // session's task is running.
     let cpu = procfs::CpuWindow::start(pid);
-    let hold_start = Instant::now();
+    let hold_start = Instant::now() + HOLD_LEAD;
     let end = hold_start + Duration::from_secs_f64(args.duration_secs);
-    let interval = Duration::from_secs_f64(1.0 / rate);
+    let shared: SharedBeats = Arc::new(std::sync::Mutex::new(Beats {
+        ack: Latencies::new()?,
+        lateness: Latencies::new()?,
+        round_trip: Latencies::new()?,
+    }));
+    let held = sockets.len();
     let mut set = tokio::task::JoinSet::new();
     for (i, sock) in sockets.into_iter().enumerate() {
-        let phase = interval.mul_f64(i as f64 / authenticated.max(1) as f64);
-        let tt = Timetable::new(hold_start + phase, rate)
+        let tt = Timetable::phased(hold_start, rate, i, held)
             .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
-        set.spawn(hold(sock, tt, end));
+        set.spawn(hold(sock, tt, end, shared.clone()));
     }
-    let mut lat = Latencies::new()?;
+    // The server's CPU over the load window: the closes come after it.
+    tokio::time::sleep_until(tokio::time::Instant::from_std(end)).await;
+    let cpu_used = cpu.used();
     let mut log = SendLog::default();
     let mut timeouts = 0;
     while let Some(joined) = set.join_next().await {
-        let (l, s, t) = joined.map_err(|e| HarnessError::Setup(e.to_string()))??;
-        lat.merge(&l)?;
+        let (s, t) = joined.map_err(|e| HarnessError::Setup(e.to_string()))?;
         log.merge(&s);
         timeouts += t;
     }
-
+    let (lat, lateness, round_trip) = {
+        let b = shared
+            .lock()
+            .map_err(|e| HarnessError::Stats(e.to_string()))?;
+        (b.ack.clone(), b.lateness.summary(), b.round_trip.summary())
+    };
     let mut extra = serde_json::Map::new();
     extra.insert("auth_all_ms".into(), json!(ms(auth_all)));
     extra.insert("auth_latency_ms".into(), json!(auth_lat.summary()));
+    extra.insert("send_lateness_ms".into(), json!(lateness));
+    extra.insert("round_trip_ms".into(), json!(round_trip));
+    extra.insert("driver_workers".into(), json!(driver_workers()));
     extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
-    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
+    extra.insert("server_cpu_secs".into(), json!(cpu_used));
     let per_session = match (rss_before, rss_after) {
         (Some(b), Some(a)) if authenticated > 0 => Some(a.saturating_sub(b) / authenticated),
         _ => None,
@@ -271,7 +317,7 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
 }
 
 /// A small text-to-image body on the first checkpoint the server offers.
-async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessError> {
+pub(super) async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessError> {
     let config: Value = rest
         .post("/api/v1/task/v2/config/model", &json!({}))
         .await?;
@@ -290,64 +336,10 @@ async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessEr
     })
 }
 
-/// The body of create `i`.
-type BodyFn = Arc<dyn Fn(u64) -> Value + Send + Sync>;
-
-enum Outcome {
-    Accepted(String),
-    Refused,
-    Failed,
-}
-
-/// One create: its number (create `i` is sent as user `i % users`), its
-/// intended time, its answer's latency, and the outcome.
-type CreateAnswer = (u64, Instant, Duration, Outcome);
-
-/// Creates tasks on a timetable over `users`; answers every send's
-/// [`CreateAnswer`] (in completion order) and the sender's lateness.
-async fn create_on_timetable(
-    users: Vec<RestClient>,
-    path: &'static str,
-    body: Arc<dyn Fn(u64) -> Value + Send + Sync>,
-    tt: Timetable,
-    count: u64,
-) -> Result<(Vec<CreateAnswer>, SendLog), HarnessError> {
-    let sem = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
-    let mut set = tokio::task::JoinSet::new();
-    let mut log = SendLog::default();
-    for i in 0..count.min(MAX_SENDS) {
-        let intended = tt.intended(i);
-        tokio::time::sleep_until(tokio::time::Instant::from_std(intended)).await;
-        let permit = sem
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| HarnessError::Setup(e.to_string()))?;
-        log.note(intended, Instant::now());
-        let idx = usize::try_from(i).unwrap_or(0) % users.len().max(1);
-        let Some(client) = users.get(idx).cloned() else {
-            return Err(HarnessError::Setup("no users".into()));
-        };
-        let b = body(i);
-        set.spawn(async move {
-            let res = tokio::time::timeout(ANSWER_TIMEOUT, client.create_task(path, &b)).await;
-            drop(permit);
-            let outcome = match res {
-                Ok(Ok(id)) => Outcome::Accepted(id),
-                Ok(Err(e)) if e.status().is_some() => Outcome::Refused,
-                _ => Outcome::Failed,
-            };
-            (i, intended, intended.elapsed(), outcome)
-        });
-    }
-    let mut out = Vec::new();
-    while let Some(j) = set.join_next().await {
-        out.push(j.map_err(|e| HarnessError::Setup(e.to_string()))?);
-    }
-    Ok((out, log))
-}
-
-async fn sign_up_users(target: &Target, n: u64) -> Result<Vec<RestClient>, HarnessError> {
+pub(super) async fn sign_up_users(
+    target: &Target,
+    n: u64,
+) -> Result<Vec<RestClient>, HarnessError> {
     let mut users = Vec::new();
     for i in 0..n.max(1) {
         users.push(target.sign_up(&format!("harness {i}")).await?);
@@ -368,29 +360,54 @@ pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, Harn
     let started = Instant::now();
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
-    let count = tt.count_within(Duration::from_secs_f64(args.duration_secs));
-    let (answers, log) =
-        create_on_timetable(users, "/api/v1/task/create", Arc::new(body), tt, count).await?;
-    let elapsed = started.elapsed();
+    let window = Duration::from_secs_f64(args.duration_secs);
+    let offered = tt.count_within(window).min(MAX_SENDS);
+    let plan = CreatePlan {
+        path: "/api/v1/task/create",
+        body: Arc::new(body),
+        tt,
+        count: offered,
+        until: started + window,
+    };
+    // The answers are tallied as they arrive, so a long run keeps no list.
+    let (tx, mut rx) = mpsc::unbounded_channel::<CreateAnswer>();
+    let sender = tokio::spawn(create_on_timetable(users, plan, tx));
     let mut lat = Latencies::new()?;
-    let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
-    for (_, _, took, outcome) in &answers {
-        match outcome {
-            Outcome::Accepted(_) => {
-                accepted += 1;
-                lat.record(*took);
-            }
-            Outcome::Refused => refused += 1,
-            Outcome::Failed => failed += 1,
+    let mut tally = CreateTally::default();
+    let mut last_accept = started;
+    while let Some(a) = rx.recv().await {
+        if let Outcome::Accepted(_) = a.outcome {
+            lat.record(a.took);
+            last_accept = last_accept.max(a.intended + a.took);
         }
+        tally.add(&a.outcome);
     }
+    let (log, unsent) = sender
+        .await
+        .map_err(|e| HarnessError::Setup(e.to_string()))??;
+    let elapsed = started.elapsed();
+    let cpu_used = cpu.used();
     let mut extra = serde_json::Map::new();
+    // Over the load window, or up to the last accepted answer when that
+    // came later (answers of creates sent near the deadline).
+    let busy = last_accept.saturating_duration_since(started).max(window);
     extra.insert(
         "throughput_per_sec".into(),
-        json!(accepted as f64 / elapsed.as_secs_f64().max(1e-9)),
+        json!(tally.accepted as f64 / busy.as_secs_f64().max(1e-9)),
     );
     extra.insert("max_send_lateness_ms".into(), json!(ms(log.max_late)));
-    extra.insert("server_cpu_secs".into(), json!(cpu.used()));
+    extra.insert("server_cpu_secs".into(), json!(cpu_used));
+    if let Some(code) = tally.first_other_code {
+        extra.insert("first_refusal_code".into(), json!(code));
+    }
+    let mut pairs = vec![
+        ("offered", offered),
+        ("sent", log.sent),
+        ("unsent", unsent),
+        ("accepted", tally.accepted),
+        ("late_sends", log.late),
+    ];
+    pairs.extend(tally.counts());
     Ok(Report {
         scenario: args.scenario,
         target: args.target.clone(),
@@ -398,352 +415,8 @@ pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, Harn
         duration_secs: args.duration_secs,
         rate,
         elapsed_secs: elapsed.as_secs_f64(),
-        counts: counts(&[
-            ("sent", log.sent),
-            ("accepted", accepted),
-            ("refused", refused),
-            ("failed", failed),
-            ("late_sends", log.late),
-        ]),
+        counts: counts(&pairs),
         latency_ms: lat.summary(),
         extra,
     })
-}
-
-/// One progress frame as the harness needs it.
-#[derive(serde::Deserialize)]
-struct Progress {
-    id: String,
-    status: u8,
-    #[serde(default)]
-    process: u8,
-}
-
-/// A baseline's progress frame: update `progress` of `max`.
-#[derive(serde::Deserialize)]
-struct BareProgress {
-    id: String,
-    progress: u64,
-    max: u64,
-}
-
-impl Progress {
-    /// Easel's task object, or a baseline's `{id, progress, max}` mapped
-    /// onto it (running until the last update, which is the success).
-    fn from_content(content: &Value) -> Option<Progress> {
-        use serde::Deserialize;
-        if let Ok(p) = Progress::deserialize(content) {
-            return Some(p);
-        }
-        let b = BareProgress::deserialize(content).ok()?;
-        let max = b.max.max(1);
-        let pct = (b.progress.min(max) * 100 / max) as u8;
-        Some(Progress {
-            id: b.id,
-            status: if b.progress >= max { 3 } else { 2 },
-            process: pct,
-        })
-    }
-}
-
-/// The pacer's schedule as the server runs it (`EASEL_ENGINE=pacer`): a
-/// progress frame for step `k` is due at the job's start + `k × step`.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PacerSchedule {
-    pub(super) step: Duration,
-    pub(super) steps: u32,
-}
-
-impl PacerSchedule {
-    /// The step a progress percent stands for (`None` for a percent the
-    /// pacer never reports).
-    pub(super) fn step_of(&self, percent: u8) -> Option<u64> {
-        (1..=self.steps.clamp(1, engines::pacer::MAX_STEPS))
-            .find(|k| engines::pacer::step_percent(*k, self.steps) == percent)
-            .map(u64::from)
-    }
-}
-
-/// One progress frame received: by which socket, the frame, its push
-/// stream `seq`, and when.
-type Received = (usize, Progress, Instant);
-
-/// Reads one socket until `stop`, forwarding progress frames, checking
-/// every pushed frame's `seq` (Easel numbers them; a baseline does not),
-/// and heartbeating once a second so the server keeps the session.
-async fn read_progress(
-    mut sock: Socket,
-    idx: usize,
-    confirmed: u64,
-    tx: mpsc::UnboundedSender<Received>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) -> SeqCheck {
-    let mut seqs = SeqCheck::after(confirmed);
-    let mut beat = tokio::time::interval(Duration::from_secs(1));
-    loop {
-        tokio::select! {
-            _ = stop.changed() => break,
-            _ = beat.tick() => {
-                if sock.send(&Frame::heartbeat()).await.is_err() {
-                    break;
-                }
-            }
-            got = sock.recv() => match got {
-                Ok(Incoming::Frame(f)) => {
-                    let at = Instant::now();
-                    if let Some(s) = f.seq {
-                        seqs.observe(s);
-                    }
-                    if f.kind != FrameType::TaskUpdate.as_u16() {
-                        continue;
-                    }
-                    if let Some(p) = Progress::from_content(&f.content) {
-                        if tx.send((idx, p, at)).is_err() {
-                            break;
-                        }
-                    }
-                }
-                Ok(Incoming::Closed(_)) | Err(_) => break,
-            }
-        }
-    }
-    let _ = sock.close().await;
-    seqs
-}
-
-/// The fan-out delays of the paced progress frames: per task, every
-/// socket's frames aligned on one anchor (the same emission reaches all
-/// of the owner's sockets), see [`aligned_delays`].
-fn fanout_delays(
-    points: &HashMap<String, Vec<(u64, Instant)>>,
-    step: Duration,
-) -> Result<(Latencies, Vec<Duration>), HarnessError> {
-    let mut lat = Latencies::new()?;
-    let mut slopes = Vec::new();
-    for pts in points.values() {
-        for d in aligned_delays(pts, step) {
-            lat.record(d);
-        }
-        if let Some(s) = effective_interval(pts) {
-            slopes.push(s);
-        }
-    }
-    Ok((lat, slopes))
-}
-
-pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
-    let target = Target::parse(&args.target, args.protocol)?;
-    // Against Easel: signed-up users create tasks. Against a baseline: the
-    // client ids `bench-client-{i}` ask `POST /prompt` for `--updates`
-    // frames at `--update-rate`, pushed to the socket that authenticated
-    // with that id; task i belongs to client i % users, as with Easel.
-    let (users, tokens, path, body): (Vec<RestClient>, Vec<String>, &'static str, BodyFn) =
-        match args.protocol {
-            Protocol::Easel => {
-                let users = sign_up_users(&target, args.users).await?;
-                let tokens = users
-                    .iter()
-                    .map(|u| u.token().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| HarnessError::Setup("sign-up gave no token".into()))?;
-                let body = task_body(&target.rest).await?;
-                (users, tokens, "/api/v1/task/create", Arc::new(body))
-            }
-            Protocol::Bare => {
-                if !(args.update_rate.is_finite() && args.update_rate > 0.0) {
-                    return Err(HarnessError::Setup("--update-rate must be positive".into()));
-                }
-                let n = args.users.max(1);
-                let tokens: Vec<String> = (0..n).map(|i| format!("bench-client-{i}")).collect();
-                let users = tokens.iter().map(|_| target.rest.clone()).collect();
-                let (updates, rate) = (args.updates.max(1), args.update_rate);
-                let body = move |i: u64| {
-                    json!({"client_id": format!("bench-client-{}", i % n),
-                           "updates": updates, "rate": rate})
-                };
-                (users, tokens, "/prompt", Arc::new(body))
-            }
-        };
-    // A baseline's frames are paced by `--update-rate`; Easel's by the
-    // pacer engine when the server runs it (`--pacer-step-ms`).
-    let pacing = match args.protocol {
-        Protocol::Bare => Some(PacerSchedule {
-            step: Duration::from_secs_f64(1.0 / args.update_rate),
-            steps: 0,
-        }),
-        Protocol::Easel => args.pacer_step_ms.map(|ms| PacerSchedule {
-            step: Duration::from_millis(ms),
-            steps: args.pacer_steps,
-        }),
-    };
-    // Each user's sockets: its own, then `--watchers` more of the same
-    // account; every one of them must receive every frame of its tasks.
-    let per_user = 1 + usize::try_from(args.watchers).unwrap_or(0);
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut readers = tokio::task::JoinSet::new();
-    for (u, token) in tokens.iter().enumerate() {
-        for w in 0..per_user {
-            let idx = u * per_user + w;
-            let mut sock = target.connect(idx).await?;
-            let confirmed = match args.protocol {
-                Protocol::Easel => sock.authenticate(token).await?.seq,
-                Protocol::Bare => {
-                    authenticate(&mut sock, token, args.protocol).await?;
-                    0
-                }
-            };
-            readers.spawn(read_progress(
-                sock,
-                idx,
-                confirmed,
-                tx.clone(),
-                stop_rx.clone(),
-            ));
-        }
-    }
-    drop(tx);
-    let n_users = tokens.len().max(1);
-    let mut trackers: Vec<ProgressTracker> = (0..n_users * per_user)
-        .map(|_| ProgressTracker::new())
-        .collect();
-
-    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
-    let started = Instant::now();
-    let tt = Timetable::new(started, rate)
-        .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;
-    let deadline = started + Duration::from_secs_f64(args.duration_secs);
-    let mut creator = tokio::spawn(create_on_timetable(users, path, body, tt, args.tasks));
-    let mut created: Option<Vec<CreateAnswer>> = None;
-    let mut send_log = SendLog::default();
-    // Per task: (step, receipt) of every paced frame on every socket.
-    let mut paced: HashMap<String, Vec<(u64, Instant)>> = HashMap::new();
-    // Per task: the running frames seen so far on each socket (a
-    // baseline's steps are its frame numbers).
-    let mut ordinal: HashMap<(usize, String), u64> = HashMap::new();
-    loop {
-        if created.is_some() && trackers.iter().all(ProgressTracker::all_ended) {
-            break;
-        }
-        tokio::select! {
-            got = rx.recv() => match got {
-                Some((idx, p, at)) => {
-                    if let (Some(s), 2) = (pacing, p.status) {
-                        let k = if s.steps == 0 {
-                            let n = ordinal.entry((idx, p.id.clone())).or_insert(0);
-                            *n += 1;
-                            Some(*n)
-                        } else {
-                            s.step_of(p.process)
-                        };
-                        if let Some(k) = k {
-                            paced.entry(p.id.clone()).or_default().push((k, at));
-                        }
-                    }
-                    if let Some(t) = trackers.get_mut(idx) {
-                        t.observe(&p.id, p.status, p.process, at);
-                    }
-                }
-                None => break,
-            },
-            joined = &mut creator, if created.is_none() => {
-                let (answers, log) = joined.map_err(|e| HarnessError::Setup(e.to_string()))??;
-                for (i, _, _, o) in &answers {
-                    if let Outcome::Accepted(id) = o {
-                        let u = user_of(*i, n_users);
-                        for w in 0..per_user {
-                            if let Some(t) = trackers.get_mut(u * per_user + w) {
-                                t.expect(id);
-                            }
-                        }
-                    }
-                }
-                send_log = log;
-                created = Some(answers);
-            }
-            _ = tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)) => break,
-        }
-    }
-    creator.abort();
-    let elapsed = started.elapsed();
-    let cpu_used = cpu.used();
-    let _ = stop_tx.send(true);
-    let mut seqs = SeqCheck::default();
-    while let Some(j) = readers.join_next().await {
-        seqs.merge(&j.map_err(|e| HarnessError::Setup(e.to_string()))?);
-    }
-    let answers = created.unwrap_or_default();
-    let mut lat = Latencies::new()?;
-    let (mut accepted, mut refused, mut failed) = (0u64, 0u64, 0u64);
-    for (i, intended, _, o) in &answers {
-        match o {
-            Outcome::Accepted(id) => {
-                accepted += 1;
-                // Measured on the owner's own socket.
-                let u = user_of(*i, n_users);
-                if let Some(end) = trackers.get(u * per_user).and_then(|t| t.ended_at(id)) {
-                    lat.record(end.saturating_duration_since(*intended));
-                }
-            }
-            Outcome::Refused => refused += 1,
-            Outcome::Failed => failed += 1,
-        }
-    }
-    let mut c = ProgressCounts::default();
-    for t in &trackers {
-        let x = t.counts();
-        c.tasks += x.tasks;
-        c.frames += x.frames;
-        c.out_of_order += x.out_of_order;
-        c.succeeded += x.succeeded;
-        c.failed += x.failed;
-        c.lost += x.lost;
-        c.foreign_frames += x.foreign_frames;
-    }
-    let mut extra = serde_json::Map::new();
-    extra.insert(
-        "frames_per_sec".into(),
-        json!(c.frames as f64 / elapsed.as_secs_f64().max(1e-9)),
-    );
-    if let Some(s) = pacing {
-        let (delays, slopes) = fanout_delays(&paced, s.step)?;
-        extra.insert("pace_interval_ms".into(), json!(ms(s.step)));
-        extra.insert("fanout_delay_ms".into(), json!(delays.summary()));
-        extra.insert(
-            "effective_interval_ms".into(),
-            json!(median(slopes).map(ms)),
-        );
-    }
-    extra.insert("watchers".into(), json!(args.watchers));
-    extra.insert("max_send_lateness_ms".into(), json!(ms(send_log.max_late)));
-    extra.insert("server_cpu_secs".into(), json!(cpu_used));
-    Ok(Report {
-        scenario: args.scenario,
-        target: args.target.clone(),
-        sessions: (n_users * per_user) as u64,
-        duration_secs: args.duration_secs,
-        rate,
-        elapsed_secs: elapsed.as_secs_f64(),
-        counts: counts(&[
-            ("created", accepted),
-            ("refused", refused),
-            ("failed_creates", failed),
-            ("sockets", (n_users * per_user) as u64),
-            ("frames", c.frames),
-            ("out_of_order", c.out_of_order),
-            ("succeeded", c.succeeded),
-            ("failed_tasks", c.failed),
-            ("lost", c.lost),
-            ("seq_gaps", seqs.gaps),
-            ("seq_out_of_order", seqs.out_of_order),
-            ("foreign_frames", c.foreign_frames),
-        ]),
-        latency_ms: lat.summary(),
-        extra,
-    })
-}
-
-/// The user that sent create `i` (see [`create_on_timetable`]).
-fn user_of(i: u64, users: usize) -> usize {
-    usize::try_from(i).unwrap_or(0) % users.max(1)
 }

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use super::pacing::memory_growth_pct;
 use super::procfs;
 use super::scenarios::{counts, Target};
-use super::{channel, scenarios, HarnessArgs, HarnessError, Report, Scenario};
+use super::{channel, progress, scenarios, HarnessArgs, HarnessError, Report, Scenario};
 
 /// The share of the soak, at the end, in which no new task is created, so
 /// the last tasks can finish inside the window (at most this many seconds).
@@ -107,7 +107,7 @@ pub(super) async fn soak(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     let cpu = procfs::CpuWindow::start(pid);
     let (idle, progress, channel) = tokio::join!(
         scenarios::idle(&idle_args, 1.0),
-        scenarios::progress(&progress_args, task_rate),
+        progress::progress(&progress_args, task_rate),
         channel::channel(&channel_args, rate),
     );
     let cpu_used = cpu.used();

@@ -20,6 +20,20 @@ impl Timetable {
         (rate.is_finite() && rate > 0.0).then_some(Timetable { start, rate })
     }
 
+    /// The timetable of session `i` of `n` that all send at `rate`: the
+    /// sessions' phases spread evenly over one interval (`start + i / (n ×
+    /// rate)`), so `n` sessions send one at a time instead of all on the
+    /// same tick. `None` unless `rate` is positive and finite.
+    pub fn phased(start: Instant, rate: f64, i: usize, n: usize) -> Option<Timetable> {
+        let n = n.max(1);
+        let t = Timetable::new(start, rate)?;
+        let phase = Duration::from_secs_f64((i % n) as f64 / (n as f64 * rate));
+        Some(Timetable {
+            start: t.start + phase,
+            ..t
+        })
+    }
+
     /// When send `i` is due.
     pub fn intended(&self, i: u64) -> Instant {
         self.start + Duration::from_secs_f64(i as f64 / self.rate)
@@ -79,6 +93,35 @@ mod tests {
         assert_eq!(t.count_within(Duration::ZERO), 0);
         assert!(Timetable::new(start, 0.0).is_none());
         assert!(Timetable::new(start, f64::NAN).is_none());
+    }
+
+    #[test]
+    fn phased_sessions_send_one_at_a_time() {
+        let start = Instant::now();
+        let n = 2000;
+        // At 1/s, session i's sends fall at i × 0.5 ms past each second.
+        let mut due: Vec<Duration> = (0..n)
+            .flat_map(|i| {
+                let t = Timetable::phased(start, 1.0, i, n).unwrap();
+                (0..3).map(move |k| t.intended(k) - start)
+            })
+            .collect();
+        due.sort();
+        assert_eq!(due.len(), 3 * n);
+        assert_eq!(due.first(), Some(&Duration::ZERO));
+        // Consecutive sends 0.5 ms apart, never two on one instant.
+        for w in due.windows(2) {
+            let gap = w[1] - w[0];
+            assert!(
+                gap > Duration::from_micros(499) && gap < Duration::from_micros(501),
+                "{gap:?}"
+            );
+        }
+        // Each session keeps the rate.
+        let t = Timetable::phased(start, 4.0, 3, 10).unwrap();
+        assert_eq!(t.intended(1) - t.intended(0), Duration::from_millis(250));
+        assert_eq!(t.intended(0) - start, Duration::from_micros(75_000));
+        assert!(Timetable::phased(start, 0.0, 0, 1).is_none());
     }
 
     #[test]

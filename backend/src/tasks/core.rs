@@ -87,15 +87,30 @@ impl TaskCore {
         Ok(self.tasks.get(&Key::of(id), &Key::empty()).await?)
     }
 
-    /// Pushes the task to every socket of its owner (frame 10).
+    /// Pushes the task to every socket of its owner (frame 10), with its
+    /// place in the queue when it waits.
     pub async fn publish(&self, row: &TaskRow) {
-        let Some(account) = row.owner.account() else {
+        if row.owner.account().is_none() {
             return;
-        };
+        }
         let position = if row.status == TaskStatus::Queued {
             self.queue.position(&row.id).await.ok().flatten()
         } else {
             None
+        };
+        self.publish_at(row, position).await;
+    }
+
+    /// Pushes a task that is not in the queue yet (just created): no queue
+    /// position. Saves [`JobQueue::position`](infra::queue::JobQueue::position),
+    /// a walk of the whole queue that could only answer `None` here.
+    pub async fn publish_unqueued(&self, row: &TaskRow) {
+        self.publish_at(row, None).await;
+    }
+
+    async fn publish_at(&self, row: &TaskRow, position: Option<u32>) {
+        let Some(account) = row.owner.account() else {
+            return;
         };
         // Encoded once: the owner's frame and the channel relay share the text.
         match PushContent::new(&row.view(position)) {
@@ -118,26 +133,28 @@ impl TaskCore {
     }
 
     /// Stores a new task: the row, its index entry and its open entry.
+    ///
+    /// The three writes are sent together, so the embedded store's group
+    /// commit takes them into one transaction (one fsync, not three in a
+    /// row). They are independent: should only some of them land (a crash,
+    /// or an error answered to the caller), an open entry without its row
+    /// is dropped by the reconciler and an index entry without its row is
+    /// skipped by the list, so no order between them is needed.
     pub async fn insert(&self, row: &TaskRow) -> Result<(), ApiError> {
-        self.tasks
-            .put(&Key::of(&row.id), &Key::empty(), row)
-            .await?;
-        self.open
-            .put(
-                &Key::empty().u64(open_bucket(&row.id)),
-                &Key::of(&row.id),
-                &(),
-            )
-            .await?;
-        self.index
-            .put(
-                &Key::of(&row.owner.key()),
-                &Key::empty().i64(row.create_at).str(&row.id),
-                &TaskIndexRow {
-                    prompt: row.prompt.clone(),
-                },
-            )
-            .await?;
+        let index_row = TaskIndexRow {
+            prompt: row.prompt.clone(),
+        };
+        let open_pk = Key::empty().u64(open_bucket(&row.id));
+        let open_ck = Key::of(&row.id);
+        let index_pk = Key::of(&row.owner.key());
+        let index_ck = Key::empty().i64(row.create_at).str(&row.id);
+        let row_pk = Key::of(&row.id);
+        let row_ck = Key::empty();
+        tokio::try_join!(
+            self.tasks.put(&row_pk, &row_ck, row),
+            self.open.put(&open_pk, &open_ck, &()),
+            self.index.put(&index_pk, &index_ck, &index_row),
+        )?;
         Ok(())
     }
 

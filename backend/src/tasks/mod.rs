@@ -60,6 +60,36 @@ impl Requester {
     }
 }
 
+/// The environment variable that sets [`creates_per_minute`].
+pub const CREATES_PER_MIN_ENV: &str = "EASEL_TASK_CREATES_PER_MIN";
+
+/// Creations one caller (an account, or a visitor's address) may make per
+/// minute when [`CREATES_PER_MIN_ENV`] is unset. Benchmarks raise it.
+pub const DEFAULT_CREATES_PER_MIN: u32 = 120;
+
+/// Task creations allowed per caller and minute, from
+/// `EASEL_TASK_CREATES_PER_MIN` (default [`DEFAULT_CREATES_PER_MIN`]). A value
+/// that is not a positive whole number is a start-up error, never silently
+/// the default.
+pub fn creates_per_minute() -> anyhow::Result<u32> {
+    parse_creates_per_minute(std::env::var(CREATES_PER_MIN_ENV).ok().as_deref())
+}
+
+fn parse_creates_per_minute(value: Option<&str>) -> anyhow::Result<u32> {
+    let Some(raw) = value else {
+        return Ok(DEFAULT_CREATES_PER_MIN);
+    };
+    raw.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{CREATES_PER_MIN_ENV}={raw:?}: expected a positive whole number of task creations per caller and minute (default {DEFAULT_CREATES_PER_MIN})"
+            )
+        })
+}
+
 /// Limits of the task service.
 #[derive(Debug, Clone)]
 pub struct TaskLimits {
@@ -263,9 +293,15 @@ impl TaskService {
         let mut job = p.job;
         job.task_id = id.clone();
         job.attempt = 1;
+        // The hold's ledger entry, written together with the task below.
+        let mut entry = None;
         let hold = match who {
             Requester::Account(a) => {
-                self.core().ledger.hold(&a.id, &id, p.cost).await?;
+                entry = self
+                    .core()
+                    .ledger
+                    .hold_unrecorded(&a.id, &id, p.cost)
+                    .await?;
                 HoldState::Held
             }
             Requester::Visitor { device } => {
@@ -308,13 +344,26 @@ impl TaskService {
             channel_id,
             channel_private,
         };
-        if let Err(e) = self.core().insert(&row).await {
+        // The task's rows and the hold's ledger entry are sent together, so
+        // that the store commits them at once (group commit).
+        let record = async {
+            if let (Some(e), Owner::Account(a)) = (&entry, &row.owner) {
+                // The balance row keeps the entry until it is written, so a
+                // failure here loses nothing: the next change writes it.
+                if let Err(err) = self.core().ledger.record(a, e).await {
+                    tracing::warn!(task = %id, error = ?err, "ledger entry left for the next change");
+                }
+            }
+        };
+        let (inserted, ()) = tokio::join!(self.core().insert(&row), record);
+        if let Err(e) = inserted {
             if let Owner::Account(a) = &row.owner {
                 let _ = self.core().ledger.void(a, &id).await;
             }
             return Err(e);
         }
-        self.core().publish(&row).await;
+        // Published before it is queued, so it has no queue position yet.
+        self.core().publish_unqueued(&row).await;
         self.core().enqueue(&row).await;
         Ok(id)
     }
@@ -547,6 +596,17 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn creates_per_minute_defaults_and_refuses_non_numbers() {
+        assert_eq!(parse_creates_per_minute(None).unwrap(), 120);
+        assert_eq!(parse_creates_per_minute(Some("100000")).unwrap(), 100_000);
+        assert_eq!(parse_creates_per_minute(Some(" 7 ")).unwrap(), 7);
+        for bad in ["", "lots", "-5", "0", "1.5", "99999999999"] {
+            let e = parse_creates_per_minute(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("EASEL_TASK_CREATES_PER_MIN"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn input_urls_map_to_object_keys() {

@@ -1,7 +1,9 @@
 //! IM channels through the real binary: ordered delivery to every member
 //! under concurrent senders, kick and quit stopping delivery, unread state,
 //! history paging, resume after reconnect, roles and limits, and a channel
-//! task seen live by every member with its result posted to the history.
+//! task seen live by every member with its result posted to the history, a
+//! busy channel (sends stored in groups) keeping every guarantee, and a
+//! refused burst taking no sequence numbers.
 
 use std::time::Duration;
 
@@ -770,4 +772,162 @@ async fn member_changes_are_pushed_to_members_and_the_removed() {
             .await
             .is_err());
     }
+}
+
+#[tokio::test]
+async fn a_busy_channel_stores_and_delivers_every_message_once_in_order() {
+    let app = spawn_app().await;
+    let names: Vec<String> = (0..10).map(|i| format!("Busy{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (id, _, ms) = channel(&app, &refs, false).await;
+    let mut sockets = Vec::new();
+    for m in &ms {
+        sockets.push(app.socket(&m.token).await);
+    }
+    // Every member sends its whole burst at once: the sends pile up behind
+    // the actor's running round and are stored in groups.
+    let per_sender = 10;
+    let mut sends = Vec::new();
+    for m in &ms {
+        for i in 0..per_sender {
+            let c = m.client.clone();
+            let id = id.clone();
+            let who = m.id.clone();
+            sends.push(tokio::spawn(async move {
+                let text = format!("{who} {i}");
+                let seq = send(&c, &id, &text).await.unwrap();
+                (who, seq, text)
+            }));
+        }
+    }
+    let mut answered = Vec::new();
+    for s in sends {
+        answered.push(s.await.unwrap());
+    }
+    let total = per_sender * ms.len();
+    let mut by_seq: Vec<(u64, String)> = answered.iter().map(|(_, s, t)| (*s, t.clone())).collect();
+    by_seq.sort();
+    let seqs: Vec<u64> = by_seq.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        seqs,
+        (1..=total as u64).collect::<Vec<_>>(),
+        "distinct, consecutive"
+    );
+
+    // Every member's socket gets every message exactly once, in seq order;
+    // the message at each answered seq is the one that caller sent.
+    for s in &mut sockets {
+        let got: Vec<(u64, String)> = collect(s, total)
+            .await
+            .iter()
+            .map(|m| {
+                (
+                    m["seq"].as_u64().unwrap(),
+                    m["content"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(got, by_seq);
+        assert!(
+            !hears_message(s, Duration::from_millis(300)).await,
+            "no duplicate"
+        );
+    }
+
+    // History holds them all, newest first.
+    let h: Value = ms[0]
+        .client
+        .post(
+            "/api/v1/im/history",
+            &json!({"channel_id": id, "limit": 100}),
+        )
+        .await
+        .unwrap();
+    let items: Vec<(u64, String)> = h["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["seq"].as_u64().unwrap(),
+                m["content"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut newest_first = by_seq.clone();
+    newest_first.reverse();
+    assert_eq!(items, newest_first);
+    assert_eq!(h["has_more"], false);
+
+    // Each sender's read mark ends at its own last message.
+    for m in &ms {
+        let last = answered
+            .iter()
+            .filter(|(who, _, _)| *who == m.id)
+            .map(|(_, s, _)| *s)
+            .max()
+            .unwrap();
+        let r: Value = m
+            .client
+            .post("/api/v1/im/message/unread-record", &json!({}))
+            .await
+            .unwrap();
+        let item = r["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["channel_id"] == id.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(item["last_seq"], total as u64);
+        assert_eq!(item["read_seq"], last, "{}", m.id);
+        assert_eq!(item["unread"], total as u64 - last);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_burst_takes_no_sequence_numbers() {
+    let app = spawn_app().await;
+    let (id, _, ms) = channel(&app, &["Ann", "Bob"], false).await;
+    // One sender fires far more than its burst at once: the ones over the
+    // limit are refused with TooManyRequests and leave no gap.
+    let mut sends = Vec::new();
+    for i in 0..30 {
+        let c = ms[1].client.clone();
+        let id = id.clone();
+        sends.push(tokio::spawn(async move {
+            send(&c, &id, &format!("spam {i}")).await.map_err(code)
+        }));
+    }
+    let mut accepted = Vec::new();
+    let mut refused = 0;
+    for s in sends {
+        match s.await.unwrap() {
+            Ok(seq) => accepted.push(seq),
+            Err(c) => {
+                assert_eq!(c, 42900);
+                refused += 1;
+            }
+        }
+    }
+    accepted.sort_unstable();
+    let n = accepted.len() as u64;
+    assert!((10..=13).contains(&n), "accepted {n}");
+    assert_eq!(refused as u64, 30 - n);
+    assert_eq!(
+        accepted,
+        (1..=n).collect::<Vec<_>>(),
+        "refused ones took no seq"
+    );
+    // The next message follows directly.
+    assert_eq!(send(&ms[0].client, &id, "after").await.unwrap(), n + 1);
+    let h: Value = ms[0]
+        .client
+        .post(
+            "/api/v1/im/history",
+            &json!({"channel_id": id, "limit": 100}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(h["items"].as_array().unwrap().len() as u64, n + 1);
 }

@@ -1,5 +1,5 @@
 //! The embedded store: every table in one `redb` file (`easel.redb`), one redb
-//! table per [`TableDef`], each commit durable before the call returns.
+//! table per [`TableDef`], each write durable before the call returns.
 //!
 //! Layout: a row's redb key is the partition key, length-prefixed (`u32`
 //! big-endian, then the bytes), followed by the clustering key. The prefix
@@ -7,15 +7,37 @@
 //! clustering key exactly as CQL's `blob` clustering order does. Regular
 //! tables map that key to the value bytes, counter tables to an `i64`.
 //!
-//! redb is blocking, so every call runs on tokio's blocking pool. redb
-//! serialises write transactions, which is what makes [`Store::cas`] and
-//! [`Store::counter_add`] atomic here.
+//! Reads run on tokio's blocking pool, each in its own read transaction.
+//!
+//! Writes go through **group commit**: one writer thread owns the write
+//! side. A write call sends its operation (a closure over the write
+//! transaction) and a reply channel to it; the writer takes everything
+//! queued (up to [`MAX_BATCH_OPS`] operations or [`MAX_BATCH_BYTES`]),
+//! runs the operations in arrival order in *one* write transaction, commits
+//! it once with [`Durability::Immediate`] (one fsync for the whole batch),
+//! and only then answers every caller. So a call that returned `Ok` is on
+//! disk, as the [`Store`] contract demands, while the fsync cost is shared
+//! by everything that arrived during the previous commit.
+//!
+//! The result is the same as running the operations one by one in arrival
+//! order: each sees the writes of those before it (same transaction, same
+//! order), which is what makes [`Store::cas`] and [`Store::counter_add`]
+//! atomic. When any operation of a batch fails (an error, or a panic), or
+//! the commit fails, the batch's transaction is aborted and each of its
+//! operations is run again alone in its own transaction, so every caller
+//! gets exactly the answer it would have had without batching and one
+//! failing call never fails another. Operations are therefore `Fn`, not
+//! `FnOnce`: they must be re-runnable.
 
 use std::ops::Bound;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use tokio::sync::oneshot;
 
 use super::{
     effective_bounds, CasOutcome, CkBounds, Key, Order, PagingState, RawPage, ScanRange, Store,
@@ -25,17 +47,227 @@ use super::{
 /// File name of the database inside the data directory.
 pub const FILE_NAME: &str = "easel.redb";
 
+/// At most this many operations share one write transaction. Bounds how
+/// long the first caller of a batch waits for the rest to run (a few µs
+/// each) and the work redone when the batch has to be split.
+pub const MAX_BATCH_OPS: usize = 512;
+
+/// A batch stops growing once its operations carry this many bytes (keys
+/// and values), so a burst of large rows is not held in one transaction.
+pub const MAX_BATCH_BYTES: usize = 4 << 20;
+
 type Bytes = &'static [u8];
 
 /// A [`Store`] over one redb file.
 #[derive(Clone)]
 pub struct EmbeddedStore {
     db: Arc<Database>,
+    writer: Arc<Writer>,
 }
 
 impl std::fmt::Debug for EmbeddedStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EmbeddedStore")
+    }
+}
+
+/// Counts of the writer's work since the store was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteStats {
+    /// Write operations answered.
+    pub ops: u64,
+    /// Durable commits made (one fsync each): batches plus operations
+    /// re-run alone after their batch failed.
+    pub commits: u64,
+    /// Batches that failed and were split into one transaction per operation.
+    pub split_batches: u64,
+}
+
+/// Shared counters behind [`WriteStats`]: written by the writer thread,
+/// read by anyone (relaxed: they are statistics, not synchronisation).
+#[derive(Default)]
+struct Stats {
+    ops: AtomicU64,
+    commits: AtomicU64,
+    split_batches: AtomicU64,
+}
+
+/// One write operation on its way to the writer thread, type-erased so that
+/// operations with different answers share one channel.
+trait WriteJob: Send {
+    /// Runs the operation in `txn` and keeps its answer; false when it
+    /// failed (an error or a panic).
+    fn run(&mut self, txn: &redb::WriteTransaction) -> bool;
+    /// Replaces the kept answer by `e` (the commit failed).
+    fn fail(&mut self, e: StoreError);
+    /// Bytes of keys and values the operation carries, for the batch bound.
+    fn weight(&self) -> usize;
+    /// Sends the kept answer to the caller (who may have gone: then nothing).
+    fn reply(self: Box<Self>);
+}
+
+struct Job<T, F> {
+    op: F,
+    weight: usize,
+    /// The answer of the latest run; `None` until run.
+    answer: Option<StoreResult<T>>,
+    reply: oneshot::Sender<StoreResult<T>>,
+}
+
+impl<T, F> WriteJob for Job<T, F>
+where
+    T: Send,
+    F: Fn(&redb::WriteTransaction) -> StoreResult<T> + Send,
+{
+    fn run(&mut self, txn: &redb::WriteTransaction) -> bool {
+        let op = &self.op;
+        // A panicking operation must not take the writer (and with it every
+        // later write) down: it fails alone, as a panic on the blocking pool did.
+        let answer = match catch_unwind(AssertUnwindSafe(|| op(txn))) {
+            Ok(answer) => answer,
+            Err(_) => Err(backend("store write operation panicked")),
+        };
+        let ok = answer.is_ok();
+        self.answer = Some(answer);
+        ok
+    }
+
+    fn fail(&mut self, e: StoreError) {
+        self.answer = Some(Err(e));
+    }
+
+    fn weight(&self) -> usize {
+        self.weight
+    }
+
+    fn reply(self: Box<Self>) {
+        let answer = self
+            .answer
+            .unwrap_or_else(|| Err(backend("store write was never run")));
+        // The caller may have stopped waiting; the write stands regardless.
+        let _ = self.reply.send(answer);
+    }
+}
+
+type BoxedJob = Box<dyn WriteJob>;
+
+/// The handle on the writer thread. Dropping the last one (with the last
+/// [`EmbeddedStore`] clone) closes the channel; the writer finishes what is
+/// queued, and the drop waits for it so that the database file is closed
+/// (and can be opened again) once the store is gone.
+struct Writer {
+    /// `None` only during drop, when it is taken to close the channel.
+    jobs: Option<mpsc::Sender<BoxedJob>>,
+    thread: Option<JoinHandle<()>>,
+    stats: Arc<Stats>,
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                tracing::error!("the embedded store's writer thread panicked");
+            }
+        }
+    }
+}
+
+/// The writer thread's loop: batch, run, commit, answer; until the channel closes.
+fn writer_loop(db: &Database, jobs: &mpsc::Receiver<BoxedJob>, stats: &Stats) {
+    // For a debug line every 10 s of activity: how well writes are grouped.
+    let mut since = (std::time::Instant::now(), 0u64, 0u64);
+    while let Ok(first) = jobs.recv() {
+        let mut weight = first.weight();
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH_OPS && weight < MAX_BATCH_BYTES {
+            match jobs.try_recv() {
+                Ok(job) => {
+                    weight = weight.saturating_add(job.weight());
+                    batch.push(job);
+                }
+                Err(_) => break,
+            }
+        }
+        if batch.len() == 1 {
+            for job in &mut batch {
+                run_alone(db, job.as_mut(), stats);
+            }
+        } else if !run_together(db, &mut batch, stats) {
+            stats.split_batches.fetch_add(1, AtomicOrdering::Relaxed);
+            for job in &mut batch {
+                run_alone(db, job.as_mut(), stats);
+            }
+        }
+        stats
+            .ops
+            .fetch_add(batch.len() as u64, AtomicOrdering::Relaxed);
+        for job in batch {
+            job.reply();
+        }
+        if since.0.elapsed() >= std::time::Duration::from_secs(10) {
+            let ops = stats.ops.load(AtomicOrdering::Relaxed);
+            let commits = stats.commits.load(AtomicOrdering::Relaxed);
+            tracing::debug!(
+                ops = ops - since.1,
+                commits = commits - since.2,
+                secs = since.0.elapsed().as_secs_f64(),
+                "store writer"
+            );
+            since = (std::time::Instant::now(), ops, commits);
+        }
+    }
+}
+
+fn begin(db: &Database) -> StoreResult<redb::WriteTransaction> {
+    let mut txn = db.begin_write().map_err(backend)?;
+    txn.set_durability(Durability::Immediate).map_err(backend)?;
+    Ok(txn)
+}
+
+/// Runs the whole batch in one transaction and commits it; false (with the
+/// transaction aborted) when any operation or the commit failed.
+fn run_together(db: &Database, batch: &mut [BoxedJob], stats: &Stats) -> bool {
+    let Ok(txn) = begin(db) else {
+        return false;
+    };
+    for job in batch.iter_mut() {
+        if !job.run(&txn) {
+            if let Err(e) = txn.abort() {
+                tracing::warn!(error = %e, "aborting a failed write batch");
+            }
+            return false;
+        }
+    }
+    match txn.commit() {
+        Ok(()) => {
+            stats.commits.fetch_add(1, AtomicOrdering::Relaxed);
+            true
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "a write batch did not commit; retrying its writes one by one");
+            false
+        }
+    }
+}
+
+/// Runs one operation in its own transaction, committing it when it succeeded.
+fn run_alone(db: &Database, job: &mut dyn WriteJob, stats: &Stats) {
+    let txn = match begin(db) {
+        Ok(txn) => txn,
+        Err(e) => return job.fail(e),
+    };
+    if !job.run(&txn) {
+        if let Err(e) = txn.abort() {
+            tracing::warn!(error = %e, "aborting a failed write");
+        }
+        return;
+    }
+    match txn.commit() {
+        Ok(()) => {
+            stats.commits.fetch_add(1, AtomicOrdering::Relaxed);
+        }
+        Err(e) => job.fail(backend(e)),
     }
 }
 
@@ -103,17 +335,46 @@ fn as_slices(range: &CkBounds) -> (Bound<&[u8]>, Bound<&[u8]>) {
 }
 
 impl EmbeddedStore {
-    /// Opens (creating if needed) `dir/easel.redb`.
+    /// Opens (creating if needed) `dir/easel.redb` and starts its writer thread.
     pub fn open(dir: &Path) -> StoreResult<EmbeddedStore> {
         std::fs::create_dir_all(dir)
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", dir.display())))?;
         let path = dir.join(FILE_NAME);
-        let db = Database::create(&path)
-            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
-        Ok(EmbeddedStore { db: Arc::new(db) })
+        let db = Arc::new(
+            Database::create(&path)
+                .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?,
+        );
+        let (tx, rx) = mpsc::channel::<BoxedJob>();
+        let stats = Arc::new(Stats::default());
+        let thread = {
+            let db = db.clone();
+            let stats = stats.clone();
+            std::thread::Builder::new()
+                .name("easel-store-writer".into())
+                .spawn(move || writer_loop(&db, &rx, &stats))
+                .map_err(|e| StoreError::Unavailable(format!("starting the store writer: {e}")))?
+        };
+        Ok(EmbeddedStore {
+            db,
+            writer: Arc::new(Writer {
+                jobs: Some(tx),
+                thread: Some(thread),
+                stats,
+            }),
+        })
     }
 
-    /// Runs `f` on the blocking pool with the database.
+    /// What the writer has done so far: operations, commits (fsyncs), splits.
+    pub fn write_stats(&self) -> WriteStats {
+        let s = &self.writer.stats;
+        WriteStats {
+            ops: s.ops.load(AtomicOrdering::Relaxed),
+            commits: s.commits.load(AtomicOrdering::Relaxed),
+            split_batches: s.split_batches.load(AtomicOrdering::Relaxed),
+        }
+    }
+
+    /// Runs `f` on the blocking pool with the database (reads).
     async fn blocking<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
@@ -125,20 +386,32 @@ impl EmbeddedStore {
             .map_err(|e| backend(format!("store task failed: {e}")))?
     }
 
-    /// Runs `f` in one durable write transaction and commits it.
-    async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    /// Runs `f` on the writer thread in a durable write transaction (shared
+    /// with whatever else is queued) and answers once it is committed. `f`
+    /// may run more than once (see the module docs), each time in a fresh
+    /// transaction; `weight` is the bytes it writes, for the batch bound.
+    async fn write<T, F>(&self, weight: usize, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&redb::WriteTransaction) -> StoreResult<T> + Send + 'static,
+        F: Fn(&redb::WriteTransaction) -> StoreResult<T> + Send + 'static,
     {
-        self.blocking(move |db| {
-            let mut txn = db.begin_write().map_err(backend)?;
-            txn.set_durability(Durability::Immediate).map_err(backend)?;
-            let out = f(&txn)?;
-            txn.commit().map_err(backend)?;
-            Ok(out)
-        })
-        .await
+        let (reply, answer) = oneshot::channel();
+        let job: BoxedJob = Box::new(Job {
+            op: f,
+            weight,
+            answer: None,
+            reply,
+        });
+        let jobs = self
+            .writer
+            .jobs
+            .as_ref()
+            .ok_or_else(|| StoreError::Unavailable("the store is closing".into()))?;
+        jobs.send(job)
+            .map_err(|_| StoreError::Unavailable("the store's writer has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| backend("the store's writer dropped a write"))?
     }
 }
 
@@ -173,7 +446,7 @@ impl Store for EmbeddedStore {
     async fn put(&self, t: &TableDef, pk: &Key, ck: &Key, value: Vec<u8>) -> StoreResult<()> {
         let def = regular_def(t)?;
         let key = row_key(pk, ck)?;
-        self.write(move |txn| {
+        self.write(key.len() + value.len(), move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
             table
                 .insert(key.as_slice(), value.as_slice())
@@ -186,7 +459,7 @@ impl Store for EmbeddedStore {
     async fn delete(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<()> {
         let def = regular_def(t)?;
         let key = row_key(pk, ck)?;
-        self.write(move |txn| {
+        self.write(key.len(), move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
             table.remove(key.as_slice()).map_err(backend)?;
             Ok(())
@@ -197,7 +470,7 @@ impl Store for EmbeddedStore {
     async fn delete_partition(&self, t: &TableDef, pk: &Key) -> StoreResult<()> {
         let t = *t;
         let prefix = partition_prefix(pk)?;
-        self.write(move |txn| {
+        self.write(prefix.len(), move |txn| {
             let range = partition_range(&prefix);
             let (lo, hi) = as_slices(&range);
             match t.kind {
@@ -285,7 +558,9 @@ impl Store for EmbeddedStore {
         let def = regular_def(t)?;
         let key = row_key(pk, ck)?;
         let expected = expected.map(<[u8]>::to_vec);
-        self.write(move |txn| {
+        let weight =
+            key.len() + expected.as_ref().map_or(0, Vec::len) + new.as_ref().map_or(0, Vec::len);
+        self.write(weight, move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
             let current = table
                 .get(key.as_slice())
@@ -297,7 +572,7 @@ impl Store for EmbeddedStore {
                     current,
                 });
             }
-            match new {
+            match &new {
                 Some(v) => {
                     table
                         .insert(key.as_slice(), v.as_slice())
@@ -318,7 +593,7 @@ impl Store for EmbeddedStore {
     async fn counter_add(&self, t: &TableDef, pk: &Key, ck: &Key, delta: i64) -> StoreResult<()> {
         let def = counter_def(t)?;
         let key = row_key(pk, ck)?;
-        self.write(move |txn| {
+        self.write(key.len() + 8, move |txn| {
             let mut table = txn.open_table(def).map_err(backend)?;
             let now = table
                 .get(key.as_slice())
@@ -376,5 +651,166 @@ mod tests {
         .unwrap();
         assert!(row.starts_with(&a));
         assert!(!row.starts_with(&ab));
+    }
+
+    use std::time::Duration;
+
+    const T: &TableDef = &super::super::tables::CONFORMANCE;
+    const C: &TableDef = &super::super::tables::CONFORMANCE_COUNTERS;
+
+    fn store() -> (tempfile::TempDir, EmbeddedStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        (dir, store)
+    }
+
+    /// Occupies the writer for `ms`, so that what is sent meanwhile queues
+    /// up and is taken as one batch. Answers once the writer is busy.
+    async fn hold_writer(store: &EmbeddedStore, ms: u64) -> tokio::task::JoinHandle<()> {
+        let (started_tx, started) = std::sync::mpsc::channel::<()>();
+        let started_tx = std::sync::Mutex::new(started_tx);
+        let s = store.clone();
+        let h = tokio::spawn(async move {
+            s.write(0, move |_| {
+                let _ = started_tx.lock().unwrap().send(());
+                std::thread::sleep(Duration::from_millis(ms));
+                Ok(())
+            })
+            .await
+            .unwrap();
+        });
+        tokio::task::spawn_blocking(move || started.recv().unwrap())
+            .await
+            .unwrap();
+        h
+    }
+
+    fn k(i: u64) -> Key {
+        Key::empty().u64(i)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn queued_writes_share_one_commit() {
+        let (_d, store) = store();
+        let blocker = hold_writer(&store, 300).await;
+        let mut handles = Vec::new();
+        for i in 0..100 {
+            let s = store.clone();
+            handles.push(tokio::spawn(async move {
+                s.put(T, &Key::of("g"), &k(i), vec![1; 16]).await.unwrap();
+                s.counter_add(C, &Key::of("g"), &Key::empty(), 1)
+                    .await
+                    .unwrap();
+            }));
+        }
+        blocker.await.unwrap();
+        for h in handles {
+            h.await.unwrap();
+        }
+        let stats = store.write_stats();
+        assert_eq!(stats.ops, 201);
+        assert_eq!(stats.split_batches, 0);
+        // The blocker, the batch of 100 puts queued behind it, then the
+        // counter adds (sent as each put was answered): far fewer commits
+        // than operations.
+        assert!(stats.commits <= 10, "{stats:?}");
+        assert_eq!(
+            store
+                .counter_get(C, &Key::of("g"), &Key::empty())
+                .await
+                .unwrap(),
+            100
+        );
+        for i in 0..100 {
+            assert!(store.get(T, &Key::of("g"), &k(i)).await.unwrap().is_some());
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failing_or_panicking_write_fails_alone() {
+        let (_d, store) = store();
+        let blocker = hold_writer(&store, 300).await;
+        let mut puts = Vec::new();
+        for i in 0..20 {
+            let s = store.clone();
+            puts.push(tokio::spawn(async move {
+                s.put(T, &Key::of("f"), &k(i), vec![2; 8]).await
+            }));
+        }
+        let s = store.clone();
+        let failing = tokio::spawn(async move {
+            s.write(0, |txn| {
+                // Writes, then fails: its write must not survive.
+                let mut t = txn.open_table(regular_def(T)?).map_err(backend)?;
+                t.insert(row_key(&Key::of("f"), &k(999))?.as_slice(), &b"x"[..])
+                    .map_err(backend)?;
+                Err::<(), _>(StoreError::Backend("refused".into()))
+            })
+            .await
+        });
+        let s = store.clone();
+        let panicking =
+            tokio::spawn(
+                async move { s.write(0, |_| -> StoreResult<()> { panic!("boom") }).await },
+            );
+        // Two inserts of one row in the same batch: exactly one applies,
+        // the other sees the first's write, as if run one after the other.
+        let mut inserts = Vec::new();
+        for v in [b"a", b"b"] {
+            let s = store.clone();
+            inserts.push(tokio::spawn(async move {
+                s.cas(T, &Key::of("f-cas"), &Key::empty(), None, Some(v.to_vec()))
+                    .await
+                    .unwrap()
+            }));
+        }
+        blocker.await.unwrap();
+        for p in puts {
+            p.await.unwrap().unwrap();
+        }
+        assert!(matches!(
+            failing.await.unwrap(),
+            Err(StoreError::Backend(m)) if m == "refused"
+        ));
+        assert!(matches!(
+            panicking.await.unwrap(),
+            Err(StoreError::Backend(_))
+        ));
+        let mut outcomes = Vec::new();
+        for i in inserts {
+            outcomes.push(i.await.unwrap());
+        }
+        assert_eq!(outcomes.iter().filter(|o| o.applied).count(), 1);
+        let loser = outcomes.iter().find(|o| !o.applied).unwrap();
+        let stored = store
+            .get(T, &Key::of("f-cas"), &Key::empty())
+            .await
+            .unwrap();
+        assert_eq!(loser.current, stored);
+
+        assert!(store.write_stats().split_batches >= 1);
+        assert_eq!(store.get(T, &Key::of("f"), &k(999)).await.unwrap(), None);
+        for i in 0..20 {
+            assert!(store.get(T, &Key::of("f"), &k(i)).await.unwrap().is_some());
+        }
+        // The writer lives on.
+        store.put(T, &Key::of("f"), &k(500), vec![3]).await.unwrap();
+        assert_eq!(
+            store.get(T, &Key::of("f"), &k(500)).await.unwrap(),
+            Some(vec![3])
+        );
+    }
+
+    #[tokio::test]
+    async fn dropping_the_store_closes_the_file() {
+        let (dir, store) = store();
+        store.put(T, &Key::of("d"), &k(1), vec![1]).await.unwrap();
+        drop(store);
+        // The writer has let go of the database: it opens again at once.
+        let again = EmbeddedStore::open(dir.path()).unwrap();
+        assert_eq!(
+            again.get(T, &Key::of("d"), &k(1)).await.unwrap(),
+            Some(vec![1])
+        );
     }
 }
