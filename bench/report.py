@@ -414,7 +414,7 @@ NOTES = {
             "timetable with the sessions' phases spread evenly over the second; ack latency from each "
             "beat's intended send time. *Driver lateness* is the driver's own delay from the intended to "
             "the actual send (timer rounding, a busy driver core): an ack tail that matches it is the "
-            "driver's, not the server's. Memory is the server's RSS growth per session while they connect.",
+            "driver's, not the server's. Memory is the server's RSS growth per session while they connect, each run on a freshly started server.",
     "progress": "Easel: tasks created over REST run on the pacer engine (`EASEL_ENGINE=pacer`: a progress "
                 "report every 1000/update_rate ms for `updates` steps and a 1×1 PNG, no picture work; "
                 "load testing only), so CPU per frame is the fan-out path, comparable with the baselines, "
