@@ -8,6 +8,7 @@ import { localeAtom, navigate } from '../router/router';
 import { appStore, useAtomValue } from '../state/jotai';
 import { tavernApi } from './actions';
 import { AvatarField } from './AvatarField';
+import { CharCount } from './CharCount';
 import { checkDraft, draftOf, EMPTY_DRAFT, fieldsOf, LIMITS } from './form';
 import type { CharacterDraft, DraftProblem } from './form';
 import { GENDERS } from './model';
@@ -69,7 +70,7 @@ function Field(props: {
       )}
       <span id={hintId} className="field__hint">
         {props.hint}
-        <span className={length > max ? 'field__count field__count--over' : 'field__count'}>{t('tavern.form.count', { length, max })}</span>
+        <CharCount length={length} max={max} />
       </span>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { FormEvent, KeyboardEvent } from 'react';
 import { useT } from '../i18n/useT';
+import { CharCount } from './CharCount';
 import { sendMessage, stopReply, tavernApi } from './actions';
 import { canUndoPolish } from './polish';
 import type { PolishMemo } from './polish';
@@ -141,7 +142,7 @@ export function ChatComposer(props: {
       )}
       <p id={hintId} className="chat-composer__hint">
         <span className="chat-composer__hint-text">{t('tavern.chat.composerHint')}</span>{' '}
-        <span className={tooLong ? 'field__count field__count--over' : 'field__count'}>{t('tavern.chat.length', { length, max: CHAT_MESSAGE_MAX })}</span>
+        <CharCount length={length} max={CHAT_MESSAGE_MAX} messageKey="tavern.chat.length" />
       </p>
       {error !== null && (
         <p className="tavern__error chat-composer__error" role="alert">

@@ -6,14 +6,10 @@ import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { appStore, useAtomValue } from '../state/jotai';
 import { tavernApi } from './actions';
+import { CharCount } from './CharCount';
 import { charCount, checkPersona, PERSONA_MAX, PERSONA_NAME_MAX, personaChange, userNameShown } from './extras';
 import type { Persona } from './extras';
 import { useErrorText } from './useErrorText';
-
-function Count({ length, max }: { length: number; max: number }) {
-  const t = useT();
-  return <span className={length > max ? 'field__count field__count--over' : 'field__count'}>{t('tavern.form.count', { length, max })}</span>;
-}
 
 /** The user's chat persona (account/character/setting): the display name `{{user}}` becomes, and who they are. */
 export function PersonaDialog({ onClose }: { onClose: () => void }) {
@@ -105,7 +101,7 @@ export function PersonaDialog({ onClose }: { onClose: () => void }) {
           />
           <span id={nameHint} className="field__hint">
             <span>{t('tavern.persona.nameHint')}</span>
-            <Count length={nameLength} max={PERSONA_NAME_MAX} />
+            <CharCount length={nameLength} max={PERSONA_NAME_MAX} />
           </span>
         </div>
         {shown !== '' && (
@@ -132,7 +128,7 @@ export function PersonaDialog({ onClose }: { onClose: () => void }) {
           />
           <span id={personaHint} className="field__hint">
             <span>{t('tavern.persona.personaHint')}</span>
-            <Count length={personaLength} max={PERSONA_MAX} />
+            <CharCount length={personaLength} max={PERSONA_MAX} />
           </span>
         </div>
         {loading && <p className="tavern__note">{t('tavern.loading')}</p>}

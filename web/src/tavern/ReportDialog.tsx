@@ -8,6 +8,7 @@ import { tavernApi } from './actions';
 import { charCount, checkReport, REPORT_DETAIL_MAX, REPORT_REASONS } from './extras';
 import type { ReportReason } from './extras';
 import { useErrorText } from './useErrorText';
+import { CharCount } from './CharCount';
 
 /** Reports someone else's character (report/ai-character): a reason and, for "other", a detail. */
 export function ReportDialog({ characterId, name, onClose }: { characterId: string; name: string; onClose: () => void }) {
@@ -84,9 +85,7 @@ export function ReportDialog({ characterId, name, onClose }: { characterId: stri
           />
           <span id={hintId} className="field__hint">
             <span>{t(needed ? 'tavern.report.detailRequired' : 'tavern.report.detailOptional')}</span>
-            <span className={length > REPORT_DETAIL_MAX ? 'field__count field__count--over' : 'field__count'}>
-              {t('tavern.form.count', { length, max: REPORT_DETAIL_MAX })}
-            </span>
+            <CharCount length={length} max={REPORT_DETAIL_MAX} />
           </span>
         </div>
         {error !== null && (

@@ -1,10 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
-//! Write throughput of the embedded store, printed rather than asserted
-//! (figures depend on the disk and on what else the machine runs), so the
-//! measurement is `#[ignore]`d:
+//! Write throughput of the embedded store: a measurement, printed rather
+//! than asserted (figures depend on the disk and on what else the machine
+//! runs), so it is an example, not a test:
 //!
 //! ```text
-//! cargo test -p easel-infra --test store_throughput -- --ignored --nocapture
+//! cargo run --release -p easel-infra --example store_throughput [SECONDS]
 //! ```
 //!
 //! It reports durable puts per second for one writer awaiting each put in
@@ -46,10 +46,13 @@ async fn puts_per_sec(store: &DynStore, writers: usize, run: Duration, value_len
     total as f64 / started.elapsed().as_secs_f64()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: run with --ignored --nocapture"]
-async fn embedded_put_throughput() {
-    let run = Duration::from_secs(3);
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let secs: f64 = match std::env::args().nth(1) {
+        Some(a) => a.parse().expect("SECONDS must be a number"),
+        None => 3.0,
+    };
+    let run = Duration::from_secs_f64(secs);
     for writers in [1usize, 8, 64, 256] {
         let dir = tempfile::tempdir().unwrap();
         let embedded = EmbeddedStore::open(dir.path()).unwrap();
