@@ -32,6 +32,18 @@ pub async fn set_account_status(
     Ok(ok(row.info(state.accounts.is_admin(&row))))
 }
 
+/// The store's write counters for operators (`POST /api/v1/admin/store`):
+/// operations, durable commits and split batches since the server started,
+/// so an operator can see how many writes share a commit under load.
+/// `writes` is null on a store that does not count them (ScyllaDB).
+pub async fn store_stats(state: web::Data<AppState>, caller: Authed) -> ApiResult {
+    operator(&state, &caller)?;
+    Ok(ok(serde_json::json!({
+        "backend": state.store.backend_name(),
+        "writes": state.store.write_stats(),
+    })))
+}
+
 fn operator(state: &AppState, caller: &Authed) -> Result<(), crate::error::ApiError> {
     if state.accounts.is_admin(&caller.0.account) {
         Ok(())

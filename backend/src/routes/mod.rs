@@ -48,6 +48,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/account/status", web::post().to(admin::set_account_status))
                     .route("/account/membership", web::post().to(admin::set_membership))
                     .route("/credits/grant", web::post().to(admin::grant_credits))
+                    .route("/store", web::post().to(admin::store_stats))
                     .route(
                         "/character/reports",
                         web::post().to(character_extras::admin_reports),

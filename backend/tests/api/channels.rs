@@ -774,6 +774,16 @@ async fn member_changes_are_pushed_to_members_and_the_removed() {
     }
 }
 
+/// Durable commits the embedded store has made so far (operator call).
+async fn store_commits(operator: &RestClient) -> u64 {
+    let s: Value = operator
+        .post("/api/v1/admin/store", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(s["backend"], "embedded");
+    s["writes"]["commits"].as_u64().unwrap()
+}
+
 #[tokio::test]
 async fn a_busy_channel_stores_and_delivers_every_message_once_in_order() {
     let app = spawn_app().await;
@@ -784,6 +794,14 @@ async fn a_busy_channel_stores_and_delivers_every_message_once_in_order() {
     for m in &ms {
         sockets.push(app.socket(&m.token).await);
     }
+    let operator = app.operator().await;
+    let commits_before = store_commits(&operator).await;
+    let refused = ms[0]
+        .client
+        .post::<_, Value>("/api/v1/admin/store", &json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), 40300, "members are not operators");
     // Every member sends its whole burst at once: the sends pile up behind
     // the actor's running round and are stored in groups.
     let per_sender = 10;
@@ -805,6 +823,15 @@ async fn a_busy_channel_stores_and_delivers_every_message_once_in_order() {
         answered.push(s.await.unwrap());
     }
     let total = per_sender * ms.len();
+    // Stored in rounds: one message at a time took three commits in a row
+    // (seq, row, read mark), so `total` messages took at least 3 x total.
+    // In rounds, the messages queued behind a round share its commits.
+    let commits = store_commits(&operator).await - commits_before;
+    eprintln!("{total} concurrent sends: {commits} store commits");
+    assert!(
+        commits < total as u64,
+        "{total} concurrent sends took {commits} store commits"
+    );
     let mut by_seq: Vec<(u64, String)> = answered.iter().map(|(_, s, t)| (*s, t.clone())).collect();
     by_seq.sort();
     let seqs: Vec<u64> = by_seq.iter().map(|(s, _)| *s).collect();

@@ -43,6 +43,7 @@ use super::{
     effective_bounds, CasOutcome, CkBounds, Key, Order, PagingState, RawPage, ScanRange, Store,
     StoreError, StoreResult, TableDef, TableKind,
 };
+pub use super::WriteStats;
 
 /// File name of the database inside the data directory.
 pub const FILE_NAME: &str = "easel.redb";
@@ -69,18 +70,6 @@ impl std::fmt::Debug for EmbeddedStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EmbeddedStore")
     }
-}
-
-/// Counts of the writer's work since the store was opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct WriteStats {
-    /// Write operations answered.
-    pub ops: u64,
-    /// Durable commits made (one fsync each): batches plus operations
-    /// re-run alone after their batch failed.
-    pub commits: u64,
-    /// Batches that failed and were split into one transaction per operation.
-    pub split_batches: u64,
 }
 
 /// Shared counters behind [`WriteStats`]: written by the writer thread,
@@ -625,6 +614,10 @@ impl Store for EmbeddedStore {
 
     fn backend_name(&self) -> &'static str {
         "embedded"
+    }
+
+    fn write_stats(&self) -> Option<WriteStats> {
+        Some(EmbeddedStore::write_stats(self))
     }
 }
 

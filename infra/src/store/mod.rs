@@ -171,6 +171,23 @@ pub trait Store: Send + Sync + 'static {
     async fn counter_get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<i64>;
     /// Short name for logs and the health endpoint ("embedded", "scylla").
     fn backend_name(&self) -> &'static str;
+    /// The write path's counters, where the backend keeps them (the
+    /// embedded store's group commit); `None` elsewhere.
+    fn write_stats(&self) -> Option<WriteStats> {
+        None
+    }
+}
+
+/// Counts of a store's write work since it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct WriteStats {
+    /// Write operations answered.
+    pub ops: u64,
+    /// Durable commits made (one fsync each): batches plus operations
+    /// re-run alone after their batch failed.
+    pub commits: u64,
+    /// Batches that failed and were split into one transaction per operation.
+    pub split_batches: u64,
 }
 
 pub type DynStore = Arc<dyn Store>;
