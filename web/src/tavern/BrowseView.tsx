@@ -1,21 +1,28 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { tavernApi } from './actions';
+import type { CharacterQuery } from './api';
 import { characterQueryAtom } from './atoms';
 import { CharacterGrid } from './CharacterTile';
 import { Filters } from './Filters';
 import type { CharacterCard } from './model';
 import { RecentRow } from './RecentRow';
 import { useErrorText } from './useErrorText';
+import { useLoaded } from './useLoaded';
 
-interface GridState {
-  /** The query (and attempt) these items answer. */
-  key: string;
+interface Grid {
   items: CharacterCard[];
   cursor: string | null;
-  error: string | null;
+  /** Why the last "load more" failed. */
+  moreError: string | null;
+}
+
+const NO_GRID: Grid = { items: [], cursor: null, moreError: null };
+
+function firstPage(query: CharacterQuery): Promise<Grid> {
+  return tavernApi.list(query, null).then((page) => ({ items: page.items, cursor: page.items.length === 0 ? null : page.cursor, moreError: null }));
 }
 
 /** The published characters with the filters; more load on demand. */
@@ -24,60 +31,46 @@ export function BrowseView() {
   const errorText = useErrorText();
   const query = useAtomValue(characterQueryAtom);
   const loggedIn = useAtomValue(loggedInAtom);
-  const [attempt, setAttempt] = useState(0);
-  const key = `${JSON.stringify(query)}#${attempt}`;
-  const [state, setState] = useState<GridState>({ key: '', items: [], cursor: null, error: null });
+  const grid = useLoaded(() => firstPage(query), [query], NO_GRID);
+  const setGrid = grid.setValue;
+  // A first page that failed shows no cards (and no "more") until a retry or another query answers.
+  const state = grid.failed ? NO_GRID : grid.value;
+  const error = grid.failed ? errorText(grid.error) : state.moreError;
   const [loadingMore, setLoadingMore] = useState(false);
-
-  useEffect(() => {
-    let gone = false;
-    tavernApi
-      .list(query, null)
-      .then((page) => {
-        if (!gone) setState({ key, items: page.items, cursor: page.items.length === 0 ? null : page.cursor, error: null });
-      })
-      .catch((e: unknown) => {
-        if (!gone) setState({ key, items: [], cursor: null, error: errorText(e) });
-      });
-    return () => {
-      gone = true;
-    };
-  }, [key, query, errorText]);
 
   async function more() {
     if (state.cursor === null) return;
     setLoadingMore(true);
     try {
       const page = await tavernApi.list(query, state.cursor);
-      setState((s) => ({
-        ...s,
+      setGrid((s) => ({
         items: [...s.items, ...page.items.filter((c) => !s.items.some((x) => x.id === c.id))],
         cursor: page.items.length === 0 ? null : page.cursor,
-        error: null,
+        moreError: null,
       }));
     } catch (e) {
-      setState((s) => ({ ...s, error: errorText(e) }));
+      setGrid((s) => ({ ...s, moreError: errorText(e) }));
     } finally {
       setLoadingMore(false);
     }
   }
 
-  const loading = state.key !== key || loadingMore;
+  const loading = grid.loading || loadingMore;
   const filtered = query.genders.length > 0 || query.character_type !== 0 || query.keyword !== '';
   return (
     <div className="tavern__browse">
       {loggedIn && <RecentRow />}
       <Filters />
-      {state.error !== null && (
+      {error !== null && (
         <p className="tavern__error" role="alert">
-          {state.error}{' '}
-          <button type="button" className="button button--link" onClick={() => setAttempt((n) => n + 1)}>
+          {error}{' '}
+          <button type="button" className="button button--link" onClick={grid.reload}>
             {t('tavern.retry')}
           </button>
         </p>
       )}
       <CharacterGrid cards={state.items} label={t('tavern.browse')} />
-      {!loading && state.error === null && state.items.length === 0 && (
+      {!loading && error === null && state.items.length === 0 && (
         <p className="tavern__empty">{t(filtered ? 'tavern.empty' : 'tavern.emptyAll')}</p>
       )}
       {loading && (

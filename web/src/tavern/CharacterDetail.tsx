@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { loggedInAtom, loginDialogAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
@@ -10,12 +10,12 @@ import { Avatar } from './Avatar';
 import { ConfirmDialog } from './ConfirmDialog';
 import { ExportCard } from './ExportCard';
 import { answeringModel } from './extras';
-import type { ChatModel } from './extras';
 import type { CharacterView } from './model';
 import { ReportDialog } from './ReportDialog';
 import { tavernPath } from './route';
 import { useCharacter } from './useCharacter';
 import { useErrorText } from './useErrorText';
+import { useLoaded } from './useLoaded';
 
 function Section({ title, text }: { title: string; text: string }) {
   if (text.trim() === '') return null;
@@ -123,19 +123,7 @@ function Actions({ c }: { c: CharacterView }) {
 /** "Replies are written by …": the model that answers chats (character/model_list); nothing when it cannot be read. */
 function ModelNote() {
   const t = useT();
-  const [model, setModel] = useState<ChatModel | null>(null);
-  useEffect(() => {
-    let gone = false;
-    tavernApi
-      .models()
-      .then((list) => {
-        if (!gone) setModel(answeringModel(list));
-      })
-      .catch(() => undefined);
-    return () => {
-      gone = true;
-    };
-  }, []);
+  const model = useLoaded(() => tavernApi.models().then(answeringModel), [], null).value;
   if (model === null) return null;
   return (
     <p className="character__model bubble__model" data-testid="character-model">

@@ -1,10 +1,11 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
 import { ConfirmDialog } from './ConfirmDialog';
 import { applyPreset, presetConflicts } from './form';
 import type { CharacterDraft, PresetField } from './form';
 import type { Preset } from './model';
+import { useLoaded } from './useLoaded';
 
 const FIELD_KEYS = {
   persona: 'tavern.form.persona',
@@ -16,22 +17,9 @@ const FIELD_KEYS = {
 export function PresetChips({ draft, onApply }: { draft: CharacterDraft; onApply: (draft: CharacterDraft) => void }) {
   const t = useT();
   const labelId = useId();
-  const [presets, setPresets] = useState<Preset[]>([]);
+  // Templates are a help, not the form: when they cannot be read, the form works without them.
+  const presets = useLoaded(() => tavernApi.presets(), [], []).value;
   const [asking, setAsking] = useState<{ preset: Preset; fields: PresetField[] } | null>(null);
-
-  useEffect(() => {
-    let gone = false;
-    // Templates are a help, not the form: when they cannot be read, the form works without them.
-    tavernApi
-      .presets()
-      .then((list) => {
-        if (!gone) setPresets(list);
-      })
-      .catch(() => undefined);
-    return () => {
-      gone = true;
-    };
-  }, []);
 
   function pick(preset: Preset) {
     const fields = presetConflicts(draft, preset);

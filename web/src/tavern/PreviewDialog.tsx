@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
@@ -6,6 +6,7 @@ import { Avatar } from './Avatar';
 import { splitPreview } from './extras';
 import type { PreviewDraft, PreviewItem } from './extras';
 import { useErrorText } from './useErrorText';
+import { useLoaded } from './useLoaded';
 
 function Lines({ items, name, avatar }: { items: PreviewItem[]; name: string; avatar: string }) {
   const t = useT();
@@ -33,33 +34,18 @@ function Lines({ items, name, avatar }: { items: PreviewItem[]; name: string; av
 export function PreviewDialog({ draft, avatar, onClose }: { draft: PreviewDraft; avatar: string; onClose: () => void }) {
   const t = useT();
   const errorText = useErrorText();
-  const [items, setItems] = useState<PreviewItem[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   // The draft as it was when the dialog opened.
   const [body] = useState(draft);
   const name = body.name.trim();
+  const preview = useLoaded(() => tavernApi.preview(body), [body], null);
+  const error = preview.failed ? errorText(preview.error) : null;
 
-  useEffect(() => {
-    let gone = false;
-    tavernApi
-      .preview(body)
-      .then((list) => {
-        if (!gone) setItems(list);
-      })
-      .catch((e: unknown) => {
-        if (!gone) setError(errorText(e));
-      });
-    return () => {
-      gone = true;
-    };
-  }, [body, errorText]);
-
-  const parts = items === null ? null : splitPreview(items);
+  const parts = preview.value === null ? null : splitPreview(preview.value);
   return (
     <Dialog title={t('tavern.form.previewTitle', { name })} closeLabel={t('tavern.dialog.close')} onClose={onClose} className="tavern-dialog preview-dialog">
-      <div className="preview" data-testid="preview" aria-busy={items === null && error === null}>
+      <div className="preview" data-testid="preview" aria-busy={preview.loading}>
         <p className="field__hint">{t('tavern.form.previewUnsaved')}</p>
-        {items === null && error === null && <p className="tavern__note">{t('tavern.form.previewLoading')}</p>}
+        {preview.loading && <p className="tavern__note">{t('tavern.form.previewLoading')}</p>}
         {error !== null && (
           <p className="tavern__error" role="alert">
             {error}

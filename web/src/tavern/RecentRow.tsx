@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
@@ -9,6 +9,7 @@ import { Avatar } from './Avatar';
 import type { RecentCard } from './model';
 import { tavernPath } from './route';
 import { useErrorText } from './useErrorText';
+import { useLoaded } from './useLoaded';
 
 /** How many recently chatted characters the row shows. */
 const RECENT_LIMIT = 12;
@@ -19,32 +20,20 @@ export function RecentRow() {
   const titleId = useId();
   const errorText = useErrorText();
   const locale = useAtomValue(localeAtom);
-  const [items, setItems] = useState<RecentCard[]>([]);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let gone = false;
-    tavernApi
-      .latest(RECENT_LIMIT)
-      .then((list) => {
-        if (!gone) setItems(list);
-      })
-      .catch((e: unknown) => {
-        if (!gone) setError(errorText(e));
-      });
-    return () => {
-      gone = true;
-    };
-  }, [errorText]);
+  const recent = useLoaded(() => tavernApi.latest(RECENT_LIMIT), [], []);
+  const { value: items, setValue: setItems } = recent;
+  // The last × that failed; a row that could not be read has nothing to remove, so this only shows after a good read.
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const error = removeError ?? (recent.failed ? errorText(recent.error) : null);
 
   async function remove(card: RecentCard) {
-    setError(null);
+    setRemoveError(null);
     setItems((list) => list.filter((c) => c.id !== card.id));
     try {
       await tavernApi.removeRecent(card.id);
     } catch (e) {
       setItems((list) => (list.some((c) => c.id === card.id) ? list : [card, ...list]));
-      setError(errorText(e));
+      setRemoveError(errorText(e));
     }
   }
 
