@@ -40,16 +40,23 @@ export function BrowseView() {
 
   async function more() {
     if (state.cursor === null) return;
+    // The grid this page continues: when another query's first page (or a retry) has replaced
+    // it by the time the page answers, the page belongs to nothing on screen and is dropped.
+    const base = state;
     setLoadingMore(true);
     try {
       const page = await tavernApi.list(query, state.cursor);
-      setGrid((s) => ({
-        items: [...s.items, ...page.items.filter((c) => !s.items.some((x) => x.id === c.id))],
-        cursor: page.items.length === 0 ? null : page.cursor,
-        moreError: null,
-      }));
+      setGrid((s) =>
+        s !== base
+          ? s
+          : {
+              items: [...s.items, ...page.items.filter((c) => !s.items.some((x) => x.id === c.id))],
+              cursor: page.items.length === 0 ? null : page.cursor,
+              moreError: null,
+            },
+      );
     } catch (e) {
-      setGrid((s) => ({ ...s, moreError: errorText(e) }));
+      setGrid((s) => (s !== base ? s : { ...s, moreError: errorText(e) }));
     } finally {
       setLoadingMore(false);
     }

@@ -1,28 +1,18 @@
-import { useEffect, useState } from 'react';
 import { tavernApi } from './actions';
 import type { CharacterView } from './model';
 import { useErrorText } from './useErrorText';
+import { useLoaded } from './useLoaded';
 
 export type Loaded<T> = { status: 'loading' } | { status: 'error'; error: string } | { status: 'ready'; value: T };
+
+const NOTHING: Loaded<null> = { status: 'ready', value: null };
 
 /** Reads one character (null id: nothing to read). */
 export function useCharacter(id: string | null): Loaded<CharacterView | null> {
   const errorText = useErrorText();
-  const [state, setState] = useState<Loaded<CharacterView | null>>(id === null ? { status: 'ready', value: null } : { status: 'loading' });
-  useEffect(() => {
-    if (id === null) return;
-    let stale = false;
-    tavernApi
-      .detail(id)
-      .then((value) => {
-        if (!stale) setState({ status: 'ready', value });
-      })
-      .catch((e: unknown) => {
-        if (!stale) setState({ status: 'error', error: errorText(e) });
-      });
-    return () => {
-      stale = true;
-    };
-  }, [id, errorText]);
-  return state;
+  const read = useLoaded<CharacterView | null>(() => (id === null ? Promise.resolve(null) : tavernApi.detail(id)), [id], null);
+  if (id === null) return NOTHING;
+  if (read.loading) return { status: 'loading' };
+  if (read.failed) return { status: 'error', error: errorText(read.error) };
+  return { status: 'ready', value: read.value };
 }
