@@ -1,18 +1,27 @@
 //! TaskActor: one per live task on this node. It serialises what happens
 //! to its task (worker events, cancel, reconciliation) so they apply in
 //! arrival order, and stops when the task has ended or after a quiet spell.
-//! The Store is the truth: a restarted node starts actors again on demand,
-//! and compare-and-set keeps two nodes' actors of one task consistent.
+//! It keeps its task's row between events ([`TaskCache`]): a progress report
+//! is applied to it and published without touching the store, and written
+//! at most every [`PROGRESS_PERSIST_EVERY`] (a flush timer writes it when no
+//! later report does). The registry shares each running task's live percent
+//! with this node's readers. The Store is the truth: a restarted node starts
+//! actors again on demand, and compare-and-set keeps two nodes' actors of
+//! one task consistent.
 //!
 //! Also here: the event pump (worker events from the queue to the actors,
 //! acknowledged only after they are applied) and the reconciler loop.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
 use infra::store::{Key, ScanRange};
+use protocol::task::TaskStatus;
 
-use super::core::{SharedCore, OPEN_BUCKETS};
+use super::core::{SharedCore, TaskCache, OPEN_BUCKETS, PROGRESS_PERSIST_EVERY};
 use super::machine::TaskOp;
 use crate::actor_map::ActorMap;
 use crate::error::ApiError;
@@ -24,11 +33,56 @@ const IDLE_STOP: Duration = Duration::from_secs(300);
 #[rtype(result = "Result<bool, String>")]
 pub struct Apply(pub TaskOp);
 
+/// Writes the progress the actor holds but has not written yet. Sent by
+/// the actor to itself [`PROGRESS_PERSIST_EVERY`] after progress first
+/// waits, so that a task whose reports stop still has its last percent
+/// stored about a second later, not when the actor stops minutes later.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Flush;
+
 pub struct TaskActor {
     id: String,
     core: SharedCore,
     registry: TaskRegistry,
     last_message: std::time::Instant,
+    /// The task's row as this actor last read or wrote it, plus progress not
+    /// written yet. `None` until the first op (and after a store error
+    /// before anything was read): the next op reads the store. Taken out for
+    /// the length of each apply; the actor's atomic handling means no other
+    /// op can see it missing.
+    cache: Option<TaskCache>,
+    /// Whether a [`Flush`] is on its way, so progress reports arriving ten
+    /// times a second schedule one timer, not ten.
+    flush_scheduled: bool,
+    /// This actor's number in the registry's live-progress map: an actor
+    /// that stops removes its task's entry only if it is still its own, not
+    /// one its successor (started for the same task meanwhile) wrote.
+    generation: u64,
+}
+
+impl TaskActor {
+    /// Takes back the cache after an apply or flush: shares the live percent
+    /// with this node's readers and makes sure waiting progress gets written.
+    fn settle(&mut self, cache: Option<TaskCache>, failed: bool, ctx: &mut Context<Self>) {
+        self.cache = cache;
+        match self.cache.as_ref().map(TaskCache::row) {
+            Some(row) if row.status == TaskStatus::Running => {
+                self.registry
+                    .set_live(&self.id, row.attempt, row.process, self.generation);
+            }
+            _ => self.registry.clear_live(&self.id, self.generation),
+        }
+        if self.flush_scheduled {
+            return;
+        }
+        if let Some(due) = self.cache.as_ref().and_then(TaskCache::flush_in) {
+            // After a failed write, wait a whole period before trying again.
+            let after = if failed { PROGRESS_PERSIST_EVERY } else { due };
+            self.flush_scheduled = true;
+            ctx.notify_later(Flush, after);
+        }
+    }
 }
 
 impl Actor for TaskActor {
@@ -44,6 +98,20 @@ impl Actor for TaskActor {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         self.registry.forget(&self.id);
+        self.registry.clear_live(&self.id, self.generation);
+        // Progress still waiting (a flush that failed, or a stop before its
+        // timer fired) is written on the way out, by compare-and-set, so it
+        // can never undo what a successor actor wrote meanwhile.
+        if let Some(cache) = self.cache.take().filter(TaskCache::is_dirty) {
+            let core = self.core.clone();
+            let id = self.id.clone();
+            actix::spawn(async move {
+                let mut cache = Some(cache);
+                if let Err(e) = core.flush(&id, &mut cache).await {
+                    tracing::warn!(task = %id, error = %e, "progress not written at actor stop");
+                }
+            });
+        }
     }
 }
 
@@ -54,17 +122,61 @@ impl Handler<Apply> for TaskActor {
         self.last_message = std::time::Instant::now();
         let core = self.core.clone();
         let id = self.id.clone();
+        let mut cache = self.cache.take();
         AtomicResponse::new(Box::pin(
-            async move { core.apply(&id, msg.0).await.map_err(|e| e.to_string()) }
-                .into_actor(self)
-                .map(|res, _act, ctx| {
-                    if let Ok(true) = res {
-                        ctx.stop();
-                    }
-                    res
-                }),
+            async move {
+                let res = core
+                    .apply(&id, msg.0, &mut cache)
+                    .await
+                    .map_err(|e| e.to_string());
+                (res, cache)
+            }
+            .into_actor(self)
+            .map(|(res, cache), act, ctx| {
+                act.settle(cache, res.is_err(), ctx);
+                if let Ok(true) = res {
+                    ctx.stop();
+                }
+                res
+            }),
         ))
     }
+}
+
+impl Handler<Flush> for TaskActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, _msg: Flush, _ctx: &mut Self::Context) -> Self::Result {
+        self.flush_scheduled = false;
+        let core = self.core.clone();
+        let id = self.id.clone();
+        let mut cache = self.cache.take();
+        AtomicResponse::new(Box::pin(
+            async move {
+                let res = core.flush(&id, &mut cache).await;
+                (res, cache)
+            }
+            .into_actor(self)
+            .map(|(res, cache), act, ctx| {
+                if let Err(e) = &res {
+                    tracing::warn!(task = %act.id, error = %e, "progress not written; retrying");
+                }
+                act.settle(cache, res.is_err(), ctx);
+                if let Ok(true) = res {
+                    ctx.stop();
+                }
+            }),
+        ))
+    }
+}
+
+/// What this node's actor knows of a running task's progress.
+#[derive(Debug, Clone, Copy)]
+struct LiveProgress {
+    attempt: u32,
+    process: u8,
+    /// The actor that wrote it (see [`TaskActor::generation`]).
+    generation: u64,
 }
 
 /// The live task actors of this node.
@@ -72,6 +184,14 @@ impl Handler<Apply> for TaskActor {
 pub struct TaskRegistry {
     core: SharedCore,
     actors: ActorMap<TaskActor>,
+    /// The live percent of every running task whose actor runs here, so the
+    /// reads of this node (progress, batch-progress, lists) show what the
+    /// owner's socket shows without a message round trip to the actor; the
+    /// store may be up to [`PROGRESS_PERSIST_EVERY`] behind. A std mutex: held
+    /// only to read or write one entry, never across an await.
+    live: Arc<Mutex<HashMap<String, LiveProgress>>>,
+    /// Numbers the actors as they start (see [`TaskActor::generation`]).
+    generations: Arc<AtomicU64>,
 }
 
 impl TaskRegistry {
@@ -79,6 +199,8 @@ impl TaskRegistry {
         TaskRegistry {
             core,
             actors: ActorMap::default(),
+            live: Arc::new(Mutex::new(HashMap::new())),
+            generations: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -90,12 +212,48 @@ impl TaskRegistry {
         self.actors.forget(id);
     }
 
+    fn set_live(&self, id: &str, attempt: u32, process: u8, generation: u64) {
+        if let Ok(mut m) = self.live.lock() {
+            let entry = LiveProgress {
+                attempt,
+                process,
+                generation,
+            };
+            match m.get_mut(id) {
+                Some(e) => *e = entry,
+                None => {
+                    m.insert(id.to_owned(), entry);
+                }
+            }
+        }
+    }
+
+    fn clear_live(&self, id: &str, generation: u64) {
+        if let Ok(mut m) = self.live.lock() {
+            if m.get(id).is_some_and(|e| e.generation == generation) {
+                m.remove(id);
+            }
+        }
+    }
+
+    /// The percent this node's actor holds for task `id` running at
+    /// `attempt`, when one runs it here; `None` otherwise (read the store).
+    pub fn live_progress(&self, id: &str, attempt: u32) -> Option<u8> {
+        let m = self.live.lock().ok()?;
+        m.get(id)
+            .filter(|e| e.attempt == attempt)
+            .map(|e| e.process)
+    }
+
     fn actor(&self, id: &str) -> Result<Addr<TaskActor>, ApiError> {
         let make = || TaskActor {
             id: id.to_owned(),
             core: self.core.clone(),
             registry: self.clone(),
             last_message: std::time::Instant::now(),
+            cache: None,
+            flush_scheduled: false,
+            generation: self.generations.fetch_add(1, Ordering::Relaxed),
         };
         self.actors
             .get(id, Some(&make))?

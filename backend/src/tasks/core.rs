@@ -2,22 +2,120 @@
 //! then the consequences of a transition, each idempotent so the reconciler
 //! can finish them after a crash: push the task to the owner's sockets,
 //! resolve the credit hold exactly once, drop the job from the queue's live
-//! set, and drop the task from the open set.
+//! set, and drop the task from the open set. Also the task actor's cache
+//! ([`TaskCache`]): a change of progress alone is published at once but
+//! written at most every [`PROGRESS_PERSIST_EVERY`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use infra::bus::{user_topic, BusMessage, DynBus, PushContent};
 use infra::queue::{DynQueue, Lane};
 use infra::store::{tables, DynStore, Key, Table};
 use protocol::frame::FrameType;
-use protocol::task::{SpeedType, TaskStatus};
+use protocol::task::{SpeedType, TaskStatus, WorkerEvent};
+use tokio::time::Instant;
 
-use super::machine::{transition, TaskOp};
+use super::machine::{is_progress_only, transition, TaskOp};
 use super::row::{HoldState, Owner, TaskIndexRow, TaskRow};
 use crate::accounts::now_millis;
 use crate::channels::ChannelService;
 use crate::credits::{Ledger, Resolved};
 use crate::error::ApiError;
+
+const PROGRESS_PERSIST_EVERY_MS: u64 = 1_000;
+
+/// How long a running task's progress may live only in its actor's memory.
+///
+/// A worker reports progress about ten times a second, and writing each
+/// report was a durable compare-and-set (a commit with an fsync) per frame.
+/// Now every report is still published at once (the owner's sockets and
+/// channel relays see every step, in order), but the row is written at most
+/// once per this period while only the percent moves, and always with the
+/// next status change, whose write carries the latest percent. Why one
+/// second: whatever reads the store rather than this node's actor (another
+/// node, `batch-progress` or the task list served by another node, a node
+/// restarted after a crash) sees progress at most about this old, which a
+/// polling client cannot tell from its own polling interval; and a crash
+/// loses at most this much progress, which the worker's next report (or the
+/// next attempt, which starts again at 0) makes good.
+pub const PROGRESS_PERSIST_EVERY: Duration = Duration::from_millis(PROGRESS_PERSIST_EVERY_MS);
+
+/// The least re-queue grace the reconciler uses, whatever is configured.
+///
+/// The reconciler re-queues an open task that no worker holds and whose row
+/// has not changed for the grace. A running task that reports progress now
+/// has its row written only every [`PROGRESS_PERSIST_EVERY`] (its
+/// `updated_at` is the time of the last report written, at most about one
+/// period old while reports come, plus timer and commit delays), so a grace
+/// shorter than a few periods could take a task that is plainly making
+/// progress for a silent one. Three periods keep the old behaviour for any
+/// configured value; the default (60 s) is far above it anyway. The first
+/// guard stays the queue's live map: a task a worker holds is never
+/// re-queued, whatever its row's age.
+pub const MIN_REQUEUE_GRACE_MS: i64 = 3 * PROGRESS_PERSIST_EVERY_MS as i64;
+
+/// What a TaskActor knows of its task between two events, so that a
+/// progress report costs neither a store read nor, most of the time, a
+/// write. Only the actor's one running apply touches it (the actor
+/// serialises its events), so it needs no lock.
+///
+/// With several nodes, two nodes may each run an actor of one task (the
+/// queue hands events to any node). The other node's writes are seen at this
+/// actor's next compare-and-set, at most about a period later, and replace
+/// the cache. Until then this actor publishes reports against what it knows,
+/// so a report that reaches it just after the other node ended the task can
+/// still go out as a running frame, at most about a period after the end.
+/// The store (and so every read) is never wrong: a waiting percent is only
+/// ever written by compare-and-set, through the machine's rules.
+#[derive(Debug, Clone)]
+pub struct TaskCache {
+    /// The row as the store last answered it or took it from this actor: the
+    /// expected value of the next compare-and-set. That compares bytes, so
+    /// this must be exactly what is stored, never a row with progress not
+    /// written yet.
+    stored: TaskRow,
+    /// `stored` plus the progress not written yet: what events apply to and
+    /// what is published. Equal to `stored` when nothing waits.
+    current: TaskRow,
+    /// When `current` first moved away from `stored`: the waiting progress is
+    /// written [`PROGRESS_PERSIST_EVERY`] after this (by the next report, or
+    /// by the actor's flush timer when no report comes).
+    dirty_since: Option<Instant>,
+}
+
+impl TaskCache {
+    /// A cache of a row just read from, or written to, the store.
+    pub fn new(row: TaskRow) -> TaskCache {
+        TaskCache {
+            stored: row.clone(),
+            current: row,
+            dirty_since: None,
+        }
+    }
+
+    /// The task as this actor knows it, progress not written yet included.
+    pub fn row(&self) -> &TaskRow {
+        &self.current
+    }
+
+    /// Whether progress waits to be written.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty_since.is_some()
+    }
+
+    /// How long until the waiting progress is due to be written (zero when
+    /// overdue); `None` when nothing waits.
+    pub fn flush_in(&self) -> Option<Duration> {
+        self.dirty_since
+            .map(|t| PROGRESS_PERSIST_EVERY.saturating_sub(t.elapsed()))
+    }
+
+    fn persist_due(&self) -> bool {
+        self.dirty_since
+            .is_some_and(|t| t.elapsed() >= PROGRESS_PERSIST_EVERY)
+    }
+}
 
 /// Buckets of the open-task set (spreads the reconciler's partitions).
 pub const OPEN_BUCKETS: u64 = 16;
@@ -47,7 +145,8 @@ pub struct TaskCore {
     pub queue: DynQueue,
     pub bus: DynBus,
     pub max_attempts: u32,
-    /// A task no worker holds is re-queued only when it has not changed for this long.
+    /// A task no worker holds is re-queued only when it has not changed for
+    /// this long (never less than [`MIN_REQUEUE_GRACE_MS`]).
     pub requeue_grace_ms: i64,
     /// Channels, for tasks created in one (members see them; results are posted).
     pub channels: Option<ChannelService>,
@@ -166,59 +265,153 @@ impl TaskCore {
         }
     }
 
-    /// Applies `op` to task `id`. Returns true when the task is resolved
-    /// (ended and its consequences done), so its actor may stop.
-    pub async fn apply(&self, id: &str, op: TaskOp) -> Result<bool, ApiError> {
+    /// Applies `op` to task `id`, starting from `cache` (the actor's; read
+    /// from the store when empty) and leaving there the row it ends with.
+    /// Returns true when the task is resolved (ended and its consequences
+    /// done), so its actor may stop.
+    ///
+    /// A report that only moves the progress of a running task
+    /// ([`is_progress_only`]) is applied in memory and published; it is
+    /// written when progress has waited [`PROGRESS_PERSIST_EVERY`]. Every
+    /// other change is written first (compare-and-set against the stored
+    /// row, carrying any waiting progress), then published. When the
+    /// compare-and-set finds another row, that row replaces the cache and
+    /// `op` is applied to it again.
+    pub async fn apply(
+        &self,
+        id: &str,
+        op: TaskOp,
+        cache: &mut Option<TaskCache>,
+    ) -> Result<bool, ApiError> {
         let pk = Key::of(id);
         let ck = Key::empty();
         let needs_live = matches!(
             &op,
-            TaskOp::Event(
-                protocol::task::WorkerEvent::Succeeded { .. }
-                    | protocol::task::WorkerEvent::Failed { .. }
-            )
+            TaskOp::Event(WorkerEvent::Succeeded { .. } | WorkerEvent::Failed { .. })
         );
         let live = if needs_live {
             self.queue.live_attempt(id).await.ok().flatten()
         } else {
             None
         };
-        let mut current = match self.tasks.get(&pk, &ck).await? {
-            Some(r) => r,
-            None => return Ok(true),
+        let mut state = match cache.take() {
+            Some(c) => c,
+            None => match self.get(id).await? {
+                Some(r) => TaskCache::new(r),
+                None => return Ok(true),
+            },
         };
         loop {
-            let Some(next) = transition(&current, &op, live, now_millis()) else {
-                if current.status.is_final() {
-                    self.finish(&current).await?;
+            let Some(next) = transition(&state.current, &op, live, now_millis()) else {
+                let ended = state.current.status.is_final();
+                let c = cache.insert(state);
+                if ended {
+                    self.finish(&c.current).await?;
                     return Ok(true);
                 }
                 return Ok(false);
             };
-            match self
+            if is_progress_only(&state.current, &op) && !state.persist_due() {
+                // Only the percent moved: published now, written later.
+                state.dirty_since.get_or_insert_with(Instant::now);
+                state.current = next;
+                let c = cache.insert(state);
+                self.publish(&c.current).await;
+                return Ok(false);
+            }
+            let outcome = match self
                 .tasks
-                .compare_and_set(&pk, &ck, &current, Some(&next))
-                .await?
+                .compare_and_set(&pk, &ck, &state.stored, Some(&next))
+                .await
             {
+                Ok(o) => o,
+                Err(e) => {
+                    // Whether it was written is unknown: keep what we know;
+                    // the next compare-and-set finds out.
+                    *cache = Some(state);
+                    return Err(e.into());
+                }
+            };
+            match outcome {
                 Ok(()) => {
-                    self.publish(&next).await;
-                    if next.status == TaskStatus::Success && current.status != TaskStatus::Success {
+                    let was_success = state.current.status == TaskStatus::Success;
+                    let c = cache.insert(TaskCache::new(next));
+                    let next = &c.current;
+                    self.publish(next).await;
+                    if next.status == TaskStatus::Success && !was_success {
                         if let (Some(channel), Some(channels)) = (&next.channel_id, &self.channels)
                         {
-                            channels.post_task_result(channel, &next).await;
+                            channels.post_task_result(channel, next).await;
                         }
                     }
                     if next.status.is_final() {
-                        self.finish(&next).await?;
+                        self.finish(next).await?;
                         return Ok(true);
                     }
                     if matches!(op, TaskOp::Requeue { .. }) {
-                        self.enqueue(&next).await;
+                        self.enqueue(next).await;
                     }
                     return Ok(false);
                 }
-                Err(Some(latest)) => current = latest,
+                Err(Some(latest)) => state = TaskCache::new(latest),
                 Err(None) => return Ok(true),
+            }
+        }
+    }
+
+    /// Writes the progress waiting in `cache`, if any (nothing is published:
+    /// every step was when it came). Should another writer have moved the row
+    /// on, the waiting percent is applied to the latest row by the machine's
+    /// rules (so never backwards, never onto another attempt or an ended
+    /// task) and written only if it still moves it. On a store error the
+    /// cache is left as it was, still waiting. Returns true when the task
+    /// turned out to be resolved, so its actor may stop.
+    pub async fn flush(&self, id: &str, cache: &mut Option<TaskCache>) -> Result<bool, ApiError> {
+        let Some(state) = cache.as_ref().filter(|c| c.is_dirty()) else {
+            return Ok(false);
+        };
+        let pk = Key::of(id);
+        let ck = Key::empty();
+        let report = TaskOp::Event(WorkerEvent::Progress {
+            task_id: id.to_owned(),
+            attempt: state.current.attempt,
+            percent: state.current.process,
+        });
+        let mut expected = state.stored.clone();
+        let mut next = state.current.clone();
+        loop {
+            match self
+                .tasks
+                .compare_and_set(&pk, &ck, &expected, Some(&next))
+                .await?
+            {
+                Ok(()) => {
+                    *cache = Some(TaskCache::new(next));
+                    return Ok(false);
+                }
+                Err(Some(latest)) => {
+                    let moved = transition(&latest, &report, None, now_millis())
+                        .filter(|_| is_progress_only(&latest, &report));
+                    match moved {
+                        Some(n) => {
+                            expected = latest;
+                            next = n;
+                        }
+                        None => {
+                            let ended = latest.status.is_final();
+                            let c = cache.insert(TaskCache::new(latest));
+                            if ended {
+                                self.finish(&c.current).await?;
+                                return Ok(true);
+                            }
+                            return Ok(false);
+                        }
+                    }
+                }
+                Err(None) => {
+                    *cache = None;
+                    return Ok(true);
+                }
             }
         }
     }
@@ -277,7 +470,11 @@ impl TaskCore {
             self.finish(&row).await?;
             return Ok(None);
         }
-        if !ignore_grace && now_millis() - row.updated_at < self.requeue_grace_ms {
+        // Never below MIN_REQUEUE_GRACE_MS: a running task's row is written
+        // only every PROGRESS_PERSIST_EVERY while its progress moves, so a
+        // shorter grace could re-queue a task whose worker is reporting.
+        let grace = self.requeue_grace_ms.max(MIN_REQUEUE_GRACE_MS);
+        if !ignore_grace && now_millis() - row.updated_at < grace {
             return Ok(None);
         }
         match live.get(id) {

@@ -1,8 +1,9 @@
 //! The task state machine as a pure function: given the stored task and
 //! what happened, the next stored task (or nothing when the event changes
 //! nothing: stale attempt, lower progress, a task already ended). The
-//! TaskActor applies it by compare-and-set, so every transition is persisted
-//! once even with several nodes.
+//! TaskActor applies it by compare-and-set, so every status change is
+//! persisted once even with several nodes; a change of progress alone
+//! ([`is_progress_only`]) may stay in the actor's memory for a moment.
 
 use protocol::task::{TaskStatus, WorkerEvent};
 
@@ -18,6 +19,20 @@ pub enum TaskOp {
     /// The reconciler found the task with no worker holding it: queue it
     /// again with the next attempt, or end it when attempts are used up.
     Requeue { max_attempts: u32 },
+}
+
+/// Whether `op` can at most move the progress of `row`: a worker's progress
+/// report while the task already runs at that report's attempt. Whatever
+/// [`transition`] makes of it then differs from `row` only in `process` and
+/// `updated_at` (status, attempt, hold, outputs stay), so the TaskActor may
+/// keep it in memory and persist it later; every other op (the first step
+/// into Running included) can change the status and is persisted at once.
+pub fn is_progress_only(row: &TaskRow, op: &TaskOp) -> bool {
+    matches!(
+        op,
+        TaskOp::Event(WorkerEvent::Progress { attempt, .. })
+            if row.status == TaskStatus::Running && *attempt == row.attempt
+    )
 }
 
 fn resolve_hold(h: HoldState, success: bool) -> HoldState {
@@ -304,6 +319,34 @@ mod tests {
             (end.status, end.hold),
             (TaskStatus::Ended, HoldState::Voided)
         );
+    }
+
+    #[test]
+    fn progress_only_changes_nothing_but_the_percent() {
+        let queued = row();
+        // The first step into Running is a status change.
+        assert!(!is_progress_only(&queued, &progress(1, 10)));
+        let running = transition(&queued, &progress(1, 10), None, 2).unwrap();
+        assert!(is_progress_only(&running, &progress(1, 30)));
+        // Another attempt's report, or any other op, is not.
+        assert!(!is_progress_only(&running, &progress(2, 30)));
+        assert!(!is_progress_only(&running, &success(1)));
+        assert!(!is_progress_only(&running, &TaskOp::Cancel));
+        assert!(!is_progress_only(
+            &running,
+            &TaskOp::Requeue { max_attempts: 3 }
+        ));
+        for percent in [0u8, 5, 10, 11, 50, 99, 100, 255] {
+            let op = progress(1, percent);
+            assert!(is_progress_only(&running, &op));
+            if let Some(next) = transition(&running, &op, None, 9) {
+                let mut same = next.clone();
+                same.process = running.process;
+                same.updated_at = running.updated_at;
+                assert_eq!(same, running, "only the percent moved at {percent}");
+                assert!(next.process <= 99);
+            }
+        }
     }
 
     #[test]

@@ -376,13 +376,32 @@ impl TaskService {
         }
     }
 
+    /// The task as the owner sees it: with its queue position while it
+    /// waits, and while it runs with the live percent of this node's task
+    /// actor when it has one ([`Self::live_process`]).
     pub async fn view(&self, row: &TaskRow) -> TaskView {
         let position = if row.status == TaskStatus::Queued {
             self.core().queue.position(&row.id).await.ok().flatten()
         } else {
             None
         };
-        row.view(position)
+        row.view_at(position, self.live_process(row))
+    }
+
+    /// The progress to show for a stored `row`. A running task's row is
+    /// written only every [`core::PROGRESS_PERSIST_EVERY`] while just its
+    /// percent moves; when this node's actor runs the task at the row's
+    /// attempt, its percent (what the owner's socket was last sent) is
+    /// shown instead. Never below the stored percent: another node's actor
+    /// may have written a later one, and a reader must not see progress go
+    /// back. Otherwise the stored percent, at most about a second old.
+    pub fn live_process(&self, row: &TaskRow) -> u8 {
+        if row.status != TaskStatus::Running {
+            return row.process;
+        }
+        self.registry
+            .live_progress(&row.id, row.attempt)
+            .map_or(row.process, |p| p.max(row.process))
     }
 
     /// The requester's tasks among `ids` (unknown or foreign ids are left out).

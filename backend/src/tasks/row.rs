@@ -103,6 +103,12 @@ pub fn file_url(key: &str) -> String {
 
 impl TaskRow {
     pub fn view(&self, queue_position: Option<u32>) -> TaskView {
+        self.view_at(queue_position, self.process)
+    }
+
+    /// The view with `process` as the progress: the live percent of this
+    /// node's task actor, which the stored row may not have yet.
+    pub fn view_at(&self, queue_position: Option<u32>, process: u8) -> TaskView {
         let outputs: Vec<TaskOutput> = self
             .outputs
             .iter()
@@ -117,7 +123,7 @@ impl TaskRow {
         let rest = match self.status {
             TaskStatus::Queued => self.estimate_secs,
             TaskStatus::Running => {
-                let left = u32::from(100u8.saturating_sub(self.process));
+                let left = u32::from(100u8.saturating_sub(process));
                 (self.estimate_secs * left / 100).max(1)
             }
             _ => 0,
@@ -125,7 +131,7 @@ impl TaskRow {
         TaskView {
             id: self.id.clone(),
             status: self.status,
-            process: self.process,
+            process,
             rest_estimate_time: rest,
             estimate_time: self.estimate_secs,
             pub_community: false,
