@@ -26,10 +26,12 @@ pub const COUNTERS: TableDef = TableDef {
     name: "counters",
     kind: TableKind::Counter,
 };
-/// pk (account id) · ck () → `BalanceRow`. Settled credits and open holds; changed only by compare-and-set.
+/// pk (account id) · ck () → `BalanceRow`. Settled credits and the total held; changed only by compare-and-set.
 pub const BALANCES: TableDef = regular("balances");
 /// pk (account id) · ck (entry seq) → `LedgerEntry`. Every credit change, in order.
 pub const LEDGER: TableDef = regular("ledger");
+/// pk (account id) · ck (hold key = task id) → `HoldRow`. One credit hold, open or resolved (kept as history).
+pub const HOLDS: TableDef = regular("holds");
 /// pk (task id) · ck () → `TaskRow`. The task and its state machine.
 pub const TASKS: TableDef = regular("tasks");
 /// pk (owner key) · ck (create_at ms, task id) → `TaskIndexRow`. A user's tasks by time, for list and histories.
@@ -99,6 +101,7 @@ pub const ALL: &[TableDef] = &[
     COUNTERS,
     BALANCES,
     LEDGER,
+    HOLDS,
     TASKS,
     TASKS_BY_OWNER,
     TASKS_OPEN,
