@@ -2,12 +2,13 @@
 //! stream, the stream puts frames straight into each session's writer queue
 //! ([`PushSink`]) and sends close orders to the session actor.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::{Context as TaskContext, Poll, Waker};
 
 use actix::prelude::*;
 use actix_web::web::Bytes;
 use protocol::frame::{push_json, Codec, Frame, FrameType, PushContent};
-use tokio::sync::mpsc;
 
 /// Identifies one socket within its user's stream.
 pub type SessionId = u64;
@@ -116,16 +117,91 @@ pub enum SinkError {
 /// straight from the stream, with no hop through the session actor's
 /// mailbox: one queue and one wake per delivery. Bounded, so a socket that
 /// cannot keep up is closed instead of growing memory without bound.
-#[derive(Debug, Clone)]
+///
+/// Why not a `tokio::sync::mpsc` channel: that one allocates its first block
+/// of 32 slots and a cache-padded channel head up front, about 1.7 KB per
+/// socket, while an idle socket queues nothing most of its life (it was the
+/// largest part of Easel's memory per idle session over bare actix-ws). This
+/// queue starts empty and grows with what is queued. It also carries the
+/// close order, so the writer waits on one thing, not a channel and a
+/// oneshot.
+#[derive(Debug)]
 pub struct PushSink {
-    tx: mpsc::Sender<Outgoing>,
+    shared: Arc<Shared>,
+}
+
+/// The writer's end of a [`PushSink`].
+#[derive(Debug)]
+pub struct PushQueue {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    /// A std mutex, not an async one: it is held for a push or a pop, never
+    /// across an await, and the stream and the writer may be on different
+    /// worker threads.
+    state: Mutex<QueueState>,
+}
+
+#[derive(Debug)]
+struct QueueState {
+    items: VecDeque<Outgoing>,
+    /// The bound (`send_queue`): a push beyond it is `SinkError::Full`.
+    capacity: usize,
+    /// The writer's waker while it waits for an item or the close order.
+    waker: Option<Waker>,
+    /// Live `PushSink`s: when the last one goes, the writer closes the
+    /// socket without a code (the session is gone).
+    senders: usize,
+    /// The writer is gone: pushes fail with `SinkError::Closed`.
+    receiver_gone: bool,
+    /// The close order (code and reason); once given, nothing more is
+    /// accepted, and the writer sends what was queued before it, then closes.
+    close: Option<(u16, String)>,
+}
+
+/// A queue that once held this many items (a burst) gives its buffer back
+/// when it drains; below it the buffer is kept, so steady traffic does not
+/// allocate per frame.
+const SHRINK_ABOVE: usize = 32;
+
+/// What the writer takes next from its [`PushQueue`].
+#[derive(Debug)]
+pub enum Next {
+    /// A frame to send, in queue order.
+    Item(Outgoing),
+    /// Everything queued before it was taken: close the socket, with the
+    /// ordered code and reason, or without one when every sender is gone.
+    Close(Option<(u16, String)>),
+}
+
+fn lock(shared: &Shared) -> MutexGuard<'_, QueueState> {
+    // A panic while holding the lock leaves the queue consistent (each
+    // operation is one push or pop), so a poisoned lock is still used.
+    shared.state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl PushSink {
     /// A sink holding up to `capacity` frames, and its writer's end.
-    pub fn channel(capacity: usize) -> (PushSink, mpsc::Receiver<Outgoing>) {
-        let (tx, rx) = mpsc::channel(capacity.max(1));
-        (PushSink { tx }, rx)
+    /// Nothing is allocated for the items until one is queued.
+    pub fn channel(capacity: usize) -> (PushSink, PushQueue) {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(QueueState {
+                items: VecDeque::new(),
+                capacity: capacity.max(1),
+                waker: None,
+                senders: 1,
+                receiver_gone: false,
+                close: None,
+            }),
+        });
+        (
+            PushSink {
+                shared: shared.clone(),
+            },
+            PushQueue { shared },
+        )
     }
 
     /// Queues a pushed frame.
@@ -135,10 +211,120 @@ impl PushSink {
 
     /// Queues anything.
     pub fn send(&self, item: Outgoing) -> Result<(), SinkError> {
-        self.tx.try_send(item).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => SinkError::Full,
-            mpsc::error::TrySendError::Closed(_) => SinkError::Closed,
-        })
+        let waker = {
+            let mut st = lock(&self.shared);
+            if st.receiver_gone || st.close.is_some() {
+                return Err(SinkError::Closed);
+            }
+            if st.items.len() >= st.capacity {
+                return Err(SinkError::Full);
+            }
+            st.items.push_back(item);
+            st.waker.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+        Ok(())
+    }
+
+    /// Orders the writer to send what is queued, then close the socket with
+    /// `code`. The first order wins; later ones return `false`.
+    pub fn close(&self, code: u16, reason: &str) -> bool {
+        let waker = {
+            let mut st = lock(&self.shared);
+            if st.close.is_some() || st.receiver_gone {
+                return false;
+            }
+            st.close = Some((code, reason.to_owned()));
+            st.waker.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+        true
+    }
+}
+
+impl Clone for PushSink {
+    fn clone(&self) -> PushSink {
+        lock(&self.shared).senders += 1;
+        PushSink {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl Drop for PushSink {
+    fn drop(&mut self) {
+        let waker = {
+            let mut st = lock(&self.shared);
+            st.senders = st.senders.saturating_sub(1);
+            if st.senders == 0 {
+                st.waker.take()
+            } else {
+                None
+            }
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+impl PushQueue {
+    /// The next item, or the close once everything before it was taken.
+    pub async fn next(&mut self) -> Next {
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    /// [`PushQueue::next`] without waiting: `None` when nothing is ready.
+    pub fn try_next(&mut self) -> Option<Next> {
+        let mut st = lock(&self.shared);
+        Self::take(&mut st)
+    }
+
+    fn poll_next(&mut self, cx: &mut TaskContext<'_>) -> Poll<Next> {
+        let mut st = lock(&self.shared);
+        match Self::take(&mut st) {
+            Some(next) => Poll::Ready(next),
+            None => {
+                if !st.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    st.waker = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn take(st: &mut QueueState) -> Option<Next> {
+        if let Some(item) = st.items.pop_front() {
+            if st.items.is_empty() && st.items.capacity() > SHRINK_ABOVE {
+                st.items = VecDeque::new();
+            }
+            return Some(Next::Item(item));
+        }
+        if let Some(close) = st.close.take() {
+            // Nothing is accepted after the order; a second `Close` is not
+            // given, the writer ends here.
+            st.receiver_gone = true;
+            return Some(Next::Close(Some(close)));
+        }
+        if st.senders == 0 {
+            st.receiver_gone = true;
+            return Some(Next::Close(None));
+        }
+        None
+    }
+}
+
+impl Drop for PushQueue {
+    fn drop(&mut self) {
+        let mut st = lock(&self.shared);
+        st.receiver_gone = true;
+        // Frames nobody will send: free them now, not when the last sender goes.
+        st.items = VecDeque::new();
+        st.waker = None;
     }
 }
 
@@ -248,9 +434,107 @@ mod tests {
         ));
         assert_eq!(sink.push(f.clone()), Ok(()));
         assert_eq!(sink.push(f.clone()), Err(SinkError::Full));
-        assert!(matches!(rx.try_recv(), Ok(Outgoing::Frame(g)) if Arc::ptr_eq(&g, &f)));
+        assert!(
+            matches!(rx.try_next(), Some(Next::Item(Outgoing::Frame(g))) if Arc::ptr_eq(&g, &f))
+        );
+        assert!(rx.try_next().is_none());
         drop(rx);
         assert_eq!(sink.push(f), Err(SinkError::Closed));
+        assert!(!sink.close(1000, "bye"), "no writer to order");
+    }
+
+    fn data(n: u8) -> Outgoing {
+        Outgoing::Data(Bytes::from(vec![n]))
+    }
+
+    fn taken(next: Option<Next>) -> Option<u8> {
+        match next {
+            Some(Next::Item(Outgoing::Data(b))) => b.first().copied(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_close_order_comes_after_what_was_queued_and_ends_the_queue() {
+        let (sink, mut rx) = PushSink::channel(8);
+        let other = sink.clone();
+        sink.send(data(1)).unwrap();
+        other.send(data(2)).unwrap();
+        assert!(other.close(4410, "idle"));
+        assert!(!sink.close(1013, "too slow"), "the first order wins");
+        assert_eq!(sink.send(data(3)), Err(SinkError::Closed));
+        assert_eq!(taken(rx.try_next()), Some(1));
+        assert_eq!(taken(rx.try_next()), Some(2));
+        match rx.try_next() {
+            Some(Next::Close(Some((code, reason)))) => {
+                assert_eq!(code, 4410);
+                assert_eq!(reason, "idle");
+            }
+            other => panic!("expected the close order, got {other:?}"),
+        }
+        assert!(rx.try_next().is_none());
+    }
+
+    #[test]
+    fn when_every_sender_is_gone_the_queue_drains_then_closes_without_a_code() {
+        let (sink, mut rx) = PushSink::channel(8);
+        let other = sink.clone();
+        sink.send(data(7)).unwrap();
+        drop(sink);
+        assert_eq!(taken(rx.try_next()), Some(7));
+        assert!(rx.try_next().is_none(), "one sender is still there");
+        drop(other);
+        assert!(matches!(rx.try_next(), Some(Next::Close(None))));
+    }
+
+    #[test]
+    fn nothing_is_allocated_until_something_is_queued_and_a_burst_is_given_back() {
+        let (sink, mut rx) = PushSink::channel(1024);
+        assert_eq!(lock(&sink.shared).items.capacity(), 0);
+        for n in 0..200u8 {
+            sink.send(data(n)).unwrap();
+        }
+        assert!(lock(&sink.shared).items.capacity() >= 200);
+        for n in 0..200u8 {
+            assert_eq!(taken(rx.try_next()), Some(n), "in order");
+        }
+        assert_eq!(lock(&sink.shared).items.capacity(), 0);
+        // Steady traffic keeps its small buffer.
+        sink.send(data(1)).unwrap();
+        assert_eq!(taken(rx.try_next()), Some(1));
+        assert!(lock(&sink.shared).items.capacity() > 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiting_writer_is_woken_from_another_thread() {
+        let (sink, mut rx) = PushSink::channel(4096);
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                match rx.next().await {
+                    Next::Item(Outgoing::Data(b)) => got.push(b.len()),
+                    Next::Item(_) => {}
+                    Next::Close(code) => return (got, code),
+                }
+            }
+        });
+        let writer = std::thread::spawn(move || {
+            for n in 0..1000usize {
+                while sink.send(Outgoing::Data(Bytes::from(vec![0; n % 7 + 1])))
+                    == Err(SinkError::Full)
+                {
+                    std::thread::yield_now();
+                }
+                if n % 100 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            sink.close(1000, "done");
+        });
+        writer.join().unwrap();
+        let (got, code) = reader.await.unwrap();
+        assert_eq!(got, (0..1000usize).map(|n| n % 7 + 1).collect::<Vec<_>>());
+        assert_eq!(code, Some((1000, "done".to_owned())));
     }
 
     #[test]

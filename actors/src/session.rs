@@ -7,6 +7,7 @@
 //! by a bounded queue: frames keep their order, and a socket that cannot keep
 //! up is closed instead of growing memory without bound.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,14 +15,14 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use actix_web::web::Bytes;
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Message, ProtocolError};
+use futures_util::future::{self, Either};
 use infra::config::SocketSettings;
 use protocol::frame::{ClientFrame, Codec, Frame};
 use protocol::ErrorCode;
-use tokio::sync::{mpsc, oneshot};
 
 use crate::close_code;
 use crate::message::{
-    Attach, CloseSocket, Detach, Outgoing, PushSink, Replay, SessionId, SinkError,
+    Attach, CloseSocket, Detach, Next, Outgoing, PushQueue, PushSink, Replay, SessionId, SinkError,
 };
 use crate::stream::{StreamActor, StreamRegistry};
 
@@ -63,11 +64,17 @@ pub struct SessionActor {
     codec: Codec,
     deps: Arc<SessionDeps>,
     /// The writer's queue; the user's stream holds a clone and pushes into
-    /// it directly.
+    /// it directly. It also carries the close order: the writer sends what
+    /// was queued before it, then closes the socket.
     out: PushSink,
-    /// Taken once, to close: the writer closes the socket after flushing.
-    close_tx: Option<oneshot::Sender<(u16, String)>>,
-    user: Option<(AuthedSocketUser, Addr<StreamActor>)>,
+    /// The user's stream once authenticated. Only the address is kept: the
+    /// account id and token hash are needed while attaching, and the stream
+    /// keeps the token hash (for logouts), so the session does not hold a
+    /// second copy for the life of the socket.
+    stream: Option<Addr<StreamActor>>,
+    /// The auth deadline, cancelled once authenticated so its timer does not
+    /// stay allocated for the rest of an idle socket's life.
+    auth_deadline: Option<SpawnHandle>,
     auth_started: bool,
     last_frame: Instant,
     window_start: Instant,
@@ -82,9 +89,8 @@ impl SessionActor {
         codec: Codec,
         deps: Arc<SessionDeps>,
     ) -> Addr<SessionActor> {
-        let (out, rx) = PushSink::channel(deps.settings.send_queue);
-        let (close_tx, close_rx) = oneshot::channel();
-        actix_web::rt::spawn(writer(session, codec, rx, close_rx));
+        let (out, queue) = PushSink::channel(deps.settings.send_queue);
+        actix_web::rt::spawn(writer(session, codec, queue));
         SessionActor::create(|ctx| {
             ctx.add_stream(incoming);
             let now = Instant::now();
@@ -93,8 +99,8 @@ impl SessionActor {
                 codec,
                 deps,
                 out,
-                close_tx: Some(close_tx),
-                user: None,
+                stream: None,
+                auth_deadline: None,
                 auth_started: false,
                 last_frame: now,
                 window_start: now,
@@ -122,9 +128,8 @@ impl SessionActor {
     }
 
     fn close(&mut self, code: u16, reason: &str, ctx: &mut Context<Self>) {
-        if let Some(tx) = self.close_tx.take() {
+        if self.out.close(code, reason) {
             tracing::debug!(session = self.id, code, reason, "closing socket");
-            let _ = tx.send((code, reason.to_owned()));
         }
         ctx.stop();
     }
@@ -152,14 +157,14 @@ impl SessionActor {
         match frame {
             ClientFrame::Auth { token } => self.on_auth(token, ctx),
             ClientFrame::Heartbeat => {
-                if self.user.is_some() {
+                if self.stream.is_some() {
                     self.send(&Frame::heartbeat(), ctx);
                 } else {
                     self.send(&Frame::error(ErrorCode::NeedLogin, None), ctx);
                 }
             }
-            ClientFrame::Resume { last_seq, stream } => match &self.user {
-                Some((_, addr)) => addr.do_send(Replay {
+            ClientFrame::Resume { last_seq, stream } => match &self.stream {
+                Some(addr) => addr.do_send(Replay {
                     session_id: self.id,
                     last_seq,
                     stream,
@@ -180,29 +185,36 @@ impl SessionActor {
         let close = ctx.address().recipient::<CloseSocket>();
         let session_id = self.id;
         let fut = async move {
-            let user = deps.auth.authenticate(&token).await?;
+            let AuthedSocketUser {
+                account_id,
+                token_hash,
+            } = deps.auth.authenticate(&token).await?;
+            drop(token);
             // A stream that is just stopping drops the attach: start a fresh one once.
             for _ in 0..2 {
-                let stream = deps.streams.get_or_start(&user.account_id);
+                let stream = deps.streams.get_or_start(&account_id);
                 let attach = Attach {
                     session_id,
-                    token_hash: user.token_hash.clone(),
+                    token_hash: token_hash.clone(),
                     codec,
                     sink: sink.clone(),
                     close: close.clone(),
                 };
                 if let Ok(attached) = stream.send(attach).await {
-                    return Ok((user, stream, attached));
+                    return Ok((stream, attached));
                 }
             }
             Err(AuthFailure::Unavailable)
         };
         ctx.wait(fut.into_actor(self).map(|res, act, ctx| match res {
-            Ok((user, stream, attached)) => {
+            Ok((stream, attached)) => {
                 // The stream already queued the confirmation (type 4 with
                 // `{account_id, stream, seq}`) ahead of any push.
                 tracing::debug!(session = act.id, stream = %attached.stream, seq = attached.seq, "socket authenticated");
-                act.user = Some((user, stream));
+                act.stream = Some(stream);
+                if let Some(deadline) = act.auth_deadline.take() {
+                    ctx.cancel_future(deadline);
+                }
             }
             Err(AuthFailure::Refused) => act.close(close_code::BAD_TOKEN, "bad token", ctx),
             Err(AuthFailure::Unavailable) => {
@@ -217,11 +229,13 @@ impl Actor for SessionActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         let s = &self.deps.settings;
-        ctx.run_later(Duration::from_millis(s.auth_timeout_ms), |act, ctx| {
-            if act.user.is_none() {
+        let deadline = ctx.run_later(Duration::from_millis(s.auth_timeout_ms), |act, ctx| {
+            act.auth_deadline = None;
+            if act.stream.is_none() {
                 act.close(close_code::AUTH_TIMEOUT, "no auth in time", ctx);
             }
         });
+        self.auth_deadline = Some(deadline);
         let idle = Duration::from_millis(s.idle_timeout_ms);
         let tick = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
         ctx.run_interval(tick, move |act, ctx| {
@@ -232,7 +246,7 @@ impl Actor for SessionActor {
     }
 
     fn stopping(&mut self, _ctx: &mut Self::Context) -> Running {
-        if let Some((_, stream)) = &self.user {
+        if let Some(stream) = &self.stream {
             stream.do_send(Detach {
                 session_id: self.id,
             });
@@ -276,85 +290,127 @@ impl Handler<CloseSocket> for SessionActor {
 }
 
 /// Owns the socket's write half: sends queued frames in order; on a close
-/// order, flushes what is queued and closes with the given code.
-async fn writer(
-    mut session: actix_ws::Session,
-    codec: Codec,
-    mut rx: mpsc::Receiver<Outgoing>,
-    mut close_rx: oneshot::Receiver<(u16, String)>,
-) {
+/// order, sends what was queued before it and closes with the given code.
+///
+/// Each item is made into its wire message first (no await), and the send is
+/// awaited here directly, not through nested async helpers: the future is
+/// stored in the task for the socket's whole life, and its size is the
+/// largest await it holds (see the test pinning it).
+async fn writer(mut session: actix_ws::Session, codec: Codec, mut queue: PushQueue) {
     let close = loop {
-        tokio::select! {
-            biased;
-            msg = rx.recv() => match msg {
-                Some(Outgoing::Data(bytes)) => {
-                    if send_encoded(&mut session, codec, bytes).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Outgoing::Frame(frame)) => {
-                    // JSON sockets send the stream's shared bytes as they are.
-                    if let Some(bytes) = frame.encoded(codec) {
-                        if send_encoded(&mut session, codec, bytes).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-                Some(Outgoing::Pong(bytes)) => {
-                    if session.pong(&bytes).await.is_err() {
-                        return;
-                    }
-                }
-                None => break close_rx.await.ok(),
-            },
-            close = &mut close_rx => {
-                // Flush what was queued before the close order.
-                while let Ok(item) = rx.try_recv() {
-                    let bytes = match item {
-                        Outgoing::Data(bytes) => Some(bytes),
-                        Outgoing::Frame(frame) => frame.encoded(codec),
-                        Outgoing::Pong(_) => None,
-                    };
-                    if let Some(bytes) = bytes {
-                        let _ = send_encoded(&mut session, codec, bytes).await;
-                    }
-                }
-                break close.ok();
-            }
+        // No temporary of this step may live across the send's await: it
+        // would widen the future (see `the_writer_future_stays_small`).
+        let message = match queue.next().await {
+            Next::Item(item) => wire_message(item, codec),
+            Next::Close(close) => break close,
+        };
+        let Some(message) = message else { continue };
+        let sent = send_message(&mut session, message).await;
+        if sent.is_err() {
+            // The socket is gone; dropping the queue tells the senders.
+            return;
         }
     };
     let reason = close.map(|(code, description)| CloseReason {
         code: CloseCode::Other(code),
         description: Some(description),
     });
-    let _ = session.close(reason).await;
+    // Boxed: the close happens once, at the end, and its future is the
+    // largest of the writer's; inline it would be paid for all the socket's
+    // life.
+    let _ = Box::pin(session.close(reason)).await;
 }
 
-/// Sends bytes in the socket's codec: text frames for JSON, binary for
-/// MessagePack.
-async fn send_encoded(
+/// The send of one wire message, as one future that owns the message (so
+/// the writer does not keep a copy of it beside the send). A pong, rare (only
+/// when the client pings), is boxed so it does not widen the common case.
+fn send_message(
     session: &mut actix_ws::Session,
-    codec: Codec,
-    bytes: Bytes,
-) -> Result<(), actix_ws::Closed> {
-    match codec {
-        Codec::Json => send_text(session, bytes).await,
-        Codec::MsgPack => session.binary(bytes).await,
+    message: Message,
+) -> impl Future<Output = Result<(), actix_ws::Closed>> + '_ {
+    match message {
+        Message::Text(text) => Either::Left(Either::Left(session.text(text))),
+        Message::Binary(bytes) => Either::Left(Either::Right(session.binary(bytes))),
+        Message::Pong(bytes) => {
+            Either::Right(Either::Left(Box::pin(
+                async move { session.pong(&bytes).await },
+            )))
+        }
+        _ => Either::Right(Either::Right(future::ready(Ok(())))),
     }
 }
 
-/// Sends shared JSON bytes as a text frame without copying them: they are
-/// checked to be UTF-8 (they always are, being serde_json's output) and
-/// wrapped. The payload type is reached through `Message::Text`, so this
-/// crate needs no `bytestring` dependency of its own. Invalid UTF-8 is
-/// skipped (`Ok`); `Err` means the socket is closed.
-async fn send_text(session: &mut actix_ws::Session, bytes: Bytes) -> Result<(), actix_ws::Closed> {
-    let text = match bytes.try_into() {
-        Ok(text) => Message::Text(text),
-        Err(_) => return Ok(()),
+/// What a queued item is on the wire: text frames for JSON, binary for
+/// MessagePack, pongs as they came. A pushed frame's shared bytes are sent
+/// as they are, without a copy: JSON bytes are checked to be UTF-8 (they
+/// always are, being serde_json's output) and wrapped; the payload type is
+/// reached through `Message::Text`, so this crate needs no `bytestring`
+/// dependency of its own. `None` for what cannot be sent (invalid UTF-8, a
+/// frame that did not encode in this codec): it is skipped.
+fn wire_message(item: Outgoing, codec: Codec) -> Option<Message> {
+    let bytes = match item {
+        Outgoing::Data(bytes) => bytes,
+        Outgoing::Frame(frame) => frame.encoded(codec)?,
+        Outgoing::Pong(bytes) => return Some(Message::Pong(Bytes::from(bytes))),
     };
-    match text {
-        Message::Text(text) => session.text(text).await,
-        _ => Ok(()),
+    match codec {
+        Codec::Json => bytes.try_into().ok().map(Message::Text),
+        Codec::MsgPack => Some(Message::Binary(bytes)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::header;
+    use actix_web::test::TestRequest;
+
+    async fn upgraded() -> (actix_ws::Session, actix_ws::MessageStream) {
+        use actix_web::FromRequest;
+        let (req, mut payload) = TestRequest::get()
+            .insert_header((header::UPGRADE, "websocket"))
+            .insert_header((header::CONNECTION, "upgrade"))
+            .insert_header((header::SEC_WEBSOCKET_VERSION, "13"))
+            .insert_header((header::SEC_WEBSOCKET_KEY, "dGhlIHNhbXBsZSBub25jZQ=="))
+            .to_http_parts();
+        let body = actix_web::web::Payload::from_request(&req, &mut payload)
+            .await
+            .unwrap();
+        let (_res, session, stream) = actix_ws::handle(&req, body).unwrap();
+        (session, stream)
+    }
+
+    /// The writer's future lives as long as the socket, inside a tokio task
+    /// cell of about 104 bytes more, rounded up to 128 on x86_64: at most
+    /// 408 bytes keeps the task at 512 bytes. It was 552 (a 768-byte task)
+    /// when each send went through two nested async helpers, and more with
+    /// the old mpsc channel, oneshot and `select!`. A temporary held across
+    /// the send's await, or a second large future, shows here.
+    #[actix_web::test]
+    async fn the_writer_future_stays_small() {
+        let (session, _stream) = upgraded().await;
+        let (_sink, queue) = PushSink::channel(4);
+        let fut = writer(session, Codec::Json, queue);
+        let size = std::mem::size_of_val(&fut);
+        assert!(size <= 408, "writer future is {size} bytes");
+    }
+
+    #[test]
+    fn items_become_the_codec_s_wire_messages_without_copies() {
+        let json = Bytes::from_static(br#"{"type":4}"#);
+        match wire_message(Outgoing::Data(json.clone()), Codec::Json) {
+            Some(Message::Text(t)) => assert_eq!(t.as_bytes().as_ptr(), json.as_ptr()),
+            other => panic!("expected text, got {other:?}"),
+        }
+        assert!(wire_message(Outgoing::Data(Bytes::from_static(b"\xff")), Codec::Json).is_none());
+        let packed = Bytes::from_static(b"\x81\xa4type\x04");
+        match wire_message(Outgoing::Data(packed.clone()), Codec::MsgPack) {
+            Some(Message::Binary(b)) => assert_eq!(b, packed),
+            other => panic!("expected binary, got {other:?}"),
+        }
+        match wire_message(Outgoing::Pong(b"p".to_vec()), Codec::Json) {
+            Some(Message::Pong(b)) => assert_eq!(b.as_ref(), b"p"),
+            other => panic!("expected pong, got {other:?}"),
+        }
     }
 }

@@ -332,7 +332,7 @@ mod tests {
         stream: &Addr<StreamActor>,
         session_id: SessionId,
         capacity: usize,
-    ) -> (Socket, tokio::sync::mpsc::Receiver<Outgoing>) {
+    ) -> (Socket, crate::message::PushQueue) {
         let socket = Socket::default();
         let closer = Closer {
             codes: socket.closes.clone(),
@@ -359,7 +359,7 @@ mod tests {
         let (socket, mut rx) = attach_with(stream, session_id, 64).await;
         let got = socket.clone();
         actix_web::rt::spawn(async move {
-            while let Some(item) = rx.recv().await {
+            while let crate::message::Next::Item(item) = rx.next().await {
                 match item {
                     Outgoing::Frame(f) => got.frames.lock().unwrap().push(f),
                     Outgoing::Data(b) => got.own.lock().unwrap().push(b),

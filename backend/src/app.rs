@@ -306,7 +306,14 @@ impl Application {
                 .wrap(from_fn(webapp::device_cookie))
                 .wrap(webapp::security_headers())
                 .wrap(Compress::default())
-                .wrap(actix_web::middleware::Logger::new("%r %s %Dms").log_target("easel::http"))
+                // Not /ws: the access log keeps its rendered line for as long as
+                // the response body lives, which for a socket is its whole life
+                // (about 300 bytes per idle socket). `ws::socket` logs upgrades.
+                .wrap(
+                    actix_web::middleware::Logger::new("%r %s %Dms")
+                        .log_target("easel::http")
+                        .exclude("/ws"),
+                )
                 .route("/ws", web::get().to(ws::socket))
                 .configure(routes::config);
             match &web_dir {

@@ -60,6 +60,8 @@ pub async fn socket(
         .max_frame_size(max)
         .aggregate_continuations()
         .max_continuation_size(max);
+    // In place of the access log, which leaves /ws out (see app.rs).
+    tracing::info!(target: "easel::http", ?codec, "GET /ws 101");
     SessionActor::start(session, incoming, codec, state.sessions.clone());
     Ok(res)
 }
