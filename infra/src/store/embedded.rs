@@ -39,11 +39,11 @@ use std::thread::JoinHandle;
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 use tokio::sync::oneshot;
 
+pub use super::WriteStats;
 use super::{
     effective_bounds, CasOutcome, CkBounds, Key, Order, PagingState, RawPage, ScanRange, Store,
     StoreError, StoreResult, TableDef, TableKind,
 };
-pub use super::WriteStats;
 
 /// File name of the database inside the data directory.
 pub const FILE_NAME: &str = "easel.redb";
