@@ -458,7 +458,7 @@ NOTES = {
 ORDER = ["idle", "progress", "watchers", "channel", "chat", "create", "soak"]
 
 
-def render(summary, command, settings, durability=""):
+def render(summary, command, settings, durability="", analysis=""):
     parts = [INTRO, f"**Machine:** {machine()}", "", f"**Command:** `{command}`", "",
              f"**Settings:** {settings}", ""]
     if durability:
@@ -468,6 +468,8 @@ def render(summary, command, settings, durability=""):
             continue
         parts += [f"## {sc}", "", NOTES.get(sc, ""), "", table(sc, summary[sc]), ""]
     parts += ["## Targets (issue 8 item 4)", "", targets(summary), ""]
+    if analysis.strip():
+        parts += ["## Why Easel misses what it misses", "", analysis.strip(), ""]
     return "\n".join(parts)
 
 
@@ -478,8 +480,14 @@ def main():
     ap.add_argument("--command", default="scripts/bench")
     ap.add_argument("--settings", default="")
     ap.add_argument("--durability", default="")
+    ap.add_argument("--analysis", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "analysis.md"),
+                    help="hand-written analysis of the misses, appended after the targets (if the file exists)")
     a = ap.parse_args()
-    text = render(summarise(load(a.results)), a.command, a.settings, a.durability)
+    analysis = ""
+    if a.analysis and os.path.exists(a.analysis):
+        with open(a.analysis) as f:
+            analysis = f.read()
+    text = render(summarise(load(a.results)), a.command, a.settings, a.durability, analysis)
     with open(a.out, "w") as f:
         f.write(text)
 

@@ -174,6 +174,17 @@ class ReportTest(unittest.TestCase):
         self.assertIn("**Durability (fsync) settings:** redb, fsync per commit", text)
         self.assertIn("## Targets", text)
         self.assertIn("`make bench`", text)
+        self.assertNotIn("## Why Easel misses", text, "no analysis given: no section")
+
+    def test_the_hand_written_analysis_follows_the_targets(self):
+        with tempfile.TemporaryDirectory() as d:
+            import json
+            with open(os.path.join(d, "easel.idle.1.json"), "w") as f:
+                json.dump(rec("easel", "idle", 1, {"authenticated": 4, "heartbeat_acks": 8}), f)
+            text = report.render(report.summarise(report.load(d)), "make bench", "runs=1", "",
+                                 "- **Creates.** The writer thread is busy.\n")
+        self.assertIn("## Why Easel misses what it misses\n\n- **Creates.** The writer thread is busy.", text)
+        self.assertLess(text.index("## Targets"), text.index("## Why Easel misses"))
 
 
 if __name__ == "__main__":
