@@ -14,6 +14,10 @@ import { routeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { Header } from './Header';
 import { GeneratorPage } from '../generator/GeneratorPage';
+import { ProfilePage } from '../profile/ProfilePage';
+import { SearchPage } from '../search/SearchPage';
+import { parseSquarePath } from '../square/route';
+import { WorkPage } from '../works/WorkPage';
 import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
@@ -38,8 +42,30 @@ export function page(rest: string): ReactNode {
       if (isChannelsPath(path)) return <ChannelsPage />;
       // `/tavern` and `/tavern/...` (characters and their chats).
       if (isTavernPath(path)) return <TavernPage />;
-      return <NotFoundPage />;
+      return squarePage(path) ?? <NotFoundPage />;
   }
+}
+
+/** The square's pages: works, profiles and search (the home square is `/`). */
+function squarePage(path: string): ReactNode | null {
+  const route = parseSquarePath(path);
+  if (route === null) return null;
+  switch (route.view) {
+    case 'work':
+      return <WorkPage key={route.id} id={route.id} article={route.article} />;
+    case 'profile':
+      return <ProfilePage key={route.id} id={route.id} tab={route.tab} />;
+    case 'search':
+      return <SearchPage />;
+  }
+}
+
+/** Pages that use the full width (the square's grids). */
+export function isWidePage(rest: string): boolean {
+  const path = rest.length > 1 && rest.endsWith('/') ? rest.slice(0, -1) : rest;
+  if (path === '/' || path === '') return true;
+  const route = parseSquarePath(path);
+  return route !== null && route.view !== 'work';
 }
 
 export function App() {
@@ -50,7 +76,7 @@ export function App() {
   return (
     <>
       <Header />
-      <main className="main">{page(route.rest)}</main>
+      <main className={isWidePage(route.rest) ? 'main main--wide' : 'main'}>{page(route.rest)}</main>
       <LoginDialog />
       <ToastView />
     </>

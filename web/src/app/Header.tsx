@@ -2,6 +2,9 @@ import { AccountMenu } from '../account/AccountMenu';
 import { loggedInAtom } from '../account/atoms';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
+import { Bell } from '../notifications/Bell';
+import { SearchBox } from '../search/SearchBox';
+import '../search/search.css';
 import { SocketBadge } from '../socket/SocketBadge';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
@@ -17,6 +20,10 @@ export function Header() {
         <Link to={localePath(locale, '/')} className="brand">
           <span className="brand__mark" aria-hidden="true" />
           <span className="brand__name">{t('app.name')}</span>
+        </Link>
+        <SearchBox className="site-header__search" />
+        <Link to={localePath(locale, '/search')} className="icon-button site-header__search-link" aria-label={t('search.label')}>
+          <span aria-hidden="true">⌕</span>
         </Link>
         <div className="site-header__end">
           <Link to={localePath(locale, '/tavern')} className="button button--link site-header__channels">
@@ -39,6 +46,7 @@ export function Header() {
               <span className="site-header__channels-label">{t('channels.nav')}</span>
             </Link>
           )}
+          <Bell />
           <SocketBadge />
           <AccountMenu />
         </div>

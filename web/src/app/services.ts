@@ -8,6 +8,7 @@ import { SocketClient, socketUrl } from '../socket/socket';
 import { appStore } from '../state/jotai';
 import { channelPushHook, channelResyncHook } from '../channels/pushHook';
 import type { PushFrame } from '../socket/frames';
+import { notificationPushHook, notificationResyncHook } from '../notifications/pushHook';
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 import { tavernPushHook, tavernResyncHook } from '../tavern/pushHook';
 
@@ -18,6 +19,7 @@ function onPush(frame: PushFrame): void {
   taskPushHook(frame);
   channelPushHook(frame);
   tavernPushHook(frame);
+  notificationPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */
@@ -25,6 +27,7 @@ function onResyncNeeded(): void {
   taskResyncHook();
   channelResyncHook();
   tavernResyncHook();
+  notificationResyncHook();
 }
 
 export const socket = new SocketClient({

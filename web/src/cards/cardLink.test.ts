@@ -47,6 +47,10 @@ describe('cardLink: one test per row of spec 1 §2', () => {
     expect(cardLink(item(13, 'x', { sub_obj_type: 2 }))).toEqual({ kind: 'path', path: '/workFlowDetail/x' });
   });
 
+  it('an account card (obj_type 100) goes to its profile', () => {
+    expect(cardLink({ obj_type: 100, id: 'a b' })).toEqual({ kind: 'path', path: '/user/a%20b' });
+  });
+
   it.each([0, 3, 7, 12, 99])('other obj_type %i goes home', (objType) => {
     expect(cardLink(item(objType, 'x'))).toEqual({ kind: 'path', path: '/' });
     expect(cardLink(item(13, 'x', { sub_obj_type: 9 }))).toEqual({ kind: 'path', path: '/' });

@@ -32,6 +32,8 @@ export const ObjType = {
   AiAudio: 16,
   AiTool: 60,
   Activity: 61,
+  /** An account (search results): its profile page. */
+  Account: 100,
 } as const;
 
 /** Where a card goes: an in-app path, or an outside address (obj_type 61's handler may give one). */
@@ -94,6 +96,8 @@ export function cardLink(item: ContentCardItem): CardTarget {
       return specialLink(item.id);
     case ObjType.Post:
       return isArticle(item) ? path(`/articleDetail/${id}`) : path(`/artWorkDetail/${id}`);
+    case ObjType.Account:
+      return path(`/user/${id}`);
     default:
       return HOME;
   }

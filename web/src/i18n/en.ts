@@ -6,7 +6,10 @@ import { en_channels } from './en.channels';
 import { en_generator } from './en.generator';
 import { en_promptui } from './en.promptui';
 import { en_tasks } from './en.tasks';
+import { en_profile } from './en.profile';
+import { en_square } from './en.square';
 import { en_tavern } from './en.tavern';
+import { en_works } from './en.works';
 
 export const en = {
   ...en_generator,
@@ -15,6 +18,9 @@ export const en = {
   ...en_channels,
   ...en_tavern,
   ...en_agent,
+  ...en_square,
+  ...en_works,
+  ...en_profile,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',

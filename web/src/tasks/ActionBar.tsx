@@ -1,11 +1,17 @@
 import { useMemo, useState } from 'react';
-import { loggedInAtom } from '../account/atoms';
+import { accountAtom, loggedInAtom } from '../account/atoms';
+import { Link } from '../app/Link';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
+import { workPath } from '../square/route';
+import { PublishDialog } from '../works/PublishDialog';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { ACTION_LABELS, DISABLED_ACTIONS, grantedPermissions, visibleActions } from './actions';
 import type { ActionButton } from './actions';
 import { ShareToChannel } from '../channels/ShareToChannel';
 import { ExpandDialog } from './ExpandDialog';
+import { isOwnTask } from './model';
 import { MoreMenu } from './MoreMenu';
 import type { MenuExtra } from './MoreMenu';
 import type { SourceImage } from './requests';
@@ -24,6 +30,12 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
   const [busy, setBusy] = useState<ActionButton | null>(null);
   const [expanding, setExpanding] = useState(false);
   const [sharing, setSharing] = useState(false);
+  const [publishing, setPublishing] = useState(false);
+  const me = useAtomValue(accountAtom)?.id ?? null;
+  const locale = useAtomValue(localeAtom);
+  // The task's owner posts a finished result to the square; once posted it links to the work.
+  const canPost = loggedIn && task.status === TaskStatus.Success && isOwnTask(task, me);
+  const posted = task.pub_artwork_no ?? null;
   // A finished result can be posted into a joined channel.
   const extras: MenuExtra[] =
     loggedIn && task.status === TaskStatus.Success
@@ -60,6 +72,16 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
           </button>
         ))}
       </div>
+      {canPost &&
+        (posted ? (
+          <Link to={localePath(locale, workPath(posted))} className="button action-bar__button action-bar__posted" data-testid="posted-link">
+            {t('works.publish.posted')}
+          </Link>
+        ) : (
+          <button type="button" className="button button--primary action-bar__button" onClick={() => setPublishing(true)} data-testid="post-button">
+            {t('works.publish.post')}
+          </button>
+        ))}
       {groups.more.length + extras.length > 0 && (
         <MoreMenu
           items={groups.more}
@@ -74,6 +96,7 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
       )}
       {expanding && <ExpandDialog task={task} img={img} onClose={() => setExpanding(false)} />}
       {sharing && <ShareToChannel taskId={task.id} onClose={() => setSharing(false)} />}
+      {publishing && <PublishDialog task={task} onClose={() => setPublishing(false)} />}
     </div>
   );
 }

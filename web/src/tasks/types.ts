@@ -77,6 +77,8 @@ export interface Task {
   channel_private?: boolean;
   /** The account that created the task; other members' channel tasks are pushed too. */
   account_id?: string | null;
+  /** The work this task was published as (`post/portfolio/add_v2`), or null. */
+  pub_artwork_no?: string | null;
 }
 
 export interface ListRequest {
