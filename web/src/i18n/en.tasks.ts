@@ -64,7 +64,6 @@ export const en_tasks = {
   'tasks.action.chat': 'Chat',
   'tasks.action.videoUpscale': 'Upscale video',
   'tasks.action.post': 'Post',
-  'tasks.action.postLater': 'Posting to the square comes in a later release.',
   'tasks.action.removeBackground': 'Remove background',
   'tasks.action.save': 'Save',
   'tasks.action.saved': 'Saved',

@@ -50,6 +50,7 @@ export const en_works = {
   'works.publish.post': 'Post',
   'works.publish.posting': 'Posting…',
   'works.publish.posted': 'Posted',
+  'works.publish.notYours': 'Only the finished results of your own tasks can be posted.',
   'works.publish.doneTitle': 'Posted!',
   'works.publish.doneText': 'Your work is on the square.',
   'works.publish.checkNow': 'Check it now',

@@ -338,7 +338,6 @@ export const zh_partial: Partial<MessageTable> = {
   'tasks.action.chat': '聊天',
   'tasks.action.videoUpscale': '视频放大',
   'tasks.action.post': '发布',
-  'tasks.action.postLater': '发布到广场将在后续版本提供。',
   'tasks.action.removeBackground': '去除背景',
   'tasks.action.save': '保存',
   'tasks.action.saved': '已保存',

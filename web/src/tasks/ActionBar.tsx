@@ -2,11 +2,11 @@ import { useMemo, useState } from 'react';
 import { accountAtom, loggedInAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { localePath } from '../router/locale';
-import { localeAtom } from '../router/router';
+import { localeAtom, navigate } from '../router/router';
 import { workPath } from '../square/route';
 import { PublishDialog } from '../works/PublishDialog';
 import { useT } from '../i18n/useT';
-import { useAtomValue } from '../state/jotai';
+import { appStore, useAtomValue } from '../state/jotai';
 import { ACTION_LABELS, DISABLED_ACTIONS, grantedPermissions, visibleActions } from './actions';
 import type { ActionButton } from './actions';
 import { ShareToChannel } from '../channels/ShareToChannel';
@@ -36,6 +36,7 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
   // The task's owner posts a finished result to the square; once posted it links to the work.
   const canPost = loggedIn && task.status === TaskStatus.Success && isOwnTask(task, me);
   const posted = task.pub_artwork_no ?? null;
+  const postReason = posted || canPost ? null : t('works.publish.notYours');
   // A finished result can be posted into a joined channel.
   const extras: MenuExtra[] =
     loggedIn && task.status === TaskStatus.Success
@@ -44,6 +45,12 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
 
   async function run(button: ActionButton) {
     if (DISABLED_ACTIONS[button] || busy !== null) return;
+    if (button === 'post') {
+      // Posting is the owner's, once; a posted task's item goes to its work.
+      if (posted) navigate(appStore, localePath(locale, workPath(posted)));
+      else if (canPost) setPublishing(true);
+      return;
+    }
     if (button === 'expandImage') {
       setExpanding(true);
       return;
@@ -72,22 +79,18 @@ export function ActionBar({ task, img }: { task: Task; img: SourceImage }) {
           </button>
         ))}
       </div>
-      {canPost &&
-        (posted ? (
-          <Link to={localePath(locale, workPath(posted))} className="button action-bar__button action-bar__posted" data-testid="posted-link">
-            {t('works.publish.posted')}
-          </Link>
-        ) : (
-          <button type="button" className="button button--primary action-bar__button" onClick={() => setPublishing(true)} data-testid="post-button">
-            {t('works.publish.post')}
-          </button>
-        ))}
+      {posted && (
+        <Link to={localePath(locale, workPath(posted))} className="button action-bar__button action-bar__posted" data-testid="posted-link">
+          {t('works.publish.posted')}
+        </Link>
+      )}
       {groups.more.length + extras.length > 0 && (
         <MoreMenu
           items={groups.more}
           extras={extras}
-          label={(b) => (b === 'save' && task.saved ? t('tasks.action.saved') : t(ACTION_LABELS[b]))}
+          label={(b) => (b === 'save' && task.saved ? t('tasks.action.saved') : b === 'post' && posted ? t('works.publish.posted') : t(ACTION_LABELS[b]))}
           disabledReason={(b) => {
+            if (b === 'post') return postReason;
             const key = DISABLED_ACTIONS[b];
             return key ? t(key) : null;
           }}

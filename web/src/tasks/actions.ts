@@ -116,10 +116,8 @@ export function grantedPermissions(loggedIn: boolean): ReadonlySet<PermissionKey
   ]);
 }
 
-/** Buttons shown but not usable yet, with the tooltip saying why. */
-export const DISABLED_ACTIONS: Partial<Record<ActionButton, MessageKey>> = {
-  post: 'tasks.action.postLater',
-};
+/** Buttons shown but not usable yet, with the tooltip saying why (none today: post opens the publish dialog). */
+export const DISABLED_ACTIONS: Partial<Record<ActionButton, MessageKey>> = {};
 
 /** The buttons to show, by group, in table order. */
 export function visibleActions(granted: ReadonlySet<PermissionKey>): Record<ActionGroup, ActionButton[]> {
