@@ -23,7 +23,9 @@ export function Header() {
         </Link>
         <SearchBox className="site-header__search" />
         <Link to={localePath(locale, '/search')} className="icon-button site-header__search-link" aria-label={t('search.label')}>
-          <span aria-hidden="true">⌕</span>
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+            <path d="M10.5 3a7.5 7.5 0 0 1 5.9 12.1l4.3 4.3-1.4 1.4-4.3-4.3A7.5 7.5 0 1 1 10.5 3Zm0 2a5.5 5.5 0 1 0 0 11 5.5 5.5 0 0 0 0-11Z" fill="currentColor" />
+          </svg>
         </Link>
         <div className="site-header__end">
           <Link to={localePath(locale, '/tavern')} className="button button--link site-header__channels">

@@ -37,7 +37,10 @@ export const en_square = {
   'square.time.day': 'Today',
   'square.time.week': 'This week',
   'square.time.month': 'This month',
-  'square.kind.picture': 'Pictures',
+  'square.filter.kind.picture': 'Pictures',
+  'square.filter.kind.article': 'Articles',
+  'square.filter.kind.video': 'Videos',
+  'square.kind.picture': 'Picture',
   'square.kind.article': 'Article',
   'square.kind.video': 'Video',
 

@@ -102,7 +102,9 @@ export function Bell() {
         onClick={toggle}
         data-testid="bell"
       >
-        <span aria-hidden="true">🔔</span>
+        <svg className="bell__icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+          <path d="M12 3a6 6 0 0 0-6 6v3.6L4.3 16a1 1 0 0 0 .9 1.5h13.6a1 1 0 0 0 .9-1.5L18 12.6V9a6 6 0 0 0-6-6Zm0 18a2.5 2.5 0 0 0 2.4-2h-4.8a2.5 2.5 0 0 0 2.4 2Z" fill="currentColor" />
+        </svg>
         {badge !== '' && (
           <span className="bell__badge" data-testid="bell-count">
             {badge}

@@ -50,7 +50,7 @@ export function FilterBar({ page, value, onChange }: FilterBarProps) {
             {OUTPUT_TYPES.map((o) => (
               <label key={o} className={`chip${value.output_types.includes(o) ? ' chip--on' : ''}`}>
                 <input type="checkbox" checked={value.output_types.includes(o)} onChange={() => onChange(toggleOutput(value, o))} />
-                {t(`square.kind.${o}`)}
+                {t(`square.filter.kind.${o}`)}
               </label>
             ))}
           </fieldset>

@@ -5,14 +5,14 @@
 // are near the viewport (only those are rendered).
 //
 // Column steps (the spec names only the ends; the steps between are ours):
-//   width <  360 : 1      360 - 639 : 2      640 - 959 : 3      960 - 1279 : 4
+//   width <  300 : 1      300 - 639 : 2      640 - 959 : 3      960 - 1279 : 4
 //   1280 - 1679  : 5      1680 - 2099 : 6    2100 and up : 7
 // and never so many that a card would be narrower than 140 px.
 
 /** Grid width at which each column count starts, ascending. */
 export const COLUMN_STEPS: ReadonlyArray<readonly [minWidth: number, columns: number]> = [
   [0, 1],
-  [360, 2],
+  [300, 2],
   [640, 3],
   [960, 4],
   [1280, 5],
