@@ -56,6 +56,11 @@ export const en_works = {
   'works.publish.checkNow': 'Check it now',
   'works.publish.later': 'Later',
 
+  'works.article.write': 'Write an article',
+  'works.article.title': 'Write an article',
+  'works.article.cover': 'Cover picture',
+  'works.article.publish': 'Publish',
+
   'works.comments.title': 'Comments ({count})',
   'works.comments.order': 'Order of comments',
   'works.comments.new': 'Newest',

@@ -16,6 +16,7 @@ import { Avatar, shortCount } from '../square/WorkCard';
 import { useAtomValue } from '../state/jotai';
 import { useErrorText } from '../tavern/useErrorText';
 import { useLoaded } from '../tavern/useLoaded';
+import { ArticleDialog } from '../works/ArticleDialog';
 import { AccountList } from './AccountList';
 import { EditProfileDialog } from './EditProfileDialog';
 import '../square/square.css';
@@ -52,6 +53,7 @@ function ProfileView({ profile, tab, onChanged }: { profile: Profile; tab: Profi
   const locale = useAtomValue(localeAtom);
   const follow = useAtomValue(followsAtom)[profile.id];
   const [editing, setEditing] = useState(false);
+  const [writing, setWriting] = useState(false);
   const followers = follow?.followers ?? profile.followers;
   const tabs = PROFILE_TABS.filter((x) => x !== 'collections' || profile.me);
   const shownTab: ProfileTab = tabs.includes(tab) ? tab : 'works';
@@ -79,9 +81,14 @@ function ProfileView({ profile, tab, onChanged }: { profile: Profile; tab: Profi
         </div>
         <div className="profile__ops">
           {profile.me ? (
-            <button type="button" className="button" onClick={() => setEditing(true)}>
-              {t('profile.edit')}
-            </button>
+            <>
+              <button type="button" className="button" onClick={() => setEditing(true)}>
+                {t('profile.edit')}
+              </button>
+              <button type="button" className="button button--primary" onClick={() => setWriting(true)}>
+                {t('works.article.write')}
+              </button>
+            </>
           ) : (
             <FollowButton accountId={profile.id} following={profile.followed} />
           )}
@@ -95,6 +102,7 @@ function ProfileView({ profile, tab, onChanged }: { profile: Profile; tab: Profi
         ))}
       </nav>
       <ProfileTabView profile={profile} tab={shownTab} />
+      {writing && <ArticleDialog onClose={() => setWriting(false)} />}
       {editing && (
         <EditProfileDialog
           profile={profile}
