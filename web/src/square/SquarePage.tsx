@@ -1,8 +1,9 @@
 import { useCallback, useEffect } from 'react';
 import { accountAtom, loggedInAtom } from '../account/atoms';
 import { useT } from '../i18n/useT';
-import { locationAtom } from '../router/router';
-import { useAtom, useAtomValue } from '../state/jotai';
+import { localePath } from '../router/locale';
+import { localeAtom, locationAtom, navigate } from '../router/router';
+import { appStore, useAtom, useAtomValue } from '../state/jotai';
 import { squareApi } from './actions';
 import { homeFiltersAtom } from './atoms';
 import { FeedGrid } from './FeedGrid';
@@ -17,6 +18,7 @@ export function SquarePage() {
   const loggedIn = useAtomValue(loggedInAtom);
   const account = useAtomValue(accountAtom);
   const search = useAtomValue(locationAtom).search;
+  const locale = useAtomValue(localeAtom);
   const urlTag = new URLSearchParams(search).get('tag')?.trim() ?? '';
 
   // `?tag=` (a tag link) narrows the square to that tag.
@@ -32,7 +34,15 @@ export function SquarePage() {
         <h1 className="square__title">{t('square.title')}</h1>
         <p className="muted">{loggedIn ? t('square.welcome', { name: account?.name ?? '…' }) : t('square.tagline')}</p>
       </header>
-      <FilterBar page="home" value={filters} onChange={setFilters} />
+      <FilterBar
+        page="home"
+        value={filters}
+        onChange={(next) => {
+          setFilters(next);
+          // Dropping the tag also drops it from the address, so a reload does not bring it back.
+          if (next.tag === '' && urlTag !== '') navigate(appStore, localePath(locale, '/'), { replace: true });
+        }}
+      />
       {followsNeedLogin ? (
         <p className="sq-note">{t('square.followsLogin')}</p>
       ) : (
