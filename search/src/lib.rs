@@ -53,9 +53,13 @@
 //!
 //! # Commits
 //!
-//! Writes are buffered and committed by a background thread at most once per
-//! [`SearchOptions::commit_interval`] while changes are pending; [`SearchIndex::commit_now`]
-//! commits at once. Dropping the last clone of a [`SearchIndex`] commits what is pending.
+//! [`SearchIndex::upsert`] and [`SearchIndex::delete`] only queue the change in memory (they
+//! never wait for the disk, so they are fine to call from async code). A background thread
+//! applies the queue in order and commits at most once per [`SearchOptions::commit_interval`]
+//! while changes are pending; [`SearchIndex::commit_now`] does it at once. Dropping the last
+//! clone of a [`SearchIndex`] commits what is pending. [`SearchIndex::search`],
+//! [`SearchIndex::complete`] and [`SearchIndex::rebuild`] do blocking I/O (memory-mapped reads,
+//! a commit): call them from a blocking context in async code.
 
 mod folder;
 mod index;

@@ -134,3 +134,27 @@ fn second_open_of_a_live_folder_is_busy_and_wipes_nothing() {
     drop(first);
     assert!(SearchIndex::open_with(&dir, options()).is_ok());
 }
+
+#[test]
+fn clones_write_from_many_threads() {
+    let (_tmp, index) = fresh();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let index = index.clone();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    index.upsert(work(&format!("t{t}-{i}"), "parallel"));
+                    if i % 10 == 0 {
+                        // Searching while others write never fails.
+                        index.search(&crate::query("parallel")).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    index.commit_now().unwrap();
+    assert_eq!(index.search(&crate::query("parallel")).unwrap().total, 200);
+}
