@@ -490,7 +490,7 @@ impl AccountService {
 
 /// argon2id with the crate's defaults (19 MiB, 2 passes): slow by design,
 /// so it runs on the blocking pool.
-async fn hash_password(password: Password) -> Result<String, ApiError> {
+pub(crate) async fn hash_password(password: Password) -> Result<String, ApiError> {
     tokio::task::spawn_blocking(move || {
         let salt =
             SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)?;

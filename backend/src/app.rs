@@ -276,7 +276,27 @@ impl Application {
             settings.redis.is_none(),
             settings.llm.max_reply_tokens,
         );
+        let square = crate::square::SquareService::new(
+            store.clone(),
+            bus.clone(),
+            objects.clone(),
+            settings.square.clone(),
+            &settings.data_dir.join("search"),
+        );
+        square.start();
+        {
+            // The search index is rebuilt from the Store when it is new (its
+            // folder was deleted, or its schema changed): in the background.
+            let (square, characters) = (square.clone(), characters.clone());
+            actix_web::rt::spawn(async move {
+                square.ready().await;
+                if let Err(e) = square.rebuild_search_if_needed(&characters).await {
+                    tracing::error!(error = %e.msg, "search: rebuilding the index failed");
+                }
+            });
+        }
         let state = web::Data::new(AppState {
+            square,
             settings,
             store,
             bus,

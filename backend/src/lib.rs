@@ -19,6 +19,7 @@ pub mod polish;
 pub mod prompts;
 pub mod ratelimit;
 pub mod routes;
+pub mod square;
 pub mod state;
 pub mod tasks;
 pub mod web;

@@ -43,6 +43,21 @@ enum Command {
         #[command(subcommand)]
         action: PromptAction,
     },
+    /// Fill a data folder's square with synthetic works for benchmarks (the
+    /// server must not be running on it): accounts, pictures, works with
+    /// tags, likes and follows. Every work is titled "Seed work N".
+    SeedSquare {
+        /// The data folder (default: EASEL_DATA).
+        #[arg(long)]
+        data: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 100_000)]
+        works: usize,
+        #[arg(long, default_value_t = 1_000)]
+        accounts: usize,
+        /// Seed of the random choices (the same seed makes the same square).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Drive a server through its protocol and report figures (a table on
     /// stderr; with --json, one JSON object on stdout).
     Harness(easel::harness::HarnessArgs),
@@ -87,6 +102,29 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Migrate { replication_factor } => {
             actix_web::rt::System::new().block_on(migrate(settings, replication_factor))
+        }
+        Command::SeedSquare {
+            data,
+            works,
+            accounts,
+            seed,
+        } => {
+            let mut settings = settings;
+            if let Some(d) = data {
+                settings.data_dir = d;
+            }
+            let plan = easel::square::seed::Plan {
+                works,
+                accounts,
+                seed,
+            };
+            let done = actix_web::rt::System::new()
+                .block_on(easel::square::seed::run(settings, plan))?;
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{}", serde_json::to_string(&done)?);
+            }
+            Ok(())
         }
     }
 }

@@ -42,4 +42,6 @@ pub struct AppState {
     pub agent: crate::agent::AgentService,
     /// Who is polishing a prompt now, and the per-user polish limit.
     pub polish: crate::polish::PolishService,
+    /// The square: works, feeds, likes, follows, notifications, search.
+    pub square: crate::square::SquareService,
 }

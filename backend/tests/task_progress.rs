@@ -136,6 +136,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
         saved: false,
         channel_id: None,
         channel_private: false,
+        published: Vec::new(),
     }
 }
 

@@ -225,6 +225,28 @@ impl Default for TranslateSettings {
     }
 }
 
+/// The square: publishing, feeds, likes, follows, search.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SquareSettings {
+    /// Likes, collects, follows and publishes one account may make per minute (each kind counted apart).
+    pub writes_per_min: u32,
+    /// How often the hot ranking is recomputed (a new snapshot), in ms.
+    pub rank_ms: u64,
+    /// How often the search index commits pending changes, in ms.
+    pub search_commit_ms: u64,
+}
+
+impl Default for SquareSettings {
+    fn default() -> Self {
+        SquareSettings {
+            writes_per_min: 60,
+            rank_ms: 60_000,
+            search_commit_ms: 1_000,
+        }
+    }
+}
+
 /// Everything `easel serve` needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -252,6 +274,7 @@ pub struct Settings {
     pub engines: Vec<engines::EngineConfig>,
     /// The language model for chat, prompt polish and the generation agent.
     pub llm: llm::LlmConfig,
+    pub square: SquareSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -273,6 +296,7 @@ struct FileSettings {
     translate: Option<TranslateSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
+    square: Option<SquareSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -304,6 +328,7 @@ impl Settings {
             s3: S3Settings::default(),
             translate: TranslateSettings::default(),
             llm: llm::LlmConfig::default(),
+            square: SquareSettings::default(),
             engines: Vec::new(),
         }
     }
@@ -375,6 +400,9 @@ impl Settings {
         if let Some(v) = f.engines {
             self.engines = v;
         }
+        if let Some(v) = f.square {
+            self.square = v;
+        }
         if let Some(v) = f.llm {
             self.llm = v;
         }
@@ -425,6 +453,15 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_ADMINS") {
             self.auth.admins = list(&v.to_lowercase());
+        }
+        if let Some(v) = env("EASEL_SQUARE_WRITES_PER_MIN") {
+            self.square.writes_per_min = num("EASEL_SQUARE_WRITES_PER_MIN", v)?;
+        }
+        if let Some(v) = env("EASEL_SQUARE_RANK_MS") {
+            self.square.rank_ms = num("EASEL_SQUARE_RANK_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_SEARCH_COMMIT_MS") {
+            self.square.search_commit_ms = num("EASEL_SEARCH_COMMIT_MS", v)?;
         }
         if let Some(v) = env("EASEL_MAX_BODY_BYTES") {
             self.max_body_bytes = num("EASEL_MAX_BODY_BYTES", v)?;

@@ -17,6 +17,7 @@ pub mod png;
 mod presets;
 pub mod preview;
 pub mod row;
+pub mod search;
 
 use std::collections::BTreeMap;
 

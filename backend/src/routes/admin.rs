@@ -29,6 +29,8 @@ pub async fn set_account_status(
         .accounts
         .set_status(&body.account_id, body.status)
         .await?;
+    // A banned author's works leave every feed and search at once.
+    state.square.author_changed(&body.account_id).await?;
     Ok(ok(row.info(state.accounts.is_admin(&row))))
 }
 

@@ -81,6 +81,7 @@ pub async fn publish(a: Authed, s: State, b: Body<PublishRequest>) -> ApiResult 
         .characters
         .publish(&a.0.account.id, b.into_inner())
         .await?;
+    s.square.search_character(&s.characters, &id).await;
     Ok(ok(IdAnswer { id }))
 }
 
@@ -121,6 +122,7 @@ pub async fn mine(a: Authed, s: State) -> ApiResult {
 
 pub async fn delete(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
     s.characters.delete(&a.0.account.id, &b.id).await?;
+    s.square.search_character(&s.characters, &b.id).await;
     Ok(ok(json!({})))
 }
 

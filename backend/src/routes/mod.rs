@@ -12,16 +12,26 @@ mod chat;
 mod im;
 mod polish;
 mod resource;
+mod search;
+mod social;
+mod square;
 mod system;
 pub mod task;
 mod tool;
 mod translate;
+mod works;
 
 use protocol::task::Action;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/v1")
+            // Plain routes before the scopes that share their prefixes
+            // (a scope takes every path under it).
+            .configure(works::routes)
+            .configure(social::routes)
+            .configure(search::routes)
+            .configure(square::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -180,6 +190,11 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/are/you/ok", web::post().to(system::ping))
             .route("/are/you/ok", web::get().to(system::ping))
             .route("/health", web::get().to(system::health))
+            .default_service(web::to(system::not_found)),
+    );
+    cfg.service(
+        web::scope("/searchapi/v1")
+            .route("/search/complete", web::post().to(search::complete))
             .default_service(web::to(system::not_found)),
     );
     cfg.service(

@@ -217,6 +217,7 @@ mod tests {
             saved: false,
             channel_id: None,
             channel_private: false,
+            published: Vec::new(),
         }
     }
 

@@ -343,6 +343,7 @@ impl TaskService {
             job,
             channel_id,
             channel_private,
+            published: Vec::new(),
         };
         // The task's rows and the hold's ledger entry are sent together, so
         // that the store commits them at once (group commit).

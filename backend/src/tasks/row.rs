@@ -88,6 +88,10 @@ pub struct TaskRow {
     /// Whether that channel was PRIVATE when the task was made.
     #[serde(default)]
     pub channel_private: bool,
+    /// The square work this task was published as (`pub_artwork_no`).
+    /// Skipped when empty so rows from before it re-encode to their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<String>,
 }
 
 /// The index entry of a task under its owner (pk owner, ck (create_at, id)).
@@ -134,9 +138,9 @@ impl TaskRow {
             process,
             rest_estimate_time: rest,
             estimate_time: self.estimate_secs,
-            pub_community: false,
-            pub_artwork_no: None,
-            pub_artwork_nos: Vec::new(),
+            pub_community: !self.published.is_empty(),
+            pub_artwork_no: self.published.last().cloned(),
+            pub_artwork_nos: self.published.clone(),
             nsfw: false,
             category: self.category,
             status_desc: self.status_desc.clone(),

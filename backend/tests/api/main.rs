@@ -17,5 +17,6 @@ mod helpers;
 mod polish;
 mod prompts;
 mod socket;
+mod square;
 mod tasks;
 mod tasks_queue;

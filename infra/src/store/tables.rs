@@ -84,6 +84,55 @@ pub const CHARACTER_REPORTS_BY_TIME: TableDef = regular("character_reports_by_ti
 pub const CHARACTER_MODERATION: TableDef = regular("character_moderation");
 /// pk (UTC day number) · ck (character id) → `u64`. Chats started per character per day, for the weekly hot list.
 pub const CHARACTER_CHATS_DAILY: TableDef = regular("character_chats_daily");
+/// pk (work id) · ck () → `WorkRow`. A published work (picture, article or video post).
+pub const WORKS: TableDef = regular("works");
+/// pk (author account id) · ck (create_at ms, work id) → `()`. An author's works, newest last.
+pub const WORKS_BY_AUTHOR: TableDef = regular("works_by_author");
+/// pk (bucket 0..16, from the id) · ck (work id) → `()`. Every work, for rebuilding the feed and search indexes.
+pub const WORKS_ALL: TableDef = regular("works_all");
+/// pk (work id) · ck (account id) → `i64` (ms). Who liked a work: a double like is one row.
+pub const WORK_LIKES: TableDef = regular("work_likes");
+/// pk (work id) · ck (account id) → `i64` (ms). Who collected a work.
+pub const WORK_COLLECTS: TableDef = regular("work_collects");
+/// pk (account id) · ck (work id) → `i64` (ms). Works an account liked (the card's flag).
+pub const LIKED: TableDef = regular("liked");
+/// pk (account id) · ck (ms, work id) → `()`. Works an account liked, by time (profile tab, recommend's tags).
+pub const LIKED_BY_TIME: TableDef = regular("liked_by_time");
+/// pk (account id) · ck (work id) → `i64` (ms). Works an account collected (the card's flag).
+pub const COLLECTED: TableDef = regular("collected");
+/// pk (account id) · ck (ms, work id) → `()`. An account's collection, by time.
+pub const COLLECTED_BY_TIME: TableDef = regular("collected_by_time");
+/// pk (work id) · ck (name: likes, collects, comments, views) → counter.
+pub const WORK_COUNTS: TableDef = TableDef {
+    name: "work_counts",
+    kind: TableKind::Counter,
+};
+/// pk (follower account id) · ck (followed account id) → `i64` (ms). Whom an account follows.
+pub const FOLLOWS: TableDef = regular("follows");
+/// pk (followed account id) · ck (follower account id) → `i64` (ms). An account's followers.
+pub const FOLLOWERS: TableDef = regular("followers");
+/// pk (account id) · ck (name: followers, following, works, likes_received) → counter.
+pub const ACCOUNT_COUNTS: TableDef = TableDef {
+    name: "account_counts",
+    kind: TableKind::Counter,
+};
+/// pk (account id) · ck () → `ProfileRow`. Bio and avatar (the name is the account's).
+pub const PROFILES: TableDef = regular("profiles");
+/// pk (account id) · ck (ms, notification id) → `NotificationRow`. An account's notifications.
+pub const NOTIFICATIONS: TableDef = regular("notifications");
+/// pk (account id) · ck () → `i64` (ms). Notifications up to this time are read.
+pub const NOTIFICATIONS_READ: TableDef = regular("notifications_read");
+/// pk (account id) · ck (keyword) → `i64` (ms). An account's search history.
+pub const SEARCH_HISTORY: TableDef = regular("search_history");
+/// pk (UTC day number) · ck (keyword) → counter. Searches per keyword per day, for hot terms.
+pub const SEARCH_COUNTS: TableDef = TableDef {
+    name: "search_counts",
+    kind: TableKind::Counter,
+};
+/// pk (UTC day number) · ck (keyword) → `()`. The keywords searched that day (counters cannot be scanned everywhere).
+pub const SEARCH_TERMS: TableDef = regular("search_terms");
+/// pk (account id) · ck (ms, url) → `ImgUseRow`. Pictures an account reused ("generate the same", img-use history).
+pub const IMG_USE: TableDef = regular("img_use");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -128,6 +177,26 @@ pub const ALL: &[TableDef] = &[
     CHARACTER_REPORTS_BY_TIME,
     CHARACTER_MODERATION,
     CHARACTER_CHATS_DAILY,
+    WORKS,
+    WORKS_BY_AUTHOR,
+    WORKS_ALL,
+    WORK_LIKES,
+    WORK_COLLECTS,
+    LIKED,
+    LIKED_BY_TIME,
+    COLLECTED,
+    COLLECTED_BY_TIME,
+    WORK_COUNTS,
+    FOLLOWS,
+    FOLLOWERS,
+    ACCOUNT_COUNTS,
+    PROFILES,
+    NOTIFICATIONS,
+    NOTIFICATIONS_READ,
+    SEARCH_HISTORY,
+    SEARCH_COUNTS,
+    SEARCH_TERMS,
+    IMG_USE,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

@@ -1,0 +1,79 @@
+//! Search and tags family (spec 3 §7 "Search", "Tags"): results, completion
+//! as you type, hot terms, the caller's history, tags in use.
+
+use actix_web::{web, HttpRequest};
+use protocol::square::search::{CompleteRequest, HistoryDelRequest, SearchRequest, TagGroupRequest};
+use serde_json::json;
+
+use super::square::viewer;
+use crate::auth::Authed;
+use crate::error::{ok, ApiResult};
+use crate::prompts::lang::Lang;
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<SearchRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.search(v.as_deref(), &b, &s.characters).await?))
+}
+
+pub async fn complete(s: web::Data<AppState>, b: Body<CompleteRequest>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.complete(&b.keyword) })))
+}
+
+pub async fn hot(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.hot_terms(10).await? })))
+}
+
+/// `search/hot-shading`: the placeholder of the search box, the hottest term.
+pub async fn shading(s: web::Data<AppState>) -> ApiResult {
+    let top = s.square.hot_terms(1).await?.into_iter().next().map(|t| t.text);
+    Ok(ok(json!({ "text": top })))
+}
+
+pub async fn history(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.history(&a.0.account.id).await? })))
+}
+
+pub async fn history_clear(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    s.square.history_clear(&a.0.account.id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn history_del(a: Authed, s: web::Data<AppState>, b: Body<HistoryDelRequest>) -> ApiResult {
+    s.square.history_del(&a.0.account.id, &b.keyword).await?;
+    Ok(ok(json!({})))
+}
+
+/// `square/v3/tag/list`: every tag in use, most used first.
+pub async fn tag_list(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.tags(None, 200) })))
+}
+
+/// `tag/hot`, `recommend/hotTag`: the tags of the last 7 days' works.
+pub async fn tag_hot(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.tags(Some(7), 30) })))
+}
+
+pub async fn tag_groups(s: web::Data<AppState>, b: Option<Body<TagGroupRequest>>) -> ApiResult {
+    let lang = b.and_then(|b| b.lang.clone()).map(|l| Lang::normalise(&l)).unwrap_or(Lang::En);
+    Ok(ok(json!({ "items": s.square.tags_by_group(s.prompts.dictionary(), lang) })))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/square/v3/search/list", web::post().to(list))
+        .route("/portfolio/search", web::post().to(list))
+        .route("/square/search/complete", web::post().to(complete))
+        .route("/search/hot/v2", web::post().to(hot))
+        .route("/search/hot/v2", web::get().to(hot))
+        .route("/search/hot-shading", web::post().to(shading))
+        .route("/search/hot-shading", web::get().to(shading))
+        .route("/search/history", web::post().to(history))
+        .route("/search/history/clear", web::post().to(history_clear))
+        .route("/search/history/del", web::post().to(history_del))
+        .route("/square/v3/tag/list", web::post().to(tag_list))
+        .route("/tag/hot", web::post().to(tag_hot))
+        .route("/recommend/hotTag", web::post().to(tag_hot))
+        .route("/tag/get_by_group", web::post().to(tag_groups));
+}

@@ -1,0 +1,60 @@
+//! Follow and profile family (spec 3 §7 "Follow"): following, follower and
+//! following lists, public profiles and editing one's own, notifications.
+
+use actix_web::{web, HttpRequest};
+use protocol::square::social::{AccountListRequest, AccountRequest, NotificationListRequest, ProfileEdit};
+use serde_json::json;
+
+use super::square::viewer;
+use crate::auth::Authed;
+use crate::error::{ok, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+fn size(n: Option<u32>) -> usize {
+    n.unwrap_or(20).clamp(1, 100) as usize
+}
+
+pub async fn followers(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountListRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.follow_list(v.as_deref(), &b.account_id, true, b.cursor.as_deref(), size(b.page_size)).await?))
+}
+
+pub async fn following(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountListRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.follow_list(v.as_deref(), &b.account_id, false, b.cursor.as_deref(), size(b.page_size)).await?))
+}
+
+pub async fn profile(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.profile(v.as_deref(), &b.account_id).await?))
+}
+
+pub async fn profile_edit(a: Authed, s: web::Data<AppState>, b: Body<ProfileEdit>) -> ApiResult {
+    Ok(ok(s.square.edit_profile(&a.0.account, b.into_inner()).await?))
+}
+
+pub async fn notifications(a: Authed, s: web::Data<AppState>, b: Option<Body<NotificationListRequest>>) -> ApiResult {
+    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    Ok(ok(s.square.notifications(&a.0.account.id, b.cursor.as_deref(), size(b.page_size)).await?))
+}
+
+pub async fn unread(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "unread": s.square.unread(&a.0.account.id).await? })))
+}
+
+pub async fn read(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    s.square.mark_read(&a.0.account.id).await?;
+    Ok(ok(json!({ "unread": 0 })))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/account/followers", web::post().to(followers))
+        .route("/account/following", web::post().to(following))
+        .route("/account/profile", web::post().to(profile))
+        .route("/account/profile/edit", web::post().to(profile_edit))
+        .route("/notification/list", web::post().to(notifications))
+        .route("/notification/unread", web::post().to(unread))
+        .route("/notification/read", web::post().to(read));
+}

@@ -1,0 +1,169 @@
+//! Artwork and post family (spec 3 §7 "Artwork", "Activities and posts"):
+//! publishing pictures, articles and videos, editing, detail, deleting,
+//! visibility, likes and collects, the lists of one's own and another's
+//! works, and the pictures an account reused (`account/img-use/history`).
+
+use actix_web::{web, HttpRequest};
+use protocol::square::feed::FeedRequest;
+use protocol::square::social::{AccountRequest, IdRequest};
+use protocol::square::work::{
+    ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest, PublishVideoRequest,
+    VisibilityRequest,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::square::viewer;
+use crate::auth::Authed;
+use crate::error::{ok, ApiResult};
+use crate::square::social::Reaction;
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+pub async fn publish_picture(a: Authed, s: web::Data<AppState>, b: Body<PublishPictureRequest>) -> ApiResult {
+    let id = s.square.publish_picture(&a.0.account, b.into_inner()).await?;
+    Ok(ok(json!({ "id": id })))
+}
+
+pub async fn publish_article(a: Authed, s: web::Data<AppState>, b: Body<PublishArticleRequest>) -> ApiResult {
+    let id = s.square.publish_article(&a.0.account, b.into_inner()).await?;
+    Ok(ok(json!({ "id": id })))
+}
+
+pub async fn publish_video(a: Authed, s: web::Data<AppState>, b: Body<PublishVideoRequest>) -> ApiResult {
+    let id = s.square.publish_video(&a.0.account, b.into_inner()).await?;
+    Ok(ok(json!({ "id": id })))
+}
+
+pub async fn edit(a: Authed, s: web::Data<AppState>, b: Body<EditWorkRequest>) -> ApiResult {
+    Ok(ok(s.square.edit(&a.0.account, b.into_inner()).await?))
+}
+
+pub async fn check(s: web::Data<AppState>, b: Body<ContentCheckRequest>) -> ApiResult {
+    s.square.content_check(&b)?;
+    Ok(ok(json!({ "ok": true })))
+}
+
+pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.detail(v.as_deref(), &b.id).await?))
+}
+
+pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
+    s.square.delete(&a.0.account, &b.id).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn visibility(a: Authed, s: web::Data<AppState>, b: Body<VisibilityRequest>) -> ApiResult {
+    Ok(ok(s.square.set_visibility(&a.0.account, &b.id, b.visibility).await?))
+}
+
+fn react(kind: Reaction, on: bool) -> impl Fn(Authed, web::Data<AppState>, Body<IdRequest>) -> std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>> + Clone + 'static {
+    move |a, s, b| Box::pin(async move { Ok(ok(s.square.react(&a.0.account, &b.id, kind, on).await?)) })
+}
+
+/// `artwork/list` and `square/my-artwork/community`: the caller's own works, every visibility.
+pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
+    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let me = a.0.account.id;
+    Ok(ok(s.square.author_works(Some(&me), &me, &b).await?))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OtherRequest {
+    account_id: String,
+    #[serde(flatten)]
+    feed: FeedRequest,
+}
+
+/// `artwork/list/other`: another account's works as the caller may see them.
+pub async fn other_works(req: HttpRequest, s: web::Data<AppState>, b: Body<OtherRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.author_works(v.as_deref(), &b.account_id, &b.feed).await?))
+}
+
+/// `account/like/list`: the works an account liked, as the caller may see them.
+pub async fn like_list(req: HttpRequest, s: web::Data<AppState>, b: Body<OtherRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.reaction_list(v.as_deref(), &b.account_id, Reaction::Like, &b.feed).await?))
+}
+
+/// `artwork/home/list`: the home square (recommend unless asked otherwise).
+pub async fn home_list(req: HttpRequest, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
+    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.feed(protocol::square::FeedKind::Mix, v.as_deref(), &b).await?))
+}
+
+/// `artwork/selected/recommend` and `portfolio/recommend`: the best pictures now (hot).
+pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
+    let mut b = b.map(web::Json::into_inner).unwrap_or_default();
+    b.order_by = Some(protocol::square::OrderBy::Hot);
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.feed(protocol::square::FeedKind::Artwork, v.as_deref(), &b).await?))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ImgUseAdd {
+    url: String,
+    #[serde(default)]
+    work_id: Option<String>,
+}
+
+pub async fn img_use_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(json!({ "items": s.square.img_use_list(&a.0.account.id).await? })))
+}
+
+pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) -> ApiResult {
+    s.square.img_use_add(&a.0.account.id, &b.url, b.work_id.as_deref()).await?;
+    Ok(ok(json!({})))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ImgUseDel {
+    url: String,
+}
+
+pub async fn img_use_del(a: Authed, s: web::Data<AppState>, b: Body<ImgUseDel>) -> ApiResult {
+    s.square.img_use_del(&a.0.account.id, &b.url).await?;
+    Ok(ok(json!({})))
+}
+
+pub async fn follow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
+    Ok(ok(s.square.follow(&a.0.account, &b.account_id, true).await?))
+}
+
+pub async fn unfollow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
+    Ok(ok(s.square.follow(&a.0.account, &b.account_id, false).await?))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/post/portfolio/add_v2", web::post().to(publish_picture))
+        .route("/post/portfolio/add", web::post().to(publish_picture))
+        .route("/post/article/add", web::post().to(publish_article))
+        .route("/post/article/edit", web::post().to(edit))
+        .route("/post/video/add", web::post().to(publish_video))
+        .route("/post/video/edit", web::post().to(edit))
+        .route("/post/detail", web::post().to(detail))
+        .route("/post/content/check", web::post().to(check))
+        .route("/portfolio/edit", web::post().to(edit))
+        .route("/portfolio/recommend", web::post().to(selected))
+        .route("/artwork/detail", web::post().to(detail))
+        .route("/artwork/delete", web::post().to(delete))
+        .route("/artwork/visibility", web::post().to(visibility))
+        .route("/artwork/list", web::post().to(my_works))
+        .route("/artwork/home/list", web::post().to(home_list))
+        .route("/artwork/list/other", web::post().to(other_works))
+        .route("/artwork/selected/recommend", web::post().to(selected))
+        .route("/artwork/like", web::post().to(react(Reaction::Like, true)))
+        .route("/artwork/like-cancel", web::post().to(react(Reaction::Like, false)))
+        .route("/artwork/collect", web::post().to(react(Reaction::Collect, true)))
+        .route("/artwork/collect-cancel", web::post().to(react(Reaction::Collect, false)))
+        .route("/account/follow", web::post().to(follow))
+        .route("/account/follow-cancel", web::post().to(unfollow))
+        .route("/account/like/list", web::post().to(like_list))
+        .route("/account/img-use/history", web::post().to(img_use_list))
+        .route("/account/img-use/history/add", web::post().to(img_use_add))
+        .route("/account/img-use/history/del", web::post().to(img_use_del));
+}

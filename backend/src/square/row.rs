@@ -1,0 +1,71 @@
+//! The square's stored rows. Values are MessagePack and compared byte for
+//! byte by compare-and-set, so every new field is `default` and skipped when
+//! empty: an old row re-encodes to its stored bytes.
+
+use protocol::square::work::{GenParams, WorkImage};
+use protocol::square::{PostKind, Visibility};
+use serde::{Deserialize, Serialize};
+
+/// A published work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkRow {
+    pub id: String,
+    pub author: String,
+    pub kind: PostKind,
+    pub title: String,
+    /// Picture and video posts: the description. Articles: the Markdown source.
+    pub body: String,
+    pub tags: Vec<String>,
+    pub visibility: Visibility,
+    pub nsfw: bool,
+    pub hide_params: bool,
+    pub images: Vec<WorkImage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_url: Option<String>,
+    /// The tasks it was published from, and their parameters.
+    pub task_ids: Vec<String>,
+    pub params: Vec<GenParams>,
+    pub create_at: i64,
+    pub update_at: i64,
+}
+
+impl WorkRow {
+    /// The card's picture: the first image (articles and videos: their cover).
+    pub fn cover(&self) -> Option<&WorkImage> {
+        self.images.first()
+    }
+}
+
+/// Bio and avatar of an account (its name stays on the account row).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ProfileRow {
+    pub bio: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    /// The account chose to see NSFW works unblurred and in search.
+    #[serde(default)]
+    pub show_nsfw: bool,
+}
+
+/// A stored notification.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotificationRow {
+    pub id: String,
+    pub kind: protocol::square::social::NotificationKind,
+    pub actor: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obj_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obj_type: Option<u8>,
+    pub text: String,
+    pub create_at: i64,
+}
+
+/// A picture an account reused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImgUseRow {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_id: Option<String>,
+    pub create_at: i64,
+}

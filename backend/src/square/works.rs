@@ -1,0 +1,533 @@
+//! Publishing, editing, deleting and showing works (`post/...`,
+//! `portfolio/edit`, `artwork/{detail, delete, visibility}`).
+//!
+//! Publishing a picture post claims its tasks first (the task row's
+//! `published`, by compare-and-set), then writes the work and its index
+//! rows, so a task is published once however many requests race; a claim
+//! left by a crash before the work was written names a work that does not
+//! exist, and the next publish takes the task over.
+
+use std::sync::Arc;
+
+use infra::store::Key;
+use protocol::square::work::{
+    check_body, check_title, normalise_tags, ContentCheckRequest, EditWorkRequest, GenParams,
+    PublishArticleRequest, PublishPictureRequest, PublishVideoRequest, TextProblem, WorkImage,
+    MAX_ARTICLE_CHARS, MAX_DESCRIPTION_CHARS, MAX_IMAGES_PER_POST, MAX_TASKS_PER_POST,
+};
+use protocol::square::{ObjType, PostKind, Visibility, WorkDetail};
+use protocol::task::TaskStatus;
+use protocol::ErrorCode;
+
+use super::index::Entry;
+use super::row::WorkRow;
+use super::{bucket_of, count, markdown, SquareService};
+use crate::accounts::{now_millis, AccountRow};
+use crate::error::ApiError;
+use crate::tasks::object_key_of_url;
+use crate::tasks::row::{file_url, Owner, TaskRow};
+
+impl From<TextProblem> for ApiError {
+    fn from(p: TextProblem) -> Self {
+        ApiError::with_msg(p.key, p.msg)
+    }
+}
+
+fn not_publishable(msg: &str) -> ApiError {
+    ApiError::with_msg(ErrorCode::WorkTaskNotPublishable, msg)
+}
+
+/// The checked texts of a publish or edit.
+struct Texts {
+    title: String,
+    body: String,
+    tags: Vec<String>,
+}
+
+fn texts(title: &str, body: &str, body_max: usize, body_field: &'static str, tags: &[String]) -> Result<Texts, ApiError> {
+    Ok(Texts {
+        title: check_title(title)?,
+        body: check_body(body_field, body, body_max)?,
+        tags: normalise_tags(tags)?,
+    })
+}
+
+fn params_of(t: &TaskRow) -> GenParams {
+    GenParams {
+        prompt: t.job.prompt.clone(),
+        negative_prompt: t.job.negative_prompt.clone(),
+        model: t.job.model.clone(),
+        model_name: t.job.model.clone(),
+        seed: t.job.seed as i64,
+        width: t.job.width,
+        height: t.job.height,
+        steps: t.job.steps,
+        cfg_scale: f64::from(t.job.cfg_scale),
+        sampler: t.job.sampler.clone(),
+        action: t.action.code().into(),
+        engine: t.engine.as_ref().map(|e| e.label.clone()).unwrap_or_default(),
+        neural: t.engine.as_ref().is_some_and(|e| e.neural),
+    }
+}
+
+/// A title from a prompt when the author gave none: its first words.
+fn title_from_prompt(prompt: &str) -> String {
+    let p: String = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut t: String = p.chars().take(60).collect();
+    if p.chars().count() > 60 {
+        t.push('…');
+    }
+    t
+}
+
+impl SquareService {
+    /// `post/content/check`: the limits every publish applies.
+    pub fn content_check(&self, r: &ContentCheckRequest) -> Result<(), ApiError> {
+        texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        check_body("content", &r.content, MAX_ARTICLE_CHARS)?;
+        Ok(())
+    }
+
+    /// An uploaded file of this server that exists (`/files/...`).
+    async fn own_file(&self, url: &str) -> Result<String, ApiError> {
+        let bad = || ApiError::with_msg(ErrorCode::UploadError, "the file was not uploaded here; please upload it again");
+        let key = object_key_of_url(url).ok_or_else(bad)?;
+        let k = crate::error::object_key(&key)?;
+        if !self.inner.objects.exists(&k).await.map_err(ApiError::internal)? {
+            return Err(bad());
+        }
+        Ok(file_url(&key))
+    }
+
+    async fn task_for_publish(&self, who: &str, id: &str) -> Result<TaskRow, ApiError> {
+        let t = self
+            .inner
+            .t
+            .tasks
+            .get(&Key::of(id), &Key::empty())
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        if t.owner != Owner::Account(who.to_owned()) {
+            return Err(ErrorCode::NotFound.into());
+        }
+        if t.status != TaskStatus::Success || t.outputs.is_empty() {
+            return Err(not_publishable("only a finished task with results can be published"));
+        }
+        Ok(t)
+    }
+
+    /// Claims `task` for `work`; a claim naming a work that does not exist
+    /// (a crash between claim and write) is taken over.
+    async fn claim(&self, task: TaskRow, work: &str) -> Result<TaskRow, ApiError> {
+        let stale = match task.published.last() {
+            Some(w) => self.inner.t.works.get(&Key::of(w), &Key::empty()).await?.is_none(),
+            None => true,
+        };
+        if !stale {
+            return Err(not_publishable("this task is already published"));
+        }
+        let before = task.published.clone();
+        let got = self
+            .inner
+            .t
+            .tasks
+            .update(&Key::of(&task.id), &Key::empty(), Some(task), |r| {
+                if r.published == before {
+                    r.published = vec![work.to_owned()];
+                }
+            })
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        if got.published.last().map(String::as_str) != Some(work) {
+            return Err(not_publishable("this task is already published"));
+        }
+        Ok(got)
+    }
+
+    async fn release(&self, task: &str, work: &str) {
+        let r = self
+            .inner
+            .t
+            .tasks
+            .update(&Key::of(task), &Key::empty(), None, |r| r.published.retain(|w| w != work))
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(task, error = %e, "square: could not release a task claim");
+        }
+    }
+
+    /// `post/portfolio/add_v2`: finished tasks' outputs as a picture post.
+    pub async fn publish_picture(&self, who: &AccountRow, r: PublishPictureRequest) -> Result<String, ApiError> {
+        self.inner.limits.check(&who.id, "publishes")?;
+        let mut ids: Vec<String> = Vec::new();
+        for id in r.task_ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+            if !ids.iter().any(|i| i == id) {
+                ids.push(id.to_owned());
+            }
+        }
+        if ids.is_empty() || ids.len() > MAX_TASKS_PER_POST {
+            return Err(ApiError::with_msg(ErrorCode::InvalidParams, format!("a post has 1 to {MAX_TASKS_PER_POST} tasks")));
+        }
+        let tx = texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        let mut tasks = Vec::new();
+        for id in &ids {
+            tasks.push(self.task_for_publish(&who.id, id).await?);
+        }
+        let mut images = Vec::new();
+        for t in &tasks {
+            for o in t.outputs.iter().filter(|o| o.mime.starts_with("image/")) {
+                let url = file_url(&o.key);
+                if r.images.is_empty() || r.images.iter().any(|u| object_key_of_url(u).as_deref() == Some(o.key.as_str())) {
+                    images.push(WorkImage { url, width: o.width, height: o.height });
+                }
+            }
+        }
+        if images.is_empty() {
+            return Err(not_publishable("none of the chosen pictures belong to these tasks"));
+        }
+        images.truncate(MAX_IMAGES_PER_POST);
+        let work_id = uuid::Uuid::now_v7().simple().to_string();
+        let mut claimed: Vec<String> = Vec::new();
+        for t in tasks.iter().cloned() {
+            match self.claim(t, &work_id).await {
+                Ok(t) => claimed.push(t.id),
+                Err(e) => {
+                    for c in &claimed {
+                        self.release(c, &work_id).await;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let now = now_millis();
+        let title = if tx.title.is_empty() {
+            tasks.first().map(|t| title_from_prompt(&t.job.prompt)).unwrap_or_default()
+        } else {
+            tx.title
+        };
+        let row = WorkRow {
+            id: work_id.clone(),
+            author: who.id.clone(),
+            kind: PostKind::Picture,
+            title,
+            body: tx.body,
+            tags: tx.tags,
+            visibility: r.visibility,
+            nsfw: r.nsfw,
+            hide_params: r.hide_params,
+            images,
+            video_url: None,
+            task_ids: ids,
+            params: tasks.iter().map(params_of).collect(),
+            create_at: now,
+            update_at: now,
+        };
+        self.write_new(row).await?;
+        Ok(work_id)
+    }
+
+    /// `post/article/add`.
+    pub async fn publish_article(&self, who: &AccountRow, r: PublishArticleRequest) -> Result<String, ApiError> {
+        self.inner.limits.check(&who.id, "publishes")?;
+        let tx = texts(&r.title, &r.content, MAX_ARTICLE_CHARS, "content", &r.tags)?;
+        if tx.title.is_empty() || tx.body.is_empty() {
+            return Err(ApiError::with_msg(ErrorCode::WorkTextInvalid, "an article needs a title and a text"));
+        }
+        let images = match r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
+            Some(c) => vec![WorkImage { url: self.own_file(c).await?, width: 0, height: 0 }],
+            None => Vec::new(),
+        };
+        let now = now_millis();
+        let row = WorkRow {
+            id: uuid::Uuid::now_v7().simple().to_string(),
+            author: who.id.clone(),
+            kind: PostKind::Article,
+            title: tx.title,
+            body: tx.body,
+            tags: tx.tags,
+            visibility: r.visibility,
+            nsfw: r.nsfw,
+            hide_params: false,
+            images,
+            video_url: None,
+            task_ids: Vec::new(),
+            params: Vec::new(),
+            create_at: now,
+            update_at: now,
+        };
+        let id = row.id.clone();
+        self.write_new(row).await?;
+        Ok(id)
+    }
+
+    /// `post/video/add`: a finished task's video, or an uploaded one.
+    pub async fn publish_video(&self, who: &AccountRow, r: PublishVideoRequest) -> Result<String, ApiError> {
+        self.inner.limits.check(&who.id, "publishes")?;
+        let tx = texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        let work_id = uuid::Uuid::now_v7().simple().to_string();
+        let (video, mut images, task) = match (r.task_id.as_deref(), r.video_url.as_deref()) {
+            (Some(t), None) => {
+                let t = self.task_for_publish(&who.id, t).await?;
+                let v = t
+                    .outputs
+                    .iter()
+                    .find(|o| o.mime.starts_with("video/"))
+                    .ok_or_else(|| not_publishable("this task has no video"))?;
+                let poster: Vec<WorkImage> = t
+                    .outputs
+                    .iter()
+                    .filter(|o| o.mime.starts_with("image/"))
+                    .take(1)
+                    .map(|o| WorkImage { url: file_url(&o.key), width: o.width, height: o.height })
+                    .collect();
+                (file_url(&v.key), poster, Some(t))
+            }
+            (None, Some(u)) => {
+                let url = self.own_file(u).await?;
+                let ext = url.rsplit('.').next().unwrap_or_default().to_lowercase();
+                if !["mp4", "webm", "mov", "m4v", "mkv", "ogg"].contains(&ext.as_str()) {
+                    return Err(ApiError::with_msg(ErrorCode::InvalidParams, "a video post takes an MP4, WebM, MOV, M4V, MKV or OGG file"));
+                }
+                (url, Vec::new(), None)
+            }
+            _ => return Err(ApiError::with_msg(ErrorCode::InvalidParams, "give either task_id or video_url")),
+        };
+        if let Some(c) = r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
+            images = vec![WorkImage { url: self.own_file(c).await?, width: 0, height: 0 }];
+        }
+        if let Some(t) = task.clone() {
+            self.claim(t, &work_id).await?;
+        }
+        let now = now_millis();
+        let row = WorkRow {
+            id: work_id.clone(),
+            author: who.id.clone(),
+            kind: PostKind::Video,
+            title: tx.title,
+            body: tx.body,
+            tags: tx.tags,
+            visibility: r.visibility,
+            nsfw: r.nsfw,
+            hide_params: false,
+            images,
+            video_url: Some(video),
+            task_ids: task.iter().map(|t| t.id.clone()).collect(),
+            params: task.iter().map(params_of).collect(),
+            create_at: now,
+            update_at: now,
+        };
+        self.write_new(row).await?;
+        Ok(work_id)
+    }
+
+    /// Stores a new work and its index rows, then this node's indexes.
+    async fn write_new(&self, row: WorkRow) -> Result<(), ApiError> {
+        let t = &self.inner.t;
+        let id = row.id.clone();
+        let author = row.author.clone();
+        let (a, b, c) = tokio::join!(
+            t.works.put(&Key::of(&id), &Key::empty(), &row),
+            t.by_author.put(&Key::of(&author), &Key::empty().i64(row.create_at).str(&id), &()),
+            t.all.put(&Key::empty().u64(bucket_of(&id)), &Key::of(&id), &()),
+        );
+        a?;
+        b?;
+        c?;
+        self.bump_account(&author, count::WORKS, 1).await?;
+        self.index_work(&row).await?;
+        self.announce(Some(&id), None).await;
+        Ok(())
+    }
+
+    async fn index_work(&self, row: &WorkRow) -> Result<(), ApiError> {
+        let counts = self.counts(&row.id).await?;
+        let need_author = self.inner.index.read().map(|ix| !ix.has_author(&row.author)).unwrap_or(true);
+        if need_author {
+            self.reload_author(&row.author).await?;
+        }
+        if let Ok(mut ix) = self.inner.index.write() {
+            ix.upsert(Entry::from_row(row, counts));
+        }
+        self.search_upsert_work(row).await;
+        self.search_upsert_tags(&row.tags);
+        Ok(())
+    }
+
+    /// The author's own work, else NotFound.
+    async fn own_work(&self, who: &str, id: &str) -> Result<WorkRow, ApiError> {
+        let w = self
+            .inner
+            .t
+            .works
+            .get(&Key::of(id), &Key::empty())
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        if w.author != who {
+            return Err(ErrorCode::NotFound.into());
+        }
+        Ok(w)
+    }
+
+    /// `portfolio/edit`, `post/article/edit`, `post/video/edit`.
+    pub async fn edit(&self, who: &AccountRow, r: EditWorkRequest) -> Result<WorkDetail, ApiError> {
+        let w = self.own_work(&who.id, &r.id).await?;
+        let body_max = if w.kind == PostKind::Article { MAX_ARTICLE_CHARS } else { MAX_DESCRIPTION_CHARS };
+        let body_in = if w.kind == PostKind::Article { r.content.as_deref() } else { r.description.as_deref() };
+        let title = r.title.as_deref().map(check_title).transpose()?;
+        let field = if w.kind == PostKind::Article { "content" } else { "description" };
+        let body = body_in.map(|b| check_body(field, b, body_max)).transpose()?;
+        if w.kind == PostKind::Article && (title.as_deref() == Some("") || body.as_deref() == Some("")) {
+            return Err(ApiError::with_msg(ErrorCode::WorkTextInvalid, "an article needs a title and a text"));
+        }
+        let tags = r.tags.as_deref().map(normalise_tags).transpose()?;
+        let cover = match r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
+            Some(c) if w.kind != PostKind::Picture => Some(self.own_file(c).await?),
+            _ => None,
+        };
+        let now = now_millis();
+        let row = self
+            .inner
+            .t
+            .works
+            .update(&Key::of(&w.id), &Key::empty(), Some(w), |x| {
+                if let Some(t) = &title {
+                    x.title = t.clone();
+                }
+                if let Some(b) = &body {
+                    x.body = b.clone();
+                }
+                if let Some(t) = &tags {
+                    x.tags = t.clone();
+                }
+                if let Some(v) = r.visibility {
+                    x.visibility = v;
+                }
+                if let Some(n) = r.nsfw {
+                    x.nsfw = n;
+                }
+                if let Some(h) = r.hide_params {
+                    x.hide_params = h;
+                }
+                if let Some(c) = &cover {
+                    x.images = vec![WorkImage { url: c.clone(), width: 0, height: 0 }];
+                }
+                x.update_at = now;
+            })
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        self.index_work(&row).await?;
+        self.announce(Some(&row.id), None).await;
+        self.detail_of(Some(&who.id), row, false).await
+    }
+
+    /// `artwork/visibility`.
+    pub async fn set_visibility(&self, who: &AccountRow, id: &str, v: Visibility) -> Result<WorkDetail, ApiError> {
+        self.edit(who, EditWorkRequest { id: id.to_owned(), visibility: Some(v), ..Default::default() }).await
+    }
+
+    /// `artwork/delete`: the author's work goes from every list, feed and
+    /// search; its tasks can be published again.
+    pub async fn delete(&self, who: &AccountRow, id: &str) -> Result<(), ApiError> {
+        let w = self.own_work(&who.id, id).await?;
+        self.remove_work(&w).await
+    }
+
+    pub(crate) async fn remove_work(&self, w: &WorkRow) -> Result<(), ApiError> {
+        let t = &self.inner.t;
+        t.works.delete(&Key::of(&w.id), &Key::empty()).await?;
+        let (a, b) = tokio::join!(
+            t.by_author.delete(&Key::of(&w.author), &Key::empty().i64(w.create_at).str(&w.id)),
+            t.all.delete(&Key::empty().u64(bucket_of(&w.id)), &Key::of(&w.id)),
+        );
+        a?;
+        b?;
+        for task in &w.task_ids {
+            self.release(task, &w.id).await;
+        }
+        self.bump_account(&w.author, count::WORKS, -1).await?;
+        if let Ok(mut ix) = self.inner.index.write() {
+            ix.remove(&w.id);
+        }
+        self.search_delete_work(&w.id).await;
+        self.search_upsert_tags(&w.tags);
+        self.announce(Some(&w.id), None).await;
+        Ok(())
+    }
+
+    /// `artwork/detail`, `post/detail`: the work as the viewer may see it;
+    /// a view is counted when someone other than the author looks.
+    pub async fn detail(&self, viewer: Option<&str>, id: &str) -> Result<WorkDetail, ApiError> {
+        let w = self.visible_work(viewer, id).await?;
+        let count_view = viewer != Some(w.author.as_str());
+        if count_view {
+            self.bump(&w.id, count::VIEWS, 1).await?;
+        }
+        self.detail_of(viewer, w, false).await
+    }
+
+    pub(crate) async fn detail_of(&self, viewer: Option<&str>, w: WorkRow, _: bool) -> Result<WorkDetail, ApiError> {
+        let counts = self.counts(&w.id).await?;
+        let (liked, collected) = match viewer {
+            Some(v) => (
+                self.inner.t.liked.get(&Key::of(v), &Key::of(&w.id)).await?.is_some(),
+                self.inner.t.collected.get(&Key::of(v), &Key::of(&w.id)).await?.is_some(),
+            ),
+            None => (false, false),
+        };
+        let following = self.is_following(viewer, &w.author).await?;
+        let author = self.card_author(&w.author).await;
+        let own = viewer == Some(w.author.as_str());
+        let (content, content_html, description) = if w.kind == PostKind::Article {
+            (own.then(|| w.body.clone()), Some(markdown::render(&w.body)), String::new())
+        } else {
+            (None, None, w.body.clone())
+        };
+        Ok(WorkDetail {
+            id: w.id.clone(),
+            obj_type: ObjType::POST,
+            kind: w.kind,
+            title: w.title,
+            description,
+            tags: w.tags,
+            visibility: w.visibility,
+            nsfw: w.nsfw,
+            author,
+            images: w.images,
+            video_url: w.video_url,
+            content,
+            content_html,
+            params: if w.hide_params && !own { Vec::new() } else { w.params },
+            hide_params: w.hide_params,
+            task_ids: if own { w.task_ids } else { Vec::new() },
+            likes: counts.likes.max(0),
+            collects: counts.collects.max(0),
+            comments: counts.comments.max(0),
+            views: counts.views.max(0),
+            liked,
+            collected,
+            following,
+            create_at: w.create_at,
+            update_at: w.update_at,
+        })
+    }
+
+    /// Work ids of `ids` that still exist, for lists read from the Store.
+    pub(crate) fn existing(&self, ids: Vec<String>) -> Vec<Arc<str>> {
+        let Ok(ix) = self.inner.index.read() else { return Vec::new() };
+        ids.into_iter().filter_map(|id| ix.get(&id).map(|e| e.id.clone())).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_from_prompts() {
+        assert_eq!(title_from_prompt("  a red   fox "), "a red fox");
+        let long = "word ".repeat(30);
+        let t = title_from_prompt(&long);
+        assert_eq!(t.chars().count(), 61);
+        assert!(t.ends_with('…'));
+    }
+}
