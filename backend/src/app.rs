@@ -291,7 +291,7 @@ impl Application {
             actix_web::rt::spawn(async move {
                 square.ready().await;
                 if let Err(e) = square.rebuild_search_if_needed(&characters).await {
-                    tracing::error!(error = %e.msg, "search: rebuilding the index failed");
+                    tracing::error!(error = %e, "search: rebuilding the index failed");
                 }
             });
         }

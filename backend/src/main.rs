@@ -118,8 +118,8 @@ fn main() -> anyhow::Result<()> {
                 accounts,
                 seed,
             };
-            let done = actix_web::rt::System::new()
-                .block_on(easel::square::seed::run(settings, plan))?;
+            let done =
+                actix_web::rt::System::new().block_on(easel::square::seed::run(settings, plan))?;
             #[allow(clippy::print_stdout)]
             {
                 println!("{}", serde_json::to_string(&done)?);

@@ -140,6 +140,10 @@ impl Index {
         self.works.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.works.is_empty()
+    }
+
     pub fn get(&self, id: &str) -> Option<&Entry> {
         self.works.get(id)
     }
@@ -206,10 +210,17 @@ impl Index {
     }
 
     /// `new`: public works by time, newest first.
-    pub fn page_new(&self, f: &Filter, after: &TimeCursor, n: usize) -> (Vec<Arc<str>>, TimeCursor) {
+    pub fn page_new(
+        &self,
+        f: &Filter,
+        after: &TimeCursor,
+        n: usize,
+    ) -> (Vec<Arc<str>>, TimeCursor) {
         let iter = self.by_time.iter().rev();
         let iter: Box<dyn Iterator<Item = &(i64, Arc<str>)>> = match after {
-            Some((ms, id)) => Box::new(iter.skip_while(move |(m, i)| (*m, &**i) >= (*ms, id.as_str()))),
+            Some((ms, id)) => {
+                Box::new(iter.skip_while(move |(m, i)| (*m, &**i) >= (*ms, id.as_str())))
+            }
             None => Box::new(iter),
         };
         take_page(
@@ -241,7 +252,9 @@ impl Index {
                             continue;
                         }
                     }
-                    let Some(e) = self.works.get(&k.1) else { continue };
+                    let Some(e) = self.works.get(&k.1) else {
+                        continue;
+                    };
                     if f.keeps(e) && self.visible(e, viewer, viewer_follows(&e.author)) {
                         all.push(k);
                         taken += 1;
@@ -262,7 +275,12 @@ impl Index {
             .works
             .values()
             .filter(|e| self.shared(e))
-            .map(|e| (e.id.clone(), rank::hot(e.counts.points(), now - e.create_at)))
+            .map(|e| {
+                (
+                    e.id.clone(),
+                    rank::hot(e.counts.points(), now - e.create_at),
+                )
+            })
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
         let s = Arc::new(Snapshot { epoch: now, ranked });
@@ -326,7 +344,11 @@ impl Index {
             .iter()
             .map(|(id, hot)| {
                 let boost = self.works.get(id).map_or(1.0, |e| {
-                    let shared = e.tag_keys.iter().filter(|t| liked_tags.contains(*t)).count();
+                    let shared = e
+                        .tag_keys
+                        .iter()
+                        .filter(|t| liked_tags.contains(*t))
+                        .count();
                     rank::recommend_boost(follows.contains(&*e.author), shared)
                 });
                 (hot * boost, id)
@@ -377,7 +399,10 @@ impl Index {
 
 /// The recommend list of a personal order: its head, then the snapshot's
 /// order without the head's works.
-pub fn personal_order<'a>(p: &'a Personal, snap: &'a Snapshot) -> impl Iterator<Item = &'a Arc<str>> {
+pub fn personal_order<'a>(
+    p: &'a Personal,
+    snap: &'a Snapshot,
+) -> impl Iterator<Item = &'a Arc<str>> {
     p.head.iter().chain(
         snap.ranked
             .iter()

@@ -196,7 +196,10 @@ impl SquareService {
                 bus,
                 objects,
                 limits: Limits {
-                    limiter: RateLimiter::new(settings.writes_per_min.max(1), Duration::from_secs(60)),
+                    limiter: RateLimiter::new(
+                        settings.writes_per_min.max(1),
+                        Duration::from_secs(60),
+                    ),
                 },
                 settings,
                 node: uuid::Uuid::now_v7().simple().to_string(),
@@ -213,7 +216,7 @@ impl SquareService {
         let me = self.clone();
         tokio::spawn(async move {
             if let Err(e) = me.load_index().await {
-                tracing::error!(error = %e.msg, "square: filling the feed index failed");
+                tracing::error!(error = %e, "square: filling the feed index failed");
             }
             let _ = me.inner.ready_tx.send(true);
             me.take_snapshot();
@@ -234,7 +237,10 @@ impl SquareService {
                         }
                     }
                     Received::Lagged(n) => {
-                        tracing::warn!(lost = n, "square: change messages lost; reloading the index");
+                        tracing::warn!(
+                            lost = n,
+                            "square: change messages lost; reloading the index"
+                        );
                         let _ = me.load_index().await;
                     }
                     Received::Closed => break,
@@ -252,7 +258,7 @@ impl SquareService {
         }
         if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
             if let Err(e) = self.reload_work(id).await {
-                tracing::warn!(work = id, error = %e.msg, "square: could not reload a changed work");
+                tracing::warn!(work = id, error = %e, "square: could not reload a changed work");
             }
         }
         if let Some(a) = v.get("author").and_then(|i| i.as_str()) {
@@ -335,8 +341,18 @@ impl SquareService {
     }
 
     pub(crate) async fn author_from_store(&self, id: &str) -> Result<Author, ApiError> {
-        let acc = self.inner.t.accounts.get(&Key::of(id), &Key::empty()).await?;
-        let prof = self.inner.t.profiles.get(&Key::of(id), &Key::empty()).await?;
+        let acc = self
+            .inner
+            .t
+            .accounts
+            .get(&Key::of(id), &Key::empty())
+            .await?;
+        let prof = self
+            .inner
+            .t
+            .profiles
+            .get(&Key::of(id), &Key::empty())
+            .await?;
         Ok(match acc {
             Some(a) => Author {
                 name: a.name,
@@ -397,7 +413,13 @@ impl SquareService {
         }));
         self.inner
             .bus
-            .publish(CHANGES_TOPIC, BusMessage::Push { frame_type: 0, content })
+            .publish(
+                CHANGES_TOPIC,
+                BusMessage::Push {
+                    frame_type: 0,
+                    content,
+                },
+            )
             .await;
     }
 
@@ -422,7 +444,12 @@ impl SquareService {
         Ok(())
     }
 
-    pub(crate) async fn bump_account(&self, id: &str, name: &str, delta: i64) -> Result<(), ApiError> {
+    pub(crate) async fn bump_account(
+        &self,
+        id: &str,
+        name: &str,
+        delta: i64,
+    ) -> Result<(), ApiError> {
         Ok(self
             .inner
             .t
@@ -462,7 +489,11 @@ impl SquareService {
 
     /// Cards for works in the order given (works gone meanwhile are left
     /// out), with the viewer's liked and collected flags.
-    pub(crate) async fn cards(&self, ids: &[Arc<str>], viewer: Option<&str>) -> Result<Vec<Card>, ApiError> {
+    pub(crate) async fn cards(
+        &self,
+        ids: &[Arc<str>],
+        viewer: Option<&str>,
+    ) -> Result<Vec<Card>, ApiError> {
         let mut cards: Vec<(Card, Arc<str>)> = Vec::with_capacity(ids.len());
         if let Ok(ix) = self.inner.index.read() {
             for id in ids {
@@ -512,7 +543,11 @@ impl SquareService {
         Ok(out)
     }
 
-    pub(crate) async fn is_following(&self, who: Option<&str>, whom: &str) -> Result<bool, ApiError> {
+    pub(crate) async fn is_following(
+        &self,
+        who: Option<&str>,
+        whom: &str,
+    ) -> Result<bool, ApiError> {
         match who {
             Some(w) if w != whom => Ok(self
                 .inner
@@ -548,7 +583,9 @@ impl SquareService {
         let ok = !banned
             && match w.visibility {
                 protocol::square::Visibility::Public => true,
-                protocol::square::Visibility::Followers => self.is_following(viewer, &w.author).await?,
+                protocol::square::Visibility::Followers => {
+                    self.is_following(viewer, &w.author).await?
+                }
                 protocol::square::Visibility::Private => false,
             };
         if ok {
@@ -575,7 +612,11 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
         id: e.id.to_string(),
         title: e.title.clone(),
         cover,
-        stream: e.video_url.clone().map(|url| Stream { url, url2: None, url3: None }),
+        stream: e.video_url.clone().map(|url| Stream {
+            url,
+            url2: None,
+            url3: None,
+        }),
         image_count: e.image_count,
         author: CardAuthor {
             id: e.author.to_string(),
