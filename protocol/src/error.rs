@@ -96,6 +96,20 @@ error_codes! {
     ImageRatioInvalid = (40020, "ImageRatioInvalid", 400, "this aspect ratio is not supported by this model");
     /// An invite code that does not exist.
     InviteCodeError = (40002, "InviteCodeError", 400, "invalid invite code");
+    /// The square (spec 3 §7): a work's title over its limit.
+    WorkTitleTooLong = (40040, "WorkTitleTooLong", 400, "the title is too long");
+    /// A description, article or comment over its limit.
+    WorkTextTooLong = (40041, "WorkTextTooLong", 400, "the text is too long");
+    /// A text with control characters, or empty where text is needed.
+    WorkTextInvalid = (40042, "WorkTextInvalid", 400, "the text is not valid");
+    /// A tag that is too long or has characters other than letters, digits, spaces, '_' and '-'.
+    WorkTagInvalid = (40043, "WorkTagInvalid", 400, "a tag is not valid");
+    /// More tags than a work may have.
+    WorkTooManyTags = (40044, "WorkTooManyTags", 400, "too many tags");
+    /// Publishing a task that has not finished, has no outputs, or is published already.
+    WorkTaskNotPublishable = (40045, "WorkTaskNotPublishable", 400, "this task cannot be published");
+    /// Following oneself.
+    FollowSelf = (40046, "FollowSelf", 400, "you cannot follow yourself");
     /// Logged in, but not allowed to touch this object.
     NoPermission = (40300, "NoPermission", 403, "no permission");
     /// The object does not exist (or is not visible to the caller).

@@ -17,6 +17,7 @@ pub mod frame;
 pub mod im;
 pub mod prompt;
 pub mod prompt_stream;
+pub mod square;
 pub mod task;
 
 #[cfg(feature = "client")]
