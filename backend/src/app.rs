@@ -276,6 +276,14 @@ impl Application {
             settings.redis.is_none(),
             settings.llm.max_reply_tokens,
         );
+        // The square hands its implementation (works, notifications) to
+        // `comment_targets.set_square` when it is built.
+        let comment_targets = Arc::new(crate::comments::targets::Targets::new(characters.clone()));
+        let comments = crate::comments::CommentService::new(
+            store.clone(),
+            comment_targets.clone(),
+            settings.square.comments_per_min,
+        );
         let state = web::Data::new(AppState {
             settings,
             store,
@@ -297,6 +305,7 @@ impl Application {
             llm,
             agent,
             polish,
+            comments,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

@@ -42,4 +42,6 @@ pub struct AppState {
     pub agent: crate::agent::AgentService,
     /// Who is polishing a prompt now, and the per-user polish limit.
     pub polish: crate::polish::PolishService,
+    /// Comments on works, characters and models.
+    pub comments: crate::comments::CommentService,
 }

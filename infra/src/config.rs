@@ -225,6 +225,22 @@ impl Default for TranslateSettings {
     }
 }
 
+/// The square's per-account write limits (spec 3 §7; issue 15 item 7).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SquareSettings {
+    /// Comments and replies one account may write per minute.
+    pub comments_per_min: u32,
+}
+
+impl Default for SquareSettings {
+    fn default() -> Self {
+        SquareSettings {
+            comments_per_min: 20,
+        }
+    }
+}
+
 /// Everything `easel serve` needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -248,6 +264,7 @@ pub struct Settings {
     pub generation: GenerationSettings,
     pub s3: S3Settings,
     pub translate: TranslateSettings,
+    pub square: SquareSettings,
     /// Engines tried in order before the built-in reference engine.
     pub engines: Vec<engines::EngineConfig>,
     /// The language model for chat, prompt polish and the generation agent.
@@ -271,6 +288,7 @@ struct FileSettings {
     generation: Option<GenerationSettings>,
     s3: Option<S3Settings>,
     translate: Option<TranslateSettings>,
+    square: Option<SquareSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
 }
@@ -303,6 +321,7 @@ impl Settings {
             generation: GenerationSettings::default(),
             s3: S3Settings::default(),
             translate: TranslateSettings::default(),
+            square: SquareSettings::default(),
             llm: llm::LlmConfig::default(),
             engines: Vec::new(),
         }
@@ -371,6 +390,9 @@ impl Settings {
         }
         if let Some(v) = f.translate {
             self.translate = v;
+        }
+        if let Some(v) = f.square {
+            self.square = v;
         }
         if let Some(v) = f.engines {
             self.engines = v;
@@ -513,6 +535,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_POLISH_PER_HOUR") {
             t.polish_per_hour = num("EASEL_POLISH_PER_HOUR", v)?;
+        }
+        if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
+            self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }
         let l = &mut self.llm;
         if let Some(v) = env("EASEL_LLM") {
@@ -669,6 +694,25 @@ mod tests {
         );
         assert_eq!(s.redis.as_ref().map(Secret::expose), Some("redis://x"));
         assert_eq!(format!("{:?}", s.redis), "Some(Secret(***))");
+    }
+
+    #[test]
+    fn square_settings_from_file_and_env() {
+        let s = Settings::load_from(env(&[])).unwrap();
+        assert_eq!(s.square.comments_per_min, 20);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("easel.toml");
+        std::fs::write(&path, "[square]\ncomments_per_min = 5\n").unwrap();
+        let p = path.to_string_lossy().into_owned();
+        let s = Settings::load_from(env(&[("EASEL_CONFIG", &p)])).unwrap();
+        assert_eq!(s.square.comments_per_min, 5);
+        let s = Settings::load_from(env(&[
+            ("EASEL_CONFIG", &p),
+            ("EASEL_COMMENTS_PER_MIN", "7"),
+        ]))
+        .unwrap();
+        assert_eq!(s.square.comments_per_min, 7, "env beats file");
+        assert!(Settings::load_from(env(&[("EASEL_COMMENTS_PER_MIN", "many")])).is_err());
     }
 
     #[test]
