@@ -176,14 +176,15 @@ impl CommentService {
         let mut keys: Vec<(i64, String, Key)> = Vec::new();
         let mut paging = None;
         let mut more = false;
+        let max = self.max_ranked;
         loop {
-            let want = (MAX_RANKED + 1 - keys.len()).min(500) as u32;
+            let want = (max + 1 - keys.len()).min(500) as u32;
             let page = self
                 .by_target
                 .scan(&tpk, &ScanRange::all(want).desc().after(paging))
                 .await?;
             for (k, ()) in page.rows {
-                if keys.len() == MAX_RANKED {
+                if keys.len() == max {
                     more = true;
                     break;
                 }

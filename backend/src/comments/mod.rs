@@ -16,6 +16,8 @@ pub mod emoji;
 mod list;
 pub mod rows;
 pub mod targets;
+#[cfg(test)]
+mod tests;
 pub mod text;
 
 use std::sync::Arc;
@@ -103,6 +105,8 @@ pub struct CommentService {
     /// The square's shared per-account write limit (likes, comments,
     /// publishes), when the square hands one over.
     writes: Option<Arc<RateLimiter>>,
+    /// Top-level comments a `top` listing ranks ([`list::MAX_RANKED`]; less in tests).
+    max_ranked: usize,
 }
 
 impl CommentService {
@@ -126,6 +130,7 @@ impl CommentService {
             targets,
             limit: Arc::new(RateLimiter::new(comments_per_min, Duration::from_secs(60))),
             writes: None,
+            max_ranked: list::MAX_RANKED,
         }
     }
 
