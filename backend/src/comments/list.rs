@@ -8,7 +8,9 @@
 //! - `top`: most likes first, then newest. Like counts move while someone
 //!   pages, so the first page ranks the object's [`MAX_RANKED`] newest
 //!   top-level comments once and stores that order as a snapshot
-//!   (`comment_top_snapshots`, kept [`SNAPSHOT_TTL_MS`]); later pages read
+//!   (`comment_top_snapshots`, named by a hash of the order, so readers who
+//!   see the same order share it; pageable for at least half of
+//!   [`SNAPSHOT_TTL_MS`]); later pages read
 //!   the snapshot by position, skipping comments deleted since. When the
 //!   object has more top-level comments than that, the older ones follow
 //!   the ranked ones, newest first, from the oldest ranked one's key.
@@ -23,10 +25,11 @@ use infra::store::{Key, PagingState, ScanRange};
 use protocol::square::card::CardAuthor;
 use protocol::square::comment::{CommentOrder, CommentPage, CommentView, ListCommentsRequest};
 use protocol::ErrorCode;
+use sha2::{Digest, Sha256};
 
 use super::cursor::{read_time_key, time_key, Cursor};
 use super::rows::{snapshots_by_time_pk, target_pk, CommentRow, TopSnapshotRow, LIKES, REPLIES};
-use super::{new_id, not_found, plausible_id, CommentService, CommentTarget};
+use super::{not_found, plausible_id, CommentService, CommentTarget};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
@@ -229,6 +232,11 @@ impl CommentService {
         ))
     }
 
+    /// Stores a ranking as a snapshot and answers its id. The id is a hash
+    /// of the ranking, so first pages that rank the same way share one
+    /// snapshot: reading `top` again and again writes nothing until likes or
+    /// comments change the order (a write only when the snapshot is missing
+    /// or older than half its life, which renews it).
     async fn store_snapshot(
         &self,
         req: &ListCommentsRequest,
@@ -236,8 +244,14 @@ impl CommentService {
         older_than: Option<Vec<u8>>,
     ) -> Result<String, ApiError> {
         let now = now_millis();
+        let id = snapshot_id(req.obj_type, &req.obj_id, &ids, older_than.as_deref());
+        let pk = Key::of(&id);
+        if let Some(s) = self.snapshots.get(&pk, &Key::empty()).await? {
+            if now - s.create_at < SNAPSHOT_TTL_MS / 2 {
+                return Ok(id);
+            }
+        }
         self.prune_snapshots(now).await?;
-        let id = new_id();
         let row = TopSnapshotRow {
             obj_type: req.obj_type,
             obj_id: req.obj_id.clone(),
@@ -245,16 +259,15 @@ impl CommentService {
             ids,
             older_than,
         };
-        self.snapshots
-            .put(&Key::of(&id), &Key::empty(), &row)
-            .await?;
+        self.snapshots.put(&pk, &Key::empty(), &row).await?;
         self.snapshots_by_time
             .put(&snapshots_by_time_pk(), &time_key(now, &id), &())
             .await?;
         Ok(id)
     }
 
-    /// Removes up to [`PRUNE_BATCH`] expired snapshots, oldest first.
+    /// Removes up to [`PRUNE_BATCH`] expired age entries, oldest first, and
+    /// their snapshots unless renewed since.
     async fn prune_snapshots(&self, now: i64) -> Result<(), ApiError> {
         let pk = snapshots_by_time_pk();
         let range = ScanRange {
@@ -265,8 +278,16 @@ impl CommentService {
             paging: None,
         };
         for (k, ()) in self.snapshots_by_time.scan(&pk, &range).await?.rows {
-            if let Some((_, id)) = read_time_key(&k) {
-                self.snapshots.delete(&Key::of(&id), &Key::empty()).await?;
+            if let Some((at, id)) = read_time_key(&k) {
+                let spk = Key::of(&id);
+                let renewed = self
+                    .snapshots
+                    .get(&spk, &Key::empty())
+                    .await?
+                    .is_some_and(|s| s.create_at > at);
+                if !renewed {
+                    self.snapshots.delete(&spk, &Key::empty()).await?;
+                }
             }
             self.snapshots_by_time.delete(&pk, &k).await?;
         }
@@ -459,6 +480,24 @@ fn take_page(keys: impl Iterator<Item = Key>, n: usize) -> (Vec<String>, Option<
     (ids, last.filter(|_| more).map(Cursor::Time))
 }
 
+/// A snapshot's id: the hex of the first 16 bytes of a SHA-256 over the
+/// object and the ranking (components length-prefixed, so none runs into
+/// the next).
+fn snapshot_id(obj_type: u8, obj_id: &str, ids: &[String], older_than: Option<&[u8]>) -> String {
+    let mut h = Sha256::new();
+    let mut part = |b: &[u8]| {
+        h.update((b.len() as u64).to_be_bytes());
+        h.update(b);
+    };
+    part(&[obj_type]);
+    part(obj_id.as_bytes());
+    for id in ids {
+        part(id.as_bytes());
+    }
+    part(older_than.unwrap_or_default());
+    hex::encode(h.finalize().get(..16).unwrap_or_default())
+}
+
 /// `top` order: most likes first, then newest, then by id (a total order,
 /// so the same counts always rank the same way).
 fn rank(mut entries: Vec<(i64, i64, String)>) -> Vec<String> {
@@ -470,6 +509,19 @@ fn rank(mut entries: Vec<(i64, i64, String)>) -> Vec<String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn snapshot_ids_name_the_object_and_the_order() {
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let a = snapshot_id(9, "c1", &ids(&["x", "y"]), None);
+        assert_eq!(a.len(), 32);
+        assert_eq!(a, snapshot_id(9, "c1", &ids(&["x", "y"]), None));
+        assert_ne!(a, snapshot_id(9, "c1", &ids(&["y", "x"]), None));
+        assert_ne!(a, snapshot_id(4, "c1", &ids(&["x", "y"]), None));
+        assert_ne!(a, snapshot_id(9, "c1", &ids(&["xy"]), None));
+        assert_ne!(a, snapshot_id(9, "c1", &ids(&["x", "y"]), Some(&[1])));
+        assert!(Cursor::parse(&format!("t.{a}.3")).is_some());
+    }
 
     #[test]
     fn ranks_by_likes_then_newest() {

@@ -265,3 +265,53 @@ async fn top_ranks_the_newest_then_pages_the_older_by_time() {
     assert_eq!(fresh[4], c[11]);
     assert_eq!(fresh[5], c[10], "then the older ones by time");
 }
+
+#[tokio::test]
+async fn readers_of_the_same_order_share_a_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (svc, _) = service(&dir, 1000);
+    let mut c = Vec::new();
+    for i in 0..5 {
+        c.push(
+            svc.create("bob", &on("w1", &format!("c{i}"), None))
+                .await
+                .unwrap(),
+        );
+    }
+    let req = ListCommentsRequest {
+        obj_id: "w1".into(),
+        obj_type: 4,
+        order: Some(protocol::square::comment::CommentOrder::Top),
+        page_size: Some(2),
+        ..Default::default()
+    };
+    let first = svc.list(None, &req).await.unwrap().next_cursor.unwrap();
+    let again = svc
+        .list(Some("carol"), &req)
+        .await
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    assert_eq!(first, again, "same order, same snapshot");
+    svc.like("carol", &c[0], false).await.unwrap();
+    let moved = svc.list(None, &req).await.unwrap();
+    assert_ne!(
+        moved.next_cursor.unwrap(),
+        first,
+        "a new order, a new snapshot"
+    );
+    assert_eq!(moved.items[0].id, c[0]);
+    // The first snapshot still pages its own order.
+    let page = svc
+        .list(
+            None,
+            &ListCommentsRequest {
+                cursor: Some(first),
+                ..req.clone()
+            },
+        )
+        .await
+        .unwrap();
+    let got: Vec<&str> = page.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(got, [c[2].as_str(), c[1].as_str()]);
+}
