@@ -205,14 +205,6 @@ impl CommentService {
         let (obj_type, obj_id, parent) = match parent_id {
             Some(pid) => {
                 let parent = self.row(pid).await?.ok_or_else(not_found)?;
-                if !req.obj_id.is_empty()
-                    && (req.obj_id != parent.obj_id || req.obj_type != parent.obj_type)
-                {
-                    return Err(ApiError::with_msg(
-                        ErrorCode::InvalidParams,
-                        "parent_id is a comment on another object",
-                    ));
-                }
                 (parent.obj_type, parent.obj_id.clone(), Some(parent))
             }
             None => {
@@ -232,6 +224,16 @@ impl CommentService {
             .targets
             .resolve(Some(author), obj_type, &obj_id)
             .await?;
+        // Checked once the parent is known to be visible, so this reveals nothing.
+        if parent.is_some()
+            && !req.obj_id.is_empty()
+            && (req.obj_id != obj_id || req.obj_type != obj_type)
+        {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "parent_id is a comment on another object",
+            ));
+        }
         self.check_limits(author, true)?;
         let (top_id, reply_to, reply_to_comment) = match &parent {
             None => (None, None, None),

@@ -334,6 +334,12 @@ async fn markup_stays_plain_text_and_visitors_only_read() {
         fails(reply(&alice, &ch, "nope", "hi").await).0,
         ErrorCode::NotFound
     );
+    let other = character(&alice, "Bea", true).await;
+    assert_eq!(
+        fails(reply(&alice, &other, &id, "hi").await).0,
+        ErrorCode::InvalidParams,
+        "a parent on another object"
+    );
     let no_parent: Result<Value, _> = alice
         .post(
             "/api/v1/comment2/add-replies",
