@@ -12,6 +12,7 @@ pub mod auth;
 pub mod channels;
 pub mod characters;
 pub mod chat;
+pub mod comments;
 pub mod credits;
 pub mod error;
 pub mod harness;

@@ -9,6 +9,7 @@ mod agent;
 mod character;
 mod character_extras;
 mod chat;
+mod comment;
 mod im;
 mod polish;
 mod resource;
@@ -72,6 +73,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(character::routes)
             .configure(character_extras::routes)
             .configure(chat::config)
+            .configure(comment::routes)
             .route("/payment/assets/get", web::post().to(account::assets))
             .service(
                 web::scope("/task")

@@ -19,6 +19,7 @@ pub mod row;
 pub mod search;
 pub mod seed;
 pub mod social;
+pub mod targets;
 pub mod works;
 
 use std::collections::{HashMap, HashSet};

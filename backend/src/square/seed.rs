@@ -166,7 +166,9 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
     let mut follows = Vec::new();
     for a in &accounts {
         for _ in 0..rng.random_range(0..=5usize) {
-            let Some(b) = accounts.get(rng.random_range(0..accounts.len())) else { continue };
+            let Some(b) = accounts.get(rng.random_range(0..accounts.len())) else {
+                continue;
+            };
             if b.id != a.id {
                 follows.push((a.id.clone(), b.id.clone()));
             }
@@ -193,7 +195,9 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
         let n = BATCH.min(plan.works - made);
         let mut batch = Vec::with_capacity(n);
         for i in made..made + n {
-            let Some(author) = accounts.get(rng.random_range(0..accounts.len())) else { continue };
+            let Some(author) = accounts.get(rng.random_range(0..accounts.len())) else {
+                continue;
+            };
             let kind = if rng.random_range(0..100) < 92 {
                 PostKind::Picture
             } else {
@@ -206,7 +210,10 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             };
             let ntags = rng.random_range(1..=4usize);
             let mut tags: Vec<String> = (0..ntags)
-                .filter_map(|_| TAGS.get(rng.random_range(0..TAGS.len())).map(|t| (*t).to_owned()))
+                .filter_map(|_| {
+                    TAGS.get(rng.random_range(0..TAGS.len()))
+                        .map(|t| (*t).to_owned())
+                })
                 .collect();
             tags.sort();
             tags.dedup();
