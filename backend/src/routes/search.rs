@@ -70,11 +70,8 @@ pub async fn tag_hot(s: web::Data<AppState>) -> ApiResult {
     Ok(ok(json!({ "items": s.square.tags(Some(7), 30) })))
 }
 
-pub async fn tag_groups(s: web::Data<AppState>, b: Option<Body<TagGroupRequest>>) -> ApiResult {
-    let lang = b
-        .and_then(|b| b.lang.clone())
-        .map(|l| Lang::normalise(&l))
-        .unwrap_or(Lang::En);
+pub async fn tag_groups(s: web::Data<AppState>, b: Body<TagGroupRequest>) -> ApiResult {
+    let lang = b.lang.as_deref().map(Lang::normalise).unwrap_or(Lang::En);
     Ok(ok(
         json!({ "items": s.square.tags_by_group(s.prompts.dictionary(), lang) }),
     ))

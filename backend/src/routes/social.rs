@@ -73,9 +73,9 @@ pub async fn profile_edit(a: Authed, s: web::Data<AppState>, b: Body<ProfileEdit
 pub async fn notifications(
     a: Authed,
     s: web::Data<AppState>,
-    b: Option<Body<NotificationListRequest>>,
+    b: Body<NotificationListRequest>,
 ) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let b = b.into_inner();
     Ok(ok(s
         .square
         .notifications(&a.0.account.id, b.cursor.as_deref(), size(b.page_size))

@@ -42,10 +42,10 @@ pub fn feed_as(
     kind: FeedKind,
     default: OrderBy,
     force: bool,
-) -> impl Fn(HttpRequest, web::Data<AppState>, Option<web::Json<FeedRequest>>) -> Handler + Clone + 'static
+) -> impl Fn(HttpRequest, web::Data<AppState>, web::Json<FeedRequest>) -> Handler + Clone + 'static
 {
     move |req, state, body| {
-        let body = body.map(web::Json::into_inner).unwrap_or_default();
+        let body = body.into_inner();
         Box::pin(feed(req, state, body, kind, default, force))
     }
 }
@@ -54,9 +54,9 @@ pub fn feed_as(
 pub async fn collect_list(
     a: Authed,
     s: web::Data<AppState>,
-    b: Option<web::Json<FeedRequest>>,
+    b: web::Json<FeedRequest>,
 ) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let b = b.into_inner();
     let me = a.0.account.id;
     Ok(ok(s
         .square
@@ -69,9 +69,9 @@ pub async fn collect_list(
 pub async fn account_list(
     req: HttpRequest,
     s: web::Data<AppState>,
-    b: Option<web::Json<FeedRequest>>,
+    b: web::Json<FeedRequest>,
 ) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let b = b.into_inner();
     let v = viewer(&req, &s).await?;
     Ok(ok(s.square.creators(v.as_deref(), b.size()).await?))
 }

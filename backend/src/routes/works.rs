@@ -100,12 +100,8 @@ fn react(
 }
 
 /// `artwork/list` and `square/my-artwork/community`: the caller's own works, every visibility.
-pub async fn my_works(
-    a: Authed,
-    s: web::Data<AppState>,
-    b: Option<Body<FeedRequest>>,
-) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Body<FeedRequest>) -> ApiResult {
+    let b = b.into_inner();
     let me = a.0.account.id;
     Ok(ok(s.square.author_works(Some(&me), &me, &b).await?))
 }
@@ -147,9 +143,9 @@ pub async fn like_list(
 pub async fn home_list(
     req: HttpRequest,
     s: web::Data<AppState>,
-    b: Option<Body<FeedRequest>>,
+    b: Body<FeedRequest>,
 ) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+    let b = b.into_inner();
     let v = viewer(&req, &s).await?;
     Ok(ok(s
         .square
@@ -158,12 +154,8 @@ pub async fn home_list(
 }
 
 /// `artwork/selected/recommend` and `portfolio/recommend`: the best pictures now (hot).
-pub async fn selected(
-    req: HttpRequest,
-    s: web::Data<AppState>,
-    b: Option<Body<FeedRequest>>,
-) -> ApiResult {
-    let mut b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Body<FeedRequest>) -> ApiResult {
+    let mut b = b.into_inner();
     b.order_by = Some(protocol::square::OrderBy::Hot);
     let v = viewer(&req, &s).await?;
     Ok(ok(s
