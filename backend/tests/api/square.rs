@@ -848,3 +848,55 @@ async fn feeds_of_missing_content_answer_empty_pages_and_tags_are_counted() {
     .await;
     assert!(!groups["items"].as_array().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn comments_on_works_count_notify_and_follow_visibility() {
+    let app = app().await;
+    let a = user(&app, "Host").await;
+    let b = user(&app, "Guest").await;
+    let id = article(&a.client, "Talk to me", "public").await;
+    let mut sock = app.socket(&a.token).await;
+    let c = post(
+        &b.client,
+        "/api/v1/comment2/create",
+        json!({"obj_id": id, "obj_type": 4, "content": "Lovely :smile:", "parent_id": null}),
+    )
+    .await;
+    let cid = c["id"].as_str().unwrap().to_owned();
+    let n = sock.expect(FrameType::Notification, WAIT).await.unwrap();
+    assert_eq!(
+        (n.content["kind"].as_str(), n.content["obj_id"].as_str()),
+        (Some("comment"), Some(id.as_str()))
+    );
+    let d = post(&app.client, "/api/v1/artwork/detail", json!({"id": id})).await;
+    assert_eq!(d["comments"], 1);
+    let list = post(
+        &app.client,
+        "/api/v1/comment2/list",
+        json!({"obj_id": id, "obj_type": 4, "page_size": 10}),
+    )
+    .await;
+    assert_eq!(list["items"][0]["content"], "Lovely :smile:");
+    assert_eq!(list["items"][0]["author"]["id"], b.id.as_str());
+    // The work's author may delete a comment on it; the count follows.
+    post(&a.client, "/api/v1/comment2/delete", json!({"id": cid})).await;
+    let d = post(&app.client, "/api/v1/artwork/detail", json!({"id": id})).await;
+    assert_eq!(d["comments"], 0);
+    // A private work's comments are as hidden as the work.
+    let secret = article(&a.client, "Hush", "private").await;
+    post(
+        &a.client,
+        "/api/v1/comment2/create",
+        json!({"obj_id": secret, "obj_type": 4, "content": "note to self"}),
+    )
+    .await;
+    for path in ["/api/v1/comment2/list", "/api/v1/comment2/create"] {
+        let (http, _, _) = refused(
+            &b.client,
+            path,
+            json!({"obj_id": secret, "obj_type": 4, "content": "peek"}),
+        )
+        .await;
+        assert_eq!(http, 404, "{path}");
+    }
+}
