@@ -135,7 +135,11 @@ async fn publish_a_task_and_see_it_everywhere() {
     let id = w["id"].as_str().unwrap().to_owned();
 
     // The task knows it was published.
-    let t = &a.client.batch_progress(&[task.clone()]).await.unwrap()[0];
+    let t = &a
+        .client
+        .batch_progress(std::slice::from_ref(&task))
+        .await
+        .unwrap()[0];
     assert!(t.pub_community);
     assert_eq!(t.pub_artwork_no.as_deref(), Some(id.as_str()));
     assert_eq!(t.pub_artwork_nos, vec![id.clone()]);
@@ -291,7 +295,11 @@ async fn publish_a_task_and_see_it_everywhere() {
     assert_eq!(http, 404);
     assert!(ids(&feed(&b.client, "new", None).await).is_empty());
     assert!(ids(&post(&b.client, "/api/v1/square/v3/collect/list", json!({})).await).is_empty());
-    let t = &a.client.batch_progress(&[task.clone()]).await.unwrap()[0];
+    let t = &a
+        .client
+        .batch_progress(std::slice::from_ref(&task))
+        .await
+        .unwrap()[0];
     assert!(!t.pub_community);
     post(
         &a.client,
