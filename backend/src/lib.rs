@@ -14,7 +14,6 @@ pub mod characters;
 pub mod chat;
 pub mod credits;
 pub mod error;
-pub mod harness;
 pub mod polish;
 pub mod prompts;
 pub mod ratelimit;

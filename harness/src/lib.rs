@@ -2,6 +2,9 @@
 //! server only through the reference client (`protocol::client`), on a
 //! fixed timetable measured from intended send times, and reports one set
 //! of figures as a human table and, with `--json`, one JSON object.
+//!
+//! Its own crate, which knows nothing of the server's code: the `easel`
+//! binary only parses [`HarnessArgs`] and calls [`run`].
 
 mod channel;
 mod chat;
