@@ -33,7 +33,7 @@ use crate::{HarnessArgs, HarnessError, Protocol, Report};
 /// protocol, which joins over REST).
 const BARE_JOIN: u16 = 16;
 /// Sign-ups and joins in flight at once during set-up.
-const SETUP_PARALLEL: usize = 8;
+pub(crate) const SETUP_PARALLEL: usize = 8;
 /// How often a member socket heartbeats (Easel closes a silent socket after 45 s).
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
 /// Messages one sender posts per second per channel by default: under
