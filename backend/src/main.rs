@@ -46,7 +46,7 @@ enum Command {
     },
     /// Drive a server through its protocol and report figures (a table on
     /// stderr; with --json, one JSON object on stdout).
-    Harness(harness::HarnessArgs),
+    Harness(Box<harness::HarnessArgs>),
 }
 
 #[derive(Subcommand)]
@@ -118,7 +118,7 @@ fn prompt(action: PromptAction) -> anyhow::Result<()> {
 
 /// `easel harness ...` (the `easel-harness` crate): its own runtime, no
 /// settings (it is a client).
-fn run_harness(args: harness::HarnessArgs) -> anyhow::Result<()> {
+fn run_harness(args: Box<harness::HarnessArgs>) -> anyhow::Result<()> {
     // Pinned to one core (`taskset -c 1`, as `make bench` runs it), a
     // multi-thread runtime would have the block_on thread and its worker
     // take turns on that core: one thread drives everything instead.
