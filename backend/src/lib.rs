@@ -15,7 +15,6 @@ pub mod chat;
 pub mod comments;
 pub mod credits;
 pub mod error;
-pub mod harness;
 pub mod polish;
 pub mod prompts;
 pub mod ratelimit;
