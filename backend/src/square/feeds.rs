@@ -139,11 +139,7 @@ impl SquareService {
         viewer: Option<&str>,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
-        let (anchor, after) = match cursor {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(cursor)?;
         let f = filter(kinds, req, anchor);
         let (ids, next) = match self.inner.index.read() {
             Ok(ix) => ix.page_new(&f, &after, n),
@@ -175,11 +171,7 @@ impl SquareService {
         viewer: &str,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
-        let (anchor, after) = match cursor {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(cursor)?;
         let f = filter(kinds, req, anchor);
         let follows = self.follows_of(viewer).await?;
         let (ids, next) = match self.inner.index.read() {
@@ -311,11 +303,7 @@ impl SquareService {
     ) -> Result<FeedPage, ApiError> {
         self.ready().await;
         let kinds = feed_kinds(FeedKind::Post, req).unwrap_or_default();
-        let (anchor, after) = match Cursor::parse(req.cursor.as_deref())? {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(Cursor::parse(req.cursor.as_deref())?)?;
         let f = filter(kinds, req, anchor);
         let follows = self.is_following(viewer, author).await?;
         let authors: HashSet<String> = [author.to_owned()].into_iter().collect();
@@ -358,6 +346,15 @@ impl SquareService {
             items: self.cards(&ids, viewer).await?,
             next_cursor: next,
         })
+    }
+}
+
+/// The anchor and the position of a time-ordered page (a first page anchors now).
+fn time_cursor(c: Option<Cursor>) -> Result<(i64, Option<(i64, String)>), ApiError> {
+    match c {
+        None => Ok((now_millis(), None)),
+        Some(Cursor::Time { anchor, ms, id }) => Ok((anchor, Some((ms, id)))),
+        Some(Cursor::Ranked { .. }) => Err(bad_cursor()),
     }
 }
 

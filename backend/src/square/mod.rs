@@ -292,32 +292,42 @@ impl SquareService {
 
     /// Reads every work from the Store into a fresh index.
     pub async fn load_index(&self) -> Result<usize, ApiError> {
-        let mut fresh = Index::default();
-        for b in 0..WORK_BUCKETS {
-            let mut paging = None;
-            loop {
-                let page = self
-                    .inner
-                    .t
-                    .all
-                    .scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging))
-                    .await?;
-                for (k, ()) in &page.rows {
-                    let Some(id) = k.reader().str() else { continue };
-                    if let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await? {
-                        let counts = self.counts(&id).await?;
-                        if !fresh.has_author(&w.author) {
-                            let a = self.author_from_store(&w.author).await?;
-                            fresh.set_author(&w.author, a);
-                        }
-                        fresh.upsert(Entry::from_row(&w, counts));
+        use futures_util::stream::{self, StreamExt, TryStreamExt};
+        let ids = self.all_work_ids().await?;
+        // Many reads in flight: the store batches them (and a remote one
+        // overlaps its round trips).
+        let works: Vec<(WorkRow, Counts)> = stream::iter(ids)
+            .map(|id: String| {
+                let me = self.clone();
+                async move {
+                    match me.inner.t.works.get(&Key::of(&id), &Key::empty()).await? {
+                        Some(w) => Ok::<_, ApiError>(Some((w, me.counts(&id).await?))),
+                        None => Ok(None),
                     }
                 }
-                match page.paging {
-                    Some(p) => paging = Some(p),
-                    None => break,
+            })
+            .buffer_unordered(64)
+            .try_filter_map(|x| std::future::ready(Ok(x)))
+            .try_collect()
+            .await?;
+        let authors: HashSet<String> = works.iter().map(|(w, _)| w.author.clone()).collect();
+        let authors: Vec<(String, Author)> = stream::iter(authors)
+            .map(|a: String| {
+                let me = self.clone();
+                async move {
+                    let author = me.author_from_store(&a).await?;
+                    Ok::<_, ApiError>((a, author))
                 }
-            }
+            })
+            .buffer_unordered(64)
+            .try_collect()
+            .await?;
+        let mut fresh = Index::default();
+        for (id, a) in authors {
+            fresh.set_author(&id, a);
+        }
+        for (w, counts) in &works {
+            fresh.upsert(Entry::from_row(w, *counts));
         }
         let n = fresh.len();
         if let Ok(mut ix) = self.inner.index.write() {
@@ -326,6 +336,7 @@ impl SquareService {
             *ix = fresh;
             ix.adopt_snapshots(old);
         }
+        tracing::info!(works = n, "square: feed index filled from the store");
         Ok(n)
     }
 
@@ -381,21 +392,7 @@ impl SquareService {
     pub async fn reload_work(&self, id: &str) -> Result<(), ApiError> {
         let row = self.inner.t.works.get(&Key::of(id), &Key::empty()).await?;
         match row {
-            Some(w) => {
-                let counts = self.counts(id).await?;
-                let need_author = self
-                    .inner
-                    .index
-                    .read()
-                    .map(|ix| !ix.has_author(&w.author))
-                    .unwrap_or(true);
-                if need_author {
-                    self.reload_author(&w.author).await?;
-                }
-                if let Ok(mut ix) = self.inner.index.write() {
-                    ix.upsert(Entry::from_row(&w, counts));
-                }
-            }
+            Some(w) => self.put_in_index(&w).await?,
             None => {
                 if let Ok(mut ix) = self.inner.index.write() {
                     ix.remove(id);
@@ -403,6 +400,47 @@ impl SquareService {
             }
         }
         Ok(())
+    }
+
+    /// Puts a work as stored (with its counters, and its author when the
+    /// index does not know them yet) into this node's feed index.
+    pub(crate) async fn put_in_index(&self, w: &WorkRow) -> Result<(), ApiError> {
+        let counts = self.counts(&w.id).await?;
+        let need_author = self
+            .inner
+            .index
+            .read()
+            .map(|ix| !ix.has_author(&w.author))
+            .unwrap_or(true);
+        if need_author {
+            self.reload_author(&w.author).await?;
+        }
+        if let Ok(mut ix) = self.inner.index.write() {
+            ix.upsert(Entry::from_row(w, counts));
+        }
+        Ok(())
+    }
+
+    /// The ids of every work in the Store (from `works_all`).
+    pub(crate) async fn all_work_ids(&self) -> Result<Vec<String>, ApiError> {
+        let mut ids = Vec::new();
+        for b in 0..WORK_BUCKETS {
+            let mut paging = None;
+            loop {
+                let page = self
+                    .inner
+                    .t
+                    .all
+                    .scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging))
+                    .await?;
+                ids.extend(page.rows.iter().filter_map(|(k, ())| k.reader().str()));
+                match page.paging {
+                    Some(p) => paging = Some(p),
+                    None => break,
+                }
+            }
+        }
+        Ok(ids)
     }
 
     /// Tells other nodes that a work (or an author) changed.

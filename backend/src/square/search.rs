@@ -17,7 +17,7 @@ use search::{DocKind, SearchDoc, SearchQuery};
 
 use super::cursor::Cursor;
 use super::row::WorkRow;
-use super::{count, SquareService, WORK_BUCKETS};
+use super::{count, SquareService};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
@@ -149,37 +149,20 @@ impl SquareService {
         };
         let mut docs = Vec::new();
         let mut authors: HashMap<String, String> = HashMap::new();
-        for b in 0..WORK_BUCKETS {
-            let mut paging = None;
-            loop {
-                let page = self
-                    .inner
-                    .t
-                    .all
-                    .scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging))
-                    .await?;
-                for (k, ()) in &page.rows {
-                    let Some(id) = k.reader().str() else { continue };
-                    let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await?
-                    else {
-                        continue;
-                    };
-                    let name = match authors.get(&w.author) {
-                        Some(n) => n.clone(),
-                        None => {
-                            let n = self.card_author(&w.author).await.name;
-                            authors.insert(w.author.clone(), n.clone());
-                            n
-                        }
-                    };
-                    let pop = self.counts(&id).await?.points();
-                    docs.push(self.work_doc(&w, name, pop));
+        for id in self.all_work_ids().await? {
+            let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await? else {
+                continue;
+            };
+            let name = match authors.get(&w.author) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = self.card_author(&w.author).await.name;
+                    authors.insert(w.author.clone(), n.clone());
+                    n
                 }
-                match page.paging {
-                    Some(p) => paging = Some(p),
-                    None => break,
-                }
-            }
+            };
+            let pop = self.counts(&id).await?.points();
+            docs.push(self.work_doc(&w, name, pop));
         }
         for c in characters.search_docs().await? {
             docs.push(c);

@@ -291,7 +291,7 @@ impl SquareService {
         };
         let avatar = match e.avatar.as_deref().map(str::trim) {
             Some("") => Some(None),
-            Some(u) => Some(Some(self.own_file_url(u).await?)),
+            Some(u) => Some(Some(self.own_file(u).await?)),
             None => None,
         };
         let pk = Key::of(&who.id);
@@ -400,28 +400,6 @@ impl SquareService {
             }
         }
     }
-
-    /// An uploaded picture of this server (avatars).
-    async fn own_file_url(&self, url: &str) -> Result<String, ApiError> {
-        let bad = || {
-            ApiError::with_msg(
-                ErrorCode::UploadError,
-                "the picture was not uploaded here; please upload it again",
-            )
-        };
-        let key = crate::tasks::object_key_of_url(url).ok_or_else(bad)?;
-        let k = crate::error::object_key(&key)?;
-        if !self
-            .inner
-            .objects
-            .exists(&k)
-            .await
-            .map_err(ApiError::internal)?
-        {
-            return Err(bad());
-        }
-        Ok(crate::tasks::row::file_url(&key))
-    }
 }
 
 /// Pictures kept in an account's reuse history.
@@ -486,7 +464,7 @@ impl SquareService {
         url: &str,
         work: Option<&str>,
     ) -> Result<(), ApiError> {
-        let url = self.own_file_url(url).await?;
+        let url = self.own_file(url).await?;
         self.img_use_del(who, &url).await?;
         let now = now_millis();
         let row = super::row::ImgUseRow {

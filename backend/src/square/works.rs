@@ -19,7 +19,6 @@ use protocol::square::{ObjType, PostKind, Visibility, WorkDetail};
 use protocol::task::TaskStatus;
 use protocol::ErrorCode;
 
-use super::index::Entry;
 use super::row::WorkRow;
 use super::{bucket_of, count, markdown, SquareService};
 use crate::accounts::{now_millis, AccountRow};
@@ -105,7 +104,7 @@ impl SquareService {
     }
 
     /// An uploaded file of this server that exists (`/files/...`).
-    async fn own_file(&self, url: &str) -> Result<String, ApiError> {
+    pub(crate) async fn own_file(&self, url: &str) -> Result<String, ApiError> {
         let bad = || {
             ApiError::with_msg(
                 ErrorCode::UploadError,
@@ -452,19 +451,7 @@ impl SquareService {
     }
 
     async fn index_work(&self, row: &WorkRow) -> Result<(), ApiError> {
-        let counts = self.counts(&row.id).await?;
-        let need_author = self
-            .inner
-            .index
-            .read()
-            .map(|ix| !ix.has_author(&row.author))
-            .unwrap_or(true);
-        if need_author {
-            self.reload_author(&row.author).await?;
-        }
-        if let Ok(mut ix) = self.inner.index.write() {
-            ix.upsert(Entry::from_row(row, counts));
-        }
+        self.put_in_index(row).await?;
         self.search_upsert_work(row).await;
         self.search_upsert_tags(&row.tags);
         Ok(())
