@@ -908,3 +908,88 @@ async fn comments_on_works_count_notify_and_follow_visibility() {
         assert_eq!(http, 404, "{path}");
     }
 }
+
+#[tokio::test]
+async fn follower_like_and_notification_lists_page_without_repeats() {
+    let app = app().await;
+    let star = user(&app, "Star").await;
+    let fan = user(&app, "Keen").await;
+    let mut fans = Vec::new();
+    for i in 0..7 {
+        let f = user(&app, &format!("Follower{i}")).await;
+        post(
+            &f.client,
+            "/api/v1/account/follow",
+            json!({"account_id": star.id}),
+        )
+        .await;
+        fans.push(f.id);
+    }
+    let mut works = Vec::new();
+    for i in 0..7 {
+        let w = article(&star.client, &format!("Work {i}"), "public").await;
+        post(&fan.client, "/api/v1/artwork/like", json!({"id": w})).await;
+        works.push(w);
+    }
+    // Followers, 3 a page.
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let p = post(
+            &fan.client,
+            "/api/v1/account/followers",
+            json!({"account_id": star.id, "page_size": 3, "cursor": cursor}),
+        )
+        .await;
+        seen.extend(ids(&p));
+        match p["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    seen.sort();
+    fans.sort();
+    assert_eq!(seen, fans);
+    // The fan's likes, newest first, 3 a page.
+    let mut liked = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let p = post(
+            &star.client,
+            "/api/v1/account/like/list",
+            json!({"account_id": fan.id, "page_size": 3, "cursor": cursor}),
+        )
+        .await;
+        liked.extend(ids(&p));
+        match p["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    works.reverse();
+    assert_eq!(liked, works);
+    // The star's notifications: 7 follows and 7 likes, newest first, 4 a page.
+    let mut notes = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let p = post(
+            &star.client,
+            "/api/v1/notification/list",
+            json!({"page_size": 4, "cursor": cursor}),
+        )
+        .await;
+        notes.extend(
+            p["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["id"].as_str().unwrap().to_owned()),
+        );
+        match p["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    let set: HashSet<&String> = notes.iter().collect();
+    assert_eq!((notes.len(), set.len()), (14, 14));
+}
