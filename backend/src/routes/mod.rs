@@ -60,6 +60,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/account/membership", web::post().to(admin::set_membership))
                     .route("/credits/grant", web::post().to(admin::grant_credits))
                     .route("/store", web::post().to(admin::store_stats))
+                    .route("/square/recount", web::post().to(admin::square_recount))
                     .route(
                         "/character/reports",
                         web::post().to(character_extras::admin_reports),

@@ -517,3 +517,41 @@ impl SquareService {
         Ok(())
     }
 }
+
+impl SquareService {
+    /// Recounts a work's likes and collects from their rows and mends the
+    /// counters (a crash between a row and its counter leaves a count one
+    /// off); answers the corrections made. Operators call it
+    /// (`admin/square/recount`).
+    pub async fn recount(&self, id: &str) -> Result<serde_json::Value, ApiError> {
+        let t = &self.inner.t;
+        let mut fixed = serde_json::Map::new();
+        for (rows, name) in [
+            (&t.work_likes, count::LIKES),
+            (&t.work_collects, count::COLLECTS),
+        ] {
+            let mut n = 0i64;
+            let mut paging = None;
+            loop {
+                let page = rows
+                    .scan(&Key::of(id), &ScanRange::all(1000).after(paging))
+                    .await?;
+                n += page.rows.len() as i64;
+                match page.paging {
+                    Some(p) => paging = Some(p),
+                    None => break,
+                }
+            }
+            let stored = t.work_counts.get(&Key::of(id), &Key::of(name)).await?;
+            if stored != n {
+                self.bump(id, name, n - stored).await?;
+            }
+            fixed.insert(
+                name.to_owned(),
+                serde_json::json!({ "was": stored, "now": n }),
+            );
+        }
+        self.announce(Some(id), None).await;
+        Ok(serde_json::Value::Object(fixed))
+    }
+}

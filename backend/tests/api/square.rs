@@ -993,3 +993,17 @@ async fn follower_like_and_notification_lists_page_without_repeats() {
     let set: HashSet<&String> = notes.iter().collect();
     assert_eq!((notes.len(), set.len()), (14, 14));
 }
+
+#[tokio::test]
+async fn operators_can_mend_counters_from_the_rows() {
+    let app = app().await;
+    let a = user(&app, "Counted").await;
+    let b = user(&app, "Liker").await;
+    let id = article(&a.client, "Count me", "public").await;
+    post(&b.client, "/api/v1/artwork/like", json!({"id": id})).await;
+    let op = app.operator().await;
+    let r = post(&op, "/api/v1/admin/square/recount", json!({"id": id})).await;
+    assert_eq!(r["likes"], json!({"was": 1, "now": 1}));
+    let (http, _, _) = refused(&a.client, "/api/v1/admin/square/recount", json!({"id": id})).await;
+    assert_eq!(http, 403);
+}
