@@ -148,6 +148,25 @@ def figures(rec):
             channel_delivered=c.get("channel_delivered"),
             progress_frames=c.get("progress_frames"),
         )
+    elif sc == "feed":
+        reads = c.get("reads_ok")
+        own = r.get("cpu_us_per_page")
+        errors = r.get("errors") if isinstance(r.get("errors"), dict) else {}
+        rate_limited = sum(v for k, v in errors.items() if k.endswith(".rate_limited"))
+        f.update(
+            reads_per_sec=r.get("reads_per_sec"),
+            offered=r.get("rate"),
+            max_ms=lat.get("max"),
+            # The driver's own figure covers the load window only; else the whole run's.
+            cpu_us_per_page=own if isinstance(own, (int, float)) else per(cpu, reads, 1e6),
+            writes_per_sec=r.get("writes_per_sec"),
+            write_rate=r.get("write_rate"),
+            write_p99_ms=extra("write_latency_ms").get("p99") if extra("write_latency_ms").get("count") else None,
+            read_errors=c.get("read_errors", 0),
+            write_errors=c.get("write_errors", 0),
+            rate_limited=rate_limited,
+            writes_skipped=c.get("writes_skipped", 0),
+        )
     return f
 
 
@@ -219,6 +238,11 @@ COLUMNS = {
              ("progress_lost", "progress lost"), ("channel_lost", "channel lost"),
              ("progress_frames", "progress frames"), ("channel_delivered", "channel deliveries"),
              ("p99_ms", "channel p99 ms")],
+    "feed": [("offered", "offered reads/s"), ("reads_per_sec", "reads/s"), ("p50_ms", "page p50 ms"),
+             ("p99_ms", "page p99 ms"), ("max_ms", "page max ms"), ("cpu_us_per_page", "CPU µs/page"),
+             ("write_rate", "offered writes/s"), ("writes_per_sec", "writes/s"), ("write_p99_ms", "write p99 ms"),
+             ("read_errors", "read errors"), ("write_errors", "write errors"),
+             ("rate_limited", "of which rate-limited"), ("writes_skipped", "writes skipped")],
 }
 for _k in ("progress",):
     COLUMNS[_k] = COLUMNS[_k][:3] + [("fanout_p50_ms", "fan-out p50 ms"), ("fanout_p99_ms", "fan-out p99 ms"),
@@ -277,10 +301,13 @@ def verdict(ok, reason=None):
 
 # A soak shorter than this does not judge the soak target (issue 8: 30 minutes).
 SOAK_TARGET_SECS = 1800
+# The feed target's load (issue 15): page reads and writes per second.
+FEED_READS = 1000
+FEED_WRITES = 200
 
 
 def targets(s):
-    """Issue 8 item 4, judged on the medians: rows of (target, Easel's figure, verdict)."""
+    """Issue 8 item 4 and issue 15's feed target, judged on the medians: rows of (target, Easel's figure, verdict)."""
     g = lambda sc, n, k: (s.get(sc, {}).get(n) or {}).get(k)
     ran = lambda sc, n: bool(s.get(sc, {}).get(n)) and "error" not in s[sc][n] and "na" not in s[sc][n]
     out = []
@@ -375,6 +402,22 @@ def targets(s):
     if secs is not None and secs < SOAK_TARGET_SECS and growth is not None and lost is not None:
         row(f"soak (short, {fmt(secs)} s): memory growth < 5 %, nothing lost", value, growth < 5 and lost == 0)
 
+    reads = g("feed", "easel", "reads_per_sec")
+    offered = g("feed", "easel", "offered")
+    writes = g("feed", "easel", "writes_per_sec")
+    write_rate = g("feed", "easel", "write_rate")
+    p99 = g("feed", "easel", "p99_ms")
+    label = "feed: p99 ≤ 20 ms at 1,000 page reads/s on one core while 200 writes/s go on"
+    value = f"p99 {fmt(p99)} ms at {fmt(reads)} reads/s with {fmt(writes)} writes/s"
+    if reads is None or p99 is None:
+        row(label, value, None, "feed did not run against easel")
+    elif (offered is not None and offered < FEED_READS) or (write_rate is not None and write_rate < FEED_WRITES):
+        # A lighter load says nothing about the target's.
+        row(label, value, None, f"offered only {fmt(offered)} reads/s and {fmt(write_rate)} writes/s "
+                                "(BENCH_FEED_RATE, BENCH_FEED_WRITE_RATE)")
+    else:
+        row(label, value, p99 <= 20 and reads >= FEED_READS * 0.98 and (writes or 0) >= FEED_WRITES * 0.98)
+
     lines = ["| target | Easel | verdict |", "|---|---|---|"]
     lines += [f"| {t} | {v} | {ok} |" for t, v, ok in out]
     return "\n".join(lines)
@@ -454,8 +497,18 @@ NOTES = {
               "easel-redis: bus and queue in Redis, store still embedded.",
     "soak": "idle + progress + channel at once against one server; the server's RSS sampled every few "
             "seconds; growth from the first sample after the warm-up to the last one inside the load window.",
+    "feed": "Easel only. The square is filled before the server starts (`easel seed-square`: works and "
+            "accounts written straight into the embedded store, see the settings). The driver signs up its "
+            "own accounts, each following a few authors, and makes the finished tasks its publishes need, "
+            "all before the window. Then feed pages (`square/v3/recommend` and `square/v3/artwork/list`, the "
+            "orders recommend, follows, hot and new in rotation, a quarter of the reads following a page's "
+            "`next_cursor`) are read on a fixed timetable while likes (or their undo), comments and publishes "
+            "go on at their own rate, spread over the accounts; the server's per-account square write limit "
+            "is raised (`EASEL_SQUARE_WRITES_PER_MIN`). *Page* latency runs from each read's intended send "
+            "time to its answer; *CPU µs/page* is the server's CPU over the window, writes included, divided "
+            "by the pages read. *Reads/s* and *writes/s* count answered calls.",
 }
-ORDER = ["idle", "progress", "watchers", "channel", "chat", "create", "soak"]
+ORDER = ["idle", "progress", "watchers", "channel", "chat", "create", "soak", "feed"]
 
 
 def render(summary, command, settings, durability="", analysis=""):
@@ -467,7 +520,7 @@ def render(summary, command, settings, durability="", analysis=""):
         if sc not in summary:
             continue
         parts += [f"## {sc}", "", NOTES.get(sc, ""), "", table(sc, summary[sc]), ""]
-    parts += ["## Targets (issue 8 item 4)", "", targets(summary), ""]
+    parts += ["## Targets (issue 8 item 4; feed: issue 15)", "", targets(summary), ""]
     if analysis.strip():
         parts += ["## Why Easel misses what it misses", "", analysis.strip(), ""]
     return "\n".join(parts)

@@ -164,6 +164,49 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| progress: fan-out p99 ≤ 10 ms in-process | 12.00 ms (measured: server emission to "
                       "receipt) | **missed** |", t)
 
+    def test_feed_figures_table_and_target(self):
+        def feed(run, p99, reads, writes, cpu_us=None, rate=1000.0, write_rate=200.0):
+            extra = {"reads_per_sec": reads, "writes_per_sec": writes, "write_rate": write_rate, "rate": rate,
+                     "server_cpu_secs": 3.0, "write_latency_ms": {"p99": 9.0, "count": 100},
+                     "errors": {"read.timed_out": 1, "like.rate_limited": 2, "comment.rate_limited": 1}}
+            if cpu_us is not None:
+                extra["cpu_us_per_page"] = cpu_us
+            r = rec("easel", "feed", run, {"reads_ok": 15000, "read_errors": 1, "write_errors": 3,
+                                           "writes_skipped": 0}, p99=p99, **extra)
+            r["report"]["latency_ms"]["max"] = 40.0
+            return r
+        recs = [feed(1, 12.0, 990.0, 199.0, cpu_us=150.0), feed(2, 18.0, 1000.0, 200.0, cpu_us=250.0),
+                # No figure of the driver's own: the window CPU over the pages read (3 s / 15,000).
+                feed(3, 25.0, 995.0, 198.0),
+                {"server": "bare-actix", "scenario": "feed", "na": "Easel-only scenario"}]
+        s = report.summarise(recs)
+        e = s["feed"]["easel"]
+        self.assertEqual(e["p99_ms"], 18.0)
+        self.assertAlmostEqual(e["cpu_us_per_page"], 200.0)
+        self.assertEqual(e["reads_per_sec"], 995.0)
+        self.assertEqual(e["rate_limited"], 3)
+        self.assertEqual(e["write_p99_ms"], 9.0)
+        md = report.table("feed", s["feed"])
+        self.assertIn("| server | offered reads/s | reads/s | page p50 ms | page p99 ms | page max ms | CPU µs/page |", md)
+        self.assertIn("| easel | 1,000 | 995.00 | 1.00 | 18.00 | 40.00 | 200.00 | 200.00 | 199.00 | 9.00 | 1 | 3 | 3 | 0 | 3 |", md)
+        self.assertIn("| bare-actix | n/a (Easel-only scenario) |", md)
+        label = "| feed: p99 ≤ 20 ms at 1,000 page reads/s on one core while 200 writes/s go on |"
+        t = report.targets(s)
+        self.assertIn(label + " p99 18.00 ms at 995.00 reads/s with 199.00 writes/s | **met** |", t)
+        # A slow tail misses; so does a server that fell behind the offered reads.
+        e["p99_ms"] = 21.0
+        self.assertIn(" | **missed** |", report.targets(s).split(label)[1].splitlines()[0])
+        e.update(p99_ms=10.0, reads_per_sec=900.0)
+        self.assertIn(" | **missed** |", report.targets(s).split(label)[1].splitlines()[0])
+        # A lighter offered load judges nothing.
+        e.update(reads_per_sec=500.0, offered=500.0)
+        self.assertIn("not measured: offered only 500.00 reads/s", report.targets(s))
+        self.assertIn(label + " p99 – ms at – reads/s with – writes/s | not measured: feed did not run against easel |",
+                      report.targets({}))
+        text = report.render(s, "make bench", "runs=3")
+        self.assertIn("## feed", text)
+        self.assertIn("`easel seed-square`", text)
+
     def test_render_writes_every_section(self):
         with tempfile.TemporaryDirectory() as d:
             import json

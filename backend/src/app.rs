@@ -276,6 +276,14 @@ impl Application {
             settings.redis.is_none(),
             settings.llm.max_reply_tokens,
         );
+        // The square hands its implementation (works, notifications) to
+        // `comment_targets.set_square` when it is built.
+        let comment_targets = Arc::new(crate::comments::targets::Targets::new(characters.clone()));
+        let comments = crate::comments::CommentService::new(
+            store.clone(),
+            comment_targets.clone(),
+            settings.square.comments_per_min,
+        );
         let square = crate::square::SquareService::new(
             store.clone(),
             bus.clone(),
@@ -291,10 +299,11 @@ impl Application {
             actix_web::rt::spawn(async move {
                 square.ready().await;
                 if let Err(e) = square.rebuild_search_if_needed(&characters).await {
-                    tracing::error!(error = %e.msg, "search: rebuilding the index failed");
+                    tracing::error!(error = %e, "search: rebuilding the index failed");
                 }
             });
         }
+        comment_targets.set_square(Arc::new(square.clone()));
         let state = web::Data::new(AppState {
             square,
             settings,
@@ -317,6 +326,7 @@ impl Application {
             llm,
             agent,
             polish,
+            comments,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

@@ -1,5 +1,6 @@
 //! The `easel` command: `serve` runs the product, `migrate` applies the
-//! ScyllaDB schema, `prompt parse` prints a prompt's parse result.
+//! ScyllaDB schema, `prompt parse` prints a prompt's parse result, `harness`
+//! runs the load harness (the `easel-harness` crate) against a server.
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
@@ -60,7 +61,7 @@ enum Command {
     },
     /// Drive a server through its protocol and report figures (a table on
     /// stderr; with --json, one JSON object on stdout).
-    Harness(easel::harness::HarnessArgs),
+    Harness(Box<harness::HarnessArgs>),
 }
 
 #[derive(Subcommand)]
@@ -89,13 +90,13 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let command = match cli.command {
         Command::Prompt { action } => return prompt(action),
-        Command::Harness(args) => return harness(args),
+        Command::Harness(args) => return run_harness(args),
         other => other,
     };
     let settings = Settings::load().context("loading settings")?;
     match command {
         Command::Prompt { action } => prompt(action),
-        Command::Harness(args) => harness(args),
+        Command::Harness(args) => run_harness(args),
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
@@ -118,8 +119,8 @@ fn main() -> anyhow::Result<()> {
                 accounts,
                 seed,
             };
-            let done = actix_web::rt::System::new()
-                .block_on(easel::square::seed::run(settings, plan))?;
+            let done =
+                actix_web::rt::System::new().block_on(easel::square::seed::run(settings, plan))?;
             #[allow(clippy::print_stdout)]
             {
                 println!("{}", serde_json::to_string(&done)?);
@@ -153,8 +154,9 @@ fn prompt(action: PromptAction) -> anyhow::Result<()> {
     }
 }
 
-/// `easel harness ...`: its own runtime, no settings (it is a client).
-fn harness(args: easel::harness::HarnessArgs) -> anyhow::Result<()> {
+/// `easel harness ...` (the `easel-harness` crate): its own runtime, no
+/// settings (it is a client).
+fn run_harness(args: Box<harness::HarnessArgs>) -> anyhow::Result<()> {
     // Pinned to one core (`taskset -c 1`, as `make bench` runs it), a
     // multi-thread runtime would have the block_on thread and its worker
     // take turns on that core: one thread drives everything instead.
@@ -169,7 +171,7 @@ fn harness(args: easel::harness::HarnessArgs) -> anyhow::Result<()> {
             .build()
     }
     .context("starting the runtime")?;
-    let report = rt.block_on(easel::harness::run(&args))?;
+    let report = rt.block_on(harness::run(&args))?;
     eprint!("{}", report.table());
     if args.json {
         let json = serde_json::to_string(&report).context("serialising the report")?;

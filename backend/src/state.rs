@@ -44,4 +44,6 @@ pub struct AppState {
     pub polish: crate::polish::PolishService,
     /// The square: works, feeds, likes, follows, notifications, search.
     pub square: crate::square::SquareService,
+    /// Comments on works, characters and models.
+    pub comments: crate::comments::CommentService,
 }

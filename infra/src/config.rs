@@ -225,12 +225,14 @@ impl Default for TranslateSettings {
     }
 }
 
-/// The square: publishing, feeds, likes, follows, search.
+/// The square: publishing, feeds, likes, follows, comments, search.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SquareSettings {
     /// Likes, collects, follows and publishes one account may make per minute (each kind counted apart).
     pub writes_per_min: u32,
+    /// Comments and replies one account may write per minute.
+    pub comments_per_min: u32,
     /// How often the hot ranking is recomputed (a new snapshot), in ms.
     pub rank_ms: u64,
     /// How often the search index commits pending changes, in ms.
@@ -241,6 +243,7 @@ impl Default for SquareSettings {
     fn default() -> Self {
         SquareSettings {
             writes_per_min: 60,
+            comments_per_min: 20,
             rank_ms: 60_000,
             search_commit_ms: 1_000,
         }
@@ -270,11 +273,11 @@ pub struct Settings {
     pub generation: GenerationSettings,
     pub s3: S3Settings,
     pub translate: TranslateSettings,
+    pub square: SquareSettings,
     /// Engines tried in order before the built-in reference engine.
     pub engines: Vec<engines::EngineConfig>,
     /// The language model for chat, prompt polish and the generation agent.
     pub llm: llm::LlmConfig,
-    pub square: SquareSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -294,9 +297,9 @@ struct FileSettings {
     generation: Option<GenerationSettings>,
     s3: Option<S3Settings>,
     translate: Option<TranslateSettings>,
+    square: Option<SquareSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
-    square: Option<SquareSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -327,8 +330,8 @@ impl Settings {
             generation: GenerationSettings::default(),
             s3: S3Settings::default(),
             translate: TranslateSettings::default(),
-            llm: llm::LlmConfig::default(),
             square: SquareSettings::default(),
+            llm: llm::LlmConfig::default(),
             engines: Vec::new(),
         }
     }
@@ -397,11 +400,11 @@ impl Settings {
         if let Some(v) = f.translate {
             self.translate = v;
         }
-        if let Some(v) = f.engines {
-            self.engines = v;
-        }
         if let Some(v) = f.square {
             self.square = v;
+        }
+        if let Some(v) = f.engines {
+            self.engines = v;
         }
         if let Some(v) = f.llm {
             self.llm = v;
@@ -550,6 +553,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_POLISH_PER_HOUR") {
             t.polish_per_hour = num("EASEL_POLISH_PER_HOUR", v)?;
+        }
+        if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
+            self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }
         let l = &mut self.llm;
         if let Some(v) = env("EASEL_LLM") {
@@ -706,6 +712,25 @@ mod tests {
         );
         assert_eq!(s.redis.as_ref().map(Secret::expose), Some("redis://x"));
         assert_eq!(format!("{:?}", s.redis), "Some(Secret(***))");
+    }
+
+    #[test]
+    fn square_settings_from_file_and_env() {
+        let s = Settings::load_from(env(&[])).unwrap();
+        assert_eq!(s.square.comments_per_min, 20);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("easel.toml");
+        std::fs::write(&path, "[square]\ncomments_per_min = 5\n").unwrap();
+        let p = path.to_string_lossy().into_owned();
+        let s = Settings::load_from(env(&[("EASEL_CONFIG", &p)])).unwrap();
+        assert_eq!(s.square.comments_per_min, 5);
+        let s = Settings::load_from(env(&[
+            ("EASEL_CONFIG", &p),
+            ("EASEL_COMMENTS_PER_MIN", "7"),
+        ]))
+        .unwrap();
+        assert_eq!(s.square.comments_per_min, 7, "env beats file");
+        assert!(Settings::load_from(env(&[("EASEL_COMMENTS_PER_MIN", "many")])).is_err());
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub const MAX_MESSAGE_LIST_LIMIT: u32 = 200;
 pub const DEFAULT_MESSAGE_LIST_LIMIT: u32 = 50;
 /// Most sessions one `session/list` call answers.
 pub const MAX_SESSION_LIST_LIMIT: u32 = 50;
+/// Model calls (start, regenerate, continue, quick chat, suggestions,
+/// polish) one account may make per minute; more answer TooManyRequests.
+pub const MODEL_CALLS_PER_MINUTE: u32 = 30;
 
 /// Why a chat message's text is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -20,7 +20,11 @@ impl CharacterService {
             tags: row.tags.clone(),
             author_id: row.owner.clone(),
             author_name: card.owner.name,
-            visibility: if row.published { Visibility::Public } else { Visibility::Private },
+            visibility: if row.published {
+                Visibility::Public
+            } else {
+                Visibility::Private
+            },
             nsfw: false,
             created_ms: card.publish_at,
             popularity: card.chat_count as f64,
@@ -38,10 +42,7 @@ impl CharacterService {
     }
 
     /// The row of a character by id, whatever its state (for the search index).
-    pub async fn row(&self, id: &str) -> Result<Option<CharacterRow>, ApiError> {
-        Ok(self
-            .characters
-            .get(&infra::store::Key::of(id), &infra::store::Key::empty())
-            .await?)
+    pub async fn row_for_search(&self, id: &str) -> Result<Option<CharacterRow>, ApiError> {
+        self.row(id).await
     }
 }

@@ -44,9 +44,9 @@ use crate::characters::CharacterService;
 use crate::error::ApiError;
 use crate::ratelimit::RateLimiter;
 
-/// Model calls (start, regenerate, continue, quick chat, suggestions,
-/// polish) one account may make per minute.
-pub const MODEL_CALLS_PER_MINUTE: u32 = 30;
+/// Model calls one account may make per minute (the figure is in `protocol`,
+/// where the load harness reads it too).
+pub use protocol::chat::MODEL_CALLS_PER_MINUTE;
 /// Most tokens a suggestion or polish answer may take.
 const SUGGEST_TOKENS: u32 = 96;
 const POLISH_MAX_TOKENS: u32 = 512;

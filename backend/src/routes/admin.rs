@@ -115,3 +115,20 @@ pub async fn grant_credits(
         serde_json::json!({"applied": applied, "balance": b.balance, "available": b.available()}),
     ))
 }
+
+#[derive(Debug, serde::Deserialize)]
+pub struct RecountRequest {
+    id: String,
+}
+
+/// `admin/square/recount`: mends a work's like and collect counters from their rows.
+pub async fn square_recount(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<RecountRequest>,
+) -> ApiResult {
+    if !state.accounts.is_admin(&caller.0.account) {
+        return Err(ErrorCode::NoPermission.into());
+    }
+    Ok(ok(state.square.recount(&body.id).await?))
+}

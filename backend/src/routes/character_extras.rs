@@ -113,6 +113,8 @@ pub async fn admin_reports(a: Authed, s: State, b: Body<ReportListRequest>) -> A
 pub async fn admin_unpublish(a: Authed, s: State, b: Body<UnpublishRequest>) -> ApiResult {
     operator(&s, &a)?;
     let was_published = s.characters.unpublish(&a.0.account.id, &b).await?;
-    s.square.search_character(&s.characters, &b.character_id).await;
+    s.square
+        .search_character(&s.characters, &b.character_id)
+        .await;
     Ok(ok(json!({ "was_published": was_published })))
 }

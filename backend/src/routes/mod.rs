@@ -9,6 +9,7 @@ mod agent;
 mod character;
 mod character_extras;
 mod chat;
+mod comment;
 mod im;
 mod polish;
 mod resource;
@@ -59,6 +60,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/account/membership", web::post().to(admin::set_membership))
                     .route("/credits/grant", web::post().to(admin::grant_credits))
                     .route("/store", web::post().to(admin::store_stats))
+                    .route("/square/recount", web::post().to(admin::square_recount))
                     .route(
                         "/character/reports",
                         web::post().to(character_extras::admin_reports),
@@ -72,6 +74,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(character::routes)
             .configure(character_extras::routes)
             .configure(chat::config)
+            .configure(comment::routes)
             .route("/payment/assets/get", web::post().to(account::assets))
             .service(
                 web::scope("/task")

@@ -2,7 +2,9 @@
 //! as you type, hot terms, the caller's history, tags in use.
 
 use actix_web::{web, HttpRequest};
-use protocol::square::search::{CompleteRequest, HistoryDelRequest, SearchRequest, TagGroupRequest};
+use protocol::square::search::{
+    CompleteRequest, HistoryDelRequest, SearchRequest, TagGroupRequest,
+};
 use serde_json::json;
 
 use super::square::viewer;
@@ -19,7 +21,7 @@ pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<SearchReques
 }
 
 pub async fn complete(s: web::Data<AppState>, b: Body<CompleteRequest>) -> ApiResult {
-    Ok(ok(json!({ "items": s.square.complete(&b.keyword) })))
+    Ok(ok(json!({ "items": s.square.complete(&b.keyword).await? })))
 }
 
 pub async fn hot(s: web::Data<AppState>) -> ApiResult {
@@ -28,12 +30,20 @@ pub async fn hot(s: web::Data<AppState>) -> ApiResult {
 
 /// `search/hot-shading`: the placeholder of the search box, the hottest term.
 pub async fn shading(s: web::Data<AppState>) -> ApiResult {
-    let top = s.square.hot_terms(1).await?.into_iter().next().map(|t| t.text);
+    let top = s
+        .square
+        .hot_terms(1)
+        .await?
+        .into_iter()
+        .next()
+        .map(|t| t.text);
     Ok(ok(json!({ "text": top })))
 }
 
 pub async fn history(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(json!({ "items": s.square.history(&a.0.account.id).await? })))
+    Ok(ok(
+        json!({ "items": s.square.history(&a.0.account.id).await? }),
+    ))
 }
 
 pub async fn history_clear(a: Authed, s: web::Data<AppState>) -> ApiResult {
@@ -41,7 +51,11 @@ pub async fn history_clear(a: Authed, s: web::Data<AppState>) -> ApiResult {
     Ok(ok(json!({})))
 }
 
-pub async fn history_del(a: Authed, s: web::Data<AppState>, b: Body<HistoryDelRequest>) -> ApiResult {
+pub async fn history_del(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<HistoryDelRequest>,
+) -> ApiResult {
     s.square.history_del(&a.0.account.id, &b.keyword).await?;
     Ok(ok(json!({})))
 }
@@ -56,9 +70,11 @@ pub async fn tag_hot(s: web::Data<AppState>) -> ApiResult {
     Ok(ok(json!({ "items": s.square.tags(Some(7), 30) })))
 }
 
-pub async fn tag_groups(s: web::Data<AppState>, b: Option<Body<TagGroupRequest>>) -> ApiResult {
-    let lang = b.and_then(|b| b.lang.clone()).map(|l| Lang::normalise(&l)).unwrap_or(Lang::En);
-    Ok(ok(json!({ "items": s.square.tags_by_group(s.prompts.dictionary(), lang) })))
+pub async fn tag_groups(s: web::Data<AppState>, b: Body<TagGroupRequest>) -> ApiResult {
+    let lang = b.lang.as_deref().map(Lang::normalise).unwrap_or(Lang::En);
+    Ok(ok(
+        json!({ "items": s.square.tags_by_group(s.prompts.dictionary(), lang) }),
+    ))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -2,7 +2,9 @@
 //! following lists, public profiles and editing one's own, notifications.
 
 use actix_web::{web, HttpRequest};
-use protocol::square::social::{AccountListRequest, AccountRequest, NotificationListRequest, ProfileEdit};
+use protocol::square::social::{
+    AccountListRequest, AccountRequest, NotificationListRequest, ProfileEdit,
+};
 use serde_json::json;
 
 use super::square::viewer;
@@ -16,32 +18,74 @@ fn size(n: Option<u32>) -> usize {
     n.unwrap_or(20).clamp(1, 100) as usize
 }
 
-pub async fn followers(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountListRequest>) -> ApiResult {
+pub async fn followers(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<AccountListRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.follow_list(v.as_deref(), &b.account_id, true, b.cursor.as_deref(), size(b.page_size)).await?))
+    Ok(ok(s
+        .square
+        .follow_list(
+            v.as_deref(),
+            &b.account_id,
+            true,
+            b.cursor.as_deref(),
+            size(b.page_size),
+        )
+        .await?))
 }
 
-pub async fn following(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountListRequest>) -> ApiResult {
+pub async fn following(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<AccountListRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.follow_list(v.as_deref(), &b.account_id, false, b.cursor.as_deref(), size(b.page_size)).await?))
+    Ok(ok(s
+        .square
+        .follow_list(
+            v.as_deref(),
+            &b.account_id,
+            false,
+            b.cursor.as_deref(),
+            size(b.page_size),
+        )
+        .await?))
 }
 
-pub async fn profile(req: HttpRequest, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
+pub async fn profile(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<AccountRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
     Ok(ok(s.square.profile(v.as_deref(), &b.account_id).await?))
 }
 
 pub async fn profile_edit(a: Authed, s: web::Data<AppState>, b: Body<ProfileEdit>) -> ApiResult {
-    Ok(ok(s.square.edit_profile(&a.0.account, b.into_inner()).await?))
+    Ok(ok(s
+        .square
+        .edit_profile(&a.0.account, b.into_inner())
+        .await?))
 }
 
-pub async fn notifications(a: Authed, s: web::Data<AppState>, b: Option<Body<NotificationListRequest>>) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
-    Ok(ok(s.square.notifications(&a.0.account.id, b.cursor.as_deref(), size(b.page_size)).await?))
+pub async fn notifications(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<NotificationListRequest>,
+) -> ApiResult {
+    let b = b.into_inner();
+    Ok(ok(s
+        .square
+        .notifications(&a.0.account.id, b.cursor.as_deref(), size(b.page_size))
+        .await?))
 }
 
 pub async fn unread(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(json!({ "unread": s.square.unread(&a.0.account.id).await? })))
+    Ok(ok(
+        json!({ "unread": s.square.unread(&a.0.account.id).await? }),
+    ))
 }
 
 pub async fn read(a: Authed, s: web::Data<AppState>) -> ApiResult {

@@ -16,7 +16,9 @@ type Handler = std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>>;
 
 /// The viewer's account id when a token is sent (a bad token is NeedLogin).
 pub async fn viewer(req: &HttpRequest, state: &AppState) -> Result<Option<String>, ApiError> {
-    Ok(crate::auth::optional_caller(req, state).await?.map(|c| c.account.id))
+    Ok(crate::auth::optional_caller(req, state)
+        .await?
+        .map(|c| c.account.id))
 }
 
 async fn feed(
@@ -40,24 +42,36 @@ pub fn feed_as(
     kind: FeedKind,
     default: OrderBy,
     force: bool,
-) -> impl Fn(HttpRequest, web::Data<AppState>, Option<web::Json<FeedRequest>>) -> Handler + Clone + 'static {
+) -> impl Fn(HttpRequest, web::Data<AppState>, web::Json<FeedRequest>) -> Handler + Clone + 'static
+{
     move |req, state, body| {
-        let body = body.map(web::Json::into_inner).unwrap_or_default();
+        let body = body.into_inner();
         Box::pin(feed(req, state, body, kind, default, force))
     }
 }
 
 /// `square/v3/collect/list`: the caller's collection.
-pub async fn collect_list(a: Authed, s: web::Data<AppState>, b: Option<web::Json<FeedRequest>>) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn collect_list(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: web::Json<FeedRequest>,
+) -> ApiResult {
+    let b = b.into_inner();
     let me = a.0.account.id;
-    Ok(ok(s.square.reaction_list(Some(&me), &me, Reaction::Collect, &b).await?))
+    Ok(ok(s
+        .square
+        .reaction_list(Some(&me), &me, Reaction::Collect, &b)
+        .await?))
 }
 
 /// `square/v3/account/list`: creators, most followed first among those
 /// whose works rank in the newest hot snapshot.
-pub async fn account_list(req: HttpRequest, s: web::Data<AppState>, b: Option<web::Json<FeedRequest>>) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn account_list(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<FeedRequest>,
+) -> ApiResult {
+    let b = b.into_inner();
     let v = viewer(&req, &s).await?;
     Ok(ok(s.square.creators(v.as_deref(), b.size()).await?))
 }
@@ -106,15 +120,35 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ("/square/v3/model/recommend", K::Model, O::Recommend, false),
         ("/square/v3/model/new/recommend", K::Model, O::New, false),
         ("/square/v3/app/list", K::App, O::New, false),
-        ("/square/v3/design_template/recommend", K::DesignTemplate, O::Recommend, false),
-        ("/square/v3/design_template/list", K::DesignTemplate, O::New, false),
-        ("/square/v3/lora/template/recommend", K::LoraTrain, O::Recommend, false),
+        (
+            "/square/v3/design_template/recommend",
+            K::DesignTemplate,
+            O::Recommend,
+            false,
+        ),
+        (
+            "/square/v3/design_template/list",
+            K::DesignTemplate,
+            O::New,
+            false,
+        ),
+        (
+            "/square/v3/lora/template/recommend",
+            K::LoraTrain,
+            O::Recommend,
+            false,
+        ),
         ("/square/v3/lora/template", K::LoraTrain, O::New, false),
         ("/square/v3/ebook/recommend", K::Ebook, O::Recommend, false),
         ("/square/v3/ebook/list", K::Ebook, O::New, false),
         ("/square/v3/timbre/list", K::Timbre, O::New, false),
         ("/square/v3/comfy_ui", K::Comfyui, O::New, false),
-        ("/square/v3/comfy_ui/account_list", K::Comfyui, O::New, false),
+        (
+            "/square/v3/comfy_ui/account_list",
+            K::Comfyui,
+            O::New,
+            false,
+        ),
         ("/square/recommend", K::Mix, O::Recommend, false),
         ("/square/list", K::Mix, O::New, false),
         ("/square/follow/list", K::Mix, O::Follows, true),
@@ -123,7 +157,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ("/square/model/recommend", K::Model, O::Recommend, false),
         ("/square/model/list", K::Model, O::New, false),
         ("/square/lora/template", K::LoraTrain, O::New, false),
-        ("/square/palette/template/list", K::DesignTemplate, O::New, false),
+        (
+            "/square/palette/template/list",
+            K::DesignTemplate,
+            O::New,
+            false,
+        ),
         ("/square/face-swap", K::App, O::New, false),
         ("/square/face-swap/follow", K::App, O::Follows, true),
         ("/square/ai-video/list", K::Video, O::New, false),
@@ -138,7 +177,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/square/v3/ai_filter", web::post().to(config))
         .route("/square/column/config", web::post().to(config))
         .route("/square/component/config-v2", web::post().to(config))
-        .route("/square/my-artwork/community", web::post().to(super::works::my_works));
+        .route(
+            "/square/my-artwork/community",
+            web::post().to(super::works::my_works),
+        );
 }
 
 #[cfg(test)]
@@ -149,11 +191,38 @@ mod tests {
     #[test]
     fn page_config_has_every_page_key_of_spec_3() {
         let c = page_config();
-        let keys: Vec<&str> = c["pages"].as_array().into_iter().flatten().filter_map(|p| p["key"].as_str()).collect();
+        let keys: Vec<&str> = c["pages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["key"].as_str())
+            .collect();
         assert_eq!(
             keys,
-            ["home", "swift_app", "cyberPub", "post", "ai-video", "ai-audio", "model", "lora_train", "workflowPage", "design_template", "novel"]
+            [
+                "home",
+                "swift_app",
+                "cyberPub",
+                "post",
+                "ai-video",
+                "ai-audio",
+                "model",
+                "lora_train",
+                "workflowPage",
+                "design_template",
+                "novel"
+            ]
         );
-        assert_eq!(c["pages"][5]["filters"], json!(["preference", "timeType", "genders", "age", "language", "intonation"]));
+        assert_eq!(
+            c["pages"][5]["filters"],
+            json!([
+                "preference",
+                "timeType",
+                "genders",
+                "age",
+                "language",
+                "intonation"
+            ])
+        );
     }
 }

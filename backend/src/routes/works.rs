@@ -7,8 +7,8 @@ use actix_web::{web, HttpRequest};
 use protocol::square::feed::FeedRequest;
 use protocol::square::social::{AccountRequest, IdRequest};
 use protocol::square::work::{
-    ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest, PublishVideoRequest,
-    VisibilityRequest,
+    ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest,
+    PublishVideoRequest, VisibilityRequest,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -21,17 +21,35 @@ use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
 
-pub async fn publish_picture(a: Authed, s: web::Data<AppState>, b: Body<PublishPictureRequest>) -> ApiResult {
-    let id = s.square.publish_picture(&a.0.account, b.into_inner()).await?;
+pub async fn publish_picture(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<PublishPictureRequest>,
+) -> ApiResult {
+    let id = s
+        .square
+        .publish_picture(&a.0.account, b.into_inner())
+        .await?;
     Ok(ok(json!({ "id": id })))
 }
 
-pub async fn publish_article(a: Authed, s: web::Data<AppState>, b: Body<PublishArticleRequest>) -> ApiResult {
-    let id = s.square.publish_article(&a.0.account, b.into_inner()).await?;
+pub async fn publish_article(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<PublishArticleRequest>,
+) -> ApiResult {
+    let id = s
+        .square
+        .publish_article(&a.0.account, b.into_inner())
+        .await?;
     Ok(ok(json!({ "id": id })))
 }
 
-pub async fn publish_video(a: Authed, s: web::Data<AppState>, b: Body<PublishVideoRequest>) -> ApiResult {
+pub async fn publish_video(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<PublishVideoRequest>,
+) -> ApiResult {
     let id = s.square.publish_video(&a.0.account, b.into_inner()).await?;
     Ok(ok(json!({ "id": id })))
 }
@@ -55,17 +73,35 @@ pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> Ap
     Ok(ok(json!({})))
 }
 
-pub async fn visibility(a: Authed, s: web::Data<AppState>, b: Body<VisibilityRequest>) -> ApiResult {
-    Ok(ok(s.square.set_visibility(&a.0.account, &b.id, b.visibility).await?))
+pub async fn visibility(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<VisibilityRequest>,
+) -> ApiResult {
+    Ok(ok(s
+        .square
+        .set_visibility(&a.0.account, &b.id, b.visibility)
+        .await?))
 }
 
-fn react(kind: Reaction, on: bool) -> impl Fn(Authed, web::Data<AppState>, Body<IdRequest>) -> std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>> + Clone + 'static {
-    move |a, s, b| Box::pin(async move { Ok(ok(s.square.react(&a.0.account, &b.id, kind, on).await?)) })
+fn react(
+    kind: Reaction,
+    on: bool,
+) -> impl Fn(
+    Authed,
+    web::Data<AppState>,
+    Body<IdRequest>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>>
+       + Clone
+       + 'static {
+    move |a, s, b| {
+        Box::pin(async move { Ok(ok(s.square.react(&a.0.account, &b.id, kind, on).await?)) })
+    }
 }
 
 /// `artwork/list` and `square/my-artwork/community`: the caller's own works, every visibility.
-pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Body<FeedRequest>) -> ApiResult {
+    let b = b.into_inner();
     let me = a.0.account.id;
     Ok(ok(s.square.author_works(Some(&me), &me, &b).await?))
 }
@@ -78,30 +114,54 @@ pub struct OtherRequest {
 }
 
 /// `artwork/list/other`: another account's works as the caller may see them.
-pub async fn other_works(req: HttpRequest, s: web::Data<AppState>, b: Body<OtherRequest>) -> ApiResult {
+pub async fn other_works(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<OtherRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.author_works(v.as_deref(), &b.account_id, &b.feed).await?))
+    Ok(ok(s
+        .square
+        .author_works(v.as_deref(), &b.account_id, &b.feed)
+        .await?))
 }
 
 /// `account/like/list`: the works an account liked, as the caller may see them.
-pub async fn like_list(req: HttpRequest, s: web::Data<AppState>, b: Body<OtherRequest>) -> ApiResult {
+pub async fn like_list(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<OtherRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.reaction_list(v.as_deref(), &b.account_id, Reaction::Like, &b.feed).await?))
+    Ok(ok(s
+        .square
+        .reaction_list(v.as_deref(), &b.account_id, Reaction::Like, &b.feed)
+        .await?))
 }
 
 /// `artwork/home/list`: the home square (recommend unless asked otherwise).
-pub async fn home_list(req: HttpRequest, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
-    let b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn home_list(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<FeedRequest>,
+) -> ApiResult {
+    let b = b.into_inner();
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.feed(protocol::square::FeedKind::Mix, v.as_deref(), &b).await?))
+    Ok(ok(s
+        .square
+        .feed(protocol::square::FeedKind::Mix, v.as_deref(), &b)
+        .await?))
 }
 
 /// `artwork/selected/recommend` and `portfolio/recommend`: the best pictures now (hot).
-pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Option<Body<FeedRequest>>) -> ApiResult {
-    let mut b = b.map(web::Json::into_inner).unwrap_or_default();
+pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Body<FeedRequest>) -> ApiResult {
+    let mut b = b.into_inner();
     b.order_by = Some(protocol::square::OrderBy::Hot);
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.feed(protocol::square::FeedKind::Artwork, v.as_deref(), &b).await?))
+    Ok(ok(s
+        .square
+        .feed(protocol::square::FeedKind::Artwork, v.as_deref(), &b)
+        .await?))
 }
 
 #[derive(Debug, Deserialize)]
@@ -112,11 +172,15 @@ pub struct ImgUseAdd {
 }
 
 pub async fn img_use_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(json!({ "items": s.square.img_use_list(&a.0.account.id).await? })))
+    Ok(ok(
+        json!({ "items": s.square.img_use_list(&a.0.account.id).await? }),
+    ))
 }
 
 pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) -> ApiResult {
-    s.square.img_use_add(&a.0.account.id, &b.url, b.work_id.as_deref()).await?;
+    s.square
+        .img_use_add(&a.0.account.id, &b.url, b.work_id.as_deref())
+        .await?;
     Ok(ok(json!({})))
 }
 
@@ -131,11 +195,17 @@ pub async fn img_use_del(a: Authed, s: web::Data<AppState>, b: Body<ImgUseDel>) 
 }
 
 pub async fn follow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
-    Ok(ok(s.square.follow(&a.0.account, &b.account_id, true).await?))
+    Ok(ok(s
+        .square
+        .follow(&a.0.account, &b.account_id, true)
+        .await?))
 }
 
 pub async fn unfollow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
-    Ok(ok(s.square.follow(&a.0.account, &b.account_id, false).await?))
+    Ok(ok(s
+        .square
+        .follow(&a.0.account, &b.account_id, false)
+        .await?))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
@@ -157,9 +227,18 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/artwork/list/other", web::post().to(other_works))
         .route("/artwork/selected/recommend", web::post().to(selected))
         .route("/artwork/like", web::post().to(react(Reaction::Like, true)))
-        .route("/artwork/like-cancel", web::post().to(react(Reaction::Like, false)))
-        .route("/artwork/collect", web::post().to(react(Reaction::Collect, true)))
-        .route("/artwork/collect-cancel", web::post().to(react(Reaction::Collect, false)))
+        .route(
+            "/artwork/like-cancel",
+            web::post().to(react(Reaction::Like, false)),
+        )
+        .route(
+            "/artwork/collect",
+            web::post().to(react(Reaction::Collect, true)),
+        )
+        .route(
+            "/artwork/collect-cancel",
+            web::post().to(react(Reaction::Collect, false)),
+        )
         .route("/account/follow", web::post().to(follow))
         .route("/account/follow-cancel", web::post().to(unfollow))
         .route("/account/like/list", web::post().to(like_list))

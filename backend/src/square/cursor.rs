@@ -60,14 +60,23 @@ mod tests {
     #[test]
     fn round_trips_and_refusals() {
         for c in [
-            Cursor::Time { anchor: 5, ms: 1_700_000_000_000, id: "w0123abc".into() },
-            Cursor::Ranked { epoch: 1_700_000_000_123, offset: 40 },
+            Cursor::Time {
+                anchor: 5,
+                ms: 1_700_000_000_000,
+                id: "w0123abc".into(),
+            },
+            Cursor::Ranked {
+                epoch: 1_700_000_000_123,
+                offset: 40,
+            },
         ] {
             assert_eq!(Cursor::parse(Some(&c.encode())).unwrap(), Some(c));
         }
         assert_eq!(Cursor::parse(None).unwrap(), None);
         assert_eq!(Cursor::parse(Some("  ")).unwrap(), None);
-        for bad in ["x", "t.1.2", "t.a.2.id", "r.1", "r.1.-3", "r.1.2.3", "t.1.2.", "q.1.2"] {
+        for bad in [
+            "x", "t.1.2", "t.a.2.id", "r.1", "r.1.-3", "r.1.2.3", "t.1.2.", "q.1.2",
+        ] {
             assert!(Cursor::parse(Some(bad)).is_err(), "{bad}");
         }
     }

@@ -46,7 +46,9 @@ pub fn feed_kinds(kind: FeedKind, req: &FeedRequest) -> Option<Vec<PostKind>> {
             let mut from_source: Vec<PostKind> = Vec::new();
             for s in &req.source_types {
                 match s.trim() {
-                    "1" | "4" => from_source.extend([PostKind::Picture, PostKind::Article, PostKind::Video]),
+                    "1" | "4" => {
+                        from_source.extend([PostKind::Picture, PostKind::Article, PostKind::Video])
+                    }
                     "7" => from_source.push(PostKind::Video),
                     _ => {}
                 }
@@ -77,7 +79,10 @@ pub fn feed_kinds(kind: FeedKind, req: &FeedRequest) -> Option<Vec<PostKind>> {
 }
 
 fn empty() -> FeedPage {
-    FeedPage { items: Vec::new(), next_cursor: None }
+    FeedPage {
+        items: Vec::new(),
+        next_cursor: None,
+    }
 }
 
 fn filter(kinds: Vec<PostKind>, req: &FeedRequest, anchor: i64) -> Filter {
@@ -90,7 +95,12 @@ fn filter(kinds: Vec<PostKind>, req: &FeedRequest, anchor: i64) -> Filter {
 
 impl SquareService {
     /// One page of a feed.
-    pub async fn feed(&self, kind: FeedKind, viewer: Option<&str>, req: &FeedRequest) -> Result<FeedPage, ApiError> {
+    pub async fn feed(
+        &self,
+        kind: FeedKind,
+        viewer: Option<&str>,
+        req: &FeedRequest,
+    ) -> Result<FeedPage, ApiError> {
         self.ready().await;
         let Some(kinds) = feed_kinds(kind, req) else {
             return Ok(empty());
@@ -102,7 +112,8 @@ impl SquareService {
             OrderBy::Follows => {
                 let v = viewer.ok_or(ErrorCode::NeedLogin)?;
                 let follows = self.follows_of(v).await?;
-                self.page_by_authors(&follows, kinds, req, cursor, v, n).await
+                self.page_by_authors(&follows, kinds, req, cursor, v, n)
+                    .await
             }
             OrderBy::Hot => self.page_ranked(kinds, req, cursor, viewer, None, n).await,
             OrderBy::Recommend => match viewer {
@@ -113,7 +124,8 @@ impl SquareService {
                         _ => None,
                     };
                     let personal = self.personal(v, epoch).await?;
-                    self.page_ranked(kinds, req, cursor, viewer, personal, n).await
+                    self.page_ranked(kinds, req, cursor, viewer, personal, n)
+                        .await
                 }
             },
         }
@@ -127,11 +139,7 @@ impl SquareService {
         viewer: Option<&str>,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
-        let (anchor, after) = match cursor {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(cursor)?;
         let f = filter(kinds, req, anchor);
         let (ids, next) = match self.inner.index.read() {
             Ok(ix) => ix.page_new(&f, &after, n),
@@ -163,15 +171,18 @@ impl SquareService {
         viewer: &str,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
-        let (anchor, after) = match cursor {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(cursor)?;
         let f = filter(kinds, req, anchor);
         let follows = self.follows_of(viewer).await?;
         let (ids, next) = match self.inner.index.read() {
-            Ok(ix) => ix.page_authors(authors, Some(viewer), &|a| follows.contains(a), &f, &after, n),
+            Ok(ix) => ix.page_authors(
+                authors,
+                Some(viewer),
+                &|a| follows.contains(a),
+                &f,
+                &after,
+                n,
+            ),
             Err(_) => return Err(ApiError::internal("feed index poisoned")),
         };
         self.time_page(ids, next, anchor, Some(viewer)).await
@@ -192,13 +203,19 @@ impl SquareService {
             Some(Cursor::Time { .. }) => return Err(bad_cursor()),
         };
         let (ids, next, epoch) = {
-            let ix = self.inner.index.read().map_err(|_| ApiError::internal("feed index poisoned"))?;
+            let ix = self
+                .inner
+                .index
+                .read()
+                .map_err(|_| ApiError::internal("feed index poisoned"))?;
             let Some(snap) = ix.snapshot_at(epoch) else {
                 return Ok(empty());
             };
             let f = filter(kinds, req, snap.epoch);
             let (ids, next) = match &personal {
-                Some(p) if p.epoch == snap.epoch => ix.page_ranked(personal_order(p, &snap), offset, &f, n),
+                Some(p) if p.epoch == snap.epoch => {
+                    ix.page_ranked(personal_order(p, &snap), offset, &f, n)
+                }
                 _ => ix.page_ranked(snap.ranked.iter().map(|(id, _)| id), offset, &f, n),
             };
             (ids, next, snap.epoch)
@@ -211,12 +228,28 @@ impl SquareService {
 
     /// The viewer's recommend order for the snapshot of `epoch` (newest
     /// when `None` or gone), made once per snapshot and kept.
-    async fn personal(&self, viewer: &str, epoch: Option<i64>) -> Result<Option<Arc<Personal>>, ApiError> {
-        let Some(snap) = self.inner.index.read().ok().and_then(|ix| ix.snapshot_at(epoch)) else {
+    async fn personal(
+        &self,
+        viewer: &str,
+        epoch: Option<i64>,
+    ) -> Result<Option<Arc<Personal>>, ApiError> {
+        let Some(snap) = self
+            .inner
+            .index
+            .read()
+            .ok()
+            .and_then(|ix| ix.snapshot_at(epoch))
+        else {
             return Ok(None);
         };
         let key = (viewer.to_owned(), snap.epoch);
-        if let Some(p) = self.inner.personal.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        if let Some(p) = self
+            .inner
+            .personal
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
             return Ok(Some(p));
         }
         let follows = self.follows_of(viewer).await?;
@@ -242,11 +275,17 @@ impl SquareService {
             .liked_by_time
             .scan(&Key::of(viewer), &ScanRange::all(LIKED_TAG_SAMPLE).desc())
             .await?;
-        let ix = self.inner.index.read().map_err(|_| ApiError::internal("feed index poisoned"))?;
+        let ix = self
+            .inner
+            .index
+            .read()
+            .map_err(|_| ApiError::internal("feed index poisoned"))?;
         let mut tags = HashSet::new();
         for (k, ()) in &page.rows {
             let mut r = k.reader();
-            let (Some(_), Some(id)) = (r.i64(), r.str()) else { continue };
+            let (Some(_), Some(id)) = (r.i64(), r.str()) else {
+                continue;
+            };
             if let Some(e) = ix.get(&id) {
                 tags.extend(e.tag_keys.iter().cloned());
             }
@@ -256,14 +295,15 @@ impl SquareService {
 
     /// `artwork/list` (own works, every visibility) and `artwork/list/other`
     /// (another account's works as the viewer may see them), newest first.
-    pub async fn author_works(&self, viewer: Option<&str>, author: &str, req: &FeedRequest) -> Result<FeedPage, ApiError> {
+    pub async fn author_works(
+        &self,
+        viewer: Option<&str>,
+        author: &str,
+        req: &FeedRequest,
+    ) -> Result<FeedPage, ApiError> {
         self.ready().await;
         let kinds = feed_kinds(FeedKind::Post, req).unwrap_or_default();
-        let (anchor, after) = match Cursor::parse(req.cursor.as_deref())? {
-            None => (now_millis(), None),
-            Some(Cursor::Time { anchor, ms, id }) => (anchor, Some((ms, id))),
-            Some(Cursor::Ranked { .. }) => return Err(bad_cursor()),
-        };
+        let (anchor, after) = time_cursor(Cursor::parse(req.cursor.as_deref())?)?;
         let f = filter(kinds, req, anchor);
         let follows = self.is_following(viewer, author).await?;
         let authors: HashSet<String> = [author.to_owned()].into_iter().collect();
@@ -285,7 +325,9 @@ impl SquareService {
         req: &FeedRequest,
     ) -> Result<FeedPage, ApiError> {
         self.ready().await;
-        let (ids, next) = self.reacted(account, kind, req.cursor.as_deref(), req.size()).await?;
+        let (ids, next) = self
+            .reacted(account, kind, req.cursor.as_deref(), req.size())
+            .await?;
         let follows = match viewer {
             Some(v) => self.follows_of(v).await?,
             None => HashSet::new(),
@@ -293,7 +335,10 @@ impl SquareService {
         let ids: Vec<Arc<str>> = match self.inner.index.read() {
             Ok(ix) => ids
                 .into_iter()
-                .filter(|id| ix.get(id).is_some_and(|e| ix.visible(e, viewer, follows.contains(&*e.author))))
+                .filter(|id| {
+                    ix.get(id)
+                        .is_some_and(|e| ix.visible(e, viewer, follows.contains(&*e.author)))
+                })
                 .collect(),
             Err(_) => return Err(ApiError::internal("feed index poisoned")),
         };
@@ -304,8 +349,20 @@ impl SquareService {
     }
 }
 
+/// The anchor and the position of a time-ordered page (a first page anchors now).
+fn time_cursor(c: Option<Cursor>) -> Result<(i64, Option<(i64, String)>), ApiError> {
+    match c {
+        None => Ok((now_millis(), None)),
+        Some(Cursor::Time { anchor, ms, id }) => Ok((anchor, Some((ms, id)))),
+        Some(Cursor::Ranked { .. }) => Err(bad_cursor()),
+    }
+}
+
 fn bad_cursor() -> ApiError {
-    ApiError::with_msg(ErrorCode::InvalidParams, "this cursor belongs to another order")
+    ApiError::with_msg(
+        ErrorCode::InvalidParams,
+        "this cursor belongs to another order",
+    )
 }
 
 #[cfg(test)]
@@ -322,11 +379,23 @@ mod tests {
         use PostKind::*;
         for (kind, body, want) in [
             (FeedKind::Mix, "{}", Some(vec![])),
-            (FeedKind::Mix, r#"{"output_types":["video","picture"]}"#, Some(vec![Picture, Video])),
+            (
+                FeedKind::Mix,
+                r#"{"output_types":["video","picture"]}"#,
+                Some(vec![Picture, Video]),
+            ),
             (FeedKind::Mix, r#"{"source_types":[7]}"#, Some(vec![Video])),
             (FeedKind::Mix, r#"{"source_types":[9]}"#, None),
-            (FeedKind::Post, r#"{"output_types":"article"}"#, Some(vec![Article])),
-            (FeedKind::Artwork, r#"{"output_types":"article"}"#, Some(vec![Picture])),
+            (
+                FeedKind::Post,
+                r#"{"output_types":"article"}"#,
+                Some(vec![Article]),
+            ),
+            (
+                FeedKind::Artwork,
+                r#"{"output_types":"article"}"#,
+                Some(vec![Picture]),
+            ),
             (FeedKind::Video, "{}", Some(vec![Video])),
             (FeedKind::Model, "{}", None),
             (FeedKind::Timbre, "{}", None),

@@ -49,7 +49,15 @@ mod tests {
             "<scr<script>ipt>alert(1)</script>",
         ] {
             let h = render(evil).to_lowercase();
-            for bad in ["<script", "onerror", "onload", "javascript:", "<iframe", "style=", "<svg"] {
+            for bad in [
+                "<script",
+                "onerror",
+                "onload",
+                "javascript:",
+                "<iframe",
+                "style=",
+                "<svg",
+            ] {
                 assert!(!h.contains(bad), "{evil:?} gave {h:?}");
             }
         }

@@ -19,6 +19,7 @@ pub mod row;
 pub mod search;
 pub mod seed;
 pub mod social;
+pub mod targets;
 pub mod works;
 
 use std::collections::{HashMap, HashSet};
@@ -196,7 +197,10 @@ impl SquareService {
                 bus,
                 objects,
                 limits: Limits {
-                    limiter: RateLimiter::new(settings.writes_per_min.max(1), Duration::from_secs(60)),
+                    limiter: RateLimiter::new(
+                        settings.writes_per_min.max(1),
+                        Duration::from_secs(60),
+                    ),
                 },
                 settings,
                 node: uuid::Uuid::now_v7().simple().to_string(),
@@ -213,7 +217,7 @@ impl SquareService {
         let me = self.clone();
         tokio::spawn(async move {
             if let Err(e) = me.load_index().await {
-                tracing::error!(error = %e.msg, "square: filling the feed index failed");
+                tracing::error!(error = %e, "square: filling the feed index failed");
             }
             let _ = me.inner.ready_tx.send(true);
             me.take_snapshot();
@@ -234,7 +238,10 @@ impl SquareService {
                         }
                     }
                     Received::Lagged(n) => {
-                        tracing::warn!(lost = n, "square: change messages lost; reloading the index");
+                        tracing::warn!(
+                            lost = n,
+                            "square: change messages lost; reloading the index"
+                        );
                         let _ = me.load_index().await;
                     }
                     Received::Closed => break,
@@ -252,7 +259,7 @@ impl SquareService {
         }
         if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
             if let Err(e) = self.reload_work(id).await {
-                tracing::warn!(work = id, error = %e.msg, "square: could not reload a changed work");
+                tracing::warn!(work = id, error = %e, "square: could not reload a changed work");
             }
         }
         if let Some(a) = v.get("author").and_then(|i| i.as_str()) {
@@ -285,32 +292,42 @@ impl SquareService {
 
     /// Reads every work from the Store into a fresh index.
     pub async fn load_index(&self) -> Result<usize, ApiError> {
-        let mut fresh = Index::default();
-        for b in 0..WORK_BUCKETS {
-            let mut paging = None;
-            loop {
-                let page = self
-                    .inner
-                    .t
-                    .all
-                    .scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging))
-                    .await?;
-                for (k, ()) in &page.rows {
-                    let Some(id) = k.reader().str() else { continue };
-                    if let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await? {
-                        let counts = self.counts(&id).await?;
-                        if !fresh.has_author(&w.author) {
-                            let a = self.author_from_store(&w.author).await?;
-                            fresh.set_author(&w.author, a);
-                        }
-                        fresh.upsert(Entry::from_row(&w, counts));
+        use futures_util::stream::{self, StreamExt, TryStreamExt};
+        let ids = self.all_work_ids().await?;
+        // Many reads in flight: the store batches them (and a remote one
+        // overlaps its round trips).
+        let works: Vec<(WorkRow, Counts)> = stream::iter(ids)
+            .map(|id: String| {
+                let me = self.clone();
+                async move {
+                    match me.inner.t.works.get(&Key::of(&id), &Key::empty()).await? {
+                        Some(w) => Ok::<_, ApiError>(Some((w, me.counts(&id).await?))),
+                        None => Ok(None),
                     }
                 }
-                match page.paging {
-                    Some(p) => paging = Some(p),
-                    None => break,
+            })
+            .buffer_unordered(64)
+            .try_filter_map(|x| std::future::ready(Ok(x)))
+            .try_collect()
+            .await?;
+        let authors: HashSet<String> = works.iter().map(|(w, _)| w.author.clone()).collect();
+        let authors: Vec<(String, Author)> = stream::iter(authors)
+            .map(|a: String| {
+                let me = self.clone();
+                async move {
+                    let author = me.author_from_store(&a).await?;
+                    Ok::<_, ApiError>((a, author))
                 }
-            }
+            })
+            .buffer_unordered(64)
+            .try_collect()
+            .await?;
+        let mut fresh = Index::default();
+        for (id, a) in authors {
+            fresh.set_author(&id, a);
+        }
+        for (w, counts) in &works {
+            fresh.upsert(Entry::from_row(w, *counts));
         }
         let n = fresh.len();
         if let Ok(mut ix) = self.inner.index.write() {
@@ -319,6 +336,7 @@ impl SquareService {
             *ix = fresh;
             ix.adopt_snapshots(old);
         }
+        tracing::info!(works = n, "square: feed index filled from the store");
         Ok(n)
     }
 
@@ -335,8 +353,18 @@ impl SquareService {
     }
 
     pub(crate) async fn author_from_store(&self, id: &str) -> Result<Author, ApiError> {
-        let acc = self.inner.t.accounts.get(&Key::of(id), &Key::empty()).await?;
-        let prof = self.inner.t.profiles.get(&Key::of(id), &Key::empty()).await?;
+        let acc = self
+            .inner
+            .t
+            .accounts
+            .get(&Key::of(id), &Key::empty())
+            .await?;
+        let prof = self
+            .inner
+            .t
+            .profiles
+            .get(&Key::of(id), &Key::empty())
+            .await?;
         Ok(match acc {
             Some(a) => Author {
                 name: a.name,
@@ -364,21 +392,7 @@ impl SquareService {
     pub async fn reload_work(&self, id: &str) -> Result<(), ApiError> {
         let row = self.inner.t.works.get(&Key::of(id), &Key::empty()).await?;
         match row {
-            Some(w) => {
-                let counts = self.counts(id).await?;
-                let need_author = self
-                    .inner
-                    .index
-                    .read()
-                    .map(|ix| !ix.has_author(&w.author))
-                    .unwrap_or(true);
-                if need_author {
-                    self.reload_author(&w.author).await?;
-                }
-                if let Ok(mut ix) = self.inner.index.write() {
-                    ix.upsert(Entry::from_row(&w, counts));
-                }
-            }
+            Some(w) => self.put_in_index(&w).await?,
             None => {
                 if let Ok(mut ix) = self.inner.index.write() {
                     ix.remove(id);
@@ -386,6 +400,47 @@ impl SquareService {
             }
         }
         Ok(())
+    }
+
+    /// Puts a work as stored (with its counters, and its author when the
+    /// index does not know them yet) into this node's feed index.
+    pub(crate) async fn put_in_index(&self, w: &WorkRow) -> Result<(), ApiError> {
+        let counts = self.counts(&w.id).await?;
+        let need_author = self
+            .inner
+            .index
+            .read()
+            .map(|ix| !ix.has_author(&w.author))
+            .unwrap_or(true);
+        if need_author {
+            self.reload_author(&w.author).await?;
+        }
+        if let Ok(mut ix) = self.inner.index.write() {
+            ix.upsert(Entry::from_row(w, counts));
+        }
+        Ok(())
+    }
+
+    /// The ids of every work in the Store (from `works_all`).
+    pub(crate) async fn all_work_ids(&self) -> Result<Vec<String>, ApiError> {
+        let mut ids = Vec::new();
+        for b in 0..WORK_BUCKETS {
+            let mut paging = None;
+            loop {
+                let page = self
+                    .inner
+                    .t
+                    .all
+                    .scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging))
+                    .await?;
+                ids.extend(page.rows.iter().filter_map(|(k, ())| k.reader().str()));
+                match page.paging {
+                    Some(p) => paging = Some(p),
+                    None => break,
+                }
+            }
+        }
+        Ok(ids)
     }
 
     /// Tells other nodes that a work (or an author) changed.
@@ -397,7 +452,13 @@ impl SquareService {
         }));
         self.inner
             .bus
-            .publish(CHANGES_TOPIC, BusMessage::Push { frame_type: 0, content })
+            .publish(
+                CHANGES_TOPIC,
+                BusMessage::Push {
+                    frame_type: 0,
+                    content,
+                },
+            )
             .await;
     }
 
@@ -422,7 +483,12 @@ impl SquareService {
         Ok(())
     }
 
-    pub(crate) async fn bump_account(&self, id: &str, name: &str, delta: i64) -> Result<(), ApiError> {
+    pub(crate) async fn bump_account(
+        &self,
+        id: &str,
+        name: &str,
+        delta: i64,
+    ) -> Result<(), ApiError> {
         Ok(self
             .inner
             .t
@@ -462,7 +528,11 @@ impl SquareService {
 
     /// Cards for works in the order given (works gone meanwhile are left
     /// out), with the viewer's liked and collected flags.
-    pub(crate) async fn cards(&self, ids: &[Arc<str>], viewer: Option<&str>) -> Result<Vec<Card>, ApiError> {
+    pub(crate) async fn cards(
+        &self,
+        ids: &[Arc<str>],
+        viewer: Option<&str>,
+    ) -> Result<Vec<Card>, ApiError> {
         let mut cards: Vec<(Card, Arc<str>)> = Vec::with_capacity(ids.len());
         if let Ok(ix) = self.inner.index.read() {
             for id in ids {
@@ -512,7 +582,11 @@ impl SquareService {
         Ok(out)
     }
 
-    pub(crate) async fn is_following(&self, who: Option<&str>, whom: &str) -> Result<bool, ApiError> {
+    pub(crate) async fn is_following(
+        &self,
+        who: Option<&str>,
+        whom: &str,
+    ) -> Result<bool, ApiError> {
         match who {
             Some(w) if w != whom => Ok(self
                 .inner
@@ -548,7 +622,9 @@ impl SquareService {
         let ok = !banned
             && match w.visibility {
                 protocol::square::Visibility::Public => true,
-                protocol::square::Visibility::Followers => self.is_following(viewer, &w.author).await?,
+                protocol::square::Visibility::Followers => {
+                    self.is_following(viewer, &w.author).await?
+                }
                 protocol::square::Visibility::Private => false,
             };
         if ok {
@@ -575,7 +651,11 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
         id: e.id.to_string(),
         title: e.title.clone(),
         cover,
-        stream: e.video_url.clone().map(|url| Stream { url, url2: None, url3: None }),
+        stream: e.video_url.clone().map(|url| Stream {
+            url,
+            url2: None,
+            url3: None,
+        }),
         image_count: e.image_count,
         author: CardAuthor {
             id: e.author.to_string(),

@@ -21,7 +21,14 @@ pub const UNREAD_CAP: usize = 100;
 impl SquareService {
     /// Records and pushes a notification (never to oneself). Failures are
     /// logged: a lost notification must not fail the like that caused it.
-    pub async fn notify(&self, to: &str, actor: &str, kind: NotificationKind, obj: Option<(&str, u8)>, text: &str) {
+    pub async fn notify(
+        &self,
+        to: &str,
+        actor: &str,
+        kind: NotificationKind,
+        obj: Option<(&str, u8)>,
+        text: &str,
+    ) {
         if to == actor {
             return;
         }
@@ -74,7 +81,12 @@ impl SquareService {
         let mark = self.read_mark(who).await?;
         let mut range = ScanRange::all(UNREAD_CAP as u32).desc();
         range.from = Bound::Excluded(Key::empty().i64(mark).str("\u{10FFFF}"));
-        let page = self.inner.t.notifications.scan(&Key::of(who), &range).await?;
+        let page = self
+            .inner
+            .t
+            .notifications
+            .scan(&Key::of(who), &range)
+            .await?;
         Ok(page.rows.len() as i64)
     }
 
@@ -93,13 +105,23 @@ impl SquareService {
     }
 
     /// `notification/list`: newest first.
-    pub async fn notifications(&self, who: &str, cursor: Option<&str>, n: usize) -> Result<NotificationPage, ApiError> {
+    pub async fn notifications(
+        &self,
+        who: &str,
+        cursor: Option<&str>,
+        n: usize,
+    ) -> Result<NotificationPage, ApiError> {
         let mark = self.read_mark(who).await?;
         let mut range = ScanRange::all(n as u32 + 1).desc();
         if let Some(Cursor::Time { ms, id, .. }) = Cursor::parse(cursor)? {
             range.to = Bound::Excluded(Key::empty().i64(ms).str(&id));
         }
-        let page = self.inner.t.notifications.scan(&Key::of(who), &range).await?;
+        let page = self
+            .inner
+            .t
+            .notifications
+            .scan(&Key::of(who), &range)
+            .await?;
         let more = page.rows.len() > n;
         let mut items = Vec::new();
         for (_, r) in page.rows.into_iter().take(n) {
@@ -108,7 +130,14 @@ impl SquareService {
         }
         Ok(NotificationPage {
             next_cursor: if more {
-                items.last().map(|l| Cursor::Time { anchor: 0, ms: l.create_at, id: l.id.clone() }.encode())
+                items.last().map(|l| {
+                    Cursor::Time {
+                        anchor: 0,
+                        ms: l.create_at,
+                        id: l.id.clone(),
+                    }
+                    .encode()
+                })
             } else {
                 None
             },

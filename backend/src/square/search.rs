@@ -17,7 +17,7 @@ use search::{DocKind, SearchDoc, SearchQuery};
 
 use super::cursor::Cursor;
 use super::row::WorkRow;
-use super::{count, SquareService, WORK_BUCKETS};
+use super::{count, SquareService};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
@@ -47,7 +47,11 @@ impl SquareService {
 
     fn work_doc(&self, w: &WorkRow, author_name: String, popularity: f64) -> SearchDoc {
         SearchDoc {
-            kind: if w.kind == protocol::square::PostKind::Article { DocKind::Article } else { DocKind::Work },
+            kind: if w.kind == protocol::square::PostKind::Article {
+                DocKind::Article
+            } else {
+                DocKind::Work
+            },
             id: w.id.clone(),
             title: w.title.clone(),
             body: w.body.chars().take(20_000).collect(),
@@ -62,27 +66,31 @@ impl SquareService {
     }
 
     pub(crate) async fn search_upsert_work(&self, w: &WorkRow) {
-        let Some(ix) = self.search_index() else { return };
+        let Some(ix) = self.search_index() else {
+            return;
+        };
         let author = self.card_author(&w.author).await;
         let pop = self.counts(&w.id).await.map(|c| c.points()).unwrap_or(0.0);
-        if let Err(e) = ix.upsert(self.work_doc(w, author.name, pop)) {
-            tracing::warn!(error = %e, "search: a work was not indexed");
-        }
+        ix.upsert(self.work_doc(w, author.name, pop));
         self.search_upsert_account(&w.author).await;
     }
 
     pub(crate) async fn search_delete_work(&self, id: &str) {
-        let Some(ix) = self.search_index() else { return };
+        let Some(ix) = self.search_index() else {
+            return;
+        };
         for kind in [DocKind::Work, DocKind::Article] {
-            if let Err(e) = ix.delete(kind, id) {
-                tracing::warn!(error = %e, "search: a work was not removed");
-            }
+            ix.delete(kind, id);
         }
     }
 
     pub(crate) async fn search_upsert_account(&self, id: &str) {
-        let Some(ix) = self.search_index() else { return };
-        let Ok(Some(a)) = self.inner.t.accounts.get(&Key::of(id), &Key::empty()).await else { return };
+        let Some(ix) = self.search_index() else {
+            return;
+        };
+        let Ok(Some(a)) = self.inner.t.accounts.get(&Key::of(id), &Key::empty()).await else {
+            return;
+        };
         let bio = self
             .inner
             .t
@@ -103,21 +111,28 @@ impl SquareService {
             tags: Vec::new(),
             author_id: a.id.clone(),
             author_name: a.name.clone(),
-            visibility: if banned { search::Visibility::Private } else { search::Visibility::Public },
+            visibility: if banned {
+                search::Visibility::Private
+            } else {
+                search::Visibility::Public
+            },
             nsfw: false,
             created_ms: a.create_at,
             popularity: followers as f64,
         };
-        if let Err(e) = ix.upsert(doc) {
-            tracing::warn!(error = %e, "search: an account was not indexed");
-        }
+        ix.upsert(doc);
     }
 
     /// Fills the search index from the Store when it is new (or of an older
     /// schema): every work, its authors, the published characters and the
     /// tags in use.
-    pub async fn rebuild_search_if_needed(&self, characters: &crate::characters::CharacterService) -> Result<(), ApiError> {
-        let Some(ix) = self.search_index() else { return Ok(()) };
+    pub async fn rebuild_search_if_needed(
+        &self,
+        characters: &crate::characters::CharacterService,
+    ) -> Result<(), ApiError> {
+        let Some(ix) = self.search_index() else {
+            return Ok(());
+        };
         if !ix.needs_rebuild() {
             return Ok(());
         }
@@ -125,43 +140,48 @@ impl SquareService {
     }
 
     /// Rebuilds the search index from the Store.
-    pub async fn rebuild_search(&self, characters: &crate::characters::CharacterService) -> Result<(), ApiError> {
-        let Some(ix) = self.search_index() else { return Ok(()) };
+    pub async fn rebuild_search(
+        &self,
+        characters: &crate::characters::CharacterService,
+    ) -> Result<(), ApiError> {
+        let Some(ix) = self.search_index() else {
+            return Ok(());
+        };
         let mut docs = Vec::new();
         let mut authors: HashMap<String, String> = HashMap::new();
-        for b in 0..WORK_BUCKETS {
-            let mut paging = None;
-            loop {
-                let page = self.inner.t.all.scan(&Key::empty().u64(b), &ScanRange::all(1000).after(paging)).await?;
-                for (k, ()) in &page.rows {
-                    let Some(id) = k.reader().str() else { continue };
-                    let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await? else { continue };
-                    let name = match authors.get(&w.author) {
-                        Some(n) => n.clone(),
-                        None => {
-                            let n = self.card_author(&w.author).await.name;
-                            authors.insert(w.author.clone(), n.clone());
-                            n
-                        }
-                    };
-                    let pop = self.counts(&id).await?.points();
-                    docs.push(self.work_doc(&w, name, pop));
+        for id in self.all_work_ids().await? {
+            let Some(w) = self.inner.t.works.get(&Key::of(&id), &Key::empty()).await? else {
+                continue;
+            };
+            let name = match authors.get(&w.author) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = self.card_author(&w.author).await.name;
+                    authors.insert(w.author.clone(), n.clone());
+                    n
                 }
-                match page.paging {
-                    Some(p) => paging = Some(p),
-                    None => break,
-                }
-            }
+            };
+            let pop = self.counts(&id).await?.points();
+            docs.push(self.work_doc(&w, name, pop));
         }
         for c in characters.search_docs().await? {
             docs.push(c);
         }
-        let tags = self.inner.index.read().map(|ix| ix.tag_counts(None, 10_000)).unwrap_or_default();
+        let tags = self
+            .inner
+            .index
+            .read()
+            .map(|ix| ix.tag_counts(None, 10_000))
+            .unwrap_or_default();
         for (tag, n) in tags {
             docs.push(tag_doc(&tag, n));
         }
         let n = docs.len();
-        ix.rebuild(docs).map_err(ApiError::internal)?;
+        let ixc = ix.clone();
+        tokio::task::spawn_blocking(move || ixc.rebuild(docs))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::internal)?;
         for a in authors.keys() {
             self.search_upsert_account(a).await;
         }
@@ -170,41 +190,46 @@ impl SquareService {
     }
 
     /// Indexes a character as it is now (published: found; otherwise gone).
-    pub async fn search_character(&self, characters: &crate::characters::CharacterService, id: &str) {
-        let Some(ix) = self.search_index() else { return };
-        let r = match characters.row(id).await {
+    pub async fn search_character(
+        &self,
+        characters: &crate::characters::CharacterService,
+        id: &str,
+    ) {
+        let Some(ix) = self.search_index() else {
+            return;
+        };
+        match characters.row_for_search(id).await {
             Ok(Some(row)) if row.published => match characters.search_doc(&row).await {
                 Ok(doc) => ix.upsert(doc),
-                Err(e) => {
-                    tracing::warn!(error = %e.msg, "search: a character was not indexed");
-                    return;
-                }
+                Err(e) => tracing::warn!(error = %e, "search: a character was not indexed"),
             },
             Ok(_) => ix.delete(DocKind::Character, id),
-            Err(e) => {
-                tracing::warn!(error = %e.msg, "search: a character was not read");
-                return;
-            }
-        };
-        if let Err(e) = r {
-            tracing::warn!(error = %e, "search: a character was not indexed");
+            Err(e) => tracing::warn!(error = %e, "search: a character was not read"),
         }
     }
 
     /// Keeps a tag's document's popularity current.
     pub(crate) fn search_upsert_tags(&self, tags: &[String]) {
-        let Some(ix) = self.search_index() else { return };
+        let Some(ix) = self.search_index() else {
+            return;
+        };
         let counts: HashMap<String, i64> = self
             .inner
             .index
             .read()
-            .map(|i| i.tag_counts(None, 100_000).into_iter().map(|(t, n)| (t.to_lowercase(), n)).collect())
+            .map(|i| {
+                i.tag_counts(None, 100_000)
+                    .into_iter()
+                    .map(|(t, n)| (t.to_lowercase(), n))
+                    .collect()
+            })
             .unwrap_or_default();
         for t in tags {
             let n = counts.get(&t.to_lowercase()).copied().unwrap_or(0);
-            let r = if n > 0 { ix.upsert(tag_doc(t, n)) } else { ix.delete(DocKind::Tag, &t.to_lowercase()) };
-            if let Err(e) = r {
-                tracing::warn!(error = %e, "search: a tag was not indexed");
+            if n > 0 {
+                ix.upsert(tag_doc(t, n));
+            } else {
+                ix.delete(DocKind::Tag, &t.to_lowercase());
             }
         }
     }
@@ -219,10 +244,16 @@ impl SquareService {
     ) -> Result<FeedPage, ApiError> {
         self.ready().await;
         let Some(keyword) = clean_keyword(&req.keyword) else {
-            return Ok(FeedPage { items: Vec::new(), next_cursor: None });
+            return Ok(FeedPage {
+                items: Vec::new(),
+                next_cursor: None,
+            });
         };
         let Some(ix) = self.search_index() else {
-            return Ok(FeedPage { items: Vec::new(), next_cursor: None });
+            return Ok(FeedPage {
+                items: Vec::new(),
+                next_cursor: None,
+            });
         };
         let kinds = match req.kind.as_deref().map(str::trim).unwrap_or("all") {
             "work" | "works" | "picture" => vec![DocKind::Work],
@@ -237,7 +268,12 @@ impl SquareService {
         let offset = match Cursor::parse(req.cursor.as_deref())? {
             Some(Cursor::Ranked { offset, .. }) => offset,
             None => 0,
-            Some(_) => return Err(ApiError::with_msg(protocol::ErrorCode::InvalidParams, "the cursor is not valid")),
+            Some(_) => {
+                return Err(ApiError::with_msg(
+                    protocol::ErrorCode::InvalidParams,
+                    "the cursor is not valid",
+                ))
+            }
         };
         let follows: Vec<String> = match viewer {
             Some(v) => self.follows_of(v).await?.into_iter().collect(),
@@ -252,7 +288,11 @@ impl SquareService {
             offset,
             limit: n,
         };
-        let page = ix.search(&q).map_err(ApiError::internal)?;
+        let ixc = ix.clone();
+        let page = tokio::task::spawn_blocking(move || ixc.search(&q))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::internal)?;
         let follows: std::collections::HashSet<String> = follows.into_iter().collect();
         let mut items = Vec::new();
         for hit in &page.hits {
@@ -260,7 +300,8 @@ impl SquareService {
                 DocKind::Work | DocKind::Article => {
                     let id: Arc<str> = Arc::from(hit.id.as_str());
                     let ok = self.inner.index.read().ok().is_some_and(|ix| {
-                        ix.get(&hit.id).is_some_and(|e| ix.visible(e, viewer, follows.contains(&*e.author)))
+                        ix.get(&hit.id)
+                            .is_some_and(|e| ix.visible(e, viewer, follows.contains(&*e.author)))
                     });
                     if ok {
                         items.extend(self.cards(&[id], viewer).await?);
@@ -276,10 +317,18 @@ impl SquareService {
                             sub_channel: None,
                             id: c.id.clone(),
                             title: c.name.clone(),
-                            cover: Cover { url: c.avatar.clone(), width: 0, height: 0 },
+                            cover: Cover {
+                                url: c.avatar.clone(),
+                                width: 0,
+                                height: 0,
+                            },
                             stream: None,
                             image_count: 1,
-                            author: CardAuthor { id: c.owner.id.clone(), name: c.owner.name.clone(), avatar: None },
+                            author: CardAuthor {
+                                id: c.owner.id.clone(),
+                                name: c.owner.name.clone(),
+                                avatar: None,
+                            },
                             tags: c.tags.clone(),
                             nsfw: false,
                             likes: 0,
@@ -293,7 +342,9 @@ impl SquareService {
                     }
                 }
                 DocKind::Account => {
-                    let Ok(p) = self.profile(viewer, &hit.id).await else { continue };
+                    let Ok(p) = self.profile(viewer, &hit.id).await else {
+                        continue;
+                    };
                     items.push(Card {
                         obj_type: ObjType::ACCOUNT,
                         sub_obj_type: None,
@@ -302,10 +353,18 @@ impl SquareService {
                         sub_channel: None,
                         id: p.id.clone(),
                         title: p.name.clone(),
-                        cover: Cover { url: p.avatar.clone().unwrap_or_default(), width: 0, height: 0 },
+                        cover: Cover {
+                            url: p.avatar.clone().unwrap_or_default(),
+                            width: 0,
+                            height: 0,
+                        },
                         stream: None,
                         image_count: 0,
-                        author: CardAuthor { id: p.id.clone(), name: p.name.clone(), avatar: p.avatar.clone() },
+                        author: CardAuthor {
+                            id: p.id.clone(),
+                            name: p.name.clone(),
+                            avatar: p.avatar.clone(),
+                        },
                         tags: Vec::new(),
                         nsfw: false,
                         likes: p.likes_received,
@@ -347,20 +406,25 @@ impl SquareService {
         let next = offset + page.hits.len();
         Ok(FeedPage {
             items,
-            next_cursor: (next < page.total && !page.hits.is_empty())
-                .then(|| Cursor::Ranked { epoch: 0, offset: next }.encode()),
+            next_cursor: (next < page.total && !page.hits.is_empty()).then(|| {
+                Cursor::Ranked {
+                    epoch: 0,
+                    offset: next,
+                }
+                .encode()
+            }),
         })
     }
 
     /// Completion as you type.
-    pub fn complete(&self, keyword: &str) -> Vec<String> {
-        match (self.search_index(), clean_keyword(keyword)) {
-            (Some(ix), Some(k)) => ix.complete(&k, 10).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "search: completion failed");
-                Vec::new()
-            }),
-            _ => Vec::new(),
-        }
+    pub async fn complete(&self, keyword: &str) -> Result<Vec<String>, ApiError> {
+        let (Some(ix), Some(k)) = (self.search_index().cloned(), clean_keyword(keyword)) else {
+            return Ok(Vec::new());
+        };
+        tokio::task::spawn_blocking(move || ix.complete(&k, 10))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::internal)
     }
 
     async fn record_search(&self, viewer: Option<&str>, keyword: &str, found: bool) {
@@ -371,8 +435,9 @@ impl SquareService {
             // Keep the newest HISTORY_LEN.
             if let Ok(page) = t.scan(&Key::of(v), &ScanRange::all(200)).await {
                 if page.rows.len() > HISTORY_LEN as usize {
-                    let mut rows: Vec<(i64, Key)> = page.rows.into_iter().map(|(k, at)| (at, k)).collect();
-                    rows.sort_by(|a, b| b.0.cmp(&a.0));
+                    let mut rows: Vec<(i64, Key)> =
+                        page.rows.into_iter().map(|(k, at)| (at, k)).collect();
+                    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
                     for (_, k) in rows.into_iter().skip(HISTORY_LEN as usize) {
                         let _ = t.delete(&Key::of(v), &k).await;
                     }
@@ -382,20 +447,32 @@ impl SquareService {
         if found && keyword.chars().count() <= HOT_TERM_CHARS {
             let k = keyword.to_lowercase();
             let d = day(now);
-            let _ = self.inner.search_terms.put(&Key::empty().i64(d), &Key::of(&k), &()).await;
-            let _ = self.inner.search_counts.add(&Key::empty().i64(d), &Key::of(&k), 1).await;
+            let _ = self
+                .inner
+                .search_terms
+                .put(&Key::empty().i64(d), &Key::of(&k), &())
+                .await;
+            let _ = self
+                .inner
+                .search_counts
+                .add(&Key::empty().i64(d), &Key::of(&k), 1)
+                .await;
         }
     }
 
     /// `search/history`: the viewer's newest searches.
     pub async fn history(&self, who: &str) -> Result<Vec<TermCount>, ApiError> {
-        let page = self.inner.search_history.scan(&Key::of(who), &ScanRange::all(200)).await?;
+        let page = self
+            .inner
+            .search_history
+            .scan(&Key::of(who), &ScanRange::all(200))
+            .await?;
         let mut rows: Vec<(i64, String)> = page
             .rows
             .into_iter()
             .filter_map(|(k, at)| k.reader().str().map(|s| (at, s)))
             .collect();
-        rows.sort_by(|a, b| b.0.cmp(&a.0));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.0));
         Ok(rows
             .into_iter()
             .take(HISTORY_LEN as usize)
@@ -404,12 +481,20 @@ impl SquareService {
     }
 
     pub async fn history_clear(&self, who: &str) -> Result<(), ApiError> {
-        Ok(self.inner.search_history.delete_partition(&Key::of(who)).await?)
+        Ok(self
+            .inner
+            .search_history
+            .delete_partition(&Key::of(who))
+            .await?)
     }
 
     pub async fn history_del(&self, who: &str, keyword: &str) -> Result<(), ApiError> {
         let k = clean_keyword(keyword).unwrap_or_default();
-        Ok(self.inner.search_history.delete(&Key::of(who), &Key::of(&k)).await?)
+        Ok(self
+            .inner
+            .search_history
+            .delete(&Key::of(who), &Key::of(&k))
+            .await?)
     }
 
     /// `search/hot/v2`: the terms searched most (with results) today and
@@ -418,14 +503,27 @@ impl SquareService {
         let today = day(now_millis());
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
         for d in [today - 1, today] {
-            let page = self.inner.search_terms.scan(&Key::empty().i64(d), &ScanRange::all(2000)).await?;
+            let page = self
+                .inner
+                .search_terms
+                .scan(&Key::empty().i64(d), &ScanRange::all(2000))
+                .await?;
             for (k, ()) in page.rows {
-                let Some(term) = k.reader().str() else { continue };
-                let n = self.inner.search_counts.get(&Key::empty().i64(d), &Key::of(&term)).await?;
+                let Some(term) = k.reader().str() else {
+                    continue;
+                };
+                let n = self
+                    .inner
+                    .search_counts
+                    .get(&Key::empty().i64(d), &Key::of(&term))
+                    .await?;
                 *counts.entry(term).or_default() += n;
             }
         }
-        let mut v: Vec<TermCount> = counts.into_iter().map(|(text, count)| TermCount { text, count }).collect();
+        let mut v: Vec<TermCount> = counts
+            .into_iter()
+            .map(|(text, count)| TermCount { text, count })
+            .collect();
         v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
         v.truncate(limit);
         Ok(v)
@@ -447,16 +545,29 @@ impl SquareService {
     /// `tag/get_by_group`: tags in use grouped by the prompt dictionary's
     /// categories (others under "other"), in the asked language where the
     /// dictionary has the term.
-    pub fn tags_by_group(&self, dict: &crate::prompts::dictionary::Dictionary, lang: crate::prompts::lang::Lang) -> Vec<TagGroup> {
+    pub fn tags_by_group(
+        &self,
+        dict: &crate::prompts::dictionary::Dictionary,
+        lang: crate::prompts::lang::Lang,
+    ) -> Vec<TagGroup> {
         let mut groups: BTreeMap<String, Vec<TermCount>> = BTreeMap::new();
         for t in self.tags(None, 2000) {
             let (group, text) = match dict.lookup(&t.text) {
-                Some(e) => (e.category.to_owned(), e.text_in(lang).unwrap_or(&t.text).to_owned()),
+                Some(e) => (
+                    e.category.to_owned(),
+                    e.text_in(lang).unwrap_or(&t.text).to_owned(),
+                ),
                 None => ("other".to_owned(), t.text.clone()),
             };
-            groups.entry(group).or_default().push(TermCount { text, count: t.count });
+            groups.entry(group).or_default().push(TermCount {
+                text,
+                count: t.count,
+            });
         }
-        groups.into_iter().map(|(group, tags)| TagGroup { group, tags }).collect()
+        groups
+            .into_iter()
+            .map(|(group, tags)| TagGroup { group, tags })
+            .collect()
     }
 }
 

@@ -40,10 +40,46 @@ pub struct Done {
 }
 
 const TAGS: &[&str] = &[
-    "landscape", "portrait", "cat", "dog", "city", "night", "forest", "ocean", "mountain", "anime",
-    "fantasy", "sci-fi", "cyberpunk", "watercolor", "oil painting", "sketch", "flowers", "winter",
-    "summer", "sunset", "space", "robot", "dragon", "castle", "street", "rain", "neon", "minimal",
-    "abstract", "retro", "風景", "猫", "夜景", "花", "海", "山", "城市", "少女", "机器人", "星空",
+    "landscape",
+    "portrait",
+    "cat",
+    "dog",
+    "city",
+    "night",
+    "forest",
+    "ocean",
+    "mountain",
+    "anime",
+    "fantasy",
+    "sci-fi",
+    "cyberpunk",
+    "watercolor",
+    "oil painting",
+    "sketch",
+    "flowers",
+    "winter",
+    "summer",
+    "sunset",
+    "space",
+    "robot",
+    "dragon",
+    "castle",
+    "street",
+    "rain",
+    "neon",
+    "minimal",
+    "abstract",
+    "retro",
+    "風景",
+    "猫",
+    "夜景",
+    "花",
+    "海",
+    "山",
+    "城市",
+    "少女",
+    "机器人",
+    "星空",
 ];
 const COVERS: usize = 12;
 const BATCH: usize = 256;
@@ -52,9 +88,9 @@ fn cover_png(i: usize) -> anyhow::Result<Vec<u8>> {
     let hue = (i as f32) / (COVERS as f32);
     let img = image::RgbImage::from_fn(192, 256, |x, y| {
         let t = (x + y) as f32 / 448.0;
-        let r = (255.0 * (0.5 + 0.5 * (6.28 * (hue + t)).sin())) as u8;
-        let g = (255.0 * (0.5 + 0.5 * (6.28 * (hue + t + 0.33)).sin())) as u8;
-        let b = (255.0 * (0.5 + 0.5 * (6.28 * (hue + t + 0.66)).sin())) as u8;
+        let r = (255.0 * (0.5 + 0.5 * (std::f32::consts::TAU * (hue + t)).sin())) as u8;
+        let g = (255.0 * (0.5 + 0.5 * (std::f32::consts::TAU * (hue + t + 0.33)).sin())) as u8;
+        let b = (255.0 * (0.5 + 0.5 * (std::f32::consts::TAU * (hue + t + 0.66)).sin())) as u8;
         image::Rgb([r, g, b])
     });
     let mut out = IoCursor::new(Vec::new());
@@ -80,19 +116,25 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let hash = crate::accounts::hash_password(secret)
         .await
-        .map_err(|e| anyhow::anyhow!("{}", e.msg))
+        .map_err(|e| anyhow::anyhow!("{e}"))
         .context("hashing the seed accounts' password")?;
     let mut covers = Vec::new();
     for i in 0..COVERS {
         let key = format!("seed/cover-{i}.png");
         let k = ObjectKey::parse(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
-        objects.put(&k, cover_png(i)?, "image/png").await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        objects
+            .put(&k, cover_png(i)?, "image/png")
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         covers.push(crate::tasks::row::file_url(&key));
     }
     let now = now_millis();
     let accounts: Vec<AccountRow> = (0..plan.accounts.max(1))
         .map(|i| AccountRow {
-            id: format!("seed{i:06}{}", &uuid::Uuid::now_v7().simple().to_string()[..8]),
+            id: format!(
+                "seed{i:06}{}",
+                &uuid::Uuid::now_v7().simple().to_string()[..8]
+            ),
             email: format!("seed-{i}@seed.easel.invalid"),
             name: format!("Seed creator {i}"),
             password_hash: hash.clone(),
@@ -103,12 +145,19 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             payment: Default::default(),
         })
         .collect();
-    let emails: Table<crate::accounts::EmailClaim> = Table::new(store.clone(), &infra::store::tables::ACCOUNT_BY_EMAIL);
+    let emails: Table<crate::accounts::EmailClaim> =
+        Table::new(store.clone(), &infra::store::tables::ACCOUNT_BY_EMAIL);
     for chunk in accounts.chunks(BATCH) {
         try_join_all(chunk.iter().map(|a| async {
             t.accounts.put(&Key::of(&a.id), &Key::empty(), a).await?;
             emails
-                .put(&Key::of(&a.email), &Key::empty(), &crate::accounts::EmailClaim { account_id: a.id.clone() })
+                .put(
+                    &Key::of(&a.email),
+                    &Key::empty(),
+                    &crate::accounts::EmailClaim {
+                        account_id: a.id.clone(),
+                    },
+                )
                 .await
         }))
         .await?;
@@ -117,7 +166,9 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
     let mut follows = Vec::new();
     for a in &accounts {
         for _ in 0..rng.random_range(0..=5usize) {
-            let b = &accounts[rng.random_range(0..accounts.len())];
+            let Some(b) = accounts.get(rng.random_range(0..accounts.len())) else {
+                continue;
+            };
             if b.id != a.id {
                 follows.push((a.id.clone(), b.id.clone()));
             }
@@ -129,8 +180,12 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
         try_join_all(chunk.iter().map(|(a, b)| async {
             t.follows.put(&Key::of(a), &Key::of(b), &now).await?;
             t.followers.put(&Key::of(b), &Key::of(a), &now).await?;
-            t.account_counts.add(&Key::of(b), &Key::of(count::FOLLOWERS), 1).await?;
-            t.account_counts.add(&Key::of(a), &Key::of(count::FOLLOWING), 1).await
+            t.account_counts
+                .add(&Key::of(b), &Key::of(count::FOLLOWERS), 1)
+                .await?;
+            t.account_counts
+                .add(&Key::of(a), &Key::of(count::FOLLOWING), 1)
+                .await
         }))
         .await?;
     }
@@ -140,26 +195,44 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
         let n = BATCH.min(plan.works - made);
         let mut batch = Vec::with_capacity(n);
         for i in made..made + n {
-            let author = &accounts[rng.random_range(0..accounts.len())];
-            let kind = if rng.random_range(0..100) < 92 { PostKind::Picture } else { PostKind::Article };
+            let Some(author) = accounts.get(rng.random_range(0..accounts.len())) else {
+                continue;
+            };
+            let kind = if rng.random_range(0..100) < 92 {
+                PostKind::Picture
+            } else {
+                PostKind::Article
+            };
             let visibility = match rng.random_range(0..100) {
                 0..=94 => Visibility::Public,
                 95..=97 => Visibility::Followers,
                 _ => Visibility::Private,
             };
             let ntags = rng.random_range(1..=4usize);
-            let mut tags: Vec<String> = (0..ntags).map(|_| TAGS[rng.random_range(0..TAGS.len())].to_owned()).collect();
+            let mut tags: Vec<String> = (0..ntags)
+                .filter_map(|_| {
+                    TAGS.get(rng.random_range(0..TAGS.len()))
+                        .map(|t| (*t).to_owned())
+                })
+                .collect();
             tags.sort();
             tags.dedup();
             let at = now - rng.random_range(0..span);
-            let id = format!("{:013x}{}", at, &uuid::Uuid::now_v7().simple().to_string()[12..]);
+            let id = format!(
+                "{:013x}{}",
+                at,
+                &uuid::Uuid::now_v7().simple().to_string()[12..]
+            );
             let row = WorkRow {
                 id,
                 author: author.id.clone(),
                 kind,
                 title: format!("Seed work {i}"),
                 body: if kind == PostKind::Article {
-                    format!("# Seed article {i}\n\nA synthetic article about *{}*.", tags.join(", "))
+                    format!(
+                        "# Seed article {i}\n\nA synthetic article about *{}*.",
+                        tags.join(", ")
+                    )
                 } else {
                     format!("A synthetic picture about {}.", tags.join(", "))
                 },
@@ -167,7 +240,11 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
                 visibility,
                 nsfw: rng.random_range(0..100) < 3,
                 hide_params: false,
-                images: vec![WorkImage { url: covers[i % COVERS].clone(), width: 192, height: 256 }],
+                images: vec![WorkImage {
+                    url: covers.get(i % COVERS).cloned().unwrap_or_default(),
+                    width: 192,
+                    height: 256,
+                }],
                 video_url: None,
                 task_ids: Vec::new(),
                 params: Vec::new(),
@@ -186,12 +263,24 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             let t = &t;
             async move {
                 t.works.put(&Key::of(&w.id), &Key::empty(), w).await?;
-                t.by_author.put(&Key::of(&w.author), &Key::empty().i64(w.create_at).str(&w.id), &()).await?;
-                t.all.put(&Key::empty().u64(bucket_of(&w.id)), &Key::of(&w.id), &()).await?;
-                t.account_counts.add(&Key::of(&w.author), &Key::of(count::WORKS), 1).await?;
+                t.by_author
+                    .put(
+                        &Key::of(&w.author),
+                        &Key::empty().i64(w.create_at).str(&w.id),
+                        &(),
+                    )
+                    .await?;
+                t.all
+                    .put(&Key::empty().u64(bucket_of(&w.id)), &Key::of(&w.id), &())
+                    .await?;
+                t.account_counts
+                    .add(&Key::of(&w.author), &Key::of(count::WORKS), 1)
+                    .await?;
                 for (name, n) in counts {
                     if *n > 0 {
-                        t.work_counts.add(&Key::of(&w.id), &Key::of(name), *n).await?;
+                        t.work_counts
+                            .add(&Key::of(&w.id), &Key::of(name), *n)
+                            .await?;
                     }
                 }
                 Ok::<(), infra::store::StoreError>(())

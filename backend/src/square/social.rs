@@ -30,7 +30,13 @@ pub enum Reaction {
 
 impl SquareService {
     /// `artwork/like`, `collect` (`on`) and their `-cancel` (`!on`).
-    pub async fn react(&self, who: &AccountRow, id: &str, kind: Reaction, on: bool) -> Result<ReactionAnswer, ApiError> {
+    pub async fn react(
+        &self,
+        who: &AccountRow,
+        id: &str,
+        kind: Reaction,
+        on: bool,
+    ) -> Result<ReactionAnswer, ApiError> {
         let name = match kind {
             Reaction::Like => "likes",
             Reaction::Collect => "collects",
@@ -40,37 +46,53 @@ impl SquareService {
         let t = &self.inner.t;
         let (rows, mine, mine_by_time, counter) = match kind {
             Reaction::Like => (&t.work_likes, &t.liked, &t.liked_by_time, count::LIKES),
-            Reaction::Collect => (&t.work_collects, &t.collected, &t.collected_by_time, count::COLLECTS),
+            Reaction::Collect => (
+                &t.work_collects,
+                &t.collected,
+                &t.collected_by_time,
+                count::COLLECTS,
+            ),
         };
         let (pk, ck) = (Key::of(id), Key::of(&who.id));
         if on {
             let now = now_millis();
             if rows.insert_if_absent(&pk, &ck, &now).await?.is_ok() {
-                let (a, b) = tokio::join!(
-                    mine.put(&Key::of(&who.id), &Key::of(id), &now),
-                    mine_by_time.put(&Key::of(&who.id), &Key::empty().i64(now).str(id), &()),
-                );
+                let (me, work, at) = (Key::of(&who.id), Key::of(id), Key::empty().i64(now).str(id));
+                let (a, b) =
+                    tokio::join!(mine.put(&me, &work, &now), mine_by_time.put(&me, &at, &()));
                 a?;
                 b?;
                 self.bump(id, counter, 1).await?;
                 if kind == Reaction::Like {
-                    self.bump_account(&w.author, count::LIKES_RECEIVED, 1).await?;
+                    self.bump_account(&w.author, count::LIKES_RECEIVED, 1)
+                        .await?;
                 }
-                let nk = if kind == Reaction::Like { NotificationKind::Like } else { NotificationKind::Collect };
-                self.notify(&w.author, &who.id, nk, Some((id, protocol::square::ObjType::POST)), &w.title).await;
+                let nk = if kind == Reaction::Like {
+                    NotificationKind::Like
+                } else {
+                    NotificationKind::Collect
+                };
+                self.notify(
+                    &w.author,
+                    &who.id,
+                    nk,
+                    Some((id, protocol::square::ObjType::POST)),
+                    &w.title,
+                )
+                .await;
                 self.announce(Some(id), None).await;
             }
         } else if let Some(at) = rows.get(&pk, &ck).await? {
             if rows.compare_and_set(&pk, &ck, &at, None).await?.is_ok() {
-                let (a, b) = tokio::join!(
-                    mine.delete(&Key::of(&who.id), &Key::of(id)),
-                    mine_by_time.delete(&Key::of(&who.id), &Key::empty().i64(at).str(id)),
-                );
+                let (me, work, when) =
+                    (Key::of(&who.id), Key::of(id), Key::empty().i64(at).str(id));
+                let (a, b) = tokio::join!(mine.delete(&me, &work), mine_by_time.delete(&me, &when));
                 a?;
                 b?;
                 self.bump(id, counter, -1).await?;
                 if kind == Reaction::Like {
-                    self.bump_account(&w.author, count::LIKES_RECEIVED, -1).await?;
+                    self.bump_account(&w.author, count::LIKES_RECEIVED, -1)
+                        .await?;
                 }
                 self.announce(Some(id), None).await;
             }
@@ -101,7 +123,12 @@ impl SquareService {
     }
 
     /// `account/follow` (`on`) and `account/follow-cancel`.
-    pub async fn follow(&self, who: &AccountRow, whom: &str, on: bool) -> Result<FollowAnswer, ApiError> {
+    pub async fn follow(
+        &self,
+        who: &AccountRow,
+        whom: &str,
+        on: bool,
+    ) -> Result<FollowAnswer, ApiError> {
         if who.id == whom {
             return Err(ErrorCode::FollowSelf.into());
         }
@@ -115,7 +142,8 @@ impl SquareService {
                 t.followers.put(&b, &a, &now).await?;
                 self.bump_account(whom, count::FOLLOWERS, 1).await?;
                 self.bump_account(&who.id, count::FOLLOWING, 1).await?;
-                self.notify(whom, &who.id, NotificationKind::Follow, None, "").await;
+                self.notify(whom, &who.id, NotificationKind::Follow, None, "")
+                    .await;
             }
         } else if let Some(at) = t.follows.get(&a, &b).await? {
             if t.follows.compare_and_set(&a, &b, &at, None).await?.is_ok() {
@@ -141,10 +169,19 @@ impl SquareService {
         n: usize,
     ) -> Result<AccountPage, ApiError> {
         self.account(account).await?;
-        let table = if followers { &self.inner.t.followers } else { &self.inner.t.follows };
+        let table = if followers {
+            &self.inner.t.followers
+        } else {
+            &self.inner.t.follows
+        };
         let after = match Cursor::parse(cursor)? {
             Some(Cursor::Time { id, .. }) => Some(Key::of(&id)),
-            Some(_) => return Err(ApiError::with_msg(ErrorCode::InvalidParams, "the cursor is not valid")),
+            Some(_) => {
+                return Err(ApiError::with_msg(
+                    ErrorCode::InvalidParams,
+                    "the cursor is not valid",
+                ))
+            }
             None => None,
         };
         let mut range = ScanRange::all(n as u32 + 1);
@@ -152,17 +189,30 @@ impl SquareService {
             range.from = Bound::Excluded(k);
         }
         let page = table.scan(&Key::of(account), &range).await?;
-        let mut ids: Vec<String> = page.rows.iter().filter_map(|(k, _)| k.reader().str()).collect();
+        let mut ids: Vec<String> = page
+            .rows
+            .iter()
+            .filter_map(|(k, _)| k.reader().str())
+            .collect();
         let more = ids.len() > n;
         ids.truncate(n);
         let mut items = Vec::with_capacity(ids.len());
         for id in &ids {
-            let Ok(a) = self.account(id).await else { continue };
+            let Ok(a) = self.account(id).await else {
+                continue;
+            };
             items.push(self.account_card(viewer, &a).await?);
         }
         Ok(AccountPage {
             next_cursor: if more {
-                ids.last().map(|id| Cursor::Time { anchor: 0, ms: 0, id: id.clone() }.encode())
+                ids.last().map(|id| {
+                    Cursor::Time {
+                        anchor: 0,
+                        ms: 0,
+                        id: id.clone(),
+                    }
+                    .encode()
+                })
             } else {
                 None
             },
@@ -170,8 +220,17 @@ impl SquareService {
         })
     }
 
-    pub(crate) async fn account_card(&self, viewer: Option<&str>, a: &AccountRow) -> Result<AccountCard, ApiError> {
-        let prof = self.inner.t.profiles.get(&Key::of(&a.id), &Key::empty()).await?;
+    pub(crate) async fn account_card(
+        &self,
+        viewer: Option<&str>,
+        a: &AccountRow,
+    ) -> Result<AccountCard, ApiError> {
+        let prof = self
+            .inner
+            .t
+            .profiles
+            .get(&Key::of(&a.id), &Key::empty())
+            .await?;
         Ok(AccountCard {
             id: a.id.clone(),
             name: a.name.clone(),
@@ -185,7 +244,13 @@ impl SquareService {
     /// `account/profile`.
     pub async fn profile(&self, viewer: Option<&str>, id: &str) -> Result<Profile, ApiError> {
         let a = self.account(id).await?;
-        let p = self.inner.t.profiles.get(&Key::of(id), &Key::empty()).await?.unwrap_or_default();
+        let p = self
+            .inner
+            .t
+            .profiles
+            .get(&Key::of(id), &Key::empty())
+            .await?
+            .unwrap_or_default();
         Ok(Profile {
             id: a.id.clone(),
             name: a.name.clone(),
@@ -203,7 +268,11 @@ impl SquareService {
     }
 
     /// `account/profile/edit`: name, bio, avatar, the NSFW preference.
-    pub async fn edit_profile(&self, who: &AccountRow, e: ProfileEdit) -> Result<Profile, ApiError> {
+    pub async fn edit_profile(
+        &self,
+        who: &AccountRow,
+        e: ProfileEdit,
+    ) -> Result<Profile, ApiError> {
         if let Some(name) = &e.name {
             let name = protocol::account::DisplayName::parse(name)
                 .map_err(|_| ApiError::new(ErrorCode::NameInvalid))?;
@@ -211,7 +280,9 @@ impl SquareService {
             self.inner
                 .t
                 .accounts
-                .update(&Key::of(&who.id), &Key::empty(), None, |a| a.name = name.clone())
+                .update(&Key::of(&who.id), &Key::empty(), None, |a| {
+                    a.name = name.clone()
+                })
                 .await?;
         }
         let bio = match &e.bio {
@@ -220,7 +291,7 @@ impl SquareService {
         };
         let avatar = match e.avatar.as_deref().map(str::trim) {
             Some("") => Some(None),
-            Some(u) => Some(Some(self.own_file_url(u).await?)),
+            Some(u) => Some(Some(self.own_file(u).await?)),
             None => None,
         };
         let pk = Key::of(&who.id);
@@ -237,14 +308,32 @@ impl SquareService {
         }
         match current {
             Some(c) => {
-                let applied = self.inner.t.profiles.compare_and_set(&pk, &Key::empty(), &c, Some(&next)).await?;
+                let applied = self
+                    .inner
+                    .t
+                    .profiles
+                    .compare_and_set(&pk, &Key::empty(), &c, Some(&next))
+                    .await?;
                 if applied.is_err() {
-                    return Err(ApiError::with_msg(ErrorCode::Conflict, "the profile changed meanwhile; try again"));
+                    return Err(ApiError::with_msg(
+                        ErrorCode::Conflict,
+                        "the profile changed meanwhile; try again",
+                    ));
                 }
             }
             None => {
-                if self.inner.t.profiles.insert_if_absent(&pk, &Key::empty(), &next).await?.is_err() {
-                    return Err(ApiError::with_msg(ErrorCode::Conflict, "the profile changed meanwhile; try again"));
+                if self
+                    .inner
+                    .t
+                    .profiles
+                    .insert_if_absent(&pk, &Key::empty(), &next)
+                    .await?
+                    .is_err()
+                {
+                    return Err(ApiError::with_msg(
+                        ErrorCode::Conflict,
+                        "the profile changed meanwhile; try again",
+                    ));
                 }
             }
         }
@@ -288,12 +377,19 @@ impl SquareService {
         let mut last = None;
         let mut paging = None;
         loop {
-            let page = table.scan(&Key::of(account), &range.clone().after(paging)).await?;
+            let page = table
+                .scan(&Key::of(account), &range.clone().after(paging))
+                .await?;
             for (k, ()) in &page.rows {
                 let mut r = k.reader();
-                let (Some(ms), Some(id)) = (r.i64(), r.str()) else { continue };
+                let (Some(ms), Some(id)) = (r.i64(), r.str()) else {
+                    continue;
+                };
                 if out.len() == n {
-                    return Ok((out, last.map(|(ms, id)| Cursor::Time { anchor: 0, ms, id }.encode())));
+                    return Ok((
+                        out,
+                        last.map(|(ms, id)| Cursor::Time { anchor: 0, ms, id }.encode()),
+                    ));
                 }
                 last = Some((ms, id.clone()));
                 out.extend(self.existing(vec![id]));
@@ -303,17 +399,6 @@ impl SquareService {
                 None => return Ok((out, None)),
             }
         }
-    }
-
-    /// An uploaded picture of this server (avatars).
-    async fn own_file_url(&self, url: &str) -> Result<String, ApiError> {
-        let bad = || ApiError::with_msg(ErrorCode::UploadError, "the picture was not uploaded here; please upload it again");
-        let key = crate::tasks::object_key_of_url(url).ok_or_else(bad)?;
-        let k = crate::error::object_key(&key)?;
-        if !self.inner.objects.exists(&k).await.map_err(ApiError::internal)? {
-            return Err(bad());
-        }
-        Ok(crate::tasks::row::file_url(&key))
     }
 }
 
@@ -326,9 +411,16 @@ impl SquareService {
     pub async fn creators(&self, viewer: Option<&str>, n: usize) -> Result<AccountPage, ApiError> {
         self.ready().await;
         let ids: Vec<String> = {
-            let ix = self.inner.index.read().map_err(|_| ApiError::internal("feed index poisoned"))?;
+            let ix = self
+                .inner
+                .index
+                .read()
+                .map_err(|_| ApiError::internal("feed index poisoned"))?;
             let Some(snap) = ix.newest_snapshot() else {
-                return Ok(AccountPage { items: Vec::new(), next_cursor: None });
+                return Ok(AccountPage {
+                    items: Vec::new(),
+                    next_cursor: None,
+                });
             };
             let mut score: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
             for (id, hot) in &snap.ranked {
@@ -342,10 +434,15 @@ impl SquareService {
         };
         let mut items = Vec::new();
         for id in ids {
-            let Ok(a) = self.account(&id).await else { continue };
+            let Ok(a) = self.account(&id).await else {
+                continue;
+            };
             items.push(self.account_card(viewer, &a).await?);
         }
-        Ok(AccountPage { items, next_cursor: None })
+        Ok(AccountPage {
+            items,
+            next_cursor: None,
+        })
     }
 
     /// `account/img-use/history`: newest first.
@@ -361,13 +458,31 @@ impl SquareService {
 
     /// `account/img-use/history/add`: a picture of this server the account
     /// reused; the same picture again moves to the top.
-    pub async fn img_use_add(&self, who: &str, url: &str, work: Option<&str>) -> Result<(), ApiError> {
-        let url = self.own_file_url(url).await?;
+    pub async fn img_use_add(
+        &self,
+        who: &str,
+        url: &str,
+        work: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let url = self.own_file(url).await?;
         self.img_use_del(who, &url).await?;
         let now = now_millis();
-        let row = super::row::ImgUseRow { url: url.clone(), work_id: work.map(str::to_owned), create_at: now };
-        self.inner.t.img_use.put(&Key::of(who), &Key::empty().i64(now).str(&url), &row).await?;
-        let all = self.inner.t.img_use.scan(&Key::of(who), &ScanRange::all(200).desc()).await?;
+        let row = super::row::ImgUseRow {
+            url: url.clone(),
+            work_id: work.map(str::to_owned),
+            create_at: now,
+        };
+        self.inner
+            .t
+            .img_use
+            .put(&Key::of(who), &Key::empty().i64(now).str(&url), &row)
+            .await?;
+        let all = self
+            .inner
+            .t
+            .img_use
+            .scan(&Key::of(who), &ScanRange::all(200).desc())
+            .await?;
         for (k, _) in all.rows.into_iter().skip(IMG_USE_LEN) {
             self.inner.t.img_use.delete(&Key::of(who), &k).await?;
         }
@@ -376,7 +491,12 @@ impl SquareService {
 
     /// `account/img-use/history/del`.
     pub async fn img_use_del(&self, who: &str, url: &str) -> Result<(), ApiError> {
-        let page = self.inner.t.img_use.scan(&Key::of(who), &ScanRange::all(200)).await?;
+        let page = self
+            .inner
+            .t
+            .img_use
+            .scan(&Key::of(who), &ScanRange::all(200))
+            .await?;
         let key = crate::tasks::object_key_of_url(url);
         for (k, r) in page.rows {
             if crate::tasks::object_key_of_url(&r.url) == key {
@@ -395,5 +515,43 @@ impl SquareService {
         self.announce(None, Some(id)).await;
         self.search_upsert_account(id).await;
         Ok(())
+    }
+}
+
+impl SquareService {
+    /// Recounts a work's likes and collects from their rows and mends the
+    /// counters (a crash between a row and its counter leaves a count one
+    /// off); answers the corrections made. Operators call it
+    /// (`admin/square/recount`).
+    pub async fn recount(&self, id: &str) -> Result<serde_json::Value, ApiError> {
+        let t = &self.inner.t;
+        let mut fixed = serde_json::Map::new();
+        for (rows, name) in [
+            (&t.work_likes, count::LIKES),
+            (&t.work_collects, count::COLLECTS),
+        ] {
+            let mut n = 0i64;
+            let mut paging = None;
+            loop {
+                let page = rows
+                    .scan(&Key::of(id), &ScanRange::all(1000).after(paging))
+                    .await?;
+                n += page.rows.len() as i64;
+                match page.paging {
+                    Some(p) => paging = Some(p),
+                    None => break,
+                }
+            }
+            let stored = t.work_counts.get(&Key::of(id), &Key::of(name)).await?;
+            if stored != n {
+                self.bump(id, name, n - stored).await?;
+            }
+            fixed.insert(
+                name.to_owned(),
+                serde_json::json!({ "was": stored, "now": n }),
+            );
+        }
+        self.announce(Some(id), None).await;
+        Ok(serde_json::Value::Object(fixed))
     }
 }

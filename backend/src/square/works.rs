@@ -19,7 +19,6 @@ use protocol::square::{ObjType, PostKind, Visibility, WorkDetail};
 use protocol::task::TaskStatus;
 use protocol::ErrorCode;
 
-use super::index::Entry;
 use super::row::WorkRow;
 use super::{bucket_of, count, markdown, SquareService};
 use crate::accounts::{now_millis, AccountRow};
@@ -44,7 +43,13 @@ struct Texts {
     tags: Vec<String>,
 }
 
-fn texts(title: &str, body: &str, body_max: usize, body_field: &'static str, tags: &[String]) -> Result<Texts, ApiError> {
+fn texts(
+    title: &str,
+    body: &str,
+    body_max: usize,
+    body_field: &'static str,
+    tags: &[String],
+) -> Result<Texts, ApiError> {
     Ok(Texts {
         title: check_title(title)?,
         body: check_body(body_field, body, body_max)?,
@@ -65,7 +70,11 @@ fn params_of(t: &TaskRow) -> GenParams {
         cfg_scale: f64::from(t.job.cfg_scale),
         sampler: t.job.sampler.clone(),
         action: t.action.code().into(),
-        engine: t.engine.as_ref().map(|e| e.label.clone()).unwrap_or_default(),
+        engine: t
+            .engine
+            .as_ref()
+            .map(|e| e.label.clone())
+            .unwrap_or_default(),
         neural: t.engine.as_ref().is_some_and(|e| e.neural),
     }
 }
@@ -83,17 +92,34 @@ fn title_from_prompt(prompt: &str) -> String {
 impl SquareService {
     /// `post/content/check`: the limits every publish applies.
     pub fn content_check(&self, r: &ContentCheckRequest) -> Result<(), ApiError> {
-        texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        texts(
+            &r.title,
+            &r.description,
+            MAX_DESCRIPTION_CHARS,
+            "description",
+            &r.tags,
+        )?;
         check_body("content", &r.content, MAX_ARTICLE_CHARS)?;
         Ok(())
     }
 
     /// An uploaded file of this server that exists (`/files/...`).
-    async fn own_file(&self, url: &str) -> Result<String, ApiError> {
-        let bad = || ApiError::with_msg(ErrorCode::UploadError, "the file was not uploaded here; please upload it again");
+    pub(crate) async fn own_file(&self, url: &str) -> Result<String, ApiError> {
+        let bad = || {
+            ApiError::with_msg(
+                ErrorCode::UploadError,
+                "the file was not uploaded here; please upload it again",
+            )
+        };
         let key = object_key_of_url(url).ok_or_else(bad)?;
         let k = crate::error::object_key(&key)?;
-        if !self.inner.objects.exists(&k).await.map_err(ApiError::internal)? {
+        if !self
+            .inner
+            .objects
+            .exists(&k)
+            .await
+            .map_err(ApiError::internal)?
+        {
             return Err(bad());
         }
         Ok(file_url(&key))
@@ -111,7 +137,9 @@ impl SquareService {
             return Err(ErrorCode::NotFound.into());
         }
         if t.status != TaskStatus::Success || t.outputs.is_empty() {
-            return Err(not_publishable("only a finished task with results can be published"));
+            return Err(not_publishable(
+                "only a finished task with results can be published",
+            ));
         }
         Ok(t)
     }
@@ -120,7 +148,13 @@ impl SquareService {
     /// (a crash between claim and write) is taken over.
     async fn claim(&self, task: TaskRow, work: &str) -> Result<TaskRow, ApiError> {
         let stale = match task.published.last() {
-            Some(w) => self.inner.t.works.get(&Key::of(w), &Key::empty()).await?.is_none(),
+            Some(w) => self
+                .inner
+                .t
+                .works
+                .get(&Key::of(w), &Key::empty())
+                .await?
+                .is_none(),
             None => true,
         };
         if !stale {
@@ -149,7 +183,9 @@ impl SquareService {
             .inner
             .t
             .tasks
-            .update(&Key::of(task), &Key::empty(), None, |r| r.published.retain(|w| w != work))
+            .update(&Key::of(task), &Key::empty(), None, |r| {
+                r.published.retain(|w| w != work)
+            })
             .await;
         if let Err(e) = r {
             tracing::warn!(task, error = %e, "square: could not release a task claim");
@@ -157,18 +193,36 @@ impl SquareService {
     }
 
     /// `post/portfolio/add_v2`: finished tasks' outputs as a picture post.
-    pub async fn publish_picture(&self, who: &AccountRow, r: PublishPictureRequest) -> Result<String, ApiError> {
+    pub async fn publish_picture(
+        &self,
+        who: &AccountRow,
+        r: PublishPictureRequest,
+    ) -> Result<String, ApiError> {
         self.inner.limits.check(&who.id, "publishes")?;
         let mut ids: Vec<String> = Vec::new();
-        for id in r.task_ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        for id in r
+            .task_ids
+            .iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+        {
             if !ids.iter().any(|i| i == id) {
                 ids.push(id.to_owned());
             }
         }
         if ids.is_empty() || ids.len() > MAX_TASKS_PER_POST {
-            return Err(ApiError::with_msg(ErrorCode::InvalidParams, format!("a post has 1 to {MAX_TASKS_PER_POST} tasks")));
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                format!("a post has 1 to {MAX_TASKS_PER_POST} tasks"),
+            ));
         }
-        let tx = texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        let tx = texts(
+            &r.title,
+            &r.description,
+            MAX_DESCRIPTION_CHARS,
+            "description",
+            &r.tags,
+        )?;
         let mut tasks = Vec::new();
         for id in &ids {
             tasks.push(self.task_for_publish(&who.id, id).await?);
@@ -177,13 +231,23 @@ impl SquareService {
         for t in &tasks {
             for o in t.outputs.iter().filter(|o| o.mime.starts_with("image/")) {
                 let url = file_url(&o.key);
-                if r.images.is_empty() || r.images.iter().any(|u| object_key_of_url(u).as_deref() == Some(o.key.as_str())) {
-                    images.push(WorkImage { url, width: o.width, height: o.height });
+                if r.images.is_empty()
+                    || r.images
+                        .iter()
+                        .any(|u| object_key_of_url(u).as_deref() == Some(o.key.as_str()))
+                {
+                    images.push(WorkImage {
+                        url,
+                        width: o.width,
+                        height: o.height,
+                    });
                 }
             }
         }
         if images.is_empty() {
-            return Err(not_publishable("none of the chosen pictures belong to these tasks"));
+            return Err(not_publishable(
+                "none of the chosen pictures belong to these tasks",
+            ));
         }
         images.truncate(MAX_IMAGES_PER_POST);
         let work_id = uuid::Uuid::now_v7().simple().to_string();
@@ -201,7 +265,10 @@ impl SquareService {
         }
         let now = now_millis();
         let title = if tx.title.is_empty() {
-            tasks.first().map(|t| title_from_prompt(&t.job.prompt)).unwrap_or_default()
+            tasks
+                .first()
+                .map(|t| title_from_prompt(&t.job.prompt))
+                .unwrap_or_default()
         } else {
             tx.title
         };
@@ -227,14 +294,25 @@ impl SquareService {
     }
 
     /// `post/article/add`.
-    pub async fn publish_article(&self, who: &AccountRow, r: PublishArticleRequest) -> Result<String, ApiError> {
+    pub async fn publish_article(
+        &self,
+        who: &AccountRow,
+        r: PublishArticleRequest,
+    ) -> Result<String, ApiError> {
         self.inner.limits.check(&who.id, "publishes")?;
         let tx = texts(&r.title, &r.content, MAX_ARTICLE_CHARS, "content", &r.tags)?;
         if tx.title.is_empty() || tx.body.is_empty() {
-            return Err(ApiError::with_msg(ErrorCode::WorkTextInvalid, "an article needs a title and a text"));
+            return Err(ApiError::with_msg(
+                ErrorCode::WorkTextInvalid,
+                "an article needs a title and a text",
+            ));
         }
         let images = match r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
-            Some(c) => vec![WorkImage { url: self.own_file(c).await?, width: 0, height: 0 }],
+            Some(c) => vec![WorkImage {
+                url: self.own_file(c).await?,
+                width: 0,
+                height: 0,
+            }],
             None => Vec::new(),
         };
         let now = now_millis();
@@ -261,9 +339,19 @@ impl SquareService {
     }
 
     /// `post/video/add`: a finished task's video, or an uploaded one.
-    pub async fn publish_video(&self, who: &AccountRow, r: PublishVideoRequest) -> Result<String, ApiError> {
+    pub async fn publish_video(
+        &self,
+        who: &AccountRow,
+        r: PublishVideoRequest,
+    ) -> Result<String, ApiError> {
         self.inner.limits.check(&who.id, "publishes")?;
-        let tx = texts(&r.title, &r.description, MAX_DESCRIPTION_CHARS, "description", &r.tags)?;
+        let tx = texts(
+            &r.title,
+            &r.description,
+            MAX_DESCRIPTION_CHARS,
+            "description",
+            &r.tags,
+        )?;
         let work_id = uuid::Uuid::now_v7().simple().to_string();
         let (video, mut images, task) = match (r.task_id.as_deref(), r.video_url.as_deref()) {
             (Some(t), None) => {
@@ -278,7 +366,11 @@ impl SquareService {
                     .iter()
                     .filter(|o| o.mime.starts_with("image/"))
                     .take(1)
-                    .map(|o| WorkImage { url: file_url(&o.key), width: o.width, height: o.height })
+                    .map(|o| WorkImage {
+                        url: file_url(&o.key),
+                        width: o.width,
+                        height: o.height,
+                    })
                     .collect();
                 (file_url(&v.key), poster, Some(t))
             }
@@ -286,14 +378,26 @@ impl SquareService {
                 let url = self.own_file(u).await?;
                 let ext = url.rsplit('.').next().unwrap_or_default().to_lowercase();
                 if !["mp4", "webm", "mov", "m4v", "mkv", "ogg"].contains(&ext.as_str()) {
-                    return Err(ApiError::with_msg(ErrorCode::InvalidParams, "a video post takes an MP4, WebM, MOV, M4V, MKV or OGG file"));
+                    return Err(ApiError::with_msg(
+                        ErrorCode::InvalidParams,
+                        "a video post takes an MP4, WebM, MOV, M4V, MKV or OGG file",
+                    ));
                 }
                 (url, Vec::new(), None)
             }
-            _ => return Err(ApiError::with_msg(ErrorCode::InvalidParams, "give either task_id or video_url")),
+            _ => {
+                return Err(ApiError::with_msg(
+                    ErrorCode::InvalidParams,
+                    "give either task_id or video_url",
+                ))
+            }
         };
         if let Some(c) = r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
-            images = vec![WorkImage { url: self.own_file(c).await?, width: 0, height: 0 }];
+            images = vec![WorkImage {
+                url: self.own_file(c).await?,
+                width: 0,
+                height: 0,
+            }];
         }
         if let Some(t) = task.clone() {
             self.claim(t, &work_id).await?;
@@ -325,10 +429,17 @@ impl SquareService {
         let t = &self.inner.t;
         let id = row.id.clone();
         let author = row.author.clone();
+        let (wk, ak, at, bk, e) = (
+            Key::of(&id),
+            Key::of(&author),
+            Key::empty().i64(row.create_at).str(&id),
+            Key::empty().u64(bucket_of(&id)),
+            Key::empty(),
+        );
         let (a, b, c) = tokio::join!(
-            t.works.put(&Key::of(&id), &Key::empty(), &row),
-            t.by_author.put(&Key::of(&author), &Key::empty().i64(row.create_at).str(&id), &()),
-            t.all.put(&Key::empty().u64(bucket_of(&id)), &Key::of(&id), &()),
+            t.works.put(&wk, &e, &row),
+            t.by_author.put(&ak, &at, &()),
+            t.all.put(&bk, &wk, &()),
         );
         a?;
         b?;
@@ -340,14 +451,7 @@ impl SquareService {
     }
 
     async fn index_work(&self, row: &WorkRow) -> Result<(), ApiError> {
-        let counts = self.counts(&row.id).await?;
-        let need_author = self.inner.index.read().map(|ix| !ix.has_author(&row.author)).unwrap_or(true);
-        if need_author {
-            self.reload_author(&row.author).await?;
-        }
-        if let Ok(mut ix) = self.inner.index.write() {
-            ix.upsert(Entry::from_row(row, counts));
-        }
+        self.put_in_index(row).await?;
         self.search_upsert_work(row).await;
         self.search_upsert_tags(&row.tags);
         Ok(())
@@ -371,13 +475,32 @@ impl SquareService {
     /// `portfolio/edit`, `post/article/edit`, `post/video/edit`.
     pub async fn edit(&self, who: &AccountRow, r: EditWorkRequest) -> Result<WorkDetail, ApiError> {
         let w = self.own_work(&who.id, &r.id).await?;
-        let body_max = if w.kind == PostKind::Article { MAX_ARTICLE_CHARS } else { MAX_DESCRIPTION_CHARS };
-        let body_in = if w.kind == PostKind::Article { r.content.as_deref() } else { r.description.as_deref() };
+        let body_max = if w.kind == PostKind::Article {
+            MAX_ARTICLE_CHARS
+        } else {
+            MAX_DESCRIPTION_CHARS
+        };
+        let body_in = if w.kind == PostKind::Article {
+            r.content.as_deref()
+        } else {
+            r.description.as_deref()
+        };
         let title = r.title.as_deref().map(check_title).transpose()?;
-        let field = if w.kind == PostKind::Article { "content" } else { "description" };
-        let body = body_in.map(|b| check_body(field, b, body_max)).transpose()?;
-        if w.kind == PostKind::Article && (title.as_deref() == Some("") || body.as_deref() == Some("")) {
-            return Err(ApiError::with_msg(ErrorCode::WorkTextInvalid, "an article needs a title and a text"));
+        let field = if w.kind == PostKind::Article {
+            "content"
+        } else {
+            "description"
+        };
+        let body = body_in
+            .map(|b| check_body(field, b, body_max))
+            .transpose()?;
+        if w.kind == PostKind::Article
+            && (title.as_deref() == Some("") || body.as_deref() == Some(""))
+        {
+            return Err(ApiError::with_msg(
+                ErrorCode::WorkTextInvalid,
+                "an article needs a title and a text",
+            ));
         }
         let tags = r.tags.as_deref().map(normalise_tags).transpose()?;
         let cover = match r.cover.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -409,7 +532,11 @@ impl SquareService {
                     x.hide_params = h;
                 }
                 if let Some(c) = &cover {
-                    x.images = vec![WorkImage { url: c.clone(), width: 0, height: 0 }];
+                    x.images = vec![WorkImage {
+                        url: c.clone(),
+                        width: 0,
+                        height: 0,
+                    }];
                 }
                 x.update_at = now;
             })
@@ -421,8 +548,21 @@ impl SquareService {
     }
 
     /// `artwork/visibility`.
-    pub async fn set_visibility(&self, who: &AccountRow, id: &str, v: Visibility) -> Result<WorkDetail, ApiError> {
-        self.edit(who, EditWorkRequest { id: id.to_owned(), visibility: Some(v), ..Default::default() }).await
+    pub async fn set_visibility(
+        &self,
+        who: &AccountRow,
+        id: &str,
+        v: Visibility,
+    ) -> Result<WorkDetail, ApiError> {
+        self.edit(
+            who,
+            EditWorkRequest {
+                id: id.to_owned(),
+                visibility: Some(v),
+                ..Default::default()
+            },
+        )
+        .await
     }
 
     /// `artwork/delete`: the author's work goes from every list, feed and
@@ -435,10 +575,13 @@ impl SquareService {
     pub(crate) async fn remove_work(&self, w: &WorkRow) -> Result<(), ApiError> {
         let t = &self.inner.t;
         t.works.delete(&Key::of(&w.id), &Key::empty()).await?;
-        let (a, b) = tokio::join!(
-            t.by_author.delete(&Key::of(&w.author), &Key::empty().i64(w.create_at).str(&w.id)),
-            t.all.delete(&Key::empty().u64(bucket_of(&w.id)), &Key::of(&w.id)),
+        let (ak, at, bk, wk) = (
+            Key::of(&w.author),
+            Key::empty().i64(w.create_at).str(&w.id),
+            Key::empty().u64(bucket_of(&w.id)),
+            Key::of(&w.id),
         );
+        let (a, b) = tokio::join!(t.by_author.delete(&ak, &at), t.all.delete(&bk, &wk));
         a?;
         b?;
         for task in &w.task_ids {
@@ -465,12 +608,27 @@ impl SquareService {
         self.detail_of(viewer, w, false).await
     }
 
-    pub(crate) async fn detail_of(&self, viewer: Option<&str>, w: WorkRow, _: bool) -> Result<WorkDetail, ApiError> {
+    pub(crate) async fn detail_of(
+        &self,
+        viewer: Option<&str>,
+        w: WorkRow,
+        _: bool,
+    ) -> Result<WorkDetail, ApiError> {
         let counts = self.counts(&w.id).await?;
         let (liked, collected) = match viewer {
             Some(v) => (
-                self.inner.t.liked.get(&Key::of(v), &Key::of(&w.id)).await?.is_some(),
-                self.inner.t.collected.get(&Key::of(v), &Key::of(&w.id)).await?.is_some(),
+                self.inner
+                    .t
+                    .liked
+                    .get(&Key::of(v), &Key::of(&w.id))
+                    .await?
+                    .is_some(),
+                self.inner
+                    .t
+                    .collected
+                    .get(&Key::of(v), &Key::of(&w.id))
+                    .await?
+                    .is_some(),
             ),
             None => (false, false),
         };
@@ -478,7 +636,11 @@ impl SquareService {
         let author = self.card_author(&w.author).await;
         let own = viewer == Some(w.author.as_str());
         let (content, content_html, description) = if w.kind == PostKind::Article {
-            (own.then(|| w.body.clone()), Some(markdown::render(&w.body)), String::new())
+            (
+                own.then(|| w.body.clone()),
+                Some(markdown::render(&w.body)),
+                String::new(),
+            )
         } else {
             (None, None, w.body.clone())
         };
@@ -496,7 +658,11 @@ impl SquareService {
             video_url: w.video_url,
             content,
             content_html,
-            params: if w.hide_params && !own { Vec::new() } else { w.params },
+            params: if w.hide_params && !own {
+                Vec::new()
+            } else {
+                w.params
+            },
             hide_params: w.hide_params,
             task_ids: if own { w.task_ids } else { Vec::new() },
             likes: counts.likes.max(0),
@@ -513,8 +679,12 @@ impl SquareService {
 
     /// Work ids of `ids` that still exist, for lists read from the Store.
     pub(crate) fn existing(&self, ids: Vec<String>) -> Vec<Arc<str>> {
-        let Ok(ix) = self.inner.index.read() else { return Vec::new() };
-        ids.into_iter().filter_map(|id| ix.get(&id).map(|e| e.id.clone())).collect()
+        let Ok(ix) = self.inner.index.read() else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .filter_map(|id| ix.get(&id).map(|e| e.id.clone()))
+            .collect()
     }
 }
 

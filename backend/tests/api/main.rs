@@ -13,6 +13,7 @@ mod channels;
 mod character_extras;
 mod characters;
 mod chat;
+mod comments;
 mod helpers;
 mod polish;
 mod prompts;

@@ -133,6 +133,28 @@ pub const SEARCH_COUNTS: TableDef = TableDef {
 pub const SEARCH_TERMS: TableDef = regular("search_terms");
 /// pk (account id) · ck (ms, url) → `ImgUseRow`. Pictures an account reused ("generate the same", img-use history).
 pub const IMG_USE: TableDef = regular("img_use");
+/// pk (comment id) · ck () → `CommentRow`. A comment or a reply: its object, author, text, thread.
+pub const COMMENTS: TableDef = regular("comments");
+/// pk (obj_type, obj_id) · ck (create_at ms, comment id) → `()`. An object's top-level comments by time (`new` order, read newest first).
+pub const COMMENTS_BY_TARGET: TableDef = regular("comments_by_target");
+/// pk (top-level comment id) · ck (create_at ms, reply id) → `()`. A comment's replies, oldest first.
+pub const COMMENT_REPLIES: TableDef = regular("comment_replies");
+/// pk (comment id) · ck (account id) → `i64` (liked at ms). Who likes a comment; insert-if-absent makes a double like count once.
+pub const COMMENT_LIKERS: TableDef = regular("comment_likers");
+/// pk (comment id) · ck ("likes" | "replies") → counter. A comment's like and reply counts.
+pub const COMMENT_COUNTS: TableDef = TableDef {
+    name: "comment_counts",
+    kind: TableKind::Counter,
+};
+/// pk (obj_type, obj_id) · ck ("total") → counter. Comments and replies on an object.
+pub const COMMENT_TARGET_COUNTS: TableDef = TableDef {
+    name: "comment_target_counts",
+    kind: TableKind::Counter,
+};
+/// pk (snapshot id) · ck () → `TopSnapshotRow`. The frozen order of one `top` listing, so its pages neither repeat nor skip while likes move; kept an hour.
+pub const COMMENT_TOP_SNAPSHOTS: TableDef = regular("comment_top_snapshots");
+/// pk (bucket, always 0) · ck (create_at ms, snapshot id) → `()`. Snapshots by age, for pruning the expired ones.
+pub const COMMENT_TOP_SNAPSHOTS_BY_TIME: TableDef = regular("comment_top_snapshots_by_time");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -197,6 +219,14 @@ pub const ALL: &[TableDef] = &[
     SEARCH_COUNTS,
     SEARCH_TERMS,
     IMG_USE,
+    COMMENTS,
+    COMMENTS_BY_TARGET,
+    COMMENT_REPLIES,
+    COMMENT_LIKERS,
+    COMMENT_COUNTS,
+    COMMENT_TARGET_COUNTS,
+    COMMENT_TOP_SNAPSHOTS,
+    COMMENT_TOP_SNAPSHOTS_BY_TIME,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];

@@ -64,6 +64,10 @@ pub struct CommentView {
     pub like_count: i64,
     pub liked: bool,
     pub parent_id: Option<String>,
+    /// Who a reply answers when it was written under another reply (the
+    /// thread stays one level deep: `parent_id` is the top-level comment).
+    #[serde(default)]
+    pub reply_to: Option<CardAuthor>,
     /// Replies under a top-level comment.
     pub reply_count: i64,
     /// The first replies, oldest first (top-level comments in lists only).
@@ -87,4 +91,25 @@ pub struct CommentRef {
     pub id: String,
     #[serde(default)]
     pub cancel: bool,
+}
+
+/// One entry of `comment2/emoji/list`: a gemoji shortcode (without colons) and its emoji.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmojiItem {
+    pub shortcode: String,
+    pub emoji: String,
+}
+
+/// `comment2/emoji/list`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmojiList {
+    pub items: Vec<EmojiItem>,
+}
+
+/// `comment2/like` answers the comment's count after the call and whether the caller likes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommentLikeAnswer {
+    pub id: String,
+    pub liked: bool,
+    pub like_count: i64,
 }

@@ -81,7 +81,11 @@ fn lenient_order<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OrderBy>, D::
             "hot" => Some(OrderBy::Hot),
             "new" | "latest" => Some(OrderBy::New),
             "recently" | "recent" => Some(OrderBy::Recently),
-            other => return Err(serde::de::Error::custom(format!("unknown order_by {other}"))),
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown order_by {other}"
+                )))
+            }
         },
         Some(serde_json::Value::Null) | None => None,
         Some(_) => return Err(serde::de::Error::custom("order_by is a string")),
@@ -96,7 +100,11 @@ fn lenient_time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TimeType>, D::
             "day" => Some(TimeType::Day),
             "week" => Some(TimeType::Week),
             "month" => Some(TimeType::Month),
-            other => return Err(serde::de::Error::custom(format!("unknown time_type {other}"))),
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown time_type {other}"
+                )))
+            }
         },
         Some(serde_json::Value::Number(n)) => match n.as_i64() {
             Some(0) => Some(TimeType::All),
@@ -212,7 +220,10 @@ mod tests {
         assert_eq!(r.output_types, vec!["picture"]);
         assert_eq!(r.base_models, vec!["sdxl"]);
         let r: FeedRequest = serde_json::from_str("{}").unwrap();
-        assert_eq!((r.order(), r.time(), r.size()), (OrderBy::Recommend, TimeType::All, 20));
+        assert_eq!(
+            (r.order(), r.time(), r.size()),
+            (OrderBy::Recommend, TimeType::All, 20)
+        );
         assert!(serde_json::from_str::<FeedRequest>(r#"{"order_by":"sideways"}"#).is_err());
         assert!(serde_json::from_str::<FeedRequest>(r#"{"time_type":"year"}"#).is_err());
         let r: FeedRequest = serde_json::from_str(r#"{"page_size":0}"#).unwrap();

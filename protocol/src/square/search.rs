@@ -85,7 +85,10 @@ mod tests {
     fn keywords() {
         assert_eq!(clean_keyword("  red   cat \n"), Some("red cat".into()));
         assert_eq!(clean_keyword("   "), None);
-        assert_eq!(clean_keyword(&"a".repeat(500)).unwrap().len(), MAX_KEYWORD_CHARS);
+        assert_eq!(
+            clean_keyword(&"a".repeat(500)).unwrap().len(),
+            MAX_KEYWORD_CHARS
+        );
         assert_eq!(clean_keyword("猫\u{7}"), Some("猫".into()));
     }
 }

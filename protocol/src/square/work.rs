@@ -303,7 +303,9 @@ pub fn check_body(field: &'static str, text: &str, max: usize) -> Result<String,
             format!("the {field} has at most {max} characters"),
         ));
     }
-    if t.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+    if t.chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
+    {
         return Err(problem(
             field,
             ErrorCode::WorkTextInvalid,
@@ -373,13 +375,19 @@ mod tests {
         ] {
             assert_eq!(check_title(input).ok().as_deref(), ok, "{input:?}");
         }
-        assert_eq!(check_title(&"x".repeat(101)).unwrap_err().key, ErrorCode::WorkTitleTooLong);
+        assert_eq!(
+            check_title(&"x".repeat(101)).unwrap_err().key,
+            ErrorCode::WorkTitleTooLong
+        );
     }
 
     #[test]
     fn bodies_keep_newlines_and_refuse_control_characters() {
         assert_eq!(check_body("description", " a\nb\t ", 10).unwrap(), "a\nb");
-        assert_eq!(check_body("description", "a\u{0}b", 10).unwrap_err().key, ErrorCode::WorkTextInvalid);
+        assert_eq!(
+            check_body("description", "a\u{0}b", 10).unwrap_err().key,
+            ErrorCode::WorkTextInvalid
+        );
         let e = check_body("content", &"y".repeat(11), 10).unwrap_err();
         assert_eq!((e.field, e.key), ("content", ErrorCode::WorkTextTooLong));
     }
@@ -387,20 +395,38 @@ mod tests {
     #[test]
     fn tags() {
         let t = |v: &[&str]| normalise_tags(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(t(&["#Cat", " cat ", "sea  side", "", "  "]).unwrap(), vec!["Cat", "sea side"]);
-        assert_eq!(t(&["风景", "landscape"]).unwrap(), vec!["风景", "landscape"]);
+        assert_eq!(
+            t(&["#Cat", " cat ", "sea  side", "", "  "]).unwrap(),
+            vec!["Cat", "sea side"]
+        );
+        assert_eq!(
+            t(&["风景", "landscape"]).unwrap(),
+            vec!["风景", "landscape"]
+        );
         assert_eq!(t(&["<script>"]).unwrap_err().key, ErrorCode::WorkTagInvalid);
-        assert_eq!(t(&[&"a".repeat(31)]).unwrap_err().key, ErrorCode::WorkTagInvalid);
+        assert_eq!(
+            t(&[&"a".repeat(31)]).unwrap_err().key,
+            ErrorCode::WorkTagInvalid
+        );
         let many: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
-        assert_eq!(normalise_tags(&many).unwrap_err().key, ErrorCode::WorkTooManyTags);
+        assert_eq!(
+            normalise_tags(&many).unwrap_err().key,
+            ErrorCode::WorkTooManyTags
+        );
         let dupes: Vec<String> = (0..20).map(|_| "same".to_string()).collect();
         assert_eq!(normalise_tags(&dupes).unwrap(), vec!["same"]);
     }
 
     #[test]
     fn kinds_and_visibility_on_the_wire() {
-        assert_eq!(serde_json::to_string(&Visibility::Followers).unwrap(), "\"followers\"");
-        assert_eq!(serde_json::to_string(&PostKind::Article).unwrap(), "\"article\"");
+        assert_eq!(
+            serde_json::to_string(&Visibility::Followers).unwrap(),
+            "\"followers\""
+        );
+        assert_eq!(
+            serde_json::to_string(&PostKind::Article).unwrap(),
+            "\"article\""
+        );
         assert_eq!(PostKind::Video.code(), 3);
         let r: PublishPictureRequest = serde_json::from_str(r#"{"task_ids":["t"]}"#).unwrap();
         assert_eq!(r.visibility, Visibility::Public);

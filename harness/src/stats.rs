@@ -6,7 +6,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::HarnessError;
+use crate::HarnessError;
 
 /// The largest latency tracked: one hour, in microseconds.
 const HIGHEST_MICROS: u64 = 3_600_000_000;

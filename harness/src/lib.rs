@@ -2,11 +2,15 @@
 //! server only through the reference client (`protocol::client`), on a
 //! fixed timetable measured from intended send times, and reports one set
 //! of figures as a human table and, with `--json`, one JSON object.
+//!
+//! Its own crate, which knows nothing of the server's code: the `easel`
+//! binary only parses [`HarnessArgs`] and calls [`run`].
 
 mod channel;
 mod chat;
 mod creates;
 pub mod delivery;
+pub mod feed;
 pub mod pacing;
 pub mod procfs;
 mod progress;
@@ -57,6 +61,10 @@ pub enum Scenario {
     Chat,
     /// idle + progress + channel at once, with the server's memory sampled.
     Soak,
+    /// Feed pages read on a timetable (--rate, default 1,000/s) while
+    /// likes, comments and publishes go on (--write-rate, default 200/s),
+    /// on a square filled beforehand (`easel seed-square`). Easel only.
+    Feed,
 }
 
 /// What the target speaks.
@@ -92,7 +100,8 @@ pub struct HarnessArgs {
     /// Heartbeats per second per session (idle, default 1), creates per
     /// second (create, default 50; progress, default 10), messages per
     /// second (channel, default 100; soak's channel part, default 20),
-    /// chat/starts per second over all sessions (chat, default chats / 5).
+    /// chat/starts per second over all sessions (chat, default chats / 5),
+    /// page reads per second (feed, default 1000).
     #[arg(long)]
     pub rate: Option<f64>,
     /// Signed-up users that create tasks (create, progress).
@@ -156,6 +165,40 @@ pub struct HarnessArgs {
     /// Easel; default one per member, as in a real channel).
     #[arg(long)]
     pub member_accounts: Option<u64>,
+    /// Writes per second: likes (or their undo), comments and publishes (feed).
+    #[arg(long, default_value_t = 200.0)]
+    pub write_rate: f64,
+    /// The writes' mix as weights likes,comments,publishes (feed).
+    #[arg(long, default_value_t = feed::WriteMix::default())]
+    pub write_mix: feed::WriteMix,
+    /// Accounts signed up for the run; reads and writes are spread over
+    /// them, and so are the publish tasks (feed).
+    #[arg(long, default_value_t = 100)]
+    pub accounts: u64,
+    /// Authors each account follows in set-up, so its "follows" feed has
+    /// pages (feed).
+    #[arg(long, default_value_t = 10)]
+    pub follows: u64,
+    /// Percentage of reads that read the next page of a page read before,
+    /// from its next_cursor (feed).
+    #[arg(long, default_value_t = 25.0)]
+    pub next_page_pct: f64,
+    /// The deepest page followed (feed; 1 = first pages only).
+    #[arg(long, default_value_t = 5)]
+    pub max_pages: u32,
+    /// Cards per page asked for (feed).
+    #[arg(long, default_value_t = 20)]
+    pub page_size: u32,
+    /// Finished tasks made in set-up for the publishes (feed; default: the
+    /// mix's share of the window's writes plus a tenth).
+    #[arg(long)]
+    pub publish_tasks: Option<u64>,
+    /// The feed calls read, in rotation (feed).
+    #[arg(long, value_delimiter = ',', default_values_t = feed::DEFAULT_FEED_PATHS.map(String::from))]
+    pub feed_paths: Vec<String>,
+    /// The orders read, in rotation: recommend, follows, hot, new (feed).
+    #[arg(long, value_delimiter = ',', default_values_t = feed::plan_orders())]
+    pub orders: Vec<String>,
     /// The server's pid, for its memory (found from the port when local).
     #[arg(long)]
     pub server_pid: Option<u32>,
@@ -175,6 +218,8 @@ impl HarnessArgs {
             Scenario::Chat => self.chats.max(1) as f64 / 5.0,
             // The channel part's messages per second.
             Scenario::Soak => 20.0,
+            // Page reads per second.
+            Scenario::Feed => 1000.0,
         })
     }
 }
@@ -228,7 +273,11 @@ pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
             "--duration-secs must be positive".into(),
         ));
     }
-    let hard = Duration::from_secs_f64(args.duration_secs) * 2 + Duration::from_secs(120);
+    let mut hard = Duration::from_secs_f64(args.duration_secs) * 2 + Duration::from_secs(120);
+    if args.scenario == Scenario::Feed {
+        // Set-up waits for the publish tasks to finish.
+        hard += feed::TASK_WAIT;
+    }
     let fut = async {
         match args.scenario {
             Scenario::Idle => scenarios::idle(args, args.rate()).await,
@@ -237,6 +286,7 @@ pub async fn run(args: &HarnessArgs) -> Result<Report, HarnessError> {
             Scenario::Channel => channel::channel(args, args.rate()).await,
             Scenario::Chat => chat::chat(args, args.rate()).await,
             Scenario::Soak => soak::soak(args, args.rate()).await,
+            Scenario::Feed => feed::feed(args, args.rate()).await,
         }
     };
     tokio::time::timeout(hard, fut)

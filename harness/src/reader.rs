@@ -19,7 +19,7 @@ use tokio::sync::watch;
 
 /// What the per-frame closure wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Flow {
+pub(crate) enum Flow {
     Continue,
     /// Stop reading (the collector has gone).
     Stop,
@@ -27,41 +27,41 @@ pub(super) enum Flow {
 
 /// When a frame arrived.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Receipt {
-    pub(super) at: Instant,
+pub(crate) struct Receipt {
+    pub(crate) at: Instant,
     /// The frame's emission (`ts`, stamped by the server's publisher) to
     /// this receipt, on the wall clock: driver and server share the
     /// machine's clock. `None` for a frame without `ts` (a baseline's).
-    pub(super) since_emit: Option<Duration>,
+    pub(crate) since_emit: Option<Duration>,
 }
 
 /// Emission to receipt: `wall_us` (the receipt, µs since the Unix epoch)
 /// minus the frame's `ts`; zero when the receipt reads earlier (clock steps).
-pub(super) fn since_emit(ts: Option<u64>, wall_us: u64) -> Option<Duration> {
+pub(crate) fn since_emit(ts: Option<u64>, wall_us: u64) -> Option<Duration> {
     ts.map(|t| Duration::from_micros(wall_us.saturating_sub(t)))
 }
 
 /// When socket `i` of `n` heartbeats first, after one full interval: the
 /// sockets' beats are spread evenly over `every` instead of all falling on
 /// the same tick.
-pub(super) fn heartbeat_offset(i: usize, n: usize, every: Duration) -> Duration {
+pub(crate) fn heartbeat_offset(i: usize, n: usize, every: Duration) -> Duration {
     let n = n.max(1);
     every + every.mul_f64((i % n) as f64 / n as f64)
 }
 
 /// How a reader heartbeats: socket `index` of `of`, every `every`.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Beat {
-    pub(super) index: usize,
-    pub(super) of: usize,
-    pub(super) every: Duration,
+pub(crate) struct Beat {
+    pub(crate) index: usize,
+    pub(crate) of: usize,
+    pub(crate) every: Duration,
 }
 
 /// Reads `sock` until `stop` changes, the socket closes or fails, or
 /// `on_frame` says [`Flow::Stop`]; heartbeats per `beat` meanwhile (the
 /// acks reach `on_frame` like any frame); closes the socket at the end.
 /// Both clocks are read as soon as a frame is decoded.
-pub(super) async fn read_frames<F>(
+pub(crate) async fn read_frames<F>(
     mut sock: Socket,
     beat: Beat,
     mut stop: watch::Receiver<bool>,

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::pacing::memory_growth_pct;
-use super::procfs;
-use super::scenarios::{counts, Target};
-use super::{channel, progress, scenarios, HarnessArgs, HarnessError, Report, Scenario};
+use crate::pacing::memory_growth_pct;
+use crate::procfs;
+use crate::scenarios::{counts, Target};
+use crate::{channel, progress, scenarios, HarnessArgs, HarnessError, Report, Scenario};
 
 /// The share of the soak, at the end, in which no new task is created, so
 /// the last tasks can finish inside the window (at most this many seconds).
@@ -76,7 +76,7 @@ fn count(r: &Report, key: &str) -> u64 {
     r.counts.get(key).copied().unwrap_or(0)
 }
 
-pub(super) async fn soak(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn soak(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     let dur = args.duration_secs;
     let task_rate = args.task_rate;
     if !(task_rate.is_finite() && task_rate > 0.0) {

@@ -12,20 +12,20 @@ use protocol::frame::{Codec, Frame, FrameType};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::creates::{create_on_timetable, CreateAnswer, CreatePlan, CreateTally, Outcome};
-use super::procfs;
-use super::stats::Latencies;
-use super::timetable::{SendLog, Timetable};
-use super::{HarnessArgs, HarnessError, Protocol, Report};
+use crate::creates::{create_on_timetable, CreateAnswer, CreatePlan, CreateTally, Outcome};
+use crate::procfs;
+use crate::stats::Latencies;
+use crate::timetable::{SendLog, Timetable};
+use crate::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// Sockets being opened at once.
-pub(super) const CONNECT_PARALLEL: usize = 64;
+pub(crate) const CONNECT_PARALLEL: usize = 64;
 /// Creates in flight at once; beyond it the sender waits (and runs late).
-pub(super) const MAX_IN_FLIGHT: usize = 512;
+pub(crate) const MAX_IN_FLIGHT: usize = 512;
 /// Upper bound on the sends of one run.
-pub(super) const MAX_SENDS: u64 = 2_000_000;
+pub(crate) const MAX_SENDS: u64 = 2_000_000;
 /// How long an ack or an answer may take before it counts as lost.
-pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How far ahead of the first heartbeat the idle sessions' tasks start.
 const HOLD_LEAD: Duration = Duration::from_millis(100);
 /// The token every idle socket uses against a baseline (`--protocol bare`).
@@ -34,8 +34,8 @@ const PASSWORD: &str = "Harness-pass-9431";
 
 /// Where the target is: its REST client, socket URL, port, and the source
 /// addresses to spread sockets over (127.0.0.2..=9 when it is on 127.0.0.1).
-pub(super) struct Target {
-    pub(super) rest: RestClient,
+pub(crate) struct Target {
+    pub(crate) rest: RestClient,
     ws_url: String,
     port: u16,
     sources: Vec<IpAddr>,
@@ -43,7 +43,7 @@ pub(super) struct Target {
 }
 
 impl Target {
-    pub(super) fn parse(url: &str, protocol: Protocol) -> Result<Target, HarnessError> {
+    pub(crate) fn parse(url: &str, protocol: Protocol) -> Result<Target, HarnessError> {
         let u = reqwest::Url::parse(url)
             .map_err(|e| HarnessError::Setup(format!("--target {url}: {e}")))?;
         let port = u
@@ -67,7 +67,7 @@ impl Target {
         })
     }
 
-    pub(super) fn protocol(&self) -> Protocol {
+    pub(crate) fn protocol(&self) -> Protocol {
         self.protocol
     }
 
@@ -76,21 +76,21 @@ impl Target {
     }
 
     /// Opens socket number `i`, from its source address when there are some.
-    pub(super) async fn connect(&self, i: usize) -> Result<Socket, ClientError> {
+    pub(crate) async fn connect(&self, i: usize) -> Result<Socket, ClientError> {
         match self.sources.get(i % self.sources.len().max(1)) {
             Some(src) => Socket::connect_from(&self.ws_url, Codec::Json, *src).await,
             None => Socket::connect(&self.ws_url, Codec::Json).await,
         }
     }
 
-    pub(super) async fn sign_up(&self, label: &str) -> Result<RestClient, HarnessError> {
+    pub(crate) async fn sign_up(&self, label: &str) -> Result<RestClient, HarnessError> {
         let email = format!("harness-{}@example.com", uuid::Uuid::now_v7().simple());
         let login = self.rest.sign_up(&email, PASSWORD, label).await?;
         Ok(self.rest.with_token(login.token))
     }
 
     /// The server's pid: given, or found from the port when it is local.
-    pub(super) fn server_pid(&self, given: Option<u32>) -> Option<u32> {
+    pub(crate) fn server_pid(&self, given: Option<u32>) -> Option<u32> {
         given.or_else(|| {
             self.is_local()
                 .then(|| procfs::listening_pid(self.port))
@@ -102,7 +102,7 @@ impl Target {
 /// Authenticates a socket with frame 7 and waits for the confirming
 /// heartbeat. Easel's confirmation carries `{account_id, stream, seq}`; a
 /// baseline answers a bare `{"type":4}`.
-pub(super) async fn authenticate(
+pub(crate) async fn authenticate(
     sock: &mut Socket,
     token: &str,
     protocol: Protocol,
@@ -120,15 +120,15 @@ pub(super) async fn authenticate(
 
 /// The driver runtime's worker threads: with the driver pinned to one
 /// core, more than one means threads taking turns on it.
-pub(super) fn driver_workers() -> usize {
+pub(crate) fn driver_workers() -> usize {
     tokio::runtime::Handle::current().metrics().num_workers()
 }
 
-pub(super) fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+pub(crate) fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
 }
 
-pub(super) fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
@@ -190,7 +190,7 @@ async fn hold(mut sock: Socket, tt: Timetable, end: Instant, beats: SharedBeats)
     (log, timeouts)
 }
 
-pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     let target = Target::parse(&args.target, args.protocol)?;
     let token = match args.protocol {
         Protocol::Easel => target
@@ -317,7 +317,7 @@ pub(super) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
 }
 
 /// A small text-to-image body on the first checkpoint the server offers.
-pub(super) async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessError> {
+pub(crate) async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value, HarnessError> {
     let config: Value = rest
         .post("/api/v1/task/v2/config/model", &json!({}))
         .await?;
@@ -336,7 +336,7 @@ pub(super) async fn task_body(rest: &RestClient) -> Result<impl Fn(u64) -> Value
     })
 }
 
-pub(super) async fn sign_up_users(
+pub(crate) async fn sign_up_users(
     target: &Target,
     n: u64,
 ) -> Result<Vec<RestClient>, HarnessError> {
@@ -347,7 +347,7 @@ pub(super) async fn sign_up_users(
     Ok(users)
 }
 
-pub(super) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     if args.protocol != Protocol::Easel {
         return Err(HarnessError::Setup(
             "create drives Easel's task API: it needs --protocol easel".into(),

@@ -19,21 +19,21 @@ use protocol::im::{CreateChannelAnswer, SendAnswer};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::delivery::{message_text, parse_message_text, route, Bits, DeliveryLog, DeliveryTotals};
-use super::procfs::CpuWindow;
-use super::reader::{read_frames, Beat, Flow, Receipt};
-use super::scenarios::{
+use crate::delivery::{message_text, parse_message_text, route, Bits, DeliveryLog, DeliveryTotals};
+use crate::procfs::CpuWindow;
+use crate::reader::{read_frames, Beat, Flow, Receipt};
+use crate::scenarios::{
     authenticate, counts, ms, Target, ANSWER_TIMEOUT, CONNECT_PARALLEL, MAX_IN_FLIGHT, MAX_SENDS,
 };
-use super::stats::Latencies;
-use super::timetable::{SendLog, Timetable};
-use super::{HarnessArgs, HarnessError, Protocol, Report};
+use crate::stats::Latencies;
+use crate::timetable::{SendLog, Timetable};
+use crate::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// The frame a baseline socket sends to join a channel (not part of Easel's
 /// protocol, which joins over REST).
 const BARE_JOIN: u16 = 16;
 /// Sign-ups and joins in flight at once during set-up.
-const SETUP_PARALLEL: usize = 8;
+pub(crate) const SETUP_PARALLEL: usize = 8;
 /// How often a member socket heartbeats (Easel closes a silent socket after 45 s).
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
 /// Messages one sender posts per second per channel by default: under
@@ -48,7 +48,7 @@ struct Cast {
     senders: Vec<RestClient>,
 }
 
-pub(super) async fn sign_up_many(
+pub(crate) async fn sign_up_many(
     target: &Target,
     n: u64,
     label: &str,
@@ -218,7 +218,7 @@ async fn read_member(
     }
 }
 
-pub(super) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     let target = Target::parse(&args.target, args.protocol)?;
     let k = args.channels.max(1);
     let m = args.members.max(1);

@@ -20,17 +20,17 @@ use protocol::frame::{Frame, FrameType};
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
 
-use super::creates::{create_on_timetable, user_of, BodyFn, CreateAnswer, CreatePlan, CreateTally};
-use super::pacing::{aligned_delays, effective_interval, median, SeqCheck};
-use super::procfs;
-use super::reader::{read_frames, Beat, Flow, Receipt};
-use super::scenarios::{
+use crate::creates::{create_on_timetable, user_of, BodyFn, CreateAnswer, CreatePlan, CreateTally};
+use crate::pacing::{aligned_delays, effective_interval, median, SeqCheck};
+use crate::procfs;
+use crate::reader::{read_frames, Beat, Flow, Receipt};
+use crate::scenarios::{
     authenticate, counts, ms, sign_up_users, task_body, Target, ANSWER_TIMEOUT,
 };
-use super::stats::Latencies;
-use super::timetable::{SendLog, Timetable};
-use super::tracker::{ProgressCounts, ProgressTracker};
-use super::{HarnessArgs, HarnessError, Protocol, Report};
+use crate::stats::Latencies;
+use crate::timetable::{SendLog, Timetable};
+use crate::tracker::{ProgressCounts, ProgressTracker};
+use crate::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// How often a progress socket heartbeats.
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
@@ -42,11 +42,11 @@ const DRAIN_UNPACED: Duration = Duration::from_secs(60);
 
 /// One progress frame as the harness needs it.
 #[derive(Debug, Clone, serde::Deserialize)]
-pub(super) struct Progress {
-    pub(super) id: String,
-    pub(super) status: u8,
+pub(crate) struct Progress {
+    pub(crate) id: String,
+    pub(crate) status: u8,
     #[serde(default)]
-    pub(super) process: u8,
+    pub(crate) process: u8,
 }
 
 /// A baseline's progress frame: update `progress` of `max`.
@@ -80,15 +80,15 @@ impl Progress {
 /// progress frame for step `k` is due at the job's start + `k × step`.
 /// `steps == 0` stands for a baseline, whose steps are its frame numbers.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct PacerSchedule {
-    pub(super) step: Duration,
-    pub(super) steps: u32,
+pub(crate) struct PacerSchedule {
+    pub(crate) step: Duration,
+    pub(crate) steps: u32,
 }
 
 impl PacerSchedule {
     /// The step a progress percent stands for (`None` for a percent the
     /// pacer never reports).
-    pub(super) fn step_of(&self, percent: u8) -> Option<u64> {
+    pub(crate) fn step_of(&self, percent: u8) -> Option<u64> {
         (1..=self.steps.clamp(1, engines::pacer::MAX_STEPS))
             .find(|k| engines::pacer::step_percent(*k, self.steps) == percent)
             .map(u64::from)
@@ -99,7 +99,7 @@ impl PacerSchedule {
 /// task's paced length (the last accepted task started no earlier) plus
 /// [`DRAIN_SLACK`]; [`DRAIN_UNPACED`] when the length is unknown. At most
 /// the unpaced bound either way.
-pub(super) fn drain_window(pacing: Option<PacerSchedule>, updates: u64) -> Duration {
+pub(crate) fn drain_window(pacing: Option<PacerSchedule>, updates: u64) -> Duration {
     let Some(s) = pacing else {
         return DRAIN_UNPACED;
     };
@@ -115,11 +115,11 @@ pub(super) fn drain_window(pacing: Option<PacerSchedule>, updates: u64) -> Durat
 /// One progress frame received: by which socket, the frame, when, and how
 /// long after the server emitted it (when the frame says).
 #[derive(Debug, Clone)]
-pub(super) struct Received {
-    pub(super) socket: usize,
-    pub(super) progress: Progress,
-    pub(super) at: Instant,
-    pub(super) since_emit: Option<Duration>,
+pub(crate) struct Received {
+    pub(crate) socket: usize,
+    pub(crate) progress: Progress,
+    pub(crate) at: Instant,
+    pub(crate) since_emit: Option<Duration>,
 }
 
 /// Reads one socket until `stop`, forwarding progress frames and checking
@@ -180,7 +180,7 @@ fn fanout_delays(
 /// The progress run's accounting, fed frames and create answers in
 /// whatever order they arrive. Socket `u × per_user + w` is socket `w` of
 /// user `u`; every one of a user's sockets must see all its tasks end.
-pub(super) struct ProgressBook {
+pub(crate) struct ProgressBook {
     trackers: Vec<ProgressTracker>,
     per_user: usize,
     n_users: usize,
@@ -197,18 +197,18 @@ pub(super) struct ProgressBook {
 }
 
 /// What a finished [`ProgressBook`] reports.
-pub(super) struct ProgressFigures {
-    pub(super) tally: CreateTally,
-    pub(super) counts: ProgressCounts,
+pub(crate) struct ProgressFigures {
+    pub(crate) tally: CreateTally,
+    pub(crate) counts: ProgressCounts,
     /// Create's intended time to the final frame on the owner's own socket.
-    pub(super) create_to_final: Latencies,
-    pub(super) fanout: Option<(Latencies, Vec<Duration>)>,
+    pub(crate) create_to_final: Latencies,
+    pub(crate) fanout: Option<(Latencies, Vec<Duration>)>,
     /// Measured fan-out, when the frames carry the server's `ts`.
-    pub(super) emit_to_receipt: Latencies,
+    pub(crate) emit_to_receipt: Latencies,
 }
 
 impl ProgressBook {
-    pub(super) fn new(
+    pub(crate) fn new(
         n_users: usize,
         per_user: usize,
         pacing: Option<PacerSchedule>,
@@ -230,7 +230,7 @@ impl ProgressBook {
         })
     }
 
-    pub(super) fn frame(&mut self, r: Received) {
+    pub(crate) fn frame(&mut self, r: Received) {
         if let Some(d) = r.since_emit {
             self.emit_to_receipt.record(d);
         }
@@ -254,9 +254,9 @@ impl ProgressBook {
 
     /// A create answered: an accepted task becomes ours on every socket of
     /// its user (frames already seen for it count from then on).
-    pub(super) fn answer(&mut self, a: CreateAnswer) {
+    pub(crate) fn answer(&mut self, a: CreateAnswer) {
         self.tally.add(&a.outcome);
-        if let super::creates::Outcome::Accepted(id) = &a.outcome {
+        if let crate::creates::Outcome::Accepted(id) = &a.outcome {
             let u = user_of(a.i, self.n_users);
             for w in 0..self.per_user {
                 if let Some(t) = self.trackers.get_mut(u * self.per_user + w) {
@@ -268,14 +268,14 @@ impl ProgressBook {
     }
 
     /// Every accepted task has ended on every socket of its user.
-    pub(super) fn all_ended(&self) -> bool {
+    pub(crate) fn all_ended(&self) -> bool {
         self.trackers.iter().all(ProgressTracker::all_ended)
     }
 
-    pub(super) fn finish(self) -> Result<ProgressFigures, HarnessError> {
+    pub(crate) fn finish(self) -> Result<ProgressFigures, HarnessError> {
         let mut create_to_final = Latencies::new()?;
         for a in &self.answers {
-            if let super::creates::Outcome::Accepted(id) = &a.outcome {
+            if let crate::creates::Outcome::Accepted(id) = &a.outcome {
                 let owner = user_of(a.i, self.n_users) * self.per_user;
                 if let Some(end) = self.trackers.get(owner).and_then(|t| t.ended_at(id)) {
                     create_to_final.record(end.saturating_duration_since(a.intended));
@@ -344,7 +344,7 @@ async fn creators(target: &Target, args: &HarnessArgs) -> Result<Creators, Harne
     }
 }
 
-pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     let target = Target::parse(&args.target, args.protocol)?;
     let (users, tokens, path, body) = creators(&target, args).await?;
     // A baseline's frames are paced by `--update-rate`; Easel's by the
@@ -507,8 +507,8 @@ pub(super) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
 
 #[cfg(test)]
 mod tests {
-    use super::super::creates::Outcome;
     use super::*;
+    use crate::creates::Outcome;
 
     fn answer(i: u64, at: Instant, outcome: Outcome) -> CreateAnswer {
         CreateAnswer {

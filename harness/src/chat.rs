@@ -38,21 +38,21 @@ use protocol::ErrorCode;
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use super::channel::sign_up_many;
-use super::pacing::{
+use crate::channel::sign_up_many;
+use crate::pacing::{
     aligned_delays, effective_interval, latency_from_intended, median, ReplyCheck, ReplyTrack,
     SeqCheck,
 };
-use super::procfs::CpuWindow;
-use super::reader::{read_frames, Beat, Flow, Receipt};
-use super::scenarios::{counts, ms, Target, ANSWER_TIMEOUT, MAX_IN_FLIGHT, MAX_SENDS};
-use super::stats::Latencies;
-use super::timetable::{SendLog, Timetable};
-use super::{HarnessArgs, HarnessError, Protocol, Report};
+use crate::procfs::CpuWindow;
+use crate::reader::{read_frames, Beat, Flow, Receipt};
+use crate::scenarios::{counts, ms, Target, ANSWER_TIMEOUT, MAX_IN_FLIGHT, MAX_SENDS};
+use crate::stats::Latencies;
+use crate::timetable::{SendLog, Timetable};
+use crate::{HarnessArgs, HarnessError, Protocol, Report};
 
 /// Model calls the harness lets one account make per minute: two thirds of
 /// Easel's fixed-window limit, so window edges never refuse a send.
-const CALLS_PER_ACCOUNT_MINUTE: f64 = crate::chat::MODEL_CALLS_PER_MINUTE as f64 * 2.0 / 3.0;
+const CALLS_PER_ACCOUNT_MINUTE: f64 = protocol::chat::MODEL_CALLS_PER_MINUTE as f64 * 2.0 / 3.0;
 /// How often an account's socket heartbeats.
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
 /// Deltas of the scripted reply before the message's words ("You", " said:").
@@ -235,7 +235,7 @@ async fn set_up(
     Ok((users, sessions))
 }
 
-pub(super) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
+pub(crate) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, HarnessError> {
     if args.protocol != Protocol::Easel {
         return Err(HarnessError::Setup(
             "chat drives Easel's chat API: it needs --protocol easel".into(),

@@ -12,16 +12,16 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::scenarios::{ANSWER_TIMEOUT, MAX_IN_FLIGHT, MAX_SENDS};
-use super::timetable::{SendLog, Timetable};
-use super::HarnessError;
+use crate::scenarios::{ANSWER_TIMEOUT, MAX_IN_FLIGHT, MAX_SENDS};
+use crate::timetable::{SendLog, Timetable};
+use crate::HarnessError;
 
 /// The body of create `i`.
-pub(super) type BodyFn = Arc<dyn Fn(u64) -> Value + Send + Sync>;
+pub(crate) type BodyFn = Arc<dyn Fn(u64) -> Value + Send + Sync>;
 
 /// How one create ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Outcome {
+pub(crate) enum Outcome {
     /// The task's id.
     Accepted(String),
     /// Refused by the per-account create limit (TooManyRequests, HTTP 429).
@@ -38,7 +38,7 @@ pub(super) enum Outcome {
 
 impl Outcome {
     /// The outcome of a create call that answered (or not) in time.
-    pub(super) fn of(
+    pub(crate) fn of(
         res: Result<Result<String, ClientError>, tokio::time::error::Elapsed>,
     ) -> Outcome {
         match res {
@@ -59,33 +59,33 @@ impl Outcome {
 /// users`, see [`user_of`]), its intended send time, how long its answer
 /// took from that time, and the outcome.
 #[derive(Debug, Clone)]
-pub(super) struct CreateAnswer {
-    pub(super) i: u64,
-    pub(super) intended: Instant,
-    pub(super) took: Duration,
-    pub(super) outcome: Outcome,
+pub(crate) struct CreateAnswer {
+    pub(crate) i: u64,
+    pub(crate) intended: Instant,
+    pub(crate) took: Duration,
+    pub(crate) outcome: Outcome,
 }
 
 /// The user that sent create `i`.
-pub(super) fn user_of(i: u64, users: usize) -> usize {
+pub(crate) fn user_of(i: u64, users: usize) -> usize {
     usize::try_from(i).unwrap_or(0) % users.max(1)
 }
 
 /// The creates' outcomes counted, for the report's breakdown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub(super) struct CreateTally {
-    pub(super) accepted: u64,
-    pub(super) rate_limited: u64,
-    pub(super) no_credits: u64,
-    pub(super) refused_other: u64,
-    pub(super) timed_out: u64,
-    pub(super) failed: u64,
+pub(crate) struct CreateTally {
+    pub(crate) accepted: u64,
+    pub(crate) rate_limited: u64,
+    pub(crate) no_credits: u64,
+    pub(crate) refused_other: u64,
+    pub(crate) timed_out: u64,
+    pub(crate) failed: u64,
     /// The API code of the first "other" refusal, to say what it was.
-    pub(super) first_other_code: Option<i32>,
+    pub(crate) first_other_code: Option<i32>,
 }
 
 impl CreateTally {
-    pub(super) fn add(&mut self, o: &Outcome) {
+    pub(crate) fn add(&mut self, o: &Outcome) {
         match o {
             Outcome::Accepted(_) => self.accepted += 1,
             Outcome::RateLimited => self.rate_limited += 1,
@@ -100,17 +100,17 @@ impl CreateTally {
     }
 
     /// Every refusal the API answered.
-    pub(super) fn refused(&self) -> u64 {
+    pub(crate) fn refused(&self) -> u64 {
         self.rate_limited + self.no_credits + self.refused_other
     }
 
     /// Every create that got no API answer.
-    pub(super) fn unanswered(&self) -> u64 {
+    pub(crate) fn unanswered(&self) -> u64 {
         self.timed_out + self.failed
     }
 
     /// The breakdown as report counts.
-    pub(super) fn counts(&self) -> [(&'static str, u64); 7] {
+    pub(crate) fn counts(&self) -> [(&'static str, u64); 7] {
         [
             ("refused", self.refused()),
             ("refused_rate_limited", self.rate_limited),
@@ -127,12 +127,12 @@ impl CreateTally {
 /// none intended at or after `until`, and none sent after `until` either
 /// (a sender held back by [`MAX_IN_FLIGHT`] stops at the deadline instead
 /// of sending its backlog late).
-pub(super) struct CreatePlan {
-    pub(super) path: &'static str,
-    pub(super) body: BodyFn,
-    pub(super) tt: Timetable,
-    pub(super) count: u64,
-    pub(super) until: Instant,
+pub(crate) struct CreatePlan {
+    pub(crate) path: &'static str,
+    pub(crate) body: BodyFn,
+    pub(crate) tt: Timetable,
+    pub(crate) count: u64,
+    pub(crate) until: Instant,
 }
 
 /// Creates tasks per `plan`, round-robin over `users`, sending each
@@ -140,7 +140,7 @@ pub(super) struct CreatePlan {
 /// (each is bounded by [`ANSWER_TIMEOUT`]), the sender's lateness and how
 /// many creates the plan held that were never sent (the deadline came
 /// first).
-pub(super) async fn create_on_timetable(
+pub(crate) async fn create_on_timetable(
     users: Vec<RestClient>,
     plan: CreatePlan,
     answers: mpsc::UnboundedSender<CreateAnswer>,

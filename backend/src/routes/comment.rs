@@ -1,0 +1,96 @@
+//! Comments family (spec 3 §7 Comments): `comment2/create`, `list`, `like`,
+//! `delete`, `add-replies`, `replies-list`, `emoji/list`, and the earlier
+//! `comment/add`, `list`, `add-replies`, `replies-list` calls.
+//!
+//! Visitors (no token) may list comments and the emoji table; writing,
+//! liking and deleting need a logged-in account with a complete profile
+//! (20000 NeedLogin otherwise).
+
+use actix_web::{web, HttpRequest};
+use protocol::character::IdAnswer;
+use protocol::square::comment::{CommentRef, CreateCommentRequest, EmojiItem, ListCommentsRequest};
+use protocol::ErrorCode;
+use serde_json::json;
+
+use crate::auth::{optional_caller, Authed};
+use crate::comments::emoji;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+type State = web::Data<AppState>;
+
+/// Registers the family under `/api/v1`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    for prefix in ["/comment2", "/comment"] {
+        cfg.service(
+            web::scope(prefix)
+                .route("/create", web::post().to(create))
+                .route("/add", web::post().to(create))
+                .route("/add-replies", web::post().to(add_reply))
+                .route("/list", web::post().to(list))
+                .route("/replies-list", web::post().to(replies_list))
+                .route("/like", web::post().to(like))
+                .route("/delete", web::post().to(delete))
+                .route("/emoji/list", web::post().to(emoji_list))
+                .route("/emoji/list", web::get().to(emoji_list)),
+        );
+    }
+}
+
+/// The caller's account id when a token is sent (a bad token is
+/// NeedLogin), `None` for a visitor.
+async fn viewer(req: &HttpRequest, s: &AppState) -> Result<Option<String>, ApiError> {
+    Ok(optional_caller(req, s).await?.map(|c| c.account.id))
+}
+
+pub async fn create(a: Authed, s: State, b: Body<CreateCommentRequest>) -> ApiResult {
+    let id = s.comments.create(&a.0.account.id, &b).await?;
+    Ok(ok(IdAnswer { id }))
+}
+
+/// `add-replies`: a create that must name the comment it answers.
+pub async fn add_reply(a: Authed, s: State, b: Body<CreateCommentRequest>) -> ApiResult {
+    if b.parent_id.as_deref().is_none_or(|p| p.trim().is_empty()) {
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "parent_id is needed",
+        ));
+    }
+    let id = s.comments.create(&a.0.account.id, &b).await?;
+    Ok(ok(IdAnswer { id }))
+}
+
+pub async fn list(req: HttpRequest, s: State, b: Body<ListCommentsRequest>) -> ApiResult {
+    let who = viewer(&req, &s).await?;
+    Ok(ok(s.comments.list(who.as_deref(), &b).await?))
+}
+
+pub async fn replies_list(req: HttpRequest, s: State, b: Body<ListCommentsRequest>) -> ApiResult {
+    let who = viewer(&req, &s).await?;
+    Ok(ok(s.comments.replies_list(who.as_deref(), &b).await?))
+}
+
+pub async fn like(a: Authed, s: State, b: Body<CommentRef>) -> ApiResult {
+    Ok(ok(s
+        .comments
+        .like(&a.0.account.id, &b.id, b.cancel)
+        .await?))
+}
+
+pub async fn delete(a: Authed, s: State, b: Body<CommentRef>) -> ApiResult {
+    s.comments.delete(&a.0.account.id, &b.id).await?;
+    Ok(ok(json!({})))
+}
+
+/// The table as `EmojiList` on the wire, without copying it.
+#[derive(serde::Serialize)]
+struct EmojiTable {
+    items: &'static [EmojiItem],
+}
+
+pub async fn emoji_list() -> ApiResult {
+    Ok(ok(EmojiTable {
+        items: emoji::table(),
+    }))
+}
