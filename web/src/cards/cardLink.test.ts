@@ -51,6 +51,11 @@ describe('cardLink: one test per row of spec 1 §2', () => {
     expect(cardLink({ obj_type: 100, id: 'a b' })).toEqual({ kind: 'path', path: '/user/a%20b' });
   });
 
+  it('a tag card (obj_type 101) goes to the square narrowed to the tag', () => {
+    expect(cardLink({ obj_type: 101, id: 'sea side' })).toEqual({ kind: 'path', path: '/?tag=sea+side' });
+    expect(cardHref({ obj_type: 101, id: 'a&b' }, 'en')).toBe('/en/?tag=a%26b');
+  });
+
   it.each([0, 3, 7, 12, 99])('other obj_type %i goes home', (objType) => {
     expect(cardLink(item(objType, 'x'))).toEqual({ kind: 'path', path: '/' });
     expect(cardLink(item(13, 'x', { sub_obj_type: 9 }))).toEqual({ kind: 'path', path: '/' });

@@ -34,6 +34,8 @@ export const ObjType = {
   Activity: 61,
   /** An account (search results): its profile page. */
   Account: 100,
+  /** A tag (search results; its id is the tag): the square narrowed to it. */
+  Tag: 101,
 } as const;
 
 /** Where a card goes: an in-app path, or an outside address (obj_type 61's handler may give one). */
@@ -98,6 +100,8 @@ export function cardLink(item: ContentCardItem): CardTarget {
       return isArticle(item) ? path(`/articleDetail/${id}`) : path(`/artWorkDetail/${id}`);
     case ObjType.Account:
       return path(`/user/${id}`);
+    case ObjType.Tag:
+      return path(`/?${new URLSearchParams({ tag: String(item.id) }).toString()}`);
     default:
       return HOME;
   }

@@ -49,6 +49,7 @@ export const en_square = {
   'square.card.unlike': 'Unlike',
   'square.card.pictures': '{count} pictures',
   'square.card.account': 'Creator',
+  'square.card.tag': 'Tag',
   'square.nsfw.label': 'Sensitive content',
   'square.nsfw.reveal': 'Show',
   'square.nsfw.optIn': 'Show sensitive works',

@@ -4,7 +4,7 @@ import { useT } from '../i18n/useT';
 import { useErrorText } from '../tavern/useErrorText';
 import { aspectOf, columnCount, layoutGrid, nearBottom, visibleCards } from './layout';
 import type { FeedPage } from './types';
-import { ACCOUNT_OBJ_TYPE } from './types';
+import { ACCOUNT_OBJ_TYPE, TAG_OBJ_TYPE } from './types';
 import type { Card } from './types';
 import { usePaged } from './usePaged';
 import { WorkCard } from './WorkCard';
@@ -18,7 +18,7 @@ export function cardKey(c: Card): string {
 }
 
 function cardAspect(c: Card): number {
-  if (c.obj_type === ACCOUNT_OBJ_TYPE) return 0.6;
+  if (c.obj_type === ACCOUNT_OBJ_TYPE || c.obj_type === TAG_OBJ_TYPE) return 0.6;
   if (c.cover.url === '') return 0.6;
   return aspectOf(c.cover);
 }

@@ -9,7 +9,7 @@ import { useAtomValue, useSetAtom } from '../state/jotai';
 import { setLiked, withReaction } from './actions';
 import { reactionsAtom, revealedAtom, showNsfwAtom } from './atoms';
 import { profilePath } from './route';
-import { ACCOUNT_OBJ_TYPE } from './types';
+import { ACCOUNT_OBJ_TYPE, TAG_OBJ_TYPE } from './types';
 import type { Card } from './types';
 
 /** A count as people read it: 999, 1.2k, 3.4M. */
@@ -83,6 +83,7 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
   const card = withReaction(loaded, useAtomValue(reactionsAtom));
   const [blurred, reveal] = useBlurred(card.id, card.nsfw);
   if (card.obj_type === ACCOUNT_OBJ_TYPE) return <AccountTile card={card} />;
+  if (card.obj_type === TAG_OBJ_TYPE) return <TagTile card={card} />;
   const kind = card.content_sub_type ?? 'picture';
   return (
     <article className="sq-card" data-testid="work-card" data-id={card.id} data-kind={kind}>
@@ -134,6 +135,22 @@ function AccountTile({ card }: { card: Card }) {
         <Avatar name={card.title} url={card.cover.url || null} size={72} />
         <span className="sq-account__name">{card.title}</span>
         <span className="muted">{t('square.card.account')}</span>
+      </CardLink>
+    </article>
+  );
+}
+
+/** A tag in search results (obj_type 101): links to the square narrowed to it. */
+function TagTile({ card }: { card: Card }) {
+  const t = useT();
+  return (
+    <article className="sq-card sq-card--account" data-testid="tag-card" data-id={card.id}>
+      <CardLink item={card} className="sq-account">
+        <span className="sq-tag-tile__mark" aria-hidden="true">
+          #
+        </span>
+        <span className="sq-account__name">#{card.title}</span>
+        <span className="muted">{t('square.card.tag')}</span>
       </CardLink>
     </article>
   );

@@ -4,6 +4,8 @@
 
 /** obj_type of an account card (search results). */
 export const ACCOUNT_OBJ_TYPE = 100;
+/** obj_type of a tag card (search results; its id is the tag). */
+export const TAG_OBJ_TYPE = 101;
 /** obj_type of a post (picture, article, video). */
 export const POST_OBJ_TYPE = 4;
 

@@ -44,7 +44,7 @@ interface Local {
 const NO_LOCAL: Local = { likes: {}, deleted: new Set(), replies: {} };
 
 /** A work's comment section (spec 3 §7 Comments): newest or top, replies one level deep, emoji shortcodes. */
-export function Comments({ obj, workAuthor, count }: { obj: Obj; workAuthor: string; count: number }) {
+export function Comments({ obj, workAuthor, count, onCount }: { obj: Obj; workAuthor: string; count: number; onCount?: (delta: number) => void }) {
   const t = useT();
   const errorText = useErrorText();
   const loggedIn = useAtomValue(loggedInAtom);
@@ -55,14 +55,15 @@ export function Comments({ obj, workAuthor, count }: { obj: Obj; workAuthor: str
   const picker = useLoaded(() => loadEmoji(), [], [] as EmojiItem[]);
   const load = useCallback((cursor: string | null) => squareApi.comments(obj, order, cursor), [obj, order]);
   const list = usePaged(load, (c: CommentView) => c.id, [obj.obj_id, obj.obj_type, order, round, loggedIn]);
-  const total = Math.max(count, list.state.items.length);
+  const total = Math.max(0, count);
 
   function posted() {
     setLocal(NO_LOCAL);
     setRound((r) => r + 1);
+    onCount?.(1);
   }
 
-  const ctx: ItemCtx = { obj, workAuthor, emoji: emoji.value, picker: picker.value, local, setLocal, onPosted: posted };
+  const ctx: ItemCtx = { obj, workAuthor, emoji: emoji.value, picker: picker.value, local, setLocal, onPosted: posted, onDeleted: () => onCount?.(-1) };
   const shown = list.state.items.filter((c) => !local.deleted.has(c.id));
   return (
     <div className="comments" data-testid="comments">
@@ -109,6 +110,7 @@ interface ItemCtx {
   local: Local;
   setLocal: (f: (l: Local) => Local) => void;
   onPosted: () => void;
+  onDeleted: () => void;
 }
 
 function CommentItem({ comment, ctx, parent = null }: { comment: CommentView; ctx: ItemCtx; parent?: string | null }) {
@@ -145,6 +147,7 @@ function CommentItem({ comment, ctx, parent = null }: { comment: CommentView; ct
       await squareApi.deleteComment(comment.id);
       setDeleting(false);
       ctx.setLocal((l) => ({ ...l, deleted: new Set([...l.deleted, comment.id]) }));
+      ctx.onDeleted();
     } catch (e) {
       setError(errorText(e));
     } finally {

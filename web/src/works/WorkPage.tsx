@@ -222,7 +222,12 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
         )}
       </aside>
       <section className="work__comments">
-        <Comments obj={{ obj_id: work.id, obj_type: work.obj_type }} workAuthor={work.author.id} count={work.comments} />
+        <Comments
+          obj={{ obj_id: work.id, obj_type: work.obj_type }}
+          workAuthor={work.author.id}
+          count={work.comments}
+          onCount={(delta) => onChanged({ ...loaded, comments: Math.max(0, loaded.comments + delta) })}
+        />
       </section>
       {editing && (
         <EditWorkDialog
