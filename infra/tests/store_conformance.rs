@@ -106,6 +106,26 @@ async fn get_missing_is_none(store: DynStore) {
     assert_eq!(store.counter_get(C, &pk, &Key::empty()).await.unwrap(), 0);
 }
 
+async fn get_many_answers_in_order(store: DynStore) {
+    let pk = Key::of("many");
+    store.put(T, &pk, &n(2), b"two".to_vec()).await.unwrap();
+    store.put(T, &pk, &n(5), b"five".to_vec()).await.unwrap();
+    let keys: Vec<(Key, Key)> = [5, 1, 2, 5].iter().map(|i| (pk.clone(), n(*i))).collect();
+    let got = store.get_many(T, &keys).await.unwrap();
+    assert_eq!(
+        got,
+        vec![
+            Some(b"five".to_vec()),
+            None,
+            Some(b"two".to_vec()),
+            Some(b"five".to_vec())
+        ]
+    );
+    assert!(store.get_many(T, &[]).await.unwrap().is_empty());
+    let other = [(Key::of("many-none"), n(1))];
+    assert_eq!(store.get_many(T, &other).await.unwrap(), vec![None]);
+}
+
 async fn put_get_overwrite(store: DynStore) {
     let pk = Key::of("put");
     store
@@ -791,6 +811,7 @@ macro_rules! suite {
 
 suite!(
     get_missing_is_none,
+    get_many_answers_in_order,
     put_get_overwrite,
     delete_removes_row,
     partitions_are_isolated,

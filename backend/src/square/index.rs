@@ -130,6 +130,9 @@ pub struct Index {
     by_author: HashMap<Arc<str>, BTreeSet<(i64, Arc<str>)>>,
     authors: HashMap<Arc<str>, Author>,
     snapshots: VecDeque<Arc<Snapshot>>,
+    /// Public works per tag key (with the first spelling seen), kept as
+    /// works come and go, so tag lists never scan every work.
+    tag_totals: HashMap<String, (i64, String)>,
 }
 
 /// Where a time-ordered page starts: strictly before (ms, id).
@@ -160,9 +163,26 @@ impl Index {
         self.authors.contains_key(id)
     }
 
+    fn count_tags(&mut self, e: &Entry, delta: i64) {
+        if e.visibility != Visibility::Public {
+            return;
+        }
+        for (k, t) in e.tag_keys.iter().zip(&e.tags) {
+            let slot = self
+                .tag_totals
+                .entry(k.clone())
+                .or_insert_with(|| (0, t.clone()));
+            slot.0 += delta;
+            if slot.0 <= 0 {
+                self.tag_totals.remove(k);
+            }
+        }
+    }
+
     /// Adds or replaces a work.
     pub fn upsert(&mut self, e: Entry) {
         self.remove(&e.id);
+        self.count_tags(&e, 1);
         self.by_time.insert((e.create_at, e.id.clone()));
         self.by_author
             .entry(e.author.clone())
@@ -173,6 +193,7 @@ impl Index {
 
     pub fn remove(&mut self, id: &str) -> Option<Entry> {
         let e = self.works.remove(id)?;
+        self.count_tags(&e, -1);
         self.by_time.remove(&(e.create_at, e.id.clone()));
         if let Some(set) = self.by_author.get_mut(&e.author) {
             set.remove(&(e.create_at, e.id.clone()));
@@ -339,6 +360,14 @@ impl Index {
         follows: &HashSet<String>,
         liked_tags: &HashSet<String>,
     ) -> Personal {
+        if follows.is_empty() && liked_tags.is_empty() {
+            // Nothing to boost by: recommend is the snapshot's hot order.
+            return Personal {
+                epoch: snap.epoch,
+                head: Vec::new(),
+                in_head: HashSet::new(),
+            };
+        }
         let mut scored: Vec<(f64, &Arc<str>)> = snap
             .ranked
             .iter()
@@ -370,25 +399,44 @@ impl Index {
         }
     }
 
-    /// Tag keys with their display spelling and use count over public works
-    /// published at or after `since`, most used first.
+    /// Tags with their display spelling and use count over public works
+    /// published at or after `since` (all time: from the running totals;
+    /// a period: the works of that period only), most used first.
     pub fn tag_counts(&self, since: Option<i64>, limit: usize) -> Vec<(String, i64)> {
-        let mut counts: HashMap<&str, (i64, &str)> = HashMap::new();
-        for e in self.works.values() {
-            if !self.shared(e) || since.is_some_and(|s| e.create_at < s) {
-                continue;
+        let mut v: Vec<(String, i64)> = match since {
+            None => self
+                .tag_totals
+                .values()
+                .map(|(n, t)| (t.clone(), *n))
+                .collect(),
+            Some(s) => {
+                let mut counts: HashMap<&str, (i64, &str)> = HashMap::new();
+                let from = (s, Arc::<str>::from(""));
+                for (_, id) in self.by_time.range(from..) {
+                    let Some(e) = self.works.get(id) else {
+                        continue;
+                    };
+                    if e.visibility != Visibility::Public {
+                        continue;
+                    }
+                    for (k, t) in e.tag_keys.iter().zip(&e.tags) {
+                        counts.entry(k.as_str()).or_insert((0, t.as_str())).0 += 1;
+                    }
+                }
+                counts
+                    .into_values()
+                    .map(|(n, t)| (t.to_owned(), n))
+                    .collect()
             }
-            for (k, t) in e.tag_keys.iter().zip(&e.tags) {
-                counts.entry(k.as_str()).or_insert((0, t.as_str())).0 += 1;
-            }
-        }
-        let mut v: Vec<(String, i64)> = counts
-            .into_values()
-            .map(|(n, t)| (t.to_owned(), n))
-            .collect();
+        };
         v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         v.truncate(limit);
         v
+    }
+
+    /// The public works carrying a tag (all time).
+    pub fn tag_total(&self, key: &str) -> i64 {
+        self.tag_totals.get(key).map_or(0, |t| t.0)
     }
 
     /// Every work id, for checks and rebuilds.

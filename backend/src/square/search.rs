@@ -13,6 +13,7 @@ use infra::store::{Key, ScanRange};
 use protocol::square::card::{Card, CardAuthor, Cover, ObjType};
 use protocol::square::feed::FeedPage;
 use protocol::square::search::{clean_keyword, SearchRequest, TagGroup, TermCount};
+use protocol::square::work::tag_key;
 use search::{DocKind, SearchDoc, SearchQuery};
 
 use super::cursor::Cursor;
@@ -213,19 +214,11 @@ impl SquareService {
         let Some(ix) = self.search_index() else {
             return;
         };
-        let counts: HashMap<String, i64> = self
-            .inner
-            .index
-            .read()
-            .map(|i| {
-                i.tag_counts(None, 100_000)
-                    .into_iter()
-                    .map(|(t, n)| (t.to_lowercase(), n))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for t in tags {
-            let n = counts.get(&t.to_lowercase()).copied().unwrap_or(0);
+        let counts: Vec<i64> = match self.inner.index.read() {
+            Ok(i) => tags.iter().map(|t| i.tag_total(&tag_key(t))).collect(),
+            Err(_) => return,
+        };
+        for (t, n) in tags.iter().zip(counts) {
             if n > 0 {
                 ix.upsert(tag_doc(t, n));
             } else {

@@ -432,6 +432,31 @@ impl Store for EmbeddedStore {
         .await
     }
 
+    async fn get_many(
+        &self,
+        t: &TableDef,
+        keys: &[(Key, Key)],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        let def = regular_def(t)?;
+        let keys = keys
+            .iter()
+            .map(|(pk, ck)| row_key(pk, ck))
+            .collect::<StoreResult<Vec<_>>>()?;
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(table) = read_table(&txn, def)? else {
+                return Ok(vec![None; keys.len()]);
+            };
+            keys.iter()
+                .map(|k| {
+                    let v = table.get(k.as_slice()).map_err(backend)?;
+                    Ok(v.map(|v| v.value().to_vec()))
+                })
+                .collect()
+        })
+        .await
+    }
+
     async fn put(&self, t: &TableDef, pk: &Key, ck: &Key, value: Vec<u8>) -> StoreResult<()> {
         let def = regular_def(t)?;
         let key = row_key(pk, ck)?;

@@ -151,6 +151,16 @@ pub type StoreResult<T> = Result<T, StoreError>;
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     async fn get(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<Option<Vec<u8>>>;
+    /// Several rows of one table at once, in the order asked. The default
+    /// reads them concurrently; the embedded store reads them in one read
+    /// transaction on one blocking thread (one hand-off, not one per row).
+    async fn get_many(
+        &self,
+        t: &TableDef,
+        keys: &[(Key, Key)],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        futures_util::future::try_join_all(keys.iter().map(|(pk, ck)| self.get(t, pk, ck))).await
+    }
     async fn put(&self, t: &TableDef, pk: &Key, ck: &Key, value: Vec<u8>) -> StoreResult<()>;
     async fn delete(&self, t: &TableDef, pk: &Key, ck: &Key) -> StoreResult<()>;
     /// Deletes every row of a partition.
@@ -239,6 +249,16 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
             Some(b) => decode(&b).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Several rows at once, in the order asked (see [`Store::get_many`]).
+    pub async fn get_many(&self, keys: &[(Key, Key)]) -> StoreResult<Vec<Option<V>>> {
+        self.store
+            .get_many(self.def, keys)
+            .await?
+            .into_iter()
+            .map(|v| v.map(|b| decode(&b)).transpose())
+            .collect()
     }
 
     pub async fn put(&self, pk: &Key, ck: &Key, v: &V) -> StoreResult<()> {
