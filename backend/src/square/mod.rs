@@ -227,9 +227,13 @@ impl SquareService {
                 me.take_snapshot();
             }
         });
+        if !self.shared_bus() {
+            return;
+        }
         let me = self.clone();
         let mut sub = self.inner.bus.subscribe(CHANGES_TOPIC);
         tokio::spawn(async move {
+            let mut last_reload = std::time::Instant::now();
             loop {
                 match sub.recv().await {
                     Received::Message(m) => {
@@ -238,16 +242,24 @@ impl SquareService {
                         }
                     }
                     Received::Lagged(n) => {
-                        tracing::warn!(
-                            lost = n,
-                            "square: change messages lost; reloading the index"
-                        );
-                        let _ = me.load_index().await;
+                        // Messages were lost: refill from the Store, at most
+                        // once a minute however often the bus lags.
+                        tracing::warn!(lost = n, "square: change messages lost");
+                        if last_reload.elapsed() >= Duration::from_secs(60) {
+                            last_reload = std::time::Instant::now();
+                            let _ = me.load_index().await;
+                        }
                     }
                     Received::Closed => break,
                 }
             }
         });
+    }
+
+    /// Whether other nodes share this node's bus (Redis): only then are
+    /// changes announced and listened for.
+    fn shared_bus(&self) -> bool {
+        self.inner.bus.backend_name() != "local"
     }
 
     async fn on_change_message(&self, text: &str) {
@@ -445,6 +457,9 @@ impl SquareService {
 
     /// Tells other nodes that a work (or an author) changed.
     pub(crate) async fn announce(&self, work: Option<&str>, author: Option<&str>) {
+        if !self.shared_bus() {
+            return;
+        }
         let content = PushContent::from_value(&serde_json::json!({
             "id": work,
             "author": author,

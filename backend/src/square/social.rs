@@ -57,43 +57,60 @@ impl SquareService {
         if on {
             let now = now_millis();
             if rows.insert_if_absent(&pk, &ck, &now).await?.is_ok() {
+                // Everything that follows the row goes in one round, so the
+                // store commits it together (group commit).
                 let (me, work, at) = (Key::of(&who.id), Key::of(id), Key::empty().i64(now).str(id));
-                let (a, b) =
-                    tokio::join!(mine.put(&me, &work, &now), mine_by_time.put(&me, &at, &()));
-                a?;
-                b?;
-                self.bump(id, counter, 1).await?;
-                if kind == Reaction::Like {
-                    self.bump_account(&w.author, count::LIKES_RECEIVED, 1)
-                        .await?;
-                }
                 let nk = if kind == Reaction::Like {
                     NotificationKind::Like
                 } else {
                     NotificationKind::Collect
                 };
-                self.notify(
-                    &w.author,
-                    &who.id,
-                    nk,
-                    Some((id, protocol::square::ObjType::POST)),
-                    &w.title,
-                )
-                .await;
+                let (a, b, c, d, ()) = tokio::join!(
+                    mine.put(&me, &work, &now),
+                    mine_by_time.put(&me, &at, &()),
+                    self.bump(id, counter, 1),
+                    async {
+                        if kind == Reaction::Like {
+                            self.bump_account(&w.author, count::LIKES_RECEIVED, 1).await
+                        } else {
+                            Ok(())
+                        }
+                    },
+                    self.notify(
+                        &w.author,
+                        &who.id,
+                        nk,
+                        Some((id, protocol::square::ObjType::POST)),
+                        &w.title
+                    ),
+                );
+                a?;
+                b?;
+                c?;
+                d?;
                 self.announce(Some(id), None).await;
             }
         } else if let Some(at) = rows.get(&pk, &ck).await? {
             if rows.compare_and_set(&pk, &ck, &at, None).await?.is_ok() {
                 let (me, work, when) =
                     (Key::of(&who.id), Key::of(id), Key::empty().i64(at).str(id));
-                let (a, b) = tokio::join!(mine.delete(&me, &work), mine_by_time.delete(&me, &when));
+                let (a, b, c, d) = tokio::join!(
+                    mine.delete(&me, &work),
+                    mine_by_time.delete(&me, &when),
+                    self.bump(id, counter, -1),
+                    async {
+                        if kind == Reaction::Like {
+                            self.bump_account(&w.author, count::LIKES_RECEIVED, -1)
+                                .await
+                        } else {
+                            Ok(())
+                        }
+                    },
+                );
                 a?;
                 b?;
-                self.bump(id, counter, -1).await?;
-                if kind == Reaction::Like {
-                    self.bump_account(&w.author, count::LIKES_RECEIVED, -1)
-                        .await?;
-                }
+                c?;
+                d?;
                 self.announce(Some(id), None).await;
             }
         }
