@@ -254,10 +254,18 @@ impl SquareService {
         }
         let follows = self.follows_of(viewer).await?;
         let liked_tags = self.liked_tags(viewer).await?;
-        let p = match self.inner.index.read() {
-            Ok(ix) => Arc::new(ix.personal(&snap, &follows, &liked_tags)),
-            Err(_) => return Err(ApiError::internal("feed index poisoned")),
-        };
+        let me = self.clone();
+        let s = snap.clone();
+        let p = tokio::task::spawn_blocking(move || {
+            me.inner
+                .index
+                .read()
+                .ok()
+                .map(|ix| Arc::new(ix.personal(&s, &follows, &liked_tags)))
+        })
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| ApiError::internal("feed index poisoned"))?;
         if let Ok(mut m) = self.inner.personal.lock() {
             if m.len() >= 4096 {
                 m.clear();

@@ -26,6 +26,10 @@ pub const KEPT_SNAPSHOTS: usize = 10;
 /// Length of a viewer's personal recommend list; past it, recommend goes on
 /// in hot order (without the works already shown).
 pub const PERSONAL_LEN: usize = 1000;
+/// The hottest works a personal order is drawn from, with
+/// [`FOLLOWED_CANDIDATES`] newest works of each followed account.
+pub const CANDIDATES: usize = 4000;
+pub const FOLLOWED_CANDIDATES: usize = 200;
 
 /// What the index keeps of a work.
 #[derive(Debug, Clone)]
@@ -292,6 +296,21 @@ impl Index {
 
     /// Takes a hot snapshot now (public works ranked by [`rank::hot`]).
     pub fn snapshot(&mut self, now: i64) -> Arc<Snapshot> {
+        let s = Arc::new(self.rank_now(now));
+        self.push_snapshot(s.clone());
+        s
+    }
+
+    /// Keeps a snapshot made by [`Index::rank_now`] (the newest last).
+    pub fn push_snapshot(&mut self, s: Arc<Snapshot>) {
+        self.snapshots.push_back(s);
+        while self.snapshots.len() > KEPT_SNAPSHOTS {
+            self.snapshots.pop_front();
+        }
+    }
+
+    /// The hot ranking now, made under a read lock so feeds go on meanwhile.
+    pub fn rank_now(&self, now: i64) -> Snapshot {
         let mut ranked: Vec<(Arc<str>, f64)> = self
             .works
             .values()
@@ -304,12 +323,7 @@ impl Index {
             })
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
-        let s = Arc::new(Snapshot { epoch: now, ranked });
-        self.snapshots.push_back(s.clone());
-        while self.snapshots.len() > KEPT_SNAPSHOTS {
-            self.snapshots.pop_front();
-        }
-        s
+        Snapshot { epoch: now, ranked }
     }
 
     /// The snapshot of `epoch`, else the newest (a cursor older than every
@@ -368,21 +382,40 @@ impl Index {
                 in_head: HashSet::new(),
             };
         }
-        let mut scored: Vec<(f64, &Arc<str>)> = snap
-            .ranked
-            .iter()
-            .map(|(id, hot)| {
-                let boost = self.works.get(id).map_or(1.0, |e| {
-                    let shared = e
-                        .tag_keys
-                        .iter()
-                        .filter(|t| liked_tags.contains(*t))
-                        .count();
-                    rank::recommend_boost(follows.contains(&*e.author), shared)
-                });
-                (hot * boost, id)
-            })
-            .collect();
+        // Candidates: the hottest works, and the followed accounts' newest
+        // ones (a boost multiplies hot by at most 3.7, so a work far down
+        // the ranking by someone not followed cannot reach the head).
+        let boosted = |e: &Entry, hot: f64| {
+            let shared = e
+                .tag_keys
+                .iter()
+                .filter(|t| liked_tags.contains(*t))
+                .count();
+            hot * rank::recommend_boost(follows.contains(&*e.author), shared)
+        };
+        let mut seen: HashSet<&Arc<str>> = HashSet::new();
+        let mut scored: Vec<(f64, &Arc<str>)> = Vec::with_capacity(CANDIDATES + 256);
+        for (id, hot) in snap.ranked.iter().take(CANDIDATES) {
+            if let Some(e) = self.works.get(id) {
+                seen.insert(id);
+                scored.push((boosted(e, *hot), id));
+            }
+        }
+        for a in follows {
+            let Some(set) = self.by_author.get(a.as_str()) else {
+                continue;
+            };
+            for (_, id) in set.iter().rev().take(FOLLOWED_CANDIDATES) {
+                let Some(e) = self.works.get(id) else {
+                    continue;
+                };
+                if !self.shared(e) || !seen.insert(id) {
+                    continue;
+                }
+                let hot = rank::hot(e.counts.points(), snap.epoch - e.create_at);
+                scored.push((boosted(e, hot), id));
+            }
+        }
         let by = |a: &(f64, &Arc<str>), b: &(f64, &Arc<str>)| {
             b.0.total_cmp(&a.0).then_with(|| b.1.cmp(a.1))
         };

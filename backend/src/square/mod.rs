@@ -220,11 +220,11 @@ impl SquareService {
                 tracing::error!(error = %e, "square: filling the feed index failed");
             }
             let _ = me.inner.ready_tx.send(true);
-            me.take_snapshot();
+            me.take_snapshot().await;
             let every = Duration::from_millis(me.inner.settings.rank_ms.max(10));
             loop {
                 tokio::time::sleep(every).await;
-                me.take_snapshot();
+                me.take_snapshot().await;
             }
         });
         if !self.shared_bus() {
@@ -285,9 +285,20 @@ impl SquareService {
         let _ = r.wait_for(|v| *v).await;
     }
 
-    fn take_snapshot(&self) {
-        if let Ok(mut ix) = self.inner.index.write() {
-            ix.snapshot(now_millis());
+    /// Ranks on a blocking thread under the read lock (feeds go on), then
+    /// keeps the snapshot under a short write lock.
+    async fn take_snapshot(&self) {
+        let me = self.clone();
+        let made = tokio::task::spawn_blocking(move || {
+            me.inner
+                .index
+                .read()
+                .ok()
+                .map(|ix| Arc::new(ix.rank_now(now_millis())))
+        })
+        .await;
+        if let (Ok(Some(s)), Ok(mut ix)) = (made, self.inner.index.write()) {
+            ix.push_snapshot(s);
         }
         if let Ok(mut p) = self.inner.personal.lock() {
             let keep: HashSet<i64> = self
