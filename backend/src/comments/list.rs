@@ -392,36 +392,47 @@ impl CommentService {
             .try_collect()
             .await?;
         let mut names: BTreeMap<String, CardAuthor> = BTreeMap::new();
+        let mut banned: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
         for l in loaded
             .iter()
             .flat_map(|l| std::iter::once(l).chain(l.replies.iter()))
         {
             for id in std::iter::once(&l.row.author).chain(l.row.reply_to.iter()) {
                 if !names.contains_key(id) {
-                    let author = self.author(id).await?;
+                    let (author, is_banned) = self.author(id).await?;
+                    if is_banned {
+                        banned.insert(id.clone());
+                    }
                     names.insert(id.clone(), author);
                 }
             }
         }
+        // A banned account's comments (and replies) are not shown.
         Ok(loaded
             .into_iter()
-            .map(|l| view(l, viewer, target, &names))
+            .filter(|l| !banned.contains(&l.row.author))
+            .map(|mut l| {
+                l.replies.retain(|r| !banned.contains(&r.row.author));
+                view(l, viewer, target, &names)
+            })
             .collect())
     }
 
-    /// An author as cards show them (a deleted account: its id, no name).
-    async fn author(&self, id: &str) -> Result<CardAuthor, ApiError> {
-        let name = self
-            .accounts
-            .get(&Key::of(id), &Key::empty())
-            .await?
-            .map(|a| a.name)
-            .unwrap_or_default();
-        Ok(CardAuthor {
-            id: id.to_owned(),
-            name,
-            avatar: None,
-        })
+    /// An author as cards show them (a deleted account: its id, no name),
+    /// and whether the account is banned.
+    async fn author(&self, id: &str) -> Result<(CardAuthor, bool), ApiError> {
+        let row = self.accounts.get(&Key::of(id), &Key::empty()).await?;
+        let banned = row
+            .as_ref()
+            .is_some_and(|a| a.status == protocol::account::status::DISABLED);
+        Ok((
+            CardAuthor {
+                id: id.to_owned(),
+                name: row.map(|a| a.name).unwrap_or_default(),
+                avatar: None,
+            },
+            banned,
+        ))
     }
 }
 

@@ -890,7 +890,38 @@ async fn comments_on_works_count_notify_and_follow_visibility() {
     post(&a.client, "/api/v1/comment2/delete", json!({"id": cid})).await;
     let d = post(&app.client, "/api/v1/artwork/detail", json!({"id": id})).await;
     assert_eq!(d["comments"], 0);
+    // A banned account's comments are not shown.
+    post(
+        &b.client,
+        "/api/v1/comment2/create",
+        json!({"obj_id": id, "obj_type": 4, "content": "spam spam"}),
+    )
+    .await;
+    let listed = |v: &Value| v["items"].as_array().unwrap().len();
+    let before = post(
+        &app.client,
+        "/api/v1/comment2/list",
+        json!({"obj_id": id, "obj_type": 4}),
+    )
+    .await;
+    assert_eq!(listed(&before), 1);
+    let op = app.operator().await;
+    post(
+        &op,
+        "/api/v1/admin/account/status",
+        json!({"account_id": b.id, "status": 2}),
+    )
+    .await;
+    let after = post(
+        &app.client,
+        "/api/v1/comment2/list",
+        json!({"obj_id": id, "obj_type": 4}),
+    )
+    .await;
+    assert_eq!(listed(&after), 0);
     // A private work's comments are as hidden as the work.
+    let c = user(&app, "Another").await;
+    let b = c;
     let secret = article(&a.client, "Hush", "private").await;
     post(
         &a.client,
