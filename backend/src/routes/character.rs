@@ -93,7 +93,32 @@ pub async fn detail(req: HttpRequest, s: State, b: Body<IdRequest>) -> ApiResult
 pub async fn list(req: HttpRequest, s: State, b: Body<ListRequest>) -> ApiResult {
     // A bad token still answers NeedLogin, as everywhere.
     viewer(&req, &s).await?;
-    Ok(ok(s.characters.list(&b).await?))
+    let page = s.characters.list(&b).await?;
+    // The tavern's cards, also as the square's content cards (obj_type 9,
+    // cover, author) with the feeds' `next_cursor` beside the tavern's `cursor`.
+    let items: Vec<serde_json::Value> = page
+        .items
+        .iter()
+        .map(|c| {
+            let mut v = json!(c);
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "obj_type".into(),
+                    json!(protocol::square::ObjType::CHARACTER),
+                );
+                o.insert("title".into(), json!(c.name));
+                o.insert("cover".into(), json!({ "url": c.avatar }));
+                o.insert(
+                    "author".into(),
+                    json!({ "id": c.owner.id, "name": c.owner.name }),
+                );
+            }
+            v
+        })
+        .collect();
+    Ok(ok(
+        json!({ "items": items, "cursor": page.cursor, "next_cursor": page.cursor }),
+    ))
 }
 
 pub async fn recommend(req: HttpRequest, s: State, b: Body<LimitRequest>) -> ApiResult {

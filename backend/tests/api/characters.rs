@@ -318,6 +318,13 @@ async fn square_lists_filter_order_and_page() {
         assert_eq!(card["gender"], "female");
         assert_eq!(card["character_type"], 2);
         assert!(card.get("persona").is_none(), "cards are short");
+        // Also a square content card, with the feeds' cursor field.
+        assert_eq!(all["next_cursor"], Value::Null);
+        assert_eq!(
+            (card["obj_type"].as_i64(), card["author"]["name"].as_str()),
+            (Some(9), Some("Alice"))
+        );
+        assert_eq!(card["cover"]["url"], card["avatar"]);
     }
     let p = "/api/v1/square/v3/character/list";
     assert_eq!(
