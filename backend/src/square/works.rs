@@ -7,20 +7,18 @@
 //! left by a crash before the work was written names a work that does not
 //! exist, and the next publish takes the task over.
 
-use std::sync::Arc;
-
 use infra::store::Key;
 use protocol::square::work::{
     check_body, check_title, normalise_tags, ContentCheckRequest, EditWorkRequest, GenParams,
     PublishArticleRequest, PublishPictureRequest, PublishVideoRequest, TextProblem, WorkImage,
     MAX_ARTICLE_CHARS, MAX_DESCRIPTION_CHARS, MAX_IMAGES_PER_POST, MAX_TASKS_PER_POST,
 };
-use protocol::square::{ObjType, PostKind, Visibility, WorkDetail};
+use protocol::square::{PostKind, Visibility, WorkDetail};
 use protocol::task::TaskStatus;
 use protocol::ErrorCode;
 
 use super::row::WorkRow;
-use super::{bucket_of, count, markdown, SquareService};
+use super::{bucket_of, count, SquareService};
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
 use crate::tasks::object_key_of_url;
@@ -544,7 +542,7 @@ impl SquareService {
             .ok_or(ErrorCode::NotFound)?;
         self.index_work(&row).await?;
         self.announce(Some(&row.id), None).await;
-        self.detail_of(Some(&who.id), row, false).await
+        self.detail_of(Some(&who.id), row).await
     }
 
     /// `artwork/visibility`.
@@ -595,96 +593,6 @@ impl SquareService {
         self.search_upsert_tags(&w.tags);
         self.announce(Some(&w.id), None).await;
         Ok(())
-    }
-
-    /// `artwork/detail`, `post/detail`: the work as the viewer may see it;
-    /// a view is counted when someone other than the author looks.
-    pub async fn detail(&self, viewer: Option<&str>, id: &str) -> Result<WorkDetail, ApiError> {
-        let w = self.visible_work(viewer, id).await?;
-        let count_view = viewer != Some(w.author.as_str());
-        if count_view {
-            self.bump(&w.id, count::VIEWS, 1).await?;
-        }
-        self.detail_of(viewer, w, false).await
-    }
-
-    pub(crate) async fn detail_of(
-        &self,
-        viewer: Option<&str>,
-        w: WorkRow,
-        _: bool,
-    ) -> Result<WorkDetail, ApiError> {
-        let counts = self.counts(&w.id).await?;
-        let (liked, collected) = match viewer {
-            Some(v) => (
-                self.inner
-                    .t
-                    .liked
-                    .get(&Key::of(v), &Key::of(&w.id))
-                    .await?
-                    .is_some(),
-                self.inner
-                    .t
-                    .collected
-                    .get(&Key::of(v), &Key::of(&w.id))
-                    .await?
-                    .is_some(),
-            ),
-            None => (false, false),
-        };
-        let following = self.is_following(viewer, &w.author).await?;
-        let author = self.card_author(&w.author).await;
-        let own = viewer == Some(w.author.as_str());
-        let (content, content_html, description) = if w.kind == PostKind::Article {
-            (
-                own.then(|| w.body.clone()),
-                Some(markdown::render(&w.body)),
-                String::new(),
-            )
-        } else {
-            (None, None, w.body.clone())
-        };
-        Ok(WorkDetail {
-            id: w.id.clone(),
-            obj_type: ObjType::POST,
-            kind: w.kind,
-            title: w.title,
-            description,
-            tags: w.tags,
-            visibility: w.visibility,
-            nsfw: w.nsfw,
-            author,
-            images: w.images,
-            video_url: w.video_url,
-            content,
-            content_html,
-            params: if w.hide_params && !own {
-                Vec::new()
-            } else {
-                w.params
-            },
-            hide_params: w.hide_params,
-            task_ids: if own { w.task_ids } else { Vec::new() },
-            likes: counts.likes.max(0),
-            collects: counts.collects.max(0),
-            comments: counts.comments.max(0),
-            views: counts.views.max(0),
-            liked,
-            collected,
-            following,
-            create_at: w.create_at,
-            update_at: w.update_at,
-        })
-    }
-
-    /// Work ids of `ids` that still exist, for lists read from the Store.
-    pub(crate) fn existing(&self, ids: Vec<String>) -> Vec<Arc<str>> {
-        let Ok(ix) = self.inner.index.read() else {
-            return Vec::new();
-        };
-        ids.into_iter()
-            .filter_map(|id| ix.get(&id).map(|e| e.id.clone()))
-            .collect()
     }
 }
 

@@ -1,0 +1,103 @@
+//! A work's page (`artwork/detail`, `post/detail`): the work as the viewer
+//! may see it, with live counts, the viewer's flags, the article rendered,
+//! the parameters unless hidden, and the views it counts.
+
+use std::sync::Arc;
+
+use infra::store::Key;
+use protocol::square::{ObjType, PostKind, WorkDetail};
+
+use super::row::WorkRow;
+use super::{count, markdown, SquareService};
+use crate::error::ApiError;
+
+impl SquareService {
+    /// `artwork/detail`, `post/detail`: the work as the viewer may see it;
+    /// a view is counted when someone other than the author looks.
+    pub async fn detail(&self, viewer: Option<&str>, id: &str) -> Result<WorkDetail, ApiError> {
+        let w = self.visible_work(viewer, id).await?;
+        let count_view = viewer != Some(w.author.as_str());
+        if count_view {
+            self.bump(&w.id, count::VIEWS, 1).await?;
+        }
+        self.detail_of(viewer, w).await
+    }
+
+    pub(crate) async fn detail_of(
+        &self,
+        viewer: Option<&str>,
+        w: WorkRow,
+    ) -> Result<WorkDetail, ApiError> {
+        let counts = self.counts(&w.id).await?;
+        let (liked, collected) = match viewer {
+            Some(v) => (
+                self.inner
+                    .t
+                    .liked
+                    .get(&Key::of(v), &Key::of(&w.id))
+                    .await?
+                    .is_some(),
+                self.inner
+                    .t
+                    .collected
+                    .get(&Key::of(v), &Key::of(&w.id))
+                    .await?
+                    .is_some(),
+            ),
+            None => (false, false),
+        };
+        let following = self.is_following(viewer, &w.author).await?;
+        let author = self.card_author(&w.author).await;
+        let own = viewer == Some(w.author.as_str());
+        let (content, content_html, description) = if w.kind == PostKind::Article {
+            (
+                own.then(|| w.body.clone()),
+                Some(markdown::render(&w.body)),
+                String::new(),
+            )
+        } else {
+            (None, None, w.body.clone())
+        };
+        Ok(WorkDetail {
+            id: w.id.clone(),
+            obj_type: ObjType::POST,
+            kind: w.kind,
+            title: w.title,
+            description,
+            tags: w.tags,
+            visibility: w.visibility,
+            nsfw: w.nsfw,
+            author,
+            images: w.images,
+            video_url: w.video_url,
+            content,
+            content_html,
+            params: if w.hide_params && !own {
+                Vec::new()
+            } else {
+                w.params
+            },
+            hide_params: w.hide_params,
+            task_ids: if own { w.task_ids } else { Vec::new() },
+            likes: counts.likes.max(0),
+            collects: counts.collects.max(0),
+            comments: counts.comments.max(0),
+            views: counts.views.max(0),
+            liked,
+            collected,
+            following,
+            create_at: w.create_at,
+            update_at: w.update_at,
+        })
+    }
+
+    /// Work ids of `ids` that still exist, for lists read from the Store.
+    pub(crate) fn existing(&self, ids: Vec<String>) -> Vec<Arc<str>> {
+        let Ok(ix) = self.inner.index.read() else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .filter_map(|id| ix.get(&id).map(|e| e.id.clone()))
+            .collect()
+    }
+}
