@@ -161,10 +161,11 @@ impl SquareService {
         })
     }
 
-    /// Works of `authors` by time, as `viewer` may see them.
+    /// The follows feed: `follows` are the accounts `viewer` follows, so
+    /// their followers-only works are the viewer's to see.
     async fn page_by_authors(
         &self,
-        authors: &HashSet<String>,
+        follows: &HashSet<String>,
         kinds: Vec<PostKind>,
         req: &FeedRequest,
         cursor: Option<Cursor>,
@@ -173,10 +174,9 @@ impl SquareService {
     ) -> Result<FeedPage, ApiError> {
         let (anchor, after) = time_cursor(cursor)?;
         let f = filter(kinds, req, anchor);
-        let follows = self.follows_of(viewer).await?;
         let (ids, next) = match self.inner.index.read() {
             Ok(ix) => ix.page_authors(
-                authors,
+                follows,
                 Some(viewer),
                 &|a| follows.contains(a),
                 &f,
