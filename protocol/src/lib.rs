@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod error;
 pub mod frame;
 pub mod im;
+pub mod mall;
 pub mod prompt;
 pub mod prompt_stream;
 pub mod square;
