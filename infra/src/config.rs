@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+mod mall;
+pub use mall::{AdyenSettings, MallSettings, StripeSettings};
+
 /// A value that must never be printed (passwords in connection strings...).
 #[derive(Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(transparent)]
@@ -274,6 +277,8 @@ pub struct Settings {
     pub s3: S3Settings,
     pub translate: TranslateSettings,
     pub square: SquareSettings,
+    /// Payments: products, offers, providers.
+    pub mall: MallSettings,
     /// Engines tried in order before the built-in reference engine.
     pub engines: Vec<engines::EngineConfig>,
     /// The language model for chat, prompt polish and the generation agent.
@@ -298,6 +303,7 @@ struct FileSettings {
     s3: Option<S3Settings>,
     translate: Option<TranslateSettings>,
     square: Option<SquareSettings>,
+    mall: Option<MallSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
 }
@@ -331,6 +337,7 @@ impl Settings {
             s3: S3Settings::default(),
             translate: TranslateSettings::default(),
             square: SquareSettings::default(),
+            mall: MallSettings::default(),
             llm: llm::LlmConfig::default(),
             engines: Vec::new(),
         }
@@ -402,6 +409,9 @@ impl Settings {
         }
         if let Some(v) = f.square {
             self.square = v;
+        }
+        if let Some(v) = f.mall {
+            self.mall = v;
         }
         if let Some(v) = f.engines {
             self.engines = v;
@@ -554,6 +564,7 @@ impl Settings {
         if let Some(v) = env("EASEL_POLISH_PER_HOUR") {
             t.polish_per_hour = num("EASEL_POLISH_PER_HOUR", v)?;
         }
+        self.mall.apply_env(env)?;
         if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
             self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }

@@ -144,14 +144,15 @@ pub enum ProviderSubStatus {
 /// What a verified webhook said, in the mall's terms. Every event has the
 /// provider's id (for deduplication) and its creation time (Unix seconds,
 /// for ordering: an older event never undoes a newer one).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProviderEvent {
     pub id: String,
     pub created: i64,
     pub kind: EventKind,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
     /// The checkout of `order_id` was paid (`paid` true) or completed
     /// awaiting an asynchronous payment (`paid` false: bank debits).

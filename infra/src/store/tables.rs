@@ -155,6 +155,25 @@ pub const COMMENT_TARGET_COUNTS: TableDef = TableDef {
 pub const COMMENT_TOP_SNAPSHOTS: TableDef = regular("comment_top_snapshots");
 /// pk (bucket, always 0) · ck (create_at ms, snapshot id) → `()`. Snapshots by age, for pruning the expired ones.
 pub const COMMENT_TOP_SNAPSHOTS_BY_TIME: TableDef = regular("comment_top_snapshots_by_time");
+// The mall (payments, orders, subscriptions).
+/// pk ("all") · ck (product id) → `Product`. The operator's catalogue (seeded from the built-in one or the products file).
+pub const MALL_PRODUCTS: TableDef = regular("mall_products");
+/// pk (order id) · ck () → `OrderRow`. An order and every transition it went through.
+pub const ORDERS: TableDef = regular("orders");
+/// pk (account id) · ck (create_at ms, order id) → `()`. An account's orders, for the buy log.
+pub const ORDERS_BY_ACCOUNT: TableDef = regular("orders_by_account");
+/// pk (bucket, always 0) · ck (paid_at ms, order id) → `RecentRow`. Paid orders by time (recent purchases, masked).
+pub const ORDERS_RECENT: TableDef = regular("orders_recent");
+/// pk (provider, kind, provider's id) · ck () → `RefRow`. A provider's session, payment, customer or subscription id to the mall's order or subscription.
+pub const PAYMENT_REFS: TableDef = regular("payment_refs");
+/// pk (provider, event id) · ck () → `EventMark`. Webhook events applied (deduplication).
+pub const PAYMENT_EVENTS: TableDef = regular("payment_events");
+/// pk (provider, payment id) · ck (event id) → `ProviderEvent`. Refund and dispute events that arrived before their payment was known; applied when it is.
+pub const PAYMENT_PENDING: TableDef = regular("payment_pending");
+/// pk (account id) · ck (subscription id) → `SubRow`. An account's subscriptions (at most one live).
+pub const SUBSCRIPTIONS: TableDef = regular("subscriptions");
+/// pk (account id) · ck (mark name) → `i64`. Offer marks: the UTC day a popup was shown, whether a plan was ever bought.
+pub const MALL_MARKS: TableDef = regular("mall_marks");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -227,6 +246,15 @@ pub const ALL: &[TableDef] = &[
     COMMENT_TARGET_COUNTS,
     COMMENT_TOP_SNAPSHOTS,
     COMMENT_TOP_SNAPSHOTS_BY_TIME,
+    MALL_PRODUCTS,
+    ORDERS,
+    ORDERS_BY_ACCOUNT,
+    ORDERS_RECENT,
+    PAYMENT_REFS,
+    PAYMENT_EVENTS,
+    PAYMENT_PENDING,
+    SUBSCRIPTIONS,
+    MALL_MARKS,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
 ];
