@@ -29,10 +29,39 @@ pub struct AccountRow {
     pub create_at: i64,
     pub device_code: String,
     pub settings: UserSettings,
+    /// An operator's grant of membership (`admin/account/membership`),
+    /// besides what a subscription gives.
     pub payment: PaymentInfo,
+    /// A company account (spec 2 §6: counts as VIP), set by an operator.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub company: bool,
+    /// What the account's subscription gives, and until when: written by
+    /// the mall whenever the subscription changes, read with the account on
+    /// every request, so perks cost no extra read and end on time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perks: Option<protocol::mall::subscription::Perks>,
 }
 
 impl AccountRow {
+    /// Payment info (spec 1 §3) now: the subscription's perks while its
+    /// paid period lasts, joined with an operator's grant.
+    pub fn payment_now(&self) -> PaymentInfo {
+        let sub =
+            protocol::mall::subscription::Perks::payment_info(self.perks.as_ref(), now_millis());
+        let op = &self.payment;
+        PaymentInfo {
+            active_state: sub.active_state || op.active_state,
+            lite_active_state: sub.lite_active_state || op.lite_active_state,
+            infinite_queue: sub.infinite_queue || op.infinite_queue || self.company,
+            product_level: sub.product_level.max(op.product_level),
+        }
+    }
+
+    /// VIP (spec 2 §6): a full or lite plan in force, or a company account.
+    pub fn is_vip(&self) -> bool {
+        self.payment_now().is_vip(self.company)
+    }
+
     pub fn wire(&self) -> Account {
         Account {
             id: self.id.clone(),
@@ -221,6 +250,8 @@ impl AccountService {
                 task_flow_gt: false,
             },
             payment: PaymentInfo::default(),
+            company: false,
+            perks: None,
         };
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)
@@ -425,7 +456,57 @@ impl AccountService {
             .ok_or(ErrorCode::NotFound)?;
         self.notify(
             account_id,
-            serde_json::json!({"kind": "account.payment", "payment": updated.payment}),
+            serde_json::json!({"kind": "account.payment", "payment": updated.payment_now()}),
+        )
+        .await;
+        Ok(updated)
+    }
+
+    /// Writes what the account's subscription gives (the mall calls this on
+    /// every subscription change) and tells its sockets when that changed.
+    pub async fn set_perks(
+        &self,
+        account_id: &str,
+        perks: Option<protocol::mall::subscription::Perks>,
+    ) -> Result<Option<AccountRow>, ApiError> {
+        let Some(current) = self.get(account_id).await? else {
+            return Ok(None);
+        };
+        if current.perks == perks {
+            return Ok(Some(current));
+        }
+        let updated = self
+            .accounts
+            .update(&Key::of(account_id), &Key::empty(), Some(current), |row| {
+                row.perks = perks
+            })
+            .await?;
+        if let Some(row) = &updated {
+            self.notify(
+                account_id,
+                serde_json::json!({"kind": "account.payment", "payment": row.payment_now()}),
+            )
+            .await;
+        }
+        Ok(updated)
+    }
+
+    /// An operator marks an account as a company account (VIP, spec 2 §6).
+    pub async fn set_company(
+        &self,
+        account_id: &str,
+        company: bool,
+    ) -> Result<AccountRow, ApiError> {
+        let updated = self
+            .accounts
+            .update(&Key::of(account_id), &Key::empty(), None, |row| {
+                row.company = company
+            })
+            .await?
+            .ok_or(ErrorCode::NotFound)?;
+        self.notify(
+            account_id,
+            serde_json::json!({"kind": "account.payment", "payment": updated.payment_now()}),
         )
         .await;
         Ok(updated)

@@ -304,7 +304,15 @@ impl Application {
             });
         }
         comment_targets.set_square(Arc::new(square.clone()));
+        let mall = crate::mall::MallService::new(
+            store.clone(),
+            settings.mall.clone(),
+            ledger.clone(),
+            accounts.clone(),
+        )?;
+        mall.start().await?;
         let state = web::Data::new(AppState {
+            mall,
             square,
             settings,
             store,

@@ -46,4 +46,6 @@ pub struct AppState {
     pub square: crate::square::SquareService,
     /// Comments on works, characters and models.
     pub comments: crate::comments::CommentService,
+    /// The mall: products, orders, subscriptions, payment providers.
+    pub mall: crate::mall::MallService,
 }

@@ -136,6 +136,24 @@ error_codes! {
     CharacterCardInvalid = (40031, "CharacterCardInvalid", 400, "this file is not a character card (V2 JSON or PNG)");
     /// The language model is not installed or not reachable.
     LanguageModelUnavailable = (50310, "LanguageModelUnavailable", 503, "the language model is not available");
+    /// The product does not exist or is not on sale.
+    ProductNotFound = (40460, "ProductNotFound", 404, "this product is not on sale");
+    /// The order does not exist (or is another account's).
+    OrderNotFound = (40461, "OrderNotFound", 404, "order not found");
+    /// The account has no subscription to act on.
+    NoSubscription = (40462, "NoSubscription", 404, "you have no subscription");
+    /// The chosen plan is not an upgrade of the present one.
+    NotAnUpgrade = (40060, "NotAnUpgrade", 400, "this plan is not an upgrade of your present plan");
+    /// A webhook whose signature is missing, wrong or too old: nothing was changed.
+    WebhookSignatureInvalid = (40061, "WebhookSignatureInvalid", 400, "the webhook signature is not valid");
+    /// A plan is already running: upgrade or manage it instead.
+    SubscriptionExists = (40960, "SubscriptionExists", 409, "you already have a subscription");
+    /// The order cannot be paid in its present state.
+    OrderNotPayable = (40961, "OrderNotPayable", 409, "this order can no longer be paid");
+    /// Without the unlimited queue, only so many tasks may wait or run at once.
+    TaskQueueFull = (42960, "TaskQueueFull", 429, "too many tasks in progress; members have an unlimited queue");
+    /// The payment provider is not configured or not reachable.
+    PaymentProviderUnavailable = (50360, "PaymentProviderUnavailable", 503, "payments are not available right now");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

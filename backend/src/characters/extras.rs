@@ -328,6 +328,8 @@ mod tests {
             device_code: String::new(),
             settings: Default::default(),
             payment: Default::default(),
+            company: false,
+            perks: None,
         };
         let mut row = PersonaRow::default();
         assert_eq!(persona_view(&account, &row).user_name, "Alice");

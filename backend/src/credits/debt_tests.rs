@@ -17,7 +17,10 @@ async fn a_reversal_takes_what_is_there_and_owes_the_rest() {
     // 70 settled, 50 of it held: 20 available. Reverse the 100 granted.
     assert_eq!(l.reverse("a", "refund:1", 100).await.unwrap(), Some(80));
     let b = audit(&l, "a").await;
-    assert_eq!((b.balance, b.held(), b.available(), b.debt), (50, 50, 0, 80));
+    assert_eq!(
+        (b.balance, b.held(), b.available(), b.debt),
+        (50, 50, 0, 80)
+    );
     // Once per key.
     assert_eq!(l.reverse("a", "refund:1", 100).await.unwrap(), None);
     // The open hold is still covered and settles.
@@ -32,7 +35,10 @@ async fn a_reversal_takes_what_is_there_and_owes_the_rest() {
     let b = audit(&l, "a").await;
     assert_eq!((b.balance, b.debt), (70, 0));
     let e = l.entries("a", 1).await.unwrap();
-    assert_eq!((e[0].kind, e[0].delta, e[0].amount), (EntryKind::Grant, 70, 30));
+    assert_eq!(
+        (e[0].kind, e[0].delta, e[0].amount),
+        (EntryKind::Grant, 70, 30)
+    );
 }
 
 #[tokio::test]
@@ -114,7 +120,11 @@ async fn concurrent_purchases_spends_and_refunds_keep_the_ledger_whole() {
             .iter()
             .filter(|e| matches!(e.kind, EntryKind::Grant | EntryKind::Reverse))
         {
-            assert!(keys.insert(e.key.clone()), "seed {seed}: {} applied twice", e.key);
+            assert!(
+                keys.insert(e.key.clone()),
+                "seed {seed}: {} applied twice",
+                e.key
+            );
         }
         assert!(b.available() >= 0, "seed {seed}: {b:?}");
     }

@@ -582,6 +582,6 @@ impl Ledger {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod debt_tests;
+#[cfg(test)]
+mod tests;

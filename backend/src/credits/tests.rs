@@ -72,13 +72,7 @@ impl Store for Crashing {
         self.write(t)?;
         self.inner.cas(t, pk, ck, expected, new).await
     }
-    async fn counter_add(
-        &self,
-        t: &TableDef,
-        pk: &Key,
-        ck: &Key,
-        delta: i64,
-    ) -> StoreResult<()> {
+    async fn counter_add(&self, t: &TableDef, pk: &Key, ck: &Key, delta: i64) -> StoreResult<()> {
         self.write(t)?;
         self.inner.counter_add(t, pk, ck, delta).await
     }
@@ -165,7 +159,10 @@ pub(super) async fn audit(l: &Ledger, account: &str) -> BalanceRow {
             _ => 0,
         })
         .sum();
-    assert_eq!(debt, b.debt, "the debt is what reversals left minus what grants paid");
+    assert_eq!(
+        debt, b.debt,
+        "the debt is what reversals left minus what grants paid"
+    );
     assert!(b.debt >= 0 && b.balance >= 0);
     let mut held_keys = BTreeSet::new();
     let mut resolved_keys = BTreeSet::new();
@@ -613,14 +610,7 @@ struct OldBalanceRow {
     grants: Vec<String>,
 }
 
-fn entry(
-    seq: u64,
-    kind: EntryKind,
-    key: &str,
-    delta: i64,
-    amount: i64,
-    after: i64,
-) -> LedgerEntry {
+fn entry(seq: u64, kind: EntryKind, key: &str, delta: i64, amount: i64, after: i64) -> LedgerEntry {
     LedgerEntry {
         seq,
         kind,
@@ -743,4 +733,3 @@ async fn an_old_row_with_an_empty_map_changes_and_loses_the_map() {
     let b = audit(l, "a").await;
     assert_eq!((b.balance, b.available()), (10, 10));
 }
-

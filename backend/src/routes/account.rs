@@ -85,8 +85,12 @@ pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
     Ok(ok(caller.0.account.info(admin)))
 }
 
-pub async fn payment_info(caller: Authed) -> ApiResult {
-    Ok(ok(caller.0.account.payment.clone()))
+pub async fn payment_info(state: web::Data<AppState>, caller: Authed) -> ApiResult {
+    // Grants a plan's monthly credits that came due, and reads the perks
+    // as the subscription has them now.
+    state.mall.sync_perks(&caller.0.account.id).await?;
+    let row = state.accounts.get(&caller.0.account.id).await?;
+    Ok(ok(row.unwrap_or(caller.0.account).payment_now()))
 }
 
 #[tracing::instrument(skip_all)]
@@ -117,12 +121,15 @@ pub async fn settings(
 /// what new tasks may use, and the latest ledger entries.
 pub async fn assets(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     let id = &caller.0.account.id;
+    // Monthly credits of a plan that came due are granted first.
+    state.mall.sync_perks(id).await?;
     let b = state.ledger.balance(id).await?;
     let entries = state.ledger.entries(id, 50).await?;
     Ok(ok(serde_json::json!({
         "coins": b.balance,
         "held": b.held(),
         "available": b.available(),
+        "debt": b.debt,
         "entries": entries,
     })))
 }

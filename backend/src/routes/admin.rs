@@ -132,3 +132,79 @@ pub async fn square_recount(
     }
     Ok(ok(state.square.recount(&body.id).await?))
 }
+
+#[derive(Debug, Deserialize)]
+pub struct CompanyRequest {
+    pub account_id: String,
+    pub company: bool,
+}
+
+/// Marks a company account (VIP, spec 2 §6).
+#[tracing::instrument(skip_all, fields(target = %body.account_id))]
+pub async fn set_company(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<CompanyRequest>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    let row = state
+        .accounts
+        .set_company(&body.account_id, body.company)
+        .await?;
+    Ok(ok(
+        serde_json::json!({"company": row.company, "payment": row.payment_now()}),
+    ))
+}
+
+/// Every product, hidden ones too.
+pub async fn products(state: web::Data<AppState>, caller: Authed) -> ApiResult {
+    operator(&state, &caller)?;
+    Ok(ok(
+        serde_json::json!({"items": state.mall.catalog().all().await?}),
+    ))
+}
+
+/// Adds or changes a product (a hidden one is `active: false`).
+#[tracing::instrument(skip_all, fields(product = %body.product_id))]
+pub async fn upsert_product(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<protocol::mall::Product>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    state.mall.catalog().upsert(&body).await?;
+    Ok(ok(body.into_inner()))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OrderRequest {
+    pub order_id: String,
+}
+
+/// A manual (bank transfer) order's money arrived.
+#[tracing::instrument(skip_all, fields(order = %body.order_id))]
+pub async fn mark_paid(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<OrderRequest>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    Ok(ok(state
+        .mall
+        .mark_paid(&body.order_id, &caller.0.account.id)
+        .await?))
+}
+
+/// A manual order's money was sent back: its credits are taken back.
+#[tracing::instrument(skip_all, fields(order = %body.order_id))]
+pub async fn mark_refunded(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<OrderRequest>,
+) -> ApiResult {
+    operator(&state, &caller)?;
+    Ok(ok(state
+        .mall
+        .mark_refunded(&body.order_id, &caller.0.account.id)
+        .await?))
+}

@@ -11,6 +11,7 @@ mod character_extras;
 mod chat;
 mod comment;
 mod im;
+mod payment;
 mod polish;
 mod resource;
 mod search;
@@ -58,6 +59,17 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                 web::scope("/admin")
                     .route("/account/status", web::post().to(admin::set_account_status))
                     .route("/account/membership", web::post().to(admin::set_membership))
+                    .route("/account/company", web::post().to(admin::set_company))
+                    .route("/mall/product/list", web::post().to(admin::products))
+                    .route(
+                        "/mall/product/upsert",
+                        web::post().to(admin::upsert_product),
+                    )
+                    .route("/mall/order/mark-paid", web::post().to(admin::mark_paid))
+                    .route(
+                        "/mall/order/mark-refunded",
+                        web::post().to(admin::mark_refunded),
+                    )
                     .route("/credits/grant", web::post().to(admin::grant_credits))
                     .route("/store", web::post().to(admin::store_stats))
                     .route("/square/recount", web::post().to(admin::square_recount))
@@ -75,7 +87,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(character_extras::routes)
             .configure(chat::config)
             .configure(comment::routes)
-            .route("/payment/assets/get", web::post().to(account::assets))
+            .configure(payment::routes)
             .service(
                 web::scope("/task")
                     .route("/create", web::post().to(task::create))

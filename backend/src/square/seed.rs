@@ -143,6 +143,8 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             device_code: String::new(),
             settings: Default::default(),
             payment: Default::default(),
+            company: false,
+            perks: None,
         })
         .collect();
     let emails: Table<crate::accounts::EmailClaim> =

@@ -41,11 +41,7 @@ impl Requester {
     fn rule_caller(&self) -> RuleCaller {
         match self {
             Requester::Account(a) => RuleCaller {
-                role: if a.payment.is_vip(false) {
-                    Role::Paid
-                } else {
-                    Role::Free
-                },
+                role: if a.is_vip() { Role::Paid } else { Role::Free },
                 stored_speed: None,
             },
             Requester::Visitor { .. } => RuleCaller {
@@ -56,7 +52,7 @@ impl Requester {
     }
 
     pub fn is_paid(&self) -> bool {
-        matches!(self, Requester::Account(a) if a.payment.is_vip(false))
+        matches!(self, Requester::Account(a) if a.is_vip())
     }
 }
 

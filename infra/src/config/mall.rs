@@ -81,7 +81,11 @@ impl MallSettings {
         &mut self,
         env: &impl Fn(&str) -> Option<String>,
     ) -> Result<(), ConfigError> {
-        let get = |k: &str| env(k).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let get = |k: &str| {
+            env(k)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
         if let Some(v) = get("EASEL_CURRENCY") {
             self.currency = v.to_uppercase();
         }
@@ -95,9 +99,10 @@ impl MallSettings {
             self.public_url = Some(v.trim_end_matches('/').to_owned());
         }
         if let Some(v) = get("EASEL_FIRST_PLAN_OFF_RATE") {
-            self.first_plan_off_rate = v.parse().ok().filter(|n| *n < 100).ok_or_else(|| {
-                ConfigError::Env("EASEL_FIRST_PLAN_OFF_RATE", "0 to 99".into())
-            })?;
+            self.first_plan_off_rate =
+                v.parse().ok().filter(|n| *n < 100).ok_or_else(|| {
+                    ConfigError::Env("EASEL_FIRST_PLAN_OFF_RATE", "0 to 99".into())
+                })?;
         }
         if let Some(v) = get("EASEL_MANUAL_PAYMENTS") {
             self.manual_instructions = Some(v);
@@ -108,7 +113,8 @@ impl MallSettings {
         if key.is_some() || hook.is_some() || api.is_some() {
             let old = self.stripe.take();
             let (Some(secret_key), Some(webhook_secret)) = (
-                key.map(Secret::new).or(old.as_ref().map(|s| s.secret_key.clone())),
+                key.map(Secret::new)
+                    .or(old.as_ref().map(|s| s.secret_key.clone())),
                 hook.map(Secret::new)
                     .or(old.as_ref().map(|s| s.webhook_secret.clone())),
             ) else {
@@ -210,7 +216,11 @@ mod tests {
         assert!(from(&[("EASEL_ADYEN_API_KEY", "k")]).is_err());
         assert!(from(&[("EASEL_PAYMENT_PROVIDER", "paypal")]).is_err());
         assert!(from(&[("EASEL_CURRENCY", "yen!")]).is_err());
-        let m = from(&[("EASEL_CURRENCY", "usd"), ("EASEL_MANUAL_PAYMENTS", "IBAN X")]).unwrap();
+        let m = from(&[
+            ("EASEL_CURRENCY", "usd"),
+            ("EASEL_MANUAL_PAYMENTS", "IBAN X"),
+        ])
+        .unwrap();
         assert_eq!(m.currency, "USD");
         assert_eq!(m.manual_instructions.as_deref(), Some("IBAN X"));
     }

@@ -141,6 +141,8 @@ pub struct CreateOrder {
     pub provider: Option<String>,
     /// Take the half-price offer, if this account has it (the server checks).
     pub use_discount: bool,
+    /// The web app's locale, for the return page's path (`en` when absent).
+    pub locale: Option<String>,
 }
 
 /// `order/create` answer (DESIGN.md Contracts).

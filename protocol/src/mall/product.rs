@@ -78,18 +78,27 @@ pub struct Product {
     /// Listing order (ascending).
     #[serde(default)]
     pub sort: i32,
+    /// Where it is sold: `web` (the mall), `ai_photo` (`product/ai-photo`).
+    #[serde(default = "web_scene")]
+    pub scenes: Vec<String>,
 }
 
 fn yes() -> bool {
     true
 }
 
+fn web_scene() -> Vec<String> {
+    vec!["web".into()]
+}
+
+/// Scenes a product may be sold in.
+pub const SCENES: [&str; 2] = ["web", "ai_photo"];
+
 /// Why an operator's product is refused.
 pub fn validate(p: &Product) -> Result<(), &'static str> {
     let id_ok = !p.product_id.is_empty()
         && p.product_id.len() <= 64
-        && p
-            .product_id
+        && p.product_id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
     if !id_ok {
@@ -125,6 +134,9 @@ pub fn validate(p: &Product) -> Result<(), &'static str> {
             }
         }
     }
+    if p.scenes.is_empty() || p.scenes.iter().any(|s| !SCENES.contains(&s.as_str())) {
+        return Err("scenes: one or more of web, ai_photo");
+    }
     if p.features.len() > 12 || p.features.iter().any(|f| f.chars().count() > 120) {
         return Err("features: at most 12 lines of 120 characters");
     }
@@ -157,6 +169,7 @@ mod tests {
             features: vec![],
             active: true,
             sort: 0,
+            scenes: vec!["web".into()],
         }
     }
 
@@ -212,7 +225,15 @@ mod tests {
     #[test]
     fn the_contract_fields_are_on_the_wire() {
         let v = serde_json::to_value(pack()).unwrap();
-        for f in ["product_id", "kind", "price", "currency", "coins", "plan", "period"] {
+        for f in [
+            "product_id",
+            "kind",
+            "price",
+            "currency",
+            "coins",
+            "plan",
+            "period",
+        ] {
             assert!(v.get(f).is_some(), "{f}");
         }
         assert_eq!(v["kind"], "credits");

@@ -15,7 +15,8 @@ pub enum SubStatus {
     Active,
     /// A renewal failed and the provider retries: perks until the period's end.
     PastDue,
-    /// Collection paused by the member: no perks until it resumes.
+    /// Renewals paused by the member until `paused_until`: the paid period
+    /// keeps its perks, then none until it resumes.
     Paused,
     /// Ended (cancelled, or renewal given up): no perks.
     Canceled,
@@ -48,10 +49,11 @@ impl Perks {
 }
 
 /// Whether a subscription in `status` gives perks until its period ends:
-/// active and past-due (a failed renewal keeps them to the period's end);
-/// paused and cancelled give none.
+/// the paid period is honoured whether it renews (active), its renewal
+/// failed (past due) or renewals are paused; an ended one (refunded,
+/// disputed, cancelled at once, or given up by the provider) gives none.
 pub fn has_perks(status: SubStatus) -> bool {
-    matches!(status, SubStatus::Active | SubStatus::PastDue)
+    !matches!(status, SubStatus::Canceled)
 }
 
 /// The end of a period of `period` starting at `start` (ms): calendar
@@ -168,6 +170,7 @@ mod tests {
             features: vec![],
             active: true,
             sort: 0,
+            scenes: vec!["web".into()],
         }
     }
 
@@ -204,7 +207,10 @@ mod tests {
         // Rounding up to the minor unit: 7 days of a 1-unit difference.
         let a = plan("a", Plan::Lite, 1, 3000);
         let b = plan("b", Plan::Lite, 1, 3001);
-        assert_eq!(upgrade_price(&a, &b, start, end, start + 23 * DAY_MS), Some(1));
+        assert_eq!(
+            upgrade_price(&a, &b, start, end, start + 23 * DAY_MS),
+            Some(1)
+        );
     }
 
     #[test]
@@ -245,7 +251,7 @@ mod tests {
         };
         assert!(Perks::payment_info(Some(&full), 0).active_state);
         assert!(has_perks(SubStatus::PastDue));
-        assert!(!has_perks(SubStatus::Paused));
+        assert!(has_perks(SubStatus::Paused));
         assert!(!has_perks(SubStatus::Canceled));
     }
 }

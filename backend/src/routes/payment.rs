@@ -1,0 +1,408 @@
+//! Payments family (spec 3 §7 "Payments", subscription management): the
+//! mall's products, orders, subscriptions and offers, the providers'
+//! webhooks, and Adyen's own calls. The service is `crate::mall`.
+
+use actix_web::{web, HttpRequest};
+use protocol::mall::order::CreateOrder;
+use protocol::mall::product::ProductKind;
+use protocol::ErrorCode;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/payment")
+            .route("/assets/get", web::post().to(super::account::assets))
+            .route("/product/list-web", web::post().to(list_web))
+            .route("/product/sub-list", web::post().to(sub_list))
+            .route("/product/ai-photo", web::post().to(ai_photo))
+            .route("/order/create", web::post().to(create))
+            .route("/order/create-sub", web::post().to(create_sub))
+            .route("/order-create-sub", web::post().to(create_sub))
+            .route("/order-checkout", web::post().to(checkout))
+            .route("/order/checkout", web::post().to(checkout))
+            .route("/order/status", web::post().to(status))
+            .route("/buy/log", web::post().to(buy_log))
+            .route("/order/calculate/recent-record", web::get().to(recent))
+            .route("/assets/discount", web::post().to(discount))
+            .route("/discount/popup-info", web::post().to(popup))
+            .route("/gray-info", web::post().to(gray))
+            .route(
+                "/calculate/retention-popup-info",
+                web::post().to(retention_info),
+            )
+            .route("/order/sub-detail", web::post().to(sub_detail))
+            .route("/order/upgrade-price", web::post().to(upgrade_price))
+            .route(
+                "/order/batch-upgrade-price",
+                web::post().to(batch_upgrade_price),
+            )
+            .route("/order/upgrade", web::post().to(upgrade))
+            .route("/order/renewal-sub", web::post().to(renewal))
+            .route("/order/pause-info", web::post().to(pause_info))
+            .route("/order/pause-sub", web::post().to(pause))
+            .route("/order/clear-renewal-sub", web::post().to(clear_renewal))
+            .route("/order/feedback", web::post().to(feedback))
+            .route("/order/cancel-sub-user", web::post().to(cancel))
+            .route("/order/retention-accept", web::post().to(retention_accept))
+            .route("/order/portal", web::post().to(portal))
+            .route("/adyen/payment-method", web::post().to(adyen_methods))
+            .route("/adyen/check-three-ds2", web::post().to(adyen_3ds2))
+            .route("/webhook/stripe", web::post().to(webhook_stripe))
+            .route("/webhook/adyen", web::post().to(webhook_adyen)),
+    );
+}
+
+/// The site's base URL for return pages: the configured public URL, else
+/// the request's own scheme and host.
+fn base_url(req: &HttpRequest, s: &AppState) -> String {
+    if let Some(u) = &s.settings.mall.public_url {
+        return u.clone();
+    }
+    let c = req.connection_info();
+    format!("{}://{}", c.scheme(), c.host())
+}
+
+async fn list_web(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(
+        json!({"items": s.mall.catalog().on_sale("web", None).await?}),
+    ))
+}
+
+async fn sub_list(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
+    let items = s
+        .mall
+        .catalog()
+        .on_sale("web", Some(ProductKind::Subscription))
+        .await?;
+    let current = match crate::auth::optional_caller(&req, &s).await? {
+        Some(c) => s.mall.sub_detail(&c.account).await?.0,
+        None => None,
+    };
+    Ok(ok(json!({"items": items, "current": current})))
+}
+
+async fn ai_photo(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(
+        json!({"items": s.mall.catalog().on_sale("ai_photo", None).await?}),
+    ))
+}
+
+async fn create(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Body<CreateOrder>,
+) -> ApiResult {
+    let base = base_url(&req, &s);
+    Ok(ok(s.mall.create_order(&c.0.account, &b, &base).await?))
+}
+
+/// `order/create-sub`: as `order/create`, for plans only.
+async fn create_sub(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Body<CreateOrder>,
+) -> ApiResult {
+    let p = s.mall.catalog().get(&b.product_id).await?;
+    if p.kind != ProductKind::Subscription {
+        return Err(ApiError::with_msg(
+            ErrorCode::ProductNotFound,
+            "this product is not a plan",
+        ));
+    }
+    create(req, s, c, b).await
+}
+
+#[derive(Debug, Deserialize)]
+struct OrderRef {
+    order_id: String,
+    #[serde(default)]
+    locale: Option<String>,
+}
+
+async fn checkout(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Body<OrderRef>,
+) -> ApiResult {
+    let base = base_url(&req, &s);
+    Ok(ok(s
+        .mall
+        .reopen_checkout(&c.0.account, &b.order_id, b.locale.as_deref(), &base)
+        .await?))
+}
+
+async fn status(s: web::Data<AppState>, c: Authed, b: Body<OrderRef>) -> ApiResult {
+    Ok(ok(s.mall.order_status(&c.0.account, &b.order_id).await?))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PageReq {
+    page_size: Option<u32>,
+    cursor: Option<String>,
+}
+
+async fn buy_log(s: web::Data<AppState>, c: Authed, b: Option<Body<PageReq>>) -> ApiResult {
+    let b = b.map(|b| b.into_inner()).unwrap_or_default();
+    let (items, next) = s
+        .mall
+        .buy_log(&c.0.account, b.cursor.as_deref(), b.page_size.unwrap_or(20))
+        .await?;
+    Ok(ok(json!({"items": items, "next_cursor": next})))
+}
+
+async fn recent(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(s.mall.recent().await?))
+}
+
+async fn discount(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    Ok(ok(s.mall.discounts(&c.0.account).await?))
+}
+
+async fn popup(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    Ok(ok(s.mall.popup(&c.0.account).await?))
+}
+
+async fn gray(s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(s.mall.gray_info()))
+}
+
+async fn retention_info(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    Ok(ok(s.mall.retention_info(&c.0.account).await?))
+}
+
+async fn sub_detail(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    let (sub, portal) = s.mall.sub_detail(&c.0.account).await?;
+    Ok(ok(json!({"subscription": sub, "portal": portal})))
+}
+
+#[derive(Debug, Deserialize)]
+struct ProductRef {
+    product_id: String,
+}
+
+async fn upgrade_price(s: web::Data<AppState>, c: Authed, b: Body<ProductRef>) -> ApiResult {
+    Ok(ok(s
+        .mall
+        .upgrade_quote(&c.0.account, &b.product_id)
+        .await?))
+}
+
+async fn batch_upgrade_price(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    Ok(ok(
+        json!({"items": s.mall.upgrade_quotes(&c.0.account).await?}),
+    ))
+}
+
+async fn upgrade(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Body<CreateOrder>,
+) -> ApiResult {
+    let base = base_url(&req, &s);
+    Ok(ok(s.mall.upgrade(&c.0.account, &b, &base).await?))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SubReq {
+    sub_id: Option<String>,
+    months: Option<u32>,
+    reason: String,
+    text: String,
+    locale: Option<String>,
+}
+
+fn sub_req(b: Option<Body<SubReq>>) -> SubReq {
+    b.map(|b| b.into_inner()).unwrap_or_default()
+}
+
+async fn renewal(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Option<Body<SubReq>>,
+) -> ApiResult {
+    let b = sub_req(b);
+    let base = base_url(&req, &s);
+    let (sub, order) = s
+        .mall
+        .renew(
+            &c.0.account,
+            b.sub_id.as_deref(),
+            b.locale.as_deref(),
+            &base,
+        )
+        .await?;
+    Ok(ok(json!({"subscription": sub, "order": order})))
+}
+
+async fn pause_info(s: web::Data<AppState>, c: Authed) -> ApiResult {
+    Ok(ok(s.mall.pause_info(&c.0.account).await?))
+}
+
+async fn pause(s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+    let b = sub_req(b);
+    let months = b.months.ok_or_else(|| {
+        ApiError::with_msg(ErrorCode::InvalidParams, "months: 1, 2 or 3 (0 resumes)")
+    })?;
+    Ok(ok(s
+        .mall
+        .pause(&c.0.account, b.sub_id.as_deref(), months)
+        .await?))
+}
+
+async fn clear_renewal(s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+    let b = sub_req(b);
+    Ok(ok(s
+        .mall
+        .clear_renewal(&c.0.account, b.sub_id.as_deref())
+        .await?))
+}
+
+async fn feedback(s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+    let b = sub_req(b);
+    Ok(ok(s
+        .mall
+        .feedback(&c.0.account, b.sub_id.as_deref(), &b.reason, &b.text)
+        .await?))
+}
+
+async fn cancel(s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+    let b = sub_req(b);
+    Ok(ok(s
+        .mall
+        .cancel(&c.0.account, b.sub_id.as_deref(), &b.reason, &b.text)
+        .await?))
+}
+
+async fn retention_accept(s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+    let b = sub_req(b);
+    Ok(ok(s
+        .mall
+        .accept_retention(&c.0.account, b.sub_id.as_deref())
+        .await?))
+}
+
+async fn portal(req: HttpRequest, s: web::Data<AppState>, c: Authed) -> ApiResult {
+    let base = base_url(&req, &s);
+    let url = s
+        .mall
+        .portal(&c.0.account, &format!("{base}/en/mall/subscription"))
+        .await?;
+    Ok(ok(json!({"url": url})))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct AdyenMethods {
+    product_id: Option<String>,
+    country: Option<String>,
+}
+
+/// `adyen/payment-method`: the methods Adyen offers for a product's price
+/// (Adyen's `/paymentMethods` answer, as Adyen's Drop-in reads it).
+async fn adyen_methods(
+    s: web::Data<AppState>,
+    _c: Authed,
+    b: Option<Body<AdyenMethods>>,
+) -> ApiResult {
+    let b = b.map(|b| b.into_inner()).unwrap_or_default();
+    let (amount, currency) = match b.product_id.as_deref().filter(|p| !p.is_empty()) {
+        Some(id) => {
+            let p = s.mall.catalog().get(id).await?;
+            (p.price, p.currency)
+        }
+        None => (0, s.settings.mall.currency.clone()),
+    };
+    let country = b
+        .country
+        .filter(|c| c.len() == 2 && c.bytes().all(|x| x.is_ascii_alphabetic()));
+    let v = s
+        .mall
+        .adyen()?
+        .payment_methods(amount, &currency, country.as_deref())
+        .await
+        .map_err(provider_error)?;
+    Ok(ok(v))
+}
+
+#[derive(Debug, Deserialize)]
+struct ThreeDs2 {
+    order_id: String,
+    details: serde_json::Value,
+}
+
+/// `adyen/check-three-ds2`: hands a 3-D Secure 2 result to Adyen's
+/// `/payments/details` for one's own order. Payment is still decided by
+/// Adyen's signed notification, never by this answer.
+async fn adyen_3ds2(s: web::Data<AppState>, c: Authed, b: Body<ThreeDs2>) -> ApiResult {
+    let order = s.mall.own_order(&c.0.account, &b.order_id).await?;
+    if order.provider != "adyen" {
+        return Err(ErrorCode::OrderNotFound.into());
+    }
+    if !b.details.is_object() || b.details.to_string().len() > 16_384 {
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "details: an object of at most 16 KiB",
+        ));
+    }
+    let v = s
+        .mall
+        .adyen()?
+        .payment_details(json!({"details": b.details}))
+        .await
+        .map_err(provider_error)?;
+    Ok(ok(json!({
+        "result_code": v.get("resultCode"),
+        "action": v.get("action"),
+        "order_id": order.order_id,
+    })))
+}
+
+fn provider_error(e: payments::ProviderError) -> ApiError {
+    tracing::warn!(error = %e, "payment provider call failed");
+    ApiError::with_msg(
+        ErrorCode::PaymentProviderUnavailable,
+        "the payment provider did not answer; try again",
+    )
+}
+
+fn headers_of(req: &HttpRequest) -> payments::Headers {
+    req.headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
+}
+
+/// Stripe's events (DESIGN.md Contracts: verified by `Stripe-Signature`).
+async fn webhook_stripe(req: HttpRequest, s: web::Data<AppState>, body: web::Bytes) -> ApiResult {
+    let out = s.mall.webhook("stripe", &headers_of(&req), &body).await?;
+    Ok(ok(
+        json!({"received": true, "applied": out.applied, "duplicates": out.duplicates}),
+    ))
+}
+
+/// Adyen's notifications: HMAC-verified; Adyen wants `[accepted]` in the
+/// body, which the envelope's text does not give, so it answers that text.
+async fn webhook_adyen(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    body: web::Bytes,
+) -> Result<actix_web::HttpResponse, ApiError> {
+    s.mall.webhook("adyen", &headers_of(&req), &body).await?;
+    Ok(actix_web::HttpResponse::Ok()
+        .content_type("text/plain")
+        .body("[accepted]"))
+}
