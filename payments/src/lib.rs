@@ -13,9 +13,9 @@
 //! `reqwest` and answers plain values; the backend's `mall/` decides what a
 //! payment means. Secrets live in [`Secret`], which never prints.
 
-
+pub mod adyen;
 pub mod manual;
-
+pub mod stripe;
 
 use std::fmt;
 
@@ -169,10 +169,7 @@ pub enum EventKind {
         currency: Option<String>,
     },
     /// An asynchronous payment of a completed checkout succeeded or failed.
-    AsyncPayment {
-        order_id: String,
-        succeeded: bool,
-    },
+    AsyncPayment { order_id: String, succeeded: bool },
     /// The checkout expired unpaid.
     CheckoutExpired { order_id: String },
     /// A subscription invoice was paid: the period it pays for (Unix seconds).
