@@ -156,8 +156,11 @@ async fn one_off_checkout_request_and_payment() {
         .as_str()
         .unwrap()
         .to_string();
-    fake.post(&format!("/_test/disputes/{du}/close"), json!({"won": false}))
-        .await;
+    fake.post(
+        &format!("/_test/disputes/{du}/close"),
+        json!({"won": false}),
+    )
+    .await;
     let kinds: Vec<EventKind> = events(&p, &r, n).into_iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
@@ -222,7 +225,10 @@ async fn subscription_flow(api_version: &str) {
         f["line_items"][0]["price_data"]["recurring"]["interval"],
         "month"
     );
-    assert_eq!(f["subscription_data"]["metadata"]["product_id"], "plan_full_month");
+    assert_eq!(
+        f["subscription_data"]["metadata"]["product_id"],
+        "plan_full_month"
+    );
     assert!(f.get("payment_intent_data").is_none());
     assert!(f["discounts"][0]["coupon"].as_str().unwrap().len() > 3);
 
@@ -293,7 +299,9 @@ async fn subscription_flow(api_version: &str) {
     };
     assert_eq!((period_start, period_end), (end, end + 30 * 86400));
     assert_eq!((amount, reason.as_str()), (1000, "subscription_cycle"));
-    assert!(matches!(evs[1].kind, EventKind::SubscriptionUpdated { current_period_end, .. } if current_period_end == end + 30 * 86400));
+    assert!(
+        matches!(evs[1].kind, EventKind::SubscriptionUpdated { current_period_end, .. } if current_period_end == end + 30 * 86400)
+    );
 
     // Changes: each is a documented call, each answered by an event.
     let change = |c: SubscriptionChange| {
@@ -340,13 +348,24 @@ async fn subscription_flow(api_version: &str) {
         .collect();
     assert_eq!(
         flags,
-        vec![(true, None), (false, None), (false, Some(resume)), (false, None)]
+        vec![
+            (true, None),
+            (false, None),
+            (false, Some(resume)),
+            (false, None)
+        ]
     );
 
     // The retention offer: 30% off the next invoice only.
     change(SubscriptionChange::DiscountNext { percent_off: 30 }).await;
     let c = last(&fake, "POST", "/v1/coupons").await;
-    assert_eq!((c["form"]["percent_off"].as_str(), c["form"]["duration"].as_str()), (Some("30"), Some("once")));
+    assert_eq!(
+        (
+            c["form"]["percent_off"].as_str(),
+            c["form"]["duration"].as_str()
+        ),
+        (Some("30"), Some("once"))
+    );
     assert!(last(&fake, "POST", &path).await["form"]["discounts"][0]["coupon"].is_string());
 
     // A new price from the next period on, no proration.
@@ -365,7 +384,10 @@ async fn subscription_flow(api_version: &str) {
     assert!(f["items"][0]["id"].as_str().unwrap().starts_with("si_"));
     let pd = &f["items"][0]["price_data"];
     assert!(pd["product"].as_str().unwrap().starts_with("prod_"));
-    assert_eq!((pd["unit_amount"].as_str(), pd["currency"].as_str()), (Some("10000"), Some("cny")));
+    assert_eq!(
+        (pd["unit_amount"].as_str(), pd["currency"].as_str()),
+        (Some("10000"), Some("cny"))
+    );
     assert_eq!(pd["recurring"]["interval"], "year");
     assert_eq!(f["proration_behavior"], "none");
     assert_eq!(f["metadata"]["product_id"], "plan_full_year");
@@ -388,15 +410,25 @@ async fn subscription_flow(api_version: &str) {
     };
     assert_eq!(amount, 7000, "the new price, 30% off once");
     assert_eq!(period_end - period_start, 365 * 86400);
-    assert!(matches!(&evs[1].kind, EventKind::SubscriptionUpdated { product_id: Some(p), .. } if p == "plan_full_year"));
+    assert!(
+        matches!(&evs[1].kind, EventKind::SubscriptionUpdated { product_id: Some(p), .. } if p == "plan_full_year")
+    );
 
     // A failed renewal, then the end.
     let n = r.deliveries().len();
     fake.post(&format!("/_test/subscriptions/{sub}/fail"), json!({}))
         .await;
     let evs = events(&p, &r, n);
-    assert!(matches!(&evs[0].kind, EventKind::InvoiceFailed { subscription, .. } if *subscription == sub));
-    assert!(matches!(evs[1].kind, EventKind::SubscriptionUpdated { status: ProviderSubStatus::PastDue, .. }));
+    assert!(
+        matches!(&evs[0].kind, EventKind::InvoiceFailed { subscription, .. } if *subscription == sub)
+    );
+    assert!(matches!(
+        evs[1].kind,
+        EventKind::SubscriptionUpdated {
+            status: ProviderSubStatus::PastDue,
+            ..
+        }
+    ));
     change(SubscriptionChange::CancelNow).await;
     assert_eq!(last(&fake, "DELETE", &path).await["method"], "DELETE");
     fake.post("/_test/flush", json!({})).await;
@@ -446,7 +478,10 @@ async fn an_existing_customer_is_reused() {
     fake.press(&co.url.unwrap(), "pay").await;
     let ev = &fake.get("/_test/events").await["events"][0]["payload"];
     let ev: Value = serde_json::from_str(ev.as_str().unwrap()).unwrap();
-    let cus = ev["data"]["object"]["customer"].as_str().unwrap().to_string();
+    let cus = ev["data"]["object"]["customer"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut req = order("ord_b", CheckoutMode::OneOff, 100, 0);
     req.customer = Some(cus.clone());
     p.checkout(&req).await.unwrap();
@@ -461,7 +496,12 @@ async fn badly_signed_events_are_refused_by_the_receiver() {
     let p = stripe(&fake, STRIPE_KEY);
     let r = receiver(&p, &fake).await;
     let ev = json!({"type": "customer.subscription.deleted", "data": {"object": {"id": "sub_x"}}});
-    for (how, status) in [("good", 200), ("bad", 400), ("stale", 400), ("missing", 400)] {
+    for (how, status) in [
+        ("good", 200),
+        ("bad", 400),
+        ("stale", 400),
+        ("missing", 400),
+    ] {
         let out = fake
             .post("/_test/send", json!({"event": ev, "signature": how}))
             .await;
@@ -522,7 +562,13 @@ async fn a_closed_port_is_unreachable() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, ProviderError::Unreachable { provider: "stripe", .. }),
+        matches!(
+            &err,
+            ProviderError::Unreachable {
+                provider: "stripe",
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert!(!format!("{err:?}").contains("sk_test_unreachable"));

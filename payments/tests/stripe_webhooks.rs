@@ -65,7 +65,10 @@ fn signature_matches_an_independent_computation() {
 
 #[test]
 fn good_signature_is_accepted_and_read() {
-    let ev = read("checkout.session.completed", json!({"id": "cs_1", "object": "checkout.session", "client_reference_id": "ord_1", "payment_status": "paid"}));
+    let ev = read(
+        "checkout.session.completed",
+        json!({"id": "cs_1", "object": "checkout.session", "client_reference_id": "ord_1", "payment_status": "paid"}),
+    );
     assert_eq!(ev.id, "evt_1NG8Du2eZvKYlo2CUI79vXWy");
     assert_eq!(ev.created, T);
 }
@@ -178,7 +181,11 @@ fn any_of_several_v1_may_match() {
         );
     }
     assert_eq!(
-        p.verify_webhook(&headers(&format!("t={T},v1={old_v1},v1={old_v1}")), &body, T),
+        p.verify_webhook(
+            &headers(&format!("t={T},v1={old_v1},v1={old_v1}")),
+            &body,
+            T
+        ),
         Err(WebhookError::BadSignature)
     );
 }
@@ -345,7 +352,11 @@ fn invoice_paid_in_the_newer_layout() {
     }
     // An invoice of no subscription is not the mall's.
     assert_eq!(
-        read("invoice.paid", json!({"id": "in_3", "amount_paid": 5, "period_start": 1, "period_end": 2})).kind,
+        read(
+            "invoice.paid",
+            json!({"id": "in_3", "amount_paid": 5, "period_start": 1, "period_end": 2})
+        )
+        .kind,
         EventKind::Ignored {
             kind: "invoice.paid".into()
         }
@@ -420,10 +431,7 @@ fn subscription_updates_both_layouts() {
     else {
         panic!()
     };
-    assert_eq!(
-        (status, paused_until),
-        (ProviderSubStatus::Paused, Some(0))
-    );
+    assert_eq!((status, paused_until), (ProviderSubStatus::Paused, Some(0)));
     for (s, want) in [
         ("trialing", ProviderSubStatus::Trialing),
         ("unpaid", ProviderSubStatus::Unpaid),
@@ -431,7 +439,8 @@ fn subscription_updates_both_layouts() {
         ("incomplete", ProviderSubStatus::Incomplete),
         ("incomplete_expired", ProviderSubStatus::IncompleteExpired),
     ] {
-        let obj = json!({"id": "sub_s", "status": s, "current_period_start": 1, "current_period_end": 2});
+        let obj =
+            json!({"id": "sub_s", "status": s, "current_period_start": 1, "current_period_end": 2});
         let EventKind::SubscriptionUpdated { status, .. } =
             read("customer.subscription.updated", obj).kind
         else {
