@@ -33,6 +33,7 @@ impl Fake {
             .arg(path)
             .args(["--port", "0"])
             .args(args)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
