@@ -66,14 +66,17 @@ pub struct Adyen {
 }
 
 impl Adyen {
-    pub fn new(mut config: AdyenConfig) -> Adyen {
+    pub fn new(mut config: AdyenConfig) -> Result<Adyen, ProviderError> {
         while config.api_url.ends_with('/') {
             config.api_url.pop();
         }
-        Adyen {
-            config,
-            http: reqwest::Client::new(),
-        }
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ProviderError::Unreachable {
+                provider: PROVIDER,
+                message: format!("cannot set up the HTTP client: {e}"),
+            })?;
+        Ok(Adyen { config, http })
     }
 
     pub fn config(&self) -> &AdyenConfig {

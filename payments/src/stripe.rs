@@ -77,15 +77,19 @@ fn interval_name(interval: Interval) -> &'static str {
 }
 
 impl Stripe {
-    /// A provider for `config` (a trailing `/` of `api_url` is dropped).
-    pub fn new(mut config: StripeConfig) -> Stripe {
+    /// A provider for `config` (a trailing `/` of `api_url` is dropped); fails
+    /// only when the HTTP client cannot be set up (TLS roots).
+    pub fn new(mut config: StripeConfig) -> Result<Stripe, ProviderError> {
         while config.api_url.ends_with('/') {
             config.api_url.pop();
         }
-        Stripe {
-            config,
-            http: reqwest::Client::new(),
-        }
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ProviderError::Unreachable {
+                provider: PROVIDER,
+                message: format!("cannot set up the HTTP client: {e}"),
+            })?;
+        Ok(Stripe { config, http })
     }
 
     pub fn config(&self) -> &StripeConfig {

@@ -27,6 +27,7 @@ fn provider(api_url: &str, key: &str) -> Adyen {
         return_url_base: "https://easel.test/mall/return".into(),
         ..AdyenConfig::default()
     })
+    .unwrap()
 }
 
 /// Adyen's documentation example item (its hmacSignature is the one the
@@ -143,7 +144,8 @@ fn any_bad_item_refuses_the_whole_notification() {
     let other = Adyen::new(AdyenConfig {
         hmac_key: Secret::new("00".repeat(32)),
         ..AdyenConfig::default()
-    });
+    })
+    .unwrap();
     assert_eq!(
         other.verify_webhook(&vec![], &body(&[good]), 0),
         Err(WebhookError::BadSignature)

@@ -23,6 +23,7 @@ fn stripe(fake: &Fake, key: &str) -> Stripe {
         webhook_secret: Secret::new(STRIPE_WHSEC),
         ..StripeConfig::default()
     })
+    .unwrap()
 }
 
 fn order(id: &str, mode: CheckoutMode, amount: i64, discount: i64) -> CheckoutRequest {
@@ -556,7 +557,8 @@ async fn a_closed_port_is_unreachable() {
         api_url: format!("http://127.0.0.1:{port}"),
         secret_key: Secret::new("sk_test_unreachable"),
         ..StripeConfig::default()
-    });
+    })
+    .unwrap();
     let err = p
         .checkout(&order("ord_u", CheckoutMode::OneOff, 100, 0))
         .await

@@ -19,6 +19,7 @@ fn provider() -> Stripe {
         webhook_secret: Secret::new(SECRET),
         ..StripeConfig::default()
     })
+    .unwrap()
 }
 
 fn headers(sig: &str) -> Vec<(String, String)> {
@@ -121,7 +122,8 @@ fn stale_signature_is_refused_both_ways() {
         webhook_secret: Secret::new(SECRET),
         tolerance_secs: 10,
         ..StripeConfig::default()
-    });
+    })
+    .unwrap();
     assert_eq!(
         strict.verify_webhook(&headers(&sig), &body, T + 11),
         Err(WebhookError::Stale)
@@ -148,7 +150,7 @@ fn missing_or_malformed_header_is_refused() {
     let upper = vec![("Stripe-Signature".to_string(), sig)];
     assert!(p.verify_webhook(&upper, &body, T).is_ok());
     // No webhook secret configured: nothing verifies.
-    let unset = Stripe::new(StripeConfig::default());
+    let unset = Stripe::new(StripeConfig::default()).unwrap();
     let sig = stripe::sign(&Secret::new(""), T, &body);
     assert_eq!(
         unset.verify_webhook(&headers(&sig), &body, T),
