@@ -183,21 +183,23 @@ pub fn build_providers(
 ) -> anyhow::Result<(Providers, Option<Arc<payments::adyen::Adyen>>)> {
     let mut p: Providers = BTreeMap::new();
     if let Some(s) = &settings.stripe {
-        let stripe = payments::stripe::Stripe::new(
-            &s.api_url,
-            payments::Secret::new(s.secret_key.expose()),
-            payments::Secret::new(s.webhook_secret.expose()),
-        )?;
+        let stripe = payments::stripe::Stripe::new(payments::stripe::StripeConfig {
+            api_url: s.api_url.clone(),
+            secret_key: payments::Secret::new(s.secret_key.expose()),
+            webhook_secret: payments::Secret::new(s.webhook_secret.expose()),
+            ..Default::default()
+        })?;
         p.insert("stripe", Arc::new(stripe));
     }
     let mut adyen = None;
     if let Some(s) = &settings.adyen {
-        let a = Arc::new(payments::adyen::Adyen::new(
-            &s.api_url,
-            payments::Secret::new(s.api_key.expose()),
-            &s.merchant_account,
-            payments::Secret::new(s.hmac_key.expose()),
-        )?);
+        let a = Arc::new(payments::adyen::Adyen::new(payments::adyen::AdyenConfig {
+            api_url: s.api_url.clone(),
+            api_key: payments::Secret::new(s.api_key.expose()),
+            merchant_account: s.merchant_account.clone(),
+            hmac_key: payments::Secret::new(s.hmac_key.expose()),
+            ..Default::default()
+        })?);
         p.insert("adyen", a.clone());
         adyen = Some(a);
     }

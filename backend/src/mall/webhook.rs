@@ -286,7 +286,10 @@ impl MallService {
                 let Some(order) = self.order_by_payment(provider, payment).await? else {
                     return self.keep_pending(provider, payment, ev).await;
                 };
-                self.refund(&order, *amount, *full, &cause).await?;
+                // Stripe reports the total refunded so far; Adyen each
+                // refund's own amount.
+                let total = if provider == "adyen" { order.refunded + amount } else { *amount };
+                self.refund(&order, total, *full, &cause).await?;
             }
             EventKind::DisputeOpened { payment, .. } => {
                 let Some(order) = self.order_by_payment(provider, payment).await? else {

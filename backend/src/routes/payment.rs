@@ -326,13 +326,19 @@ async fn adyen_methods(
         }
         None => (0, s.settings.mall.currency.clone()),
     };
+    // Without a country, the currency's (ISO 4217 codes start with the
+    // ISO 3166 country code; the euro's is not one: the Netherlands).
     let country = b
         .country
-        .filter(|c| c.len() == 2 && c.bytes().all(|x| x.is_ascii_alphabetic()));
+        .filter(|c| c.len() == 2 && c.bytes().all(|x| x.is_ascii_alphabetic()))
+        .unwrap_or_else(|| match currency.as_str() {
+            "EUR" => "NL".into(),
+            c => c.chars().take(2).collect(),
+        });
     let v = s
         .mall
         .adyen()?
-        .payment_methods(amount, &currency, country.as_deref())
+        .payment_methods(amount, &currency, &country)
         .await
         .map_err(provider_error)?;
     Ok(ok(v))
