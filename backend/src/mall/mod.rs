@@ -17,7 +17,7 @@
 //! Money moves only on a provider's verified event (or an operator's
 //! mark-paid for manual transfers); nothing the browser sends can pay an
 //! order or set a price. Every credit change is a ledger entry with an
-//! idempotency key (`order:{id}`, `plan:{sub}:{period start}:{month}`,
+//! idempotency key (`order:{id}`, `plan:{sub}:{period number}:{month}`,
 //! `refund:{order}:{total refunded}`, `dispute:{order}`), so an event that
 //! arrives twice, late or concurrently grants once.
 

@@ -122,10 +122,15 @@ pub struct SubRow {
     /// Upgrade and renewal orders already applied (each applies once).
     #[serde(default)]
     pub applied: Vec<String>,
-    /// Monthly credits granted so far: (period start, months granted).
+    /// Which paid period this is (0 the first; +1 each time the period
+    /// moves past the end of the previous one). Monthly credits are keyed
+    /// by it, so a provider adjusting a period's times grants nothing twice.
+    #[serde(default)]
+    pub period_no: u32,
+    /// Monthly credits granted so far: (period number, months granted).
     /// Grants are keyed, so this only saves the ledger a re-check.
     #[serde(default)]
-    pub granted: (i64, u32),
+    pub granted: (u32, u32),
     /// Percent off the next period (the retention offer), for renewals the
     /// mall charges itself (manual, Adyen).
     #[serde(default)]
@@ -135,6 +140,17 @@ pub struct SubRow {
 }
 
 impl SubRow {
+    /// Sets the paid period. One that starts where the present one ends (a
+    /// day's slack) or later is the next period; an earlier start is the
+    /// same period with the provider's exact times.
+    pub fn set_period(&mut self, start: i64, end: i64) {
+        if start >= self.current_period_end - protocol::mall::DAY_MS {
+            self.period_no += 1;
+        }
+        self.current_period_start = start;
+        self.current_period_end = end;
+    }
+
     /// Perks are in force at `now`.
     pub fn perks_active(&self, now: i64) -> bool {
         protocol::mall::subscription::has_perks(self.status) && now < self.current_period_end

@@ -111,15 +111,18 @@ impl MallService {
 
     /// Grants the monthly credits of a plan in force that came due (a
     /// yearly plan gives its credits month by month), each keyed by
-    /// (subscription, period start, month): repeats grant nothing.
+    /// (subscription, period number, month): repeats grant nothing.
     pub async fn grant_due(&self, s: &SubRow) -> Result<(), ApiError> {
         let now = now_millis();
-        if !s.perks_active(now) {
+        if !protocol::mall::subscription::has_perks(s.status) || now >= s.current_period_end {
             return Ok(());
         }
         let start = s.current_period_start;
-        let due = months_due(start, s.terms.period, now);
-        let done = if s.granted.0 == start { s.granted.1 } else { 0 };
+        let no = s.period_no;
+        // A period paid ahead (a renewal before the present one ends) gives
+        // its first month's credits at once.
+        let due = months_due(start.min(now), s.terms.period, now);
+        let done = if s.granted.0 == no { s.granted.1 } else { 0 };
         if due <= done {
             return Ok(());
         }
@@ -128,14 +131,14 @@ impl MallService {
                 .ledger
                 .grant(
                     &s.account_id,
-                    &format!("plan:{}:{start}:{k}", s.sub_id),
+                    &format!("plan:{}:{no}:{k}", s.sub_id),
                     s.terms.monthly_coins,
                 )
                 .await?;
         }
         self.update_sub(&s.account_id, &s.sub_id, |r| {
-            if r.current_period_start == start && (r.granted.0 != start || r.granted.1 < due) {
-                r.granted = (start, due);
+            if r.period_no == no && (r.granted.0 != no || r.granted.1 < due) {
+                r.granted = (no, due);
             }
         })
         .await?;
@@ -177,6 +180,7 @@ impl MallService {
             retention_used: false,
             feedback: vec![],
             applied: vec![],
+            period_no: 0,
             granted: (0, 0),
             next_off: 0,
             create_at: paid_at,
@@ -191,8 +195,7 @@ impl MallService {
             // Started before without the provider's period: take it now.
             self.update_sub(&order.account_id, &sub_id, |r| {
                 if r.event_at == 0 && r.current_period_start != s {
-                    r.current_period_start = s;
-                    r.current_period_end = e;
+                    r.set_period(s, e);
                 }
             })
             .await?;
@@ -279,31 +282,26 @@ impl MallService {
             return Err(ApiError::internal("a renewal order without its plan"));
         };
         let paid = paid_at(order);
-        let mut granted_for = None;
-        let row = self
-            .update_sub(&order.account_id, sub_id, |r| {
-                granted_for = None;
-                if r.applied.contains(&order.order_id) {
-                    return;
-                }
-                r.applied.push(order.order_id.clone());
-                let start = if r.current_period_end > paid && r.status != SubStatus::Canceled {
-                    r.current_period_end
-                } else {
-                    paid
-                };
-                r.current_period_start = start;
-                r.current_period_end = period_end(start, r.terms.period);
-                r.status = SubStatus::Active;
-                r.paused_until = None;
-                r.next_off = 0;
-                r.update_at = now_millis();
-                granted_for = Some(start);
-            })
-            .await?
-            .ok_or_else(|| ApiError::internal("a renewal of a missing plan"))?;
-        // A period that starts later is granted when it starts (grant_due).
-        let _ = (granted_for, row);
+        self.update_sub(&order.account_id, sub_id, |r| {
+            if r.applied.contains(&order.order_id) {
+                return;
+            }
+            r.applied.push(order.order_id.clone());
+            let start = if r.current_period_end > paid && r.status != SubStatus::Canceled {
+                r.current_period_end
+            } else {
+                paid
+            };
+            let end = period_end(start, r.terms.period);
+            r.set_period(start, end);
+            r.status = SubStatus::Active;
+            r.paused_until = None;
+            r.next_off = 0;
+            r.update_at = now_millis();
+        })
+        .await?
+        .ok_or_else(|| ApiError::internal("a renewal of a missing plan"))?;
+        // Its credits come due when it starts (grant_due).
         self.sync_perks(&order.account_id).await
     }
 
@@ -677,7 +675,9 @@ fn quote(sub: &SubRow, to: &Product) -> Option<UpgradeQuote> {
         product_id: to.product_id.clone(),
         price,
         currency: to.currency.clone(),
-        days_left: ((sub.current_period_end - now).max(0) + DAY_MS - 1) / DAY_MS,
+        days_left: ((sub.current_period_end - now.max(sub.current_period_start)).max(0) + DAY_MS
+            - 1)
+            / DAY_MS,
     })
 }
 

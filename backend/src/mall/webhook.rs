@@ -189,8 +189,7 @@ impl MallService {
                     renewed = false;
                     if end > r.current_period_end || (first && r.event_at == 0) {
                         renewed = end > r.current_period_end && !first;
-                        r.current_period_start = start;
-                        r.current_period_end = end;
+                        r.set_period(start, end);
                     }
                     if r.status == SubStatus::PastDue || (renewed && r.status == SubStatus::Paused)
                     {
@@ -248,8 +247,7 @@ impl MallService {
                     r.event_at = at;
                     r.auto_renew = !cancel_at_period_end;
                     if *current_period_end > 0 {
-                        r.current_period_start = current_period_start * 1000;
-                        r.current_period_end = current_period_end * 1000;
+                        r.set_period(current_period_start * 1000, current_period_end * 1000);
                     }
                     r.status = match (status, paused_until) {
                         (_, Some(_)) => SubStatus::Paused,
@@ -288,7 +286,11 @@ impl MallService {
                 };
                 // Stripe reports the total refunded so far; Adyen each
                 // refund's own amount.
-                let total = if provider == "adyen" { order.refunded + amount } else { *amount };
+                let total = if provider == "adyen" {
+                    order.refunded + amount
+                } else {
+                    *amount
+                };
                 self.refund(&order, total, *full, &cause).await?;
             }
             EventKind::DisputeOpened { payment, .. } => {
