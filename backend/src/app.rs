@@ -201,6 +201,7 @@ impl Application {
             Counters::new(store.clone(), &tables::COUNTERS),
             TaskLimits {
                 visitor_daily_quota: g.visitor_daily_quota,
+                queue_limit: g.queue_limit,
             },
         );
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

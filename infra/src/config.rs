@@ -160,6 +160,9 @@ pub struct GenerationSettings {
     pub max_upload_bytes: u64,
     /// Extra time per progress step of the reference engine (demos, tests of long work).
     pub reference_step_ms: u64,
+    /// Tasks an account without the unlimited queue (spec 2 §6) may have
+    /// queued or running at once; 0 for no limit.
+    pub queue_limit: u32,
 }
 
 impl Default for GenerationSettings {
@@ -174,6 +177,7 @@ impl Default for GenerationSettings {
             visitor_daily_quota: 5,
             max_upload_bytes: 50 * 1024 * 1024,
             reference_step_ms: 0,
+            queue_limit: 10,
         }
     }
 }
@@ -515,6 +519,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_VISITOR_QUOTA") {
             g.visitor_daily_quota = num("EASEL_VISITOR_QUOTA", v)?;
+        }
+        if let Some(v) = env("EASEL_QUEUE_LIMIT") {
+            g.queue_limit = num("EASEL_QUEUE_LIMIT", v)?;
         }
         if let Some(v) = env("EASEL_MAX_UPLOAD_BYTES") {
             g.max_upload_bytes = num("EASEL_MAX_UPLOAD_BYTES", v)?;

@@ -6,6 +6,7 @@
 pub mod actor;
 pub mod core;
 pub mod machine;
+mod queue;
 pub mod row;
 
 use std::collections::HashMap;
@@ -91,6 +92,8 @@ fn parse_creates_per_minute(value: Option<&str>) -> anyhow::Result<u32> {
 pub struct TaskLimits {
     /// Starter images a visitor device may make per day.
     pub visitor_daily_quota: i64,
+    /// Tasks in progress an account may have without the unlimited queue (0: no limit).
+    pub queue_limit: u32,
 }
 
 #[derive(Clone)]
@@ -274,6 +277,7 @@ impl TaskService {
         action: Action,
     ) -> Result<String, ApiError> {
         let p = self.prepare(who, req, action).await?;
+        self.check_queue(who, req).await?;
         let channel_id = req.channel_id.clone().filter(|c| !c.trim().is_empty());
         let mut channel_private = false;
         if let Some(channel) = &channel_id {

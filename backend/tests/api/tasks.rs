@@ -62,7 +62,7 @@ pub async fn checkpoint(client: &RestClient, family: &str) -> String {
         .to_owned()
 }
 
-async fn loras(client: &RestClient, family: &str, n: usize) -> Vec<Value> {
+pub async fn loras(client: &RestClient, family: &str, n: usize) -> Vec<Value> {
     let c: Value = client
         .post("/api/v1/task/v2/config/model", &json!({}))
         .await

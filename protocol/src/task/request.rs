@@ -134,9 +134,20 @@ pub struct AnimateDiff {
     pub frames: Option<i64>,
 }
 
+/// `meta.generate` (spec 2 §3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct GenerateOptions {
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub gen_mode: Option<i64>,
+}
+
 /// The generation config of one tab (spec 1 §3), sent as `meta`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TaskMeta {
+    /// Generation options (spec 2 §3 `generate`): `gen_mode` 1 asks for the
+    /// unlimited queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<GenerateOptions>,
     #[serde(default, deserialize_with = "lenient::opt_string")]
     pub prompt: Option<String>,
     #[serde(default, deserialize_with = "lenient::opt_string")]

@@ -166,6 +166,20 @@ pub fn default_n_iter(role: Role, family: &str) -> u32 {
     }
 }
 
+/// `gen_mode` (spec 2 §3, §6): 1 is the unlimited queue. Without the
+/// payment-info flag infiniteQueue it is forced to 0; with it, what was
+/// asked, else 1 for product level 2 and above.
+pub fn gen_mode(requested: Option<i64>, infinite_queue: bool, product_level: u8) -> u8 {
+    if !infinite_queue {
+        return 0;
+    }
+    match requested {
+        Some(0) => 0,
+        Some(_) => 1,
+        None => u8::from(product_level >= 2),
+    }
+}
+
 /// The lane (spec 1 §6): free accounts and visitors 1; paid accounts what
 /// they asked for, else their stored choice, else 2.
 pub fn resolve_speed(caller: &Caller, requested: Option<SpeedType>) -> SpeedType {
@@ -2227,6 +2241,22 @@ mod tests {
                 json!({"category": 7, "meta": {"prompt": "a", "studio": {"width": preset.width, "height": preset.height}}}),
             );
             assert!(run(&r, Action::TextToImage, &PAID).is_ok(), "{preset:?}");
+        }
+    }
+
+    #[test]
+    fn gen_mode_needs_the_unlimited_queue() {
+        let cases = [
+            (Some(1), false, 3, 0),
+            (None, false, 3, 0),
+            (Some(1), true, 1, 1),
+            (Some(0), true, 3, 0),
+            (None, true, 1, 0),
+            (None, true, 2, 1),
+            (Some(7), true, 0, 1),
+        ];
+        for (req, inf, level, want) in cases {
+            assert_eq!(gen_mode(req, inf, level), want, "{req:?} {inf} {level}");
         }
     }
 }

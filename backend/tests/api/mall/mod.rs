@@ -5,6 +5,7 @@
 
 mod adyen;
 mod packs;
+mod perks;
 mod refunds;
 mod subscriptions;
 
