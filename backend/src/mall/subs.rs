@@ -43,7 +43,7 @@ impl MallService {
             .scan(&Key::of(account), &ScanRange::all(200))
             .await?;
         let mut v: Vec<SubRow> = page.rows.into_iter().map(|(_, s)| s).collect();
-        v.sort_by(|a, b| b.create_at.cmp(&a.create_at));
+        v.sort_by_key(|s| std::cmp::Reverse(s.create_at));
         Ok(v)
     }
 

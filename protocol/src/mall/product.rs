@@ -176,7 +176,8 @@ mod tests {
     #[test]
     fn products_are_validated() {
         assert_eq!(validate(&pack()), Ok(()));
-        let cases: Vec<(fn(&mut Product), bool)> = vec![
+        type Edit = fn(&mut Product);
+        let cases: Vec<(Edit, bool)> = vec![
             (|p| p.product_id = "".into(), false),
             (|p| p.product_id = "a b".into(), false),
             (|p| p.product_id = "x".repeat(65), false),
