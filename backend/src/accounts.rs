@@ -53,6 +53,7 @@ impl AccountRow {
             status: self.status,
             settings: self.settings.clone(),
             admin,
+            ornament: None,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod chat;
 pub mod comments;
 pub mod credits;
 pub mod error;
+pub mod ornaments;
 pub mod polish;
 pub mod prompts;
 pub mod ratelimit;

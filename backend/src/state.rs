@@ -46,4 +46,6 @@ pub struct AppState {
     pub square: crate::square::SquareService,
     /// Comments on works, characters and models.
     pub comments: crate::comments::CommentService,
+    /// The ornament shop: catalogue, purchases, what is worn.
+    pub ornaments: crate::ornaments::OrnamentService,
 }

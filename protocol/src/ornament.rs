@@ -250,9 +250,9 @@ pub fn validate(r: &UpsertRequest) -> Result<UpsertRequest, String> {
     if !(0..=PRICE_MAX).contains(&r.price) {
         return Err(format!("price must be 0 to {PRICE_MAX} credits"));
     }
-    if !is_overlay_url(&r.image.url) {
+    let Some(url) = overlay_path(&r.image.url) else {
         return Err("image.url must be an uploaded picture (/files/...)".into());
-    }
+    };
     if let Some(id) = &r.ornament_id {
         if !is_valid_id(id) {
             return Err("ornament_id is not valid".into());
@@ -261,14 +261,31 @@ pub fn validate(r: &UpsertRequest) -> Result<UpsertRequest, String> {
     Ok(UpsertRequest {
         name: name.to_owned(),
         description: description.to_owned(),
+        image: OrnamentImage { url },
         ..r.clone()
     })
 }
 
-/// An overlay picture: a site-relative `/files/...` URL (what the upload
-/// flow answers); other hosts are refused so the page's CSP holds.
-pub fn is_overlay_url(url: &str) -> bool {
-    url.starts_with("/files/") && crate::task::rules::is_valid_image_url(url)
+/// An overlay picture as stored: the site-relative `/files/...` path of an
+/// uploaded file. The upload flow answers it with this server's scheme and
+/// host (`http(s)://host/files/...`), which is dropped, so the overlay is
+/// served by whichever host the page came from (and the page's CSP holds).
+/// Anything that is not a `/files/` path is refused.
+pub fn overlay_path(url: &str) -> Option<String> {
+    if !crate::task::rules::is_valid_image_url(url) {
+        return None;
+    }
+    let lower = url.to_ascii_lowercase();
+    let path = if lower.starts_with("https://") || lower.starts_with("http://") {
+        let rest = url.split_once("://")?.1;
+        rest.find('/').and_then(|i| rest.get(i..))?
+    } else {
+        url
+    };
+    (path.starts_with("/files/")
+        && !path.contains(['?', '#'])
+        && crate::task::rules::is_valid_image_url(path))
+    .then(|| path.to_owned())
 }
 
 /// Ornament ids: 1 to 64 ASCII letters, digits, '-' or '_'.
@@ -384,21 +401,54 @@ mod tests {
     fn upsert_validation_table() {
         let ok = validate(&req()).unwrap();
         assert_eq!(ok.name, "Halo");
+        let mut abs = req();
+        abs.image.url = "https://easel.example/files/up/abc/halo.png".into();
+        assert_eq!(validate(&abs).unwrap().image.url, "/files/up/abc/halo.png");
         type Edit = fn(&mut UpsertRequest);
         let table: &[(&str, Edit, bool)] = &[
             ("empty name", |r| r.name = "  ".into(), false),
             ("long name", |r| r.name = "x".repeat(51), false),
             ("50 chars", |r| r.name = "é".repeat(50), true),
             ("control in name", |r| r.name = "a\u{7}".into(), false),
-            ("long description", |r| r.description = "d".repeat(501), false),
-            ("newline in description", |r| r.description = "a\nb".into(), true),
+            (
+                "long description",
+                |r| r.description = "d".repeat(501),
+                false,
+            ),
+            (
+                "newline in description",
+                |r| r.description = "a\nb".into(),
+                true,
+            ),
             ("negative price", |r| r.price = -1, false),
             ("free", |r| r.price = 0, true),
             ("price at max", |r| r.price = PRICE_MAX, true),
             ("price over max", |r| r.price = PRICE_MAX + 1, false),
-            ("other host", |r| r.image.url = "https://evil.example/a.png".into(), false),
-            ("data url", |r| r.image.url = "data:image/png;base64,AA".into(), false),
-            ("dot dot", |r| r.image.url = "/files/../secret".into(), false),
+            (
+                "not an upload",
+                |r| r.image.url = "https://evil.example/a.png".into(),
+                false,
+            ),
+            (
+                "upload answer",
+                |r| r.image.url = "http://127.0.0.1:8080/files/u/a.png".into(),
+                true,
+            ),
+            (
+                "query",
+                |r| r.image.url = "/files/u/a.png?x=1".into(),
+                false,
+            ),
+            (
+                "data url",
+                |r| r.image.url = "data:image/png;base64,AA".into(),
+                false,
+            ),
+            (
+                "dot dot",
+                |r| r.image.url = "/files/../secret".into(),
+                false,
+            ),
             ("empty url", |r| r.image.url = String::new(), false),
             ("bad id", |r| r.ornament_id = Some("a b".into()), false),
             ("good id", |r| r.ornament_id = Some("halo-1_x".into()), true),

@@ -82,7 +82,14 @@ pub async fn logout(req: HttpRequest, state: web::Data<AppState>, caller: Authed
 
 pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
     let admin = state.accounts.is_admin(&caller.0.account);
-    Ok(ok(caller.0.account.info(admin)))
+    let mut info = caller.0.account.info(admin);
+    // The header shows the avatar ornament the account wears.
+    info.ornament = state
+        .ornaments
+        .decor()
+        .avatar_url(&caller.0.account.id)
+        .await;
+    Ok(ok(info))
 }
 
 pub async fn payment_info(caller: Authed) -> ApiResult {

@@ -15,6 +15,7 @@ mod characters;
 mod chat;
 mod comments;
 mod helpers;
+mod ornaments;
 mod polish;
 mod prompts;
 mod socket;
