@@ -462,7 +462,9 @@ mod tests {
 
     #[test]
     fn stock_and_buyable() {
-        let table: &[(bool, Option<u64>, u64, Result<(), ErrorCode>, Option<u64>)] = &[
+        // (active, limited, sold) -> (buyable, left)
+        type Row = (bool, Option<u64>, u64, Result<(), ErrorCode>, Option<u64>);
+        let table: &[Row] = &[
             (true, None, 99, Ok(()), None),
             (true, Some(2), 1, Ok(()), Some(1)),
             (true, Some(2), 2, Err(ErrorCode::OrnamentSoldOut), Some(0)),
