@@ -107,6 +107,16 @@ pub struct OtherListRequest {
     pub account_id: String,
 }
 
+/// `ornament-shop/worn-of`: the avatar ornaments some accounts wear (for
+/// displays that list people without cards: channel members).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WornOfRequest {
+    pub account_ids: Vec<String>,
+}
+
+/// Accounts per `worn-of` call.
+pub const WORN_OF_MAX: usize = 200;
+
 /// `ornament-shop/buy`, `ornament-shop/wear`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrnamentRequest {

@@ -392,3 +392,158 @@ impl Decor {
         &self.inner.ornaments
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use infra::store::embedded::EmbeddedStore;
+    use protocol::ornament::OrnamentImage;
+    use protocol::square::card::{CardAuthor, Cover};
+
+    fn orn(id: &str, slot: Slot) -> Ornament {
+        Ornament {
+            ornament_id: id.into(),
+            slot,
+            name: id.into(),
+            description: String::new(),
+            price: 1,
+            image: OrnamentImage {
+                url: format!("/files/{id}.png"),
+            },
+            active: true,
+            sort: 0,
+            limited: None,
+            sold: 0,
+        }
+    }
+
+    fn card(id: &str, author: &str, obj_type: u8) -> Card {
+        Card {
+            obj_type,
+            sub_obj_type: None,
+            content_sub_type: None,
+            channel: None,
+            sub_channel: None,
+            id: id.into(),
+            title: String::new(),
+            cover: Cover::default(),
+            stream: None,
+            image_count: 1,
+            author: CardAuthor {
+                id: author.into(),
+                ..CardAuthor::default()
+            },
+            tags: Vec::new(),
+            nsfw: false,
+            likes: 0,
+            collects: 0,
+            comments: 0,
+            views: 0,
+            liked: false,
+            collected: false,
+            create_at: 0,
+            frame: None,
+        }
+    }
+
+    async fn worn(d: &Decor, account: &str, slot: Slot, id: &str) {
+        d.worn_table()
+            .put(
+                &Key::of(account),
+                &Key::of(slot.as_str()),
+                &WornRow {
+                    ornament_id: id.into(),
+                    at: 1,
+                },
+            )
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn cards_get_authors_ornaments_and_frames_own_frame_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: DynStore = Arc::new(EmbeddedStore::open(&dir.path().join("s")).unwrap());
+        let d = Decor::new(store);
+        // No ornament exists: nothing is filled (and nothing read).
+        let mut cards = vec![card("w1", "ann", ObjType::POST)];
+        d.decorate_cards(&mut cards).await;
+        assert_eq!(
+            (
+                cards[0].author.ornament.as_deref(),
+                cards[0].frame.as_deref()
+            ),
+            (None, None)
+        );
+
+        for o in [
+            orn("halo", Slot::Avatar),
+            orn("gilt", Slot::WorkFrame),
+            orn("oak", Slot::WorkFrame),
+        ] {
+            d.ornaments_table()
+                .put(&Key::of(BUCKET), &Key::of(&o.ornament_id), &o)
+                .await
+                .unwrap();
+        }
+        d.reload().await.unwrap();
+        worn(&d, "ann", Slot::Avatar, "halo").await;
+        worn(&d, "ann", Slot::WorkFrame, "oak").await;
+        d.frames_table()
+            .put(
+                &Key::of("w2"),
+                &Key::empty(),
+                &WorkFrameRow {
+                    ornament_id: "gilt".into(),
+                    account: "ann".into(),
+                    at: 1,
+                },
+            )
+            .await
+            .unwrap();
+        // "ann" was not cached (the empty catalogue skipped the read).
+        let mut cards = vec![
+            card("w1", "ann", ObjType::POST),
+            card("w2", "ann", ObjType::POST),
+            card("w3", "bob", ObjType::POST),
+            card("c1", "ann", ObjType::CHARACTER),
+        ];
+        d.decorate_cards(&mut cards).await;
+        let got: Vec<(Option<&str>, Option<&str>)> = cards
+            .iter()
+            .map(|c| (c.author.ornament.as_deref(), c.frame.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("/files/halo.png"), Some("/files/oak.png")),
+                (Some("/files/halo.png"), Some("/files/gilt.png")),
+                (None, None),
+                (Some("/files/halo.png"), None),
+            ]
+        );
+        assert_eq!(
+            d.frame_url("w2", "ann").await.as_deref(),
+            Some("/files/gilt.png")
+        );
+        assert_eq!(d.frame_url("w9", "bob").await, None);
+
+        // This node's take-off shows at once, from the cache.
+        d.set_worn("ann", Slot::Avatar, None);
+        assert_eq!(d.avatar_url("ann").await, None);
+        d.set_frame("w2", None);
+        assert_eq!(
+            d.frame_url("w2", "ann").await.as_deref(),
+            Some("/files/oak.png")
+        );
+        // A cached account is not read again: a store change is seen after the TTL only.
+        worn(&d, "ann", Slot::Avatar, "halo").await;
+        assert_eq!(d.avatar_url("ann").await, None);
+        d.forget("ann");
+        assert_eq!(
+            d.avatar_url("ann").await.as_deref(),
+            Some("/files/halo.png")
+        );
+    }
+}

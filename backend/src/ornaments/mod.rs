@@ -498,6 +498,26 @@ impl OrnamentService {
         }
     }
 
+    /// `ornament-shop/worn-of`: account id → the image URL of the avatar
+    /// ornament it wears, for those wearing one (from the cache).
+    pub async fn worn_of(&self, ids: &[String]) -> Result<HashMap<String, String>, ApiError> {
+        if ids.len() > ornament::WORN_OF_MAX {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                format!("at most {} account_ids", ornament::WORN_OF_MAX),
+            ));
+        }
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let wear = self.decor.wear_of(&ids).await;
+        let mut out = HashMap::new();
+        for (account, w) in wear {
+            if let Some(url) = self.image_of(w.avatar.as_deref()).await {
+                out.insert(account, url);
+            }
+        }
+        Ok(out)
+    }
+
     /// The frame a work wears (its own, else its author's default).
     pub async fn work_frame(&self, work: &str, author: &str) -> Option<Ornament> {
         let id = self.decor.frame_id(work, author).await?;

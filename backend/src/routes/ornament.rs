@@ -5,7 +5,7 @@
 use actix_web::{web, HttpRequest};
 use protocol::ornament::{
     CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
-    UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest,
+    UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest, WornOfRequest,
 };
 use protocol::ErrorCode;
 use serde_json::json;
@@ -24,6 +24,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/ornament-shop/buy", web::post().to(buy))
         .route("/ornament-shop/order-list", web::post().to(order_list))
         .route("/ornament-shop/wear", web::post().to(wear))
+        .route("/ornament-shop/worn-of", web::post().to(worn_of))
         .route("/ornament-shop/cancel-wear", web::post().to(cancel_wear))
         .route(
             "/ornament-shop/wear-work-frame",
@@ -61,6 +62,13 @@ pub async fn wear(a: Authed, s: web::Data<AppState>, b: Body<OrnamentRequest>) -
         .ornaments
         .wear(&a.0.account.id, &b.ornament_id)
         .await?))
+}
+
+/// The avatar ornaments some accounts wear (public, like their cards).
+pub async fn worn_of(s: web::Data<AppState>, b: Body<WornOfRequest>) -> ApiResult {
+    Ok(ok(
+        json!({ "items": s.ornaments.worn_of(&b.account_ids).await? }),
+    ))
 }
 
 pub async fn cancel_wear(

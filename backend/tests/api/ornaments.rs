@@ -208,6 +208,17 @@ async fn buy_once_wear_and_show_everywhere() {
     );
     let info = post(&rich_c, "/api/v1/account/info", json!({})).await;
     assert_eq!(info["ornament"], halo_url.as_str());
+    // Channel member lists ask for many accounts at once.
+    let of = post(
+        &app.client,
+        "/api/v1/ornament-shop/worn-of",
+        json!({"account_ids": [rich.account.id, "nobody"]}),
+    )
+    .await;
+    assert_eq!(
+        of["items"],
+        json!({ rich.account.id.as_str(): halo_url.as_str() })
+    );
     let theirs = post(
         &other_c,
         "/api/v1/ornament-shop/other-list",
