@@ -12,6 +12,7 @@ import { useLoaded } from '../tavern/useLoaded';
 import { useT } from '../i18n/useT';
 import { useAtomValue } from '../state/jotai';
 import { ornamentApi, setMyOrnament } from './actions';
+import { AdminPanel } from './AdminPanel';
 import { OrnamentAvatar, WorkFrameOverlay } from './OrnamentAvatar';
 import { applyBought, applyWorn, canAfford, itemAction, stockLeft } from './shop';
 import type { OrderPage, ShopItem, ShopPage as Page, Slot, Worn } from './types';
@@ -148,6 +149,7 @@ export function ShopPage() {
           )}
         </>
       )}
+      {account?.admin === true && <AdminPanel onSaved={shop.reload} />}
       {buying !== null && (
         <ConfirmDialog
           title={t('ornaments.buy.title', { name: buying.name })}

@@ -1,7 +1,7 @@
 // The ornament shop's calls (`/api/v1/ornament-shop/*`) on the app's API
 // client; every call is a POST answering the envelope, unwrapped by the client.
 import type { ApiClient } from '../api/client';
-import type { Assets, BuyResult, OrderPage, Ornament, ShopItem, ShopPage, Slot, Worn } from './types';
+import type { Assets, BuyResult, OrderPage, Ornament, OrnamentDraft, ShopItem, ShopPage, Slot, Worn } from './types';
 
 const SHOP = '/api/v1/ornament-shop/';
 
@@ -48,6 +48,16 @@ export class OrnamentApi {
 
   workFrame(workId: string): Promise<{ work_id: string; frame: Ornament | null }> {
     return this.call('work-frame-work', { work_id: workId });
+  }
+
+  // Operators ---------------------------------------------------------------
+
+  async adminList(): Promise<Ornament[]> {
+    return (await this.api.post<{ items: Ornament[] }>('/api/v1/admin/ornament/list', {})).items;
+  }
+
+  adminUpsert(draft: OrnamentDraft): Promise<Ornament> {
+    return this.api.post<Ornament>('/api/v1/admin/ornament/upsert', draft);
   }
 
   assets(): Promise<Assets> {

@@ -66,3 +66,16 @@ export interface Assets {
   held: number;
   available: number;
 }
+
+/** What an operator saves (`admin/ornament/upsert`); no id adds one. */
+export interface OrnamentDraft {
+  ornament_id?: string | null;
+  slot: Slot;
+  name: string;
+  description: string;
+  price: number;
+  image: { url: string };
+  active: boolean;
+  sort: number;
+  limited: number | null;
+}

@@ -13,6 +13,7 @@ import { profilePath, tagPath } from '../square/route';
 import type { Visibility, WorkDetail } from '../square/types';
 import { LikeButton, shortCount, useBlurred } from '../square/WorkCard';
 import { OrnamentAvatar, WorkFrameOverlay } from '../ornaments/OrnamentAvatar';
+import { WorkFramePicker } from '../ornaments/WorkFramePicker';
 import { appStore, useAtomValue } from '../state/jotai';
 import { ConfirmDialog } from '../tavern/ConfirmDialog';
 import { useErrorText } from '../tavern/useErrorText';
@@ -186,6 +187,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
             {t('works.share')}
           </button>
         </div>
+        {mine && <WorkFramePicker workId={work.id} frame={work.frame} onChange={(frame) => onChanged({ ...loaded, frame })} />}
         {error !== null && (
           <p className="sq-error" role="alert">
             {error}
