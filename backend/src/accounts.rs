@@ -82,6 +82,7 @@ impl AccountRow {
             status: self.status,
             settings: self.settings.clone(),
             admin,
+            ornament: None,
         }
     }
 }

@@ -280,18 +280,24 @@ impl Application {
         // The square hands its implementation (works, notifications) to
         // `comment_targets.set_square` when it is built.
         let comment_targets = Arc::new(crate::comments::targets::Targets::new(characters.clone()));
+        // What feeds, pages and comments show of the ornament shop.
+        let decor = crate::ornaments::Decor::new(store.clone());
         let comments = crate::comments::CommentService::new(
             store.clone(),
             comment_targets.clone(),
             settings.square.comments_per_min,
-        );
+        )
+        .with_decor(decor.clone());
         let square = crate::square::SquareService::new(
             store.clone(),
             bus.clone(),
             objects.clone(),
             settings.square.clone(),
             &settings.data_dir.join("search"),
-        );
+        )
+        .with_decor(decor.clone());
+        let ornaments =
+            crate::ornaments::OrnamentService::new(store.clone(), ledger.clone(), decor);
         square.start();
         {
             // The search index is rebuilt from the Store when it is new (its
@@ -336,6 +342,7 @@ impl Application {
             agent,
             polish,
             comments,
+            ornaments,
         });
         let server = HttpServer::new(move || {
             let app = App::new()

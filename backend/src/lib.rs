@@ -16,6 +16,7 @@ pub mod comments;
 pub mod credits;
 pub mod error;
 pub mod mall;
+pub mod ornaments;
 pub mod polish;
 pub mod prompts;
 pub mod ratelimit;

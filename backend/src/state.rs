@@ -48,4 +48,6 @@ pub struct AppState {
     pub comments: crate::comments::CommentService,
     /// The mall: products, orders, subscriptions, payment providers.
     pub mall: crate::mall::MallService,
+    /// The ornament shop: catalogue, purchases, what is worn.
+    pub ornaments: crate::ornaments::OrnamentService,
 }

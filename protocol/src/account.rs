@@ -97,6 +97,9 @@ pub struct AccountInfo {
     pub settings: UserSettings,
     /// Operator role, from the server's configuration.
     pub admin: bool,
+    /// The image URL of the avatar ornament the account wears (the ornament shop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ornament: Option<String>,
 }
 
 /// `data` of payment info (spec 1 §3).

@@ -110,6 +110,14 @@ error_codes! {
     WorkTaskNotPublishable = (40045, "WorkTaskNotPublishable", 400, "this task cannot be published");
     /// Following oneself.
     FollowSelf = (40046, "FollowSelf", 400, "you cannot follow yourself");
+    /// The ornament shop: an operator's ornament that is not valid (the message says which field).
+    OrnamentInvalid = (40050, "OrnamentInvalid", 400, "this ornament is not valid");
+    /// Wearing an ornament the caller has not bought.
+    OrnamentNotOwned = (40350, "OrnamentNotOwned", 403, "buy this ornament first");
+    /// No such ornament, or it is not on sale.
+    OrnamentNotFound = (40450, "OrnamentNotFound", 404, "ornament not found");
+    /// A limited ornament with no stock left.
+    OrnamentSoldOut = (40950, "OrnamentSoldOut", 409, "this ornament is sold out");
     /// Logged in, but not allowed to touch this object.
     NoPermission = (40300, "NoPermission", 403, "no permission");
     /// The object does not exist (or is not visible to the caller).

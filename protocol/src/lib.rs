@@ -16,6 +16,7 @@ pub mod error;
 pub mod frame;
 pub mod im;
 pub mod mall;
+pub mod ornament;
 pub mod prompt;
 pub mod prompt_stream;
 pub mod square;

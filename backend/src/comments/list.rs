@@ -425,11 +425,16 @@ impl CommentService {
         let banned = row
             .as_ref()
             .is_some_and(|a| a.status == protocol::account::status::DISABLED);
+        let ornament = match &self.decor {
+            Some(d) => d.avatar_url(id).await,
+            None => None,
+        };
         Ok((
             CardAuthor {
                 id: id.to_owned(),
                 name: row.map(|a| a.name).unwrap_or_default(),
                 avatar: None,
+                ornament,
             },
             banned,
         ))

@@ -107,6 +107,8 @@ pub struct CommentService {
     writes: Option<Arc<RateLimiter>>,
     /// Top-level comments a `top` listing ranks ([`list::MAX_RANKED`]; less in tests).
     max_ranked: usize,
+    /// The ornament shop's view: the avatar ornaments authors wear.
+    decor: Option<crate::ornaments::Decor>,
 }
 
 impl CommentService {
@@ -131,7 +133,14 @@ impl CommentService {
             limit: Arc::new(RateLimiter::new(comments_per_min, Duration::from_secs(60))),
             writes: None,
             max_ranked: list::MAX_RANKED,
+            decor: None,
         }
+    }
+
+    /// Shows the avatar ornaments authors wear.
+    pub fn with_decor(mut self, decor: crate::ornaments::Decor) -> CommentService {
+        self.decor = Some(decor);
+        self
     }
 
     /// Counts comment writes and likes against the square's shared

@@ -82,7 +82,14 @@ pub async fn logout(req: HttpRequest, state: web::Data<AppState>, caller: Authed
 
 pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
     let admin = state.accounts.is_admin(&caller.0.account);
-    Ok(ok(caller.0.account.info(admin)))
+    let mut info = caller.0.account.info(admin);
+    // The header shows the avatar ornament the account wears.
+    info.ornament = state
+        .ornaments
+        .decor()
+        .avatar_url(&caller.0.account.id)
+        .await;
+    Ok(ok(info))
 }
 
 pub async fn payment_info(state: web::Data<AppState>, caller: Authed) -> ApiResult {
@@ -127,6 +134,7 @@ pub async fn assets(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     let entries = state.ledger.entries(id, 50).await?;
     Ok(ok(serde_json::json!({
         "coins": b.balance,
+        "balance": b.balance,
         "held": b.held(),
         "available": b.available(),
         "debt": b.debt,

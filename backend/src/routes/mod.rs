@@ -11,6 +11,7 @@ mod character_extras;
 mod chat;
 mod comment;
 mod im;
+mod ornament;
 mod payment;
 mod polish;
 mod resource;
@@ -34,6 +35,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(social::routes)
             .configure(search::routes)
             .configure(square::routes)
+            .configure(ornament::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -27,10 +27,15 @@ impl SquareService {
             Some(a) => a,
             None => self.author_from_store(id).await.unwrap_or_default(),
         };
+        let ornament = match self.inner.decor.get() {
+            Some(d) => d.avatar_url(id).await,
+            None => None,
+        };
         CardAuthor {
             id: id.to_owned(),
             name: a.name,
             avatar: a.avatar,
+            ornament,
         }
     }
 
@@ -64,7 +69,11 @@ impl SquareService {
                 card.collected = c.is_some();
             }
         }
-        Ok(cards.into_iter().map(|(c, _)| c).collect())
+        let mut cards: Vec<Card> = cards.into_iter().map(|(c, _)| c).collect();
+        if let Some(d) = self.inner.decor.get() {
+            d.decorate_cards(&mut cards).await;
+        }
+        Ok(cards)
     }
 
     /// The accounts `who` follows.
@@ -170,6 +179,7 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
             id: e.author.to_string(),
             name: a.name.clone(),
             avatar: a.avatar.clone(),
+            ornament: None,
         },
         tags: e.tags.clone(),
         nsfw: e.nsfw,
@@ -180,5 +190,6 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
         liked: false,
         collected: false,
         create_at: e.create_at,
+        frame: None,
     }
 }

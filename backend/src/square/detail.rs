@@ -48,6 +48,10 @@ impl SquareService {
         };
         let following = self.is_following(viewer, &w.author).await?;
         let author = self.card_author(&w.author).await;
+        let frame = match self.inner.decor.get() {
+            Some(d) => d.frame_url(&w.id, &w.author).await,
+            None => None,
+        };
         let own = viewer == Some(w.author.as_str());
         let (content, content_html, description) = if w.kind == PostKind::Article {
             (
@@ -88,6 +92,7 @@ impl SquareService {
             following,
             create_at: w.create_at,
             update_at: w.update_at,
+            frame,
         })
     }
 

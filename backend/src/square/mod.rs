@@ -156,6 +156,9 @@ pub(crate) struct Inner {
     /// True once the index has been filled from the Store.
     pub ready: watch::Receiver<bool>,
     pub ready_tx: watch::Sender<bool>,
+    /// The ornament shop's view (authors' avatar ornaments, works' frames),
+    /// when the app hands one over.
+    pub decor: std::sync::OnceLock<crate::ornaments::Decor>,
 }
 
 /// The square service; cheap to clone.
@@ -207,8 +210,15 @@ impl SquareService {
                 node: uuid::Uuid::now_v7().simple().to_string(),
                 ready,
                 ready_tx,
+                decor: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Shows the ornaments worn on cards, pages and notifications.
+    pub fn with_decor(self, decor: crate::ornaments::Decor) -> SquareService {
+        let _ = self.inner.decor.set(decor);
+        self
     }
 
     /// Fills the feed index from the Store in the background, then keeps

@@ -321,6 +321,7 @@ impl SquareService {
                                 id: c.owner.id.clone(),
                                 name: c.owner.name.clone(),
                                 avatar: None,
+                                ornament: None,
                             },
                             tags: c.tags.clone(),
                             nsfw: false,
@@ -331,6 +332,7 @@ impl SquareService {
                             liked: false,
                             collected: false,
                             create_at: c.publish_at,
+                            frame: None,
                         });
                     }
                 }
@@ -357,6 +359,7 @@ impl SquareService {
                             id: p.id.clone(),
                             name: p.name.clone(),
                             avatar: p.avatar.clone(),
+                            ornament: None,
                         },
                         tags: Vec::new(),
                         nsfw: false,
@@ -367,6 +370,7 @@ impl SquareService {
                         liked: false,
                         collected: p.followed,
                         create_at: p.create_at,
+                        frame: None,
                     });
                 }
                 DocKind::Tag => items.push(Card {
@@ -390,6 +394,7 @@ impl SquareService {
                     liked: false,
                     collected: false,
                     create_at: 0,
+                    frame: None,
                 }),
             }
         }

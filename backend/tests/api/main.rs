@@ -16,6 +16,7 @@ mod chat;
 mod comments;
 mod helpers;
 mod mall;
+mod ornaments;
 mod polish;
 mod prompts;
 mod socket;

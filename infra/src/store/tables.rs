@@ -182,6 +182,18 @@ pub const CONFORMANCE_COUNTERS: TableDef = TableDef {
     kind: TableKind::Counter,
 };
 
+// Ornaments (the ornament shop, spec 3 §7).
+/// pk (bucket, always 0) · ck (ornament id) → `Ornament`. The catalogue operators keep.
+pub const ORNAMENTS: TableDef = regular("ornaments");
+/// pk (account id) · ck (ornament id) → `OwnedRow`. The ornaments an account bought, with the purchase.
+pub const ORNAMENTS_OWNED: TableDef = regular("ornaments_owned");
+/// pk (ornament id) · ck (account id) → claimed at (ms). A limited ornament's stock units, one per buyer.
+pub const ORNAMENT_CLAIMS: TableDef = regular("ornament_claims");
+/// pk (account id) · ck (slot) → `WornRow`. The ornament an account wears in each slot.
+pub const ORNAMENTS_WORN: TableDef = regular("ornaments_worn");
+/// pk (work id) · ck () → `WorkFrameRow`. The frame a work wears.
+pub const WORK_FRAMES: TableDef = regular("work_frames");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -257,4 +269,10 @@ pub const ALL: &[TableDef] = &[
     MALL_MARKS,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
+    // Ornaments
+    ORNAMENTS,
+    ORNAMENTS_OWNED,
+    ORNAMENT_CLAIMS,
+    ORNAMENTS_WORN,
+    WORK_FRAMES,
 ];

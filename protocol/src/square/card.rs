@@ -29,6 +29,9 @@ pub struct CardAuthor {
     pub name: String,
     #[serde(default)]
     pub avatar: Option<String>,
+    /// The image URL of the avatar ornament the author wears (the ornament shop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ornament: Option<String>,
 }
 
 /// A card's picture.
@@ -85,4 +88,7 @@ pub struct Card {
     pub collected: bool,
     /// Milliseconds since the epoch when it was published.
     pub create_at: i64,
+    /// The image URL of the work frame the work wears (the ornament shop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }

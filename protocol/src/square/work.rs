@@ -244,6 +244,9 @@ pub struct WorkDetail {
     pub following: bool,
     pub create_at: i64,
     pub update_at: i64,
+    /// The image URL of the work frame the work wears (the ornament shop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.

@@ -1,6 +1,7 @@
 import { session } from '../app/services';
 import { toastAtom } from '../app/toast';
 import { useT } from '../i18n/useT';
+import { OrnamentAvatar } from '../ornaments/OrnamentAvatar';
 import { useAtomValue, useSetAtom } from '../state/jotai';
 import { accountAtom, loginDialogAtom, tokenAtom } from './atoms';
 
@@ -22,9 +23,13 @@ export function AccountMenu() {
   const name = account?.name ?? t('header.account');
   return (
     <div className="account-menu">
-      <span className="avatar" aria-hidden="true" title={name}>
-        {name.trim().charAt(0).toUpperCase() || '?'}
-      </span>
+      {account?.ornament ? (
+        <OrnamentAvatar name={name} ornament={account.ornament} size={32} />
+      ) : (
+        <span className="avatar" aria-hidden="true" title={name}>
+          {name.trim().charAt(0).toUpperCase() || '?'}
+        </span>
+      )}
       <span className="account-menu__name" data-testid="account-name">
         {name}
       </span>

@@ -11,7 +11,7 @@ export const tokenAtom = atom<string | null>(null);
  * Null while logged out, and briefly after a reload until info answers.
  */
 export type CurrentAccount = Pick<Account, 'id' | 'name' | 'email' | 'create_at' | 'status'> &
-  Partial<Pick<Account, 'device_code'> & Pick<AccountInfo, 'settings' | 'admin'>>;
+  Partial<Pick<Account, 'device_code'> & Pick<AccountInfo, 'settings' | 'admin' | 'ornament'>>;
 
 export const accountAtom = atom<CurrentAccount | null>(null);
 

@@ -75,6 +75,7 @@ export class Session {
         status: info.status,
         settings: info.settings,
         admin: info.admin,
+        ornament: info.ornament ?? null,
       });
     } catch (e) {
       if (isApiError(e) && e.code === NEED_LOGIN && store.get(tokenAtom) === token) this.endLocally();

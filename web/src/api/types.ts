@@ -73,6 +73,8 @@ export interface AccountInfo {
   settings: UserSettings;
   /** Operator role. */
   admin: boolean;
+  /** The image URL of the avatar ornament worn (the ornament shop). */
+  ornament?: string | null;
 }
 
 /** `data` of payment info (spec 1 §3). */

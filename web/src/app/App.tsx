@@ -15,6 +15,8 @@ import { useAtomValue } from '../state/jotai';
 import { Header } from './Header';
 import { GeneratorPage } from '../generator/GeneratorPage';
 import { ProfilePage } from '../profile/ProfilePage';
+import { isOrnamentsPath } from '../ornaments/route';
+import { ShopPage } from '../ornaments/ShopPage';
 import { SearchPage } from '../search/SearchPage';
 import { parseSquarePath } from '../square/route';
 import { WorkPage } from '../works/WorkPage';
@@ -42,6 +44,8 @@ export function page(rest: string): ReactNode {
       if (isChannelsPath(path)) return <ChannelsPage />;
       // `/tavern` and `/tavern/...` (characters and their chats).
       if (isTavernPath(path)) return <TavernPage />;
+      // `/ornaments`: the ornament shop.
+      if (isOrnamentsPath(path)) return <ShopPage />;
       return squarePage(path) ?? <NotFoundPage />;
   }
 }

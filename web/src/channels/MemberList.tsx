@@ -3,6 +3,8 @@ import { accountAtom } from '../account/atoms';
 import { showToast } from '../app/toast';
 import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
+import { WithOrnament } from '../ornaments/OrnamentAvatar';
+import { useWornOf } from '../ornaments/useWornOf';
 import { appStore, useAtomValue } from '../state/jotai';
 import { channelApi, loadMembers } from './actions';
 import { channelMembersAtom } from './atoms';
@@ -81,6 +83,7 @@ export function MemberList({ channelId }: { channelId: string }) {
   const [open, setOpen] = useState<string | null>(null);
   const myRole = members.find((m) => m.account_id === me)?.role ?? null;
   const person = members.find((m) => m.account_id === open) ?? null;
+  const ornaments = useWornOf(members.map((m) => m.account_id));
   return (
     <section className="members" aria-label={t('channels.members', { count: members.length })}>
       <h2 className="members__title">{t('channels.members', { count: members.length })}</h2>
@@ -88,9 +91,11 @@ export function MemberList({ channelId }: { channelId: string }) {
         {members.map((m) => (
           <li key={m.account_id}>
             <button type="button" className="members__person" onClick={() => setOpen(m.account_id)}>
-              <span className="members__avatar" aria-hidden="true">
-                {m.name.slice(0, 1).toUpperCase()}
-              </span>
+              <WithOrnament ornament={ornaments[m.account_id]} size={28}>
+                <span className="members__avatar" aria-hidden="true">
+                  {m.name.slice(0, 1).toUpperCase()}
+                </span>
+              </WithOrnament>
               <span className="members__name">
                 {m.name} {m.account_id === me && <span className="members__you">{t('channels.you')}</span>}
               </span>

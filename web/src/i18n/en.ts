@@ -10,6 +10,7 @@ import { en_profile } from './en.profile';
 import { en_square } from './en.square';
 import { en_tavern } from './en.tavern';
 import { en_works } from './en.works';
+import { en_ornaments } from './en.ornaments';
 
 export const en = {
   ...en_generator,
@@ -21,6 +22,7 @@ export const en = {
   ...en_square,
   ...en_works,
   ...en_profile,
+  ...en_ornaments,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',

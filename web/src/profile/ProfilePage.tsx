@@ -12,7 +12,9 @@ import { FollowButton } from '../square/FollowButton';
 import { profilePath, PROFILE_TABS } from '../square/route';
 import type { ProfileTab } from '../square/route';
 import type { Profile } from '../square/types';
-import { Avatar, shortCount } from '../square/WorkCard';
+import { shortCount } from '../square/WorkCard';
+import { OrnamentAvatar } from '../ornaments/OrnamentAvatar';
+import { useWornOf } from '../ornaments/useWornOf';
 import { useAtomValue } from '../state/jotai';
 import { useErrorText } from '../tavern/useErrorText';
 import { useLoaded } from '../tavern/useLoaded';
@@ -57,10 +59,11 @@ function ProfileView({ profile, tab, onChanged }: { profile: Profile; tab: Profi
   const followers = follow?.followers ?? profile.followers;
   const tabs = PROFILE_TABS.filter((x) => x !== 'collections' || profile.me);
   const shownTab: ProfileTab = tabs.includes(tab) ? tab : 'works';
+  const ornament = useWornOf([profile.id])[profile.id];
   return (
     <div className="profile" data-testid="profile" data-id={profile.id}>
       <header className="profile__head">
-        <Avatar name={profile.name} url={profile.avatar} size={88} />
+        <OrnamentAvatar name={profile.name} url={profile.avatar} ornament={ornament} size={88} />
         <div className="profile__info">
           <h1 className="profile__name">{profile.name}</h1>
           {profile.bio !== '' && <p className="profile__bio">{profile.bio}</p>}

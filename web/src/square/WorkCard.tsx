@@ -3,6 +3,7 @@ import { Link } from '../app/Link';
 import { CardLink } from '../cards/CardLink';
 import { useErrorText } from '../tavern/useErrorText';
 import { useT } from '../i18n/useT';
+import { OrnamentAvatar, WorkFrameOverlay } from '../ornaments/OrnamentAvatar';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { useAtomValue, useSetAtom } from '../state/jotai';
@@ -95,6 +96,7 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
             <span className="sq-card__text-cover">{card.title || t('square.card.untitled')}</span>
           )}
         </CardLink>
+        <WorkFrameOverlay url={card.frame} />
         {card.image_count > 1 && (
           <span className="sq-card__stack" aria-label={t('square.card.pictures', { count: card.image_count })}>
             ▣ {card.image_count}
@@ -116,7 +118,7 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
         </CardLink>
         <div className="sq-card__meta">
           <Link to={localePath(locale, profilePath(card.author.id))} className="sq-card__author">
-            <Avatar name={card.author.name} url={card.author.avatar} size={20} />
+            <OrnamentAvatar name={card.author.name} url={card.author.avatar} ornament={card.author.ornament} size={20} />
             <span>{card.author.name}</span>
           </Link>
           <LikeButton id={card.id} liked={card.liked} likes={card.likes} small />

@@ -13,6 +13,8 @@ export interface CardAuthor {
   id: string;
   name: string;
   avatar?: string | null;
+  /** The image URL of the avatar ornament worn (the ornament shop). */
+  ornament?: string | null;
 }
 
 export interface Cover {
@@ -44,6 +46,8 @@ export interface Card {
   liked: boolean;
   collected: boolean;
   create_at: number;
+  /** The image URL of the work frame the work wears (the ornament shop). */
+  frame?: string | null;
 }
 
 export type OrderBy = 'recommend' | 'follows' | 'hot' | 'new';
@@ -119,6 +123,8 @@ export interface WorkDetail {
   following: boolean;
   create_at: number;
   update_at: number;
+  /** The image URL of the work frame the work wears (the ornament shop). */
+  frame?: string | null;
 }
 
 export interface PublishPictureRequest {

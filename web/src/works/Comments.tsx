@@ -9,7 +9,8 @@ import { requireLogin, squareApi } from '../square/actions';
 import { profilePath } from '../square/route';
 import type { CommentOrder, CommentView, EmojiItem } from '../square/types';
 import { usePaged } from '../square/usePaged';
-import { Avatar, shortCount } from '../square/WorkCard';
+import { shortCount } from '../square/WorkCard';
+import { OrnamentAvatar } from '../ornaments/OrnamentAvatar';
 import { useAtomValue } from '../state/jotai';
 import { ConfirmDialog } from '../tavern/ConfirmDialog';
 import { useErrorText } from '../tavern/useErrorText';
@@ -174,7 +175,7 @@ function CommentItem({ comment, ctx, parent = null }: { comment: CommentView; ct
   return (
     <li className={`comment${parent !== null ? ' comment--reply' : ''}`} data-testid="comment" data-id={comment.id}>
       <Link to={localePath(locale, profilePath(comment.author.id))} className="comment__avatar" tabIndex={-1} aria-hidden="true">
-        <Avatar name={comment.author.name} url={comment.author.avatar} size={parent === null ? 32 : 24} />
+        <OrnamentAvatar name={comment.author.name} url={comment.author.avatar} ornament={comment.author.ornament} size={parent === null ? 32 : 24} />
       </Link>
       <div className="comment__body">
         <p className="comment__line">

@@ -11,7 +11,9 @@ import { reactionsAtom } from '../square/atoms';
 import { FollowButton } from '../square/FollowButton';
 import { profilePath, tagPath } from '../square/route';
 import type { Visibility, WorkDetail } from '../square/types';
-import { Avatar, LikeButton, shortCount, useBlurred } from '../square/WorkCard';
+import { LikeButton, shortCount, useBlurred } from '../square/WorkCard';
+import { OrnamentAvatar, WorkFrameOverlay } from '../ornaments/OrnamentAvatar';
+import { WorkFramePicker } from '../ornaments/WorkFramePicker';
 import { appStore, useAtomValue } from '../state/jotai';
 import { ConfirmDialog } from '../tavern/ConfirmDialog';
 import { useErrorText } from '../tavern/useErrorText';
@@ -130,7 +132,12 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
       <div className="work__main">
         {isArticle ? (
           <>
-            {work.images[0] && <img className="work__article-cover" src={work.images[0].url} alt="" />}
+            {work.images[0] && (
+              <div className={work.frame ? 'orn-framed' : undefined}>
+                <img className="work__article-cover" src={work.images[0].url} alt="" />
+                <WorkFrameOverlay url={work.frame} />
+              </div>
+            )}
             {/* The server sanitised content_html (backend/src/square/markdown.rs); it is the only HTML shown. */}
             <div className="work__article" data-testid="article-body" dangerouslySetInnerHTML={{ __html: work.content_html ?? '' }} />
           </>
@@ -140,6 +147,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
             {!work.video_url &&
               work.images.map((img, i) => (
                 <figure key={img.url} className="work__figure">
+                  <WorkFrameOverlay url={work.frame} />
                   <img
                     src={img.url}
                     width={img.width || undefined}
@@ -165,7 +173,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
         <h1 className="work__title">{work.title || t('square.card.untitled')}</h1>
         <div className="work__author">
           <Link to={localePath(locale, profilePath(work.author.id))} className="work__author-link" data-testid="work-author">
-            <Avatar name={work.author.name} url={work.author.avatar} size={36} />
+            <OrnamentAvatar name={work.author.name} url={work.author.avatar} ornament={work.author.ornament} size={36} />
             <span>{work.author.name}</span>
           </Link>
           {!mine && <FollowButton accountId={work.author.id} following={work.following} />}
@@ -179,6 +187,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
             {t('works.share')}
           </button>
         </div>
+        {mine && <WorkFramePicker workId={work.id} frame={work.frame} onChange={(frame) => onChanged({ ...loaded, frame })} />}
         {error !== null && (
           <p className="sq-error" role="alert">
             {error}

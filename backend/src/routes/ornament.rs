@@ -1,0 +1,125 @@
+//! Ornament shop family (spec 3 §7 "Ornament shop"): the shop's list,
+//! another account's ornaments, buying with credits, wearing and taking
+//! off, the purchases, work frames; and the operators' `admin/ornament/*`.
+
+use actix_web::{web, HttpRequest};
+use protocol::ornament::{
+    CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
+    UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest, WornOfRequest,
+};
+use protocol::ErrorCode;
+use serde_json::json;
+
+use super::square::viewer;
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+/// Plain routes, configured before the `/admin` scope takes its prefix.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/ornament-shop/list", web::post().to(list))
+        .route("/ornament-shop/other-list", web::post().to(other_list))
+        .route("/ornament-shop/buy", web::post().to(buy))
+        .route("/ornament-shop/order-list", web::post().to(order_list))
+        .route("/ornament-shop/wear", web::post().to(wear))
+        .route("/ornament-shop/worn-of", web::post().to(worn_of))
+        .route("/ornament-shop/cancel-wear", web::post().to(cancel_wear))
+        .route(
+            "/ornament-shop/wear-work-frame",
+            web::post().to(wear_work_frame),
+        )
+        .route(
+            "/ornament-shop/work-frame-work",
+            web::post().to(work_frame_work),
+        )
+        .route("/admin/ornament/upsert", web::post().to(admin_upsert))
+        .route("/admin/ornament/list", web::post().to(admin_list));
+}
+
+pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.ornaments.list(v.as_deref(), &b).await?))
+}
+
+pub async fn other_list(s: web::Data<AppState>, b: Body<OtherListRequest>) -> ApiResult {
+    let items = s.ornaments.other_list(&b.account_id).await?;
+    Ok(ok(json!({ "account_id": b.account_id, "items": items })))
+}
+
+#[tracing::instrument(skip_all, fields(ornament = %b.ornament_id))]
+pub async fn buy(a: Authed, s: web::Data<AppState>, b: Body<OrnamentRequest>) -> ApiResult {
+    Ok(ok(s.ornaments.buy(&a.0.account.id, &b.ornament_id).await?))
+}
+
+pub async fn order_list(a: Authed, s: web::Data<AppState>, b: Body<OrderListRequest>) -> ApiResult {
+    Ok(ok(s.ornaments.orders(&a.0.account.id, &b).await?))
+}
+
+pub async fn wear(a: Authed, s: web::Data<AppState>, b: Body<OrnamentRequest>) -> ApiResult {
+    Ok(ok(s
+        .ornaments
+        .wear(&a.0.account.id, &b.ornament_id)
+        .await?))
+}
+
+/// The avatar ornaments some accounts wear (public, like their cards).
+pub async fn worn_of(s: web::Data<AppState>, b: Body<WornOfRequest>) -> ApiResult {
+    Ok(ok(
+        json!({ "items": s.ornaments.worn_of(&b.account_ids).await? }),
+    ))
+}
+
+pub async fn cancel_wear(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<CancelWearRequest>,
+) -> ApiResult {
+    Ok(ok(s.ornaments.cancel_wear(&a.0.account.id, &b).await?))
+}
+
+pub async fn wear_work_frame(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<WearWorkFrameRequest>,
+) -> ApiResult {
+    let frame = s.ornaments.wear_work_frame(&a.0.account.id, &b).await?;
+    Ok(ok(WorkFrame {
+        work_id: b.work_id.clone(),
+        frame,
+    }))
+}
+
+/// The frame a work wears; a work the caller may not see is NotFound.
+pub async fn work_frame_work(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<WorkFrameRequest>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let w = s.square.visible_work(v.as_deref(), &b.work_id).await?;
+    Ok(ok(WorkFrame {
+        frame: s.ornaments.work_frame(&w.id, &w.author).await,
+        work_id: w.id,
+    }))
+}
+
+fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
+    if s.accounts.is_admin(&a.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+#[tracing::instrument(skip_all, fields(ornament = ?b.ornament_id))]
+pub async fn admin_upsert(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s.ornaments.upsert(&b).await?))
+}
+
+pub async fn admin_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(json!({ "items": s.ornaments.admin_list().await? })))
+}
