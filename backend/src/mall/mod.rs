@@ -53,6 +53,8 @@ pub struct MallService {
 
 struct Inner {
     settings: MallSettings,
+    /// Orders (and so provider checkouts) an account may open per minute.
+    order_limit: crate::ratelimit::RateLimiter,
     catalog: Catalog,
     ledger: Ledger,
     accounts: AccountService,
@@ -108,6 +110,10 @@ impl MallService {
         };
         MallService {
             inner: Arc::new(Inner {
+                order_limit: crate::ratelimit::RateLimiter::new(
+                    ORDERS_PER_MINUTE,
+                    std::time::Duration::from_secs(60),
+                ),
                 catalog: Catalog::new(store),
                 settings,
                 ledger,
@@ -213,6 +219,10 @@ pub fn build_providers(
     }
     Ok((p, adyen))
 }
+
+/// Orders one account may open per minute: enough for any buyer, few
+/// enough that no one floods the provider with checkouts.
+pub const ORDERS_PER_MINUTE: u32 = 20;
 
 fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", uuid::Uuid::now_v7().simple())

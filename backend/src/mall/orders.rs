@@ -65,6 +65,9 @@ impl MallService {
         req: &CreateOrder,
         base_url: &str,
     ) -> Result<CreatedOrder, ApiError> {
+        if !self.inner.order_limit.check(&who.id) {
+            return Err(ErrorCode::TooManyRequests.into());
+        }
         let provider_name = match req.provider.as_deref().filter(|p| !p.is_empty()) {
             Some(p) => p.to_owned(),
             None => self
@@ -232,6 +235,9 @@ impl MallService {
         locale: Option<&str>,
         base_url: &str,
     ) -> Result<CreatedOrder, ApiError> {
+        if !self.inner.order_limit.check(&who.id) {
+            return Err(ErrorCode::TooManyRequests.into());
+        }
         let order = self.own_order(who, order_id).await?;
         if !matches!(order.status, OrderStatus::Created | OrderStatus::Pending) {
             return Err(ErrorCode::OrderNotPayable.into());
