@@ -7,7 +7,7 @@ import { loginDialogAtom } from '../account/atoms';
 import { isApiError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { rechargeOpenAtom, vipPopupAtom } from '../mall/atoms';
-import { COINS_NOT_ENOUGH, MEMBER_ONLY_KEY } from '../mall/errors';
+import { COINS_NOT_ENOUGH, isMemberOnlyKey } from '../mall/errors';
 import type { AppStore } from '../state/jotai';
 import { configKey, generatingAtom, popupsAtom, problemAtom, roleAtom, uploadsAtom } from './atoms';
 import type { Catalogue } from './catalogue';
@@ -62,7 +62,7 @@ export async function generate(deps: GenerateDeps): Promise<string | null> {
       if (e.key === 'LoRALimit5TipWeb') store.set(popupsAtom, { loraLimit: true });
       // Spec 1 §4: credits ran short -> the recharge dialog; a member-only choice -> the VIP pop-up.
       if (e.code === COINS_NOT_ENOUGH || e.key === 'CoinsNotEnough') store.set(rechargeOpenAtom, true);
-      if (e.key === MEMBER_ONLY_KEY) store.set(vipPopupAtom, { open: true, reason: 'member-only' });
+      if (isMemberOnlyKey(e.key)) store.set(vipPopupAtom, { open: true, reason: 'member-only' });
       store.set(problemAtom, { show: 'server', key: e.key, text: e.msg });
     } else {
       store.set(problemAtom, { show: 'server', key: 'NetworkError', text: '' });

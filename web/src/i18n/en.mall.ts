@@ -8,6 +8,9 @@ export const en_mall = {
   NoSubscription: 'You have no subscription.',
   SubscriptionExists: 'You already have a subscription. Upgrade it or manage it instead.',
   PaymentProviderUnavailable: 'Payments are not available right now. Please try again later.',
+  OrderNotPayable: 'This order can no longer be paid. Please place a new one.',
+  WebhookSignatureInvalid: 'The payment notice could not be verified.',
+  TaskQueueFull: 'Too many tasks in progress. Members have an unlimited queue.',
 
   'mall.nav': 'Mall',
   'mall.title': 'Credits and membership',

@@ -35,8 +35,8 @@ describe('the generate flow', () => {
     expect((await press(failingWith(40000, 'InvalidParams'))).get(rechargeOpenAtom)).toBe(false);
   });
 
-  it('opens the VIP pop-up on a member-only answer', async () => {
-    const store = await press(failingWith(40302, 'MemberOnly'));
+  it('opens the VIP pop-up on a member-only answer (the queue is full)', async () => {
+    const store = await press(failingWith(42960, 'TaskQueueFull'));
     expect(store.get(vipPopupAtom)).toEqual({ open: true, reason: 'member-only' });
     expect(store.get(rechargeOpenAtom)).toBe(false);
   });
