@@ -123,11 +123,12 @@ export interface AssetsAnswer {
   debt?: number;
 }
 
+/** `off_rate` is a whole percent (50 = half price); the rest is null when there is no offer. */
 export interface DiscountPopupInfo {
   show: boolean;
   off_rate: number;
   product: Product | null;
-  discounted_price: number;
+  discounted_price: number | null;
 }
 
 export interface GrayInfo {
@@ -137,12 +138,14 @@ export interface GrayInfo {
   manual_instructions: string;
 }
 
+/** The retention offer; the prices and sub id are null when there is none (`show` false). */
 export interface RetentionInfo {
   show: boolean;
   percent_off: number;
-  price: number;
-  discounted_price: number;
-  sub_id: string;
+  price: number | null;
+  discounted_price: number | null;
+  currency?: string;
+  sub_id: string | null;
 }
 
 export interface UpgradePrice {

@@ -59,7 +59,7 @@ export function CancelDialog({ sub, onClose, onDone }: Props) {
     return (
       <Dialog title={t('mall.cancel.offerTitle', { n: offer.percent_off })} closeLabel={t('login.close')} onClose={onClose} className="mall-modal">
         <p data-testid="retention-offer">
-          {t('mall.cancel.offer', { discounted: price(offer.discounted_price, sub.currency), price: price(offer.price, sub.currency) })}
+          {t('mall.cancel.offer', { discounted: price(offer.discounted_price ?? 0, offer.currency ?? sub.currency), price: price(offer.price ?? sub.price, offer.currency ?? sub.currency) })}
         </p>
         {errorLine}
         <div className="mall-actions">

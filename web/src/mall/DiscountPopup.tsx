@@ -20,7 +20,7 @@ export async function askDiscountOnce(accountId: string, now: number = Date.now(
   writeDiscountAsked(now, accountId);
   try {
     const info = await mallApi.discountPopup();
-    return info.show && info.product ? info : null;
+    return info.show && info.product && info.discounted_price !== null ? info : null;
   } catch {
     return null;
   }
@@ -41,14 +41,15 @@ export function DiscountPopup() {
       live = false;
     };
   }, [accountId, setInfo]);
-  if (!info || !info.product || accountId === null) return null;
+  if (!info || !info.product || info.discounted_price === null || accountId === null) return null;
   const product = info.product;
-  const off = savingPercent(info.discounted_price, product.price) ?? Math.round(info.off_rate <= 1 ? info.off_rate * 100 : info.off_rate);
+  const discounted = info.discounted_price;
+  const off = savingPercent(discounted, product.price) ?? info.off_rate;
   const close = () => setInfo(null);
   return (
     <Dialog title={t('mall.discount.title', { n: off })} closeLabel={t('login.close')} onClose={close} className="mall-modal">
       <p data-testid="discount-text">
-        {t('mall.discount.text', { name: product.name, discounted: price(info.discounted_price, product.currency), price: price(product.price, product.currency) })}
+        {t('mall.discount.text', { name: product.name, discounted: price(discounted, product.currency), price: price(product.price, product.currency) })}
       </p>
       {error && (
         <p className="form-error" role="alert">

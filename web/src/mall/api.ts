@@ -31,7 +31,19 @@ function list<T>(d: unknown): T[] {
 }
 
 export class MallApi {
-  constructor(private readonly api: Pick<ApiClient, 'post' | 'get'>) {}
+  /**
+   * `locale` names the page's locale; calls that open a checkout send it so the provider
+   * returns the buyer to `/{locale}/mall/return`.
+   */
+  constructor(
+    private readonly api: Pick<ApiClient, 'post' | 'get'>,
+    private readonly locale: () => string | null = () => null,
+  ) {}
+
+  private withLocale<B extends object>(body: B): B & { locale?: string } {
+    const locale = this.locale();
+    return locale ? { ...body, locale } : body;
+  }
 
   private call<T>(path: string, body: unknown = {}): Promise<T> {
     return this.api.post<T>(`${V1}${path}`, body);
@@ -49,11 +61,11 @@ export class MallApi {
   /** A credit pack (`create`) or a plan (`create-sub`), by the product's kind. */
   createOrder(product: Pick<Product, 'product_id' | 'kind'>, options: Omit<CreateOrderRequest, 'product_id'> = {}): Promise<CreatedOrder> {
     const path = product.kind === 'subscription' ? 'payment/order/create-sub' : 'payment/order/create';
-    return this.call<CreatedOrder>(path, { product_id: product.product_id, ...options });
+    return this.call<CreatedOrder>(path, this.withLocale({ product_id: product.product_id, ...options }));
   }
 
   reopenCheckout(orderId: string): Promise<{ order_id: string; status: OrderStatus; checkout_url: string | null }> {
-    return this.call('payment/order-checkout', { order_id: orderId });
+    return this.call('payment/order-checkout', this.withLocale({ order_id: orderId }));
   }
 
   orderStatus(orderId: string): Promise<OrderView> {
@@ -95,11 +107,11 @@ export class MallApi {
   }
 
   upgrade(productId: string): Promise<CreatedOrder> {
-    return this.call<CreatedOrder>('payment/order/upgrade', { product_id: productId });
+    return this.call<CreatedOrder>('payment/order/upgrade', this.withLocale({ product_id: productId }));
   }
 
   renew(subId: string): Promise<RenewalAnswer> {
-    return this.call<RenewalAnswer>('payment/order/renewal-sub', { sub_id: subId });
+    return this.call<RenewalAnswer>('payment/order/renewal-sub', this.withLocale({ sub_id: subId }));
   }
 
   pauseInfo(): Promise<PauseInfo> {

@@ -11,7 +11,7 @@ type Calls = Pick<MallApi, 'feedback' | 'retentionInfo' | 'cancel' | 'acceptRete
 export async function submitCancel(mall: Calls, sub: SubscriptionView, reason: CancelReason, text: string): Promise<CancelOutcome> {
   await mall.feedback(sub.sub_id, reason, text);
   const offer = sub.retention_used ? null : await mall.retentionInfo().catch(() => null);
-  if (offer && offer.show) return { kind: 'offer', offer };
+  if (offer && offer.show && offer.price !== null && offer.discounted_price !== null) return { kind: 'offer', offer };
   return { kind: 'canceled', sub: await mall.cancel(sub.sub_id, reason, text) };
 }
 
@@ -22,5 +22,5 @@ export function declineOffer(mall: Calls, sub: SubscriptionView, reason: CancelR
 
 /** The offer was accepted: the subscription stays with the discount on its next period. */
 export function acceptOffer(mall: Calls, sub: SubscriptionView, offer: RetentionInfo): Promise<SubscriptionView> {
-  return mall.acceptRetention(offer.sub_id || sub.sub_id);
+  return mall.acceptRetention(offer.sub_id ?? sub.sub_id);
 }

@@ -98,7 +98,7 @@ describe('subscription banner', () => {
 
 describe('half-price popup', () => {
   it('is asked at most once a UTC day per account, even when the server says no', async () => {
-    const ask = vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: false, off_rate: 0.5, product: null, discounted_price: 0 });
+    const ask = vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: false, off_rate: 50, product: null, discounted_price: 0 });
     const day1 = Date.UTC(2026, 10, 26, 1);
     expect(await askDiscountOnce('acc-1', day1)).toBeNull();
     expect(await askDiscountOnce('acc-1', day1 + 3_600_000)).toBeNull();
@@ -109,7 +109,7 @@ describe('half-price popup', () => {
 
   it('shows when the server says show, and buys with use_discount', async () => {
     const product = plan();
-    vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: true, off_rate: 0.5, product, discounted_price: 4950 });
+    vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: true, off_rate: 50, product, discounted_price: 4950 });
     const create = vi.spyOn(mallApi, 'createOrder').mockResolvedValue({ order_id: 'd1', status: 'created', checkout_url: 'https://checkout.example/d1', amount: 4950, currency: 'CNY', provider: 'stripe' });
     const go = vi.spyOn(browser, 'go').mockImplementation(() => {});
     login(FREE);
