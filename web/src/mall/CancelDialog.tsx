@@ -57,7 +57,8 @@ export function CancelDialog({ sub, onClose, onDone }: Props) {
 
   if (offer) {
     return (
-      <Dialog title={t('mall.cancel.offerTitle', { n: offer.percent_off })} closeLabel={t('login.close')} onClose={onClose} className="mall-modal">
+      // A fresh dialog (its own key) so focus moves into the offer.
+      <Dialog key="offer" title={t('mall.cancel.offerTitle', { n: offer.percent_off })} closeLabel={t('login.close')} onClose={onClose} className="mall-modal">
         <p data-testid="retention-offer">
           {t('mall.cancel.offer', { discounted: price(offer.discounted_price ?? 0, offer.currency ?? sub.currency), price: price(offer.price ?? sub.price, offer.currency ?? sub.currency) })}
         </p>

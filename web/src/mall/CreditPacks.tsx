@@ -23,7 +23,7 @@ export function CreditPacks({ packs, compact = false }: { packs: Product[]; comp
           return (
             <li key={p.product_id} className="mall-card" data-testid="credit-pack" data-product-id={p.product_id}>
               <strong className="mall-card__coins">{t('mall.packCoins', { n: p.coins })}</strong>
-              <span className="muted">{p.name}</span>
+              {p.name.trim() !== t('mall.packCoins', { n: p.coins }) && <span className="muted">{p.name}</span>}
               <span className="mall-card__price">
                 {price(p.price, p.currency)}
                 {p.original_price !== null && save !== null && <s className="muted">{price(p.original_price, p.currency)}</s>}

@@ -105,7 +105,7 @@ export function PlanTable({ products, current, upgrades }: Props) {
                   >
                     {t('mall.upgrade', { price: price(action.price.price, action.price.currency) })}
                   </button>
-                  <span className="muted mall-small">{t('mall.upgradeNote', { n: action.price.days_left })}</span>
+                  <span className="muted mall-small mall-card__note">{t('mall.upgradeNote', { n: action.price.days_left })}</span>
                 </>
               )}
               {action.kind === 'unavailable' && (
