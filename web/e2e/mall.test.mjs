@@ -123,10 +123,10 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     const answer = await (await offer).json();
     assert.equal(answer.status.code, 10000, JSON.stringify(answer.status));
     assert.equal(answer.data.show, true, JSON.stringify(answer.data));
-    const discount = page.getByRole('dialog', { name: /^Today only: \d+% off$/ });
-    await discount.waitFor();
-    await discount.getByRole('button', { name: 'Close' }).click();
-    await discount.waitFor({ state: 'hidden' });
+    const popup = page.getByRole('dialog', { name: /^Today only: \d+% off$/ });
+    await popup.waitFor();
+    await popup.getByRole('button', { name: 'Close' }).click();
+    await popup.waitFor({ state: 'hidden' });
 
     await badge.click();
     const vip = page.getByRole('dialog', { name: TEXT.vipTitle });
@@ -136,9 +136,14 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     await vip.getByRole('button', { name: 'See plans' }).click();
     await page.waitForURL(/\/en\/mall$/);
 
+    // The first-plan offer shows on the plans it applies to, at the server's discounted price.
+    const discount = await post('/api/v1/payment/assets/discount');
+    const offerItem = discount.items.find((i) => i.product_id === 'full-month');
+    assert.ok(discount.eligible && offerItem, JSON.stringify(discount));
     const full = planCard('full', 'month');
     await full.waitFor();
-    assert.match(await full.textContent(), /99\.00 \/ month/);
+    assert.ok((await full.textContent()).includes(`${(offerItem.discounted_price / 100).toFixed(2)} / month`), await full.textContent());
+    assert.ok((await full.locator('s').textContent()).includes((offerItem.price / 100).toFixed(2)));
     assert.equal(await full.getAttribute('data-current'), 'false');
     assert.ok((await page.getByTestId('credit-pack').count()) > 0, 'credit packs are on sale');
     await page.getByRole('button', { name: 'Yearly' }).click();
@@ -157,11 +162,18 @@ describe('the mall: a free user buys the full plan through the checkout and gets
   });
 
   test('buys the full monthly plan: the fake checkout, #pay, the return page says paid', async () => {
+    const discount = await post('/api/v1/payment/assets/discount');
+    const offerItem = discount.items.find((i) => i.product_id === 'full-month');
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/payment/order/create-sub'));
     await planCard('full', 'month').getByRole('button', { name: 'Subscribe' }).click();
-    const order = await (await created).json();
+    const response = await created;
+    const order = await response.json();
     assert.equal(order.status.code, 10000, JSON.stringify(order.status));
     orderId = order.data.order_id;
+    // Ordered at the first-plan price the page showed, for the page's locale.
+    const sentBody = JSON.parse(response.request().postData() ?? '{}');
+    assert.deepEqual(sentBody, { product_id: 'full-month', use_discount: true, locale: 'en' });
+    assert.equal(order.data.amount, offerItem.discounted_price);
     assert.ok(order.data.checkout_url.startsWith(`${stripe.url}/pay/`), order.data.checkout_url);
 
     // The browser left for the provider's hosted page.

@@ -123,6 +123,13 @@ export interface AssetsAnswer {
   debt?: number;
 }
 
+/** `payment/assets/discount`: the account's first-plan offer, per plan (`off_rate` a whole percent). */
+export interface DiscountInfo {
+  eligible: boolean;
+  off_rate: number;
+  items: { product_id: string; price: number; discounted_price: number }[];
+}
+
 /** `off_rate` is a whole percent (50 = half price); the rest is null when there is no offer. */
 export interface DiscountPopupInfo {
   show: boolean;

@@ -32,6 +32,7 @@ export const en_mall = {
   'mall.perMonth': '{price} / month',
   'mall.perYear': '{price} / year',
   'mall.save': 'Save {n}%',
+  'mall.firstPlanOff': 'Your first plan: {n}% off',
   'mall.plan.lite': 'Lite',
   'mall.plan.full': 'Full',
   'mall.level': 'Level {n}',

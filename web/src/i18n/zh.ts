@@ -459,6 +459,7 @@ export const zh_partial: Partial<MessageTable> = {
   'mall.perMonth': '{price} / 月',
   'mall.perYear': '{price} / 年',
   'mall.save': '省 {n}%',
+  'mall.firstPlanOff': '首次订阅 {n}% 折扣',
   'mall.plan.lite': '轻享版',
   'mall.plan.full': '完整版',
   'mall.level': '等级 {n}',

@@ -31,6 +31,7 @@ beforeEach(() => {
   vi.spyOn(mallApi, 'products').mockResolvedValue([pack, lite, full, fullYear]);
   vi.spyOn(mallApi, 'recentRecords').mockResolvedValue([{ name: 'A***a', product_name: 'Full monthly', kind: 'subscription', at: 1 }]);
   vi.spyOn(mallApi, 'upgradePrices').mockResolvedValue([{ product_id: 'full-month', price: 2500, currency: 'CNY', days_left: 15 }]);
+  vi.spyOn(mallApi, 'discounts').mockResolvedValue({ eligible: false, off_rate: 0, items: [] });
 });
 
 afterEach(() => {
@@ -90,6 +91,25 @@ describe('MallPage', () => {
     expect(go).toHaveBeenCalledExactlyOnceWith('https://checkout.example/pay/o1');
   });
 
+  it('shows the first-plan offer on the plans it applies to and orders with use_discount', async () => {
+    vi.spyOn(mallApi, 'subList').mockResolvedValue({ items: [lite, full], current: null });
+    vi.spyOn(mallApi, 'discounts').mockResolvedValue({ eligible: true, off_rate: 50, items: [{ product_id: 'full-month', price: 9900, discounted_price: 4950 }] });
+    const create = vi.spyOn(mallApi, 'createOrder').mockResolvedValue({ order_id: 'o2', status: 'created', checkout_url: 'https://checkout.example/pay/o2', amount: 4950, currency: 'CNY', provider: 'stripe' });
+    vi.spyOn(browser, 'go').mockImplementation(() => {});
+    view = render(<MallPage />);
+    await settle();
+    const [liteCard, fullCard] = cards();
+    expect(fullCard?.textContent).toContain('49.50 / month');
+    expect(fullCard?.querySelector('s')?.textContent).toContain('99.00');
+    expect(fullCard?.textContent).toContain('Your first plan: 50% off');
+    expect(liteCard?.textContent).toContain('49.00 / month');
+    expect(liteCard?.querySelector('s')).toBeNull();
+    await click(buttonByText(fullCard as HTMLElement, en['mall.subscribe']));
+    expect(create).toHaveBeenCalledWith(expect.objectContaining({ product_id: 'full-month' }), { use_discount: true });
+    await click(buttonByText(liteCard as HTMLElement, en['mall.subscribe']));
+    expect(create).toHaveBeenLastCalledWith(expect.objectContaining({ product_id: 'lite-month' }), {});
+  });
+
   it('refuses to follow a checkout address that is not http(s)', async () => {
     vi.spyOn(mallApi, 'subList').mockResolvedValue({ items: [full], current: null });
     vi.spyOn(mallApi, 'createOrder').mockResolvedValue({ order_id: 'o1', status: 'created', checkout_url: 'javascript:alert(1)', amount: 9900, currency: 'CNY', provider: 'stripe' });
@@ -126,10 +146,12 @@ describe('MallPage', () => {
   it('asks a visitor to log in instead of ordering', async () => {
     appStore.set(tokenAtom, null);
     const sub = vi.spyOn(mallApi, 'subList');
+    const discounts = vi.spyOn(mallApi, 'discounts');
     const create = vi.spyOn(mallApi, 'createOrder');
     view = render(<MallPage />);
     await settle();
     expect(sub).not.toHaveBeenCalled();
+    expect(discounts).not.toHaveBeenCalled();
     await click(buttonByText(view.container.querySelector('[data-testid="credit-pack"]') as HTMLElement, en['mall.buy']));
     expect(create).not.toHaveBeenCalled();
     expect(appStore.get(loginDialogAtom)).toEqual({ open: true, step: 'login' });

@@ -1,7 +1,7 @@
 //! `/{locale}/mall`: recent purchases, the credit packs and the plan comparison (with the
 //! viewer's current plan and upgrade prices when subscribed).
 import { loggedInAtom } from '../account/atoms';
-import type { Product, SubList, UpgradePrice } from '../api/mall';
+import type { DiscountInfo, Product, SubList, UpgradePrice } from '../api/mall';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
@@ -20,16 +20,20 @@ interface MallData {
   products: Product[];
   sub: SubList;
   upgrades: UpgradePrice[];
+  discounts: DiscountInfo['items'];
 }
 
-/** Products for everyone; the current plan and upgrade prices only when logged in. */
+const NO_DISCOUNT: DiscountInfo = { eligible: false, off_rate: 0, items: [] };
+
+/** Products for everyone; the current plan, upgrade prices and the first-plan offer only when logged in. */
 export async function loadMall(loggedIn: boolean): Promise<MallData> {
-  const [products, sub] = await Promise.all([
+  const [products, sub, discount] = await Promise.all([
     mallApi.products(),
     loggedIn ? mallApi.subList() : Promise.resolve<SubList>({ items: [], current: null }),
+    loggedIn ? mallApi.discounts().catch(() => NO_DISCOUNT) : Promise.resolve(NO_DISCOUNT),
   ]);
   const upgrades = holdsPlan(sub.current) ? await mallApi.upgradePrices().catch(() => []) : [];
-  return { products, sub, upgrades };
+  return { products, sub, upgrades, discounts: discount.eligible ? discount.items : [] };
 }
 
 export function MallPage() {
@@ -69,6 +73,7 @@ export function MallPage() {
               products={data.value.sub.items.length > 0 ? data.value.sub.items : data.value.products}
               current={data.value.sub.current}
               upgrades={data.value.upgrades}
+              discounts={data.value.discounts}
             />
           </section>
           <section aria-labelledby="mall-packs">

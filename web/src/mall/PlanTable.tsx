@@ -2,7 +2,7 @@
 //! credits, features, the current plan marked) and its button: subscribe, upgrade at the
 //! prorated price, or manage the current plan.
 import { useState } from 'react';
-import type { Period, Product, SubscriptionView, UpgradePrice } from '../api/mall';
+import type { DiscountInfo, Period, Product, SubscriptionView, UpgradePrice } from '../api/mall';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
@@ -18,9 +18,11 @@ interface Props {
   products: Product[];
   current: SubscriptionView | null;
   upgrades: UpgradePrice[];
+  /** The account's first-plan offer: plans it applies to, with their discounted price. */
+  discounts?: DiscountInfo['items'];
 }
 
-export function PlanTable({ products, current, upgrades }: Props) {
+export function PlanTable({ products, current, upgrades, discounts = [] }: Props) {
   const t = useT();
   const price = usePrice();
   const locale = useAtomValue(localeAtom);
@@ -49,8 +51,11 @@ export function PlanTable({ products, current, upgrades }: Props) {
       <ul className="mall-plans">
         {plans.map((p) => {
           const action = planAction(p, current, upgrades);
-          const save = savingPercent(p.price, p.original_price);
-          const shown = price(p.price, p.currency);
+          const offer = action.kind === 'subscribe' ? discounts.find((d) => d.product_id === p.product_id && d.discounted_price < p.price) : undefined;
+          const was = offer ? p.price : p.original_price;
+          const now = offer ? offer.discounted_price : p.price;
+          const save = savingPercent(now, was);
+          const shown = price(now, p.currency);
           return (
             <li
               key={p.product_id}
@@ -67,9 +72,9 @@ export function PlanTable({ products, current, upgrades }: Props) {
               {action.kind === 'current' && <span className="mall-tag mall-tag--current">{t('mall.current')}</span>}
               <span className="mall-card__price">
                 {period === 'month' ? t('mall.perMonth', { price: shown }) : t('mall.perYear', { price: shown })}
-                {p.original_price !== null && save !== null && <s className="muted">{price(p.original_price, p.currency)}</s>}
+                {was !== null && save !== null && <s className="muted">{price(was, p.currency)}</s>}
               </span>
-              {save !== null && <span className="mall-tag">{t('mall.save', { n: save })}</span>}
+              {save !== null && <span className="mall-tag">{offer ? t('mall.firstPlanOff', { n: save }) : t('mall.save', { n: save })}</span>}
               <ul className="mall-features">
                 <li>{t('mall.level', { n: p.product_level })}</li>
                 {p.coins > 0 && <li>{t('mall.monthlyCredits', { n: p.coins })}</li>}
@@ -84,7 +89,7 @@ export function PlanTable({ products, current, upgrades }: Props) {
                   className="button button--primary"
                   disabled={busy !== null}
                   aria-busy={busy === p.product_id}
-                  onClick={() => void buy(p.product_id, { kind: 'product', product: p })}
+                  onClick={() => void buy(p.product_id, { kind: 'product', product: p, useDiscount: offer !== undefined })}
                 >
                   {busy === p.product_id ? t('mall.buying') : t('mall.subscribe')}
                 </button>

@@ -8,6 +8,7 @@ import type {
   CancelReason,
   CreatedOrder,
   CreateOrderRequest,
+  DiscountInfo,
   DiscountPopupInfo,
   GrayInfo,
   OrderStatus,
@@ -84,6 +85,11 @@ export class MallApi {
 
   assets(): Promise<AssetsAnswer> {
     return this.call<AssetsAnswer>('payment/assets/get');
+  }
+
+  async discounts(): Promise<DiscountInfo> {
+    const d = await this.call<Partial<DiscountInfo>>('payment/assets/discount');
+    return { eligible: d.eligible === true, off_rate: d.off_rate ?? 0, items: Array.isArray(d.items) ? d.items : [] };
   }
 
   discountPopup(): Promise<DiscountPopupInfo> {
