@@ -157,7 +157,11 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     });
     await page.reload();
     await full.waitFor();
+    // The account is known again (the popup is asked for once it is) and the page has settled.
+    await page.getByTestId('account-name').filter({ hasText: 'Mall Buyer' }).waitFor();
+    await page.waitForLoadState('networkidle');
     assert.equal(asked, 0, 'asked once a day');
+    assert.equal(await page.getByRole('dialog').count(), 0);
     await shot('mall');
   });
 
