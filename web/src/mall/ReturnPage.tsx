@@ -2,6 +2,7 @@
 //! order (poll.ts, and frame 13 `order.paid` at once) and, once paid, shows what was granted
 //! and refreshes the payment info and credits.
 import { useEffect, useRef, useState } from 'react';
+import { loggedInAtom } from '../account/atoms';
 import type { OrderView } from '../api/mall';
 import { api } from '../app/services';
 import { Link } from '../app/Link';
@@ -115,10 +116,12 @@ export function ReturnPage() {
   const search = useAtomValue(locationAtom).search;
   const orderId = new URLSearchParams(search).get('order_id')?.trim() ?? '';
   const [round, setRound] = useState(0);
+  // Logging in (the order is the account's own) starts following again.
+  const loggedIn = useAtomValue(loggedInAtom);
   return (
     <div className="mall mall--narrow" data-testid="mall-return">
       <h1>{t('mall.return.title')}</h1>
-      {orderId === '' ? <p>{t('mall.return.noOrder')}</p> : <Following key={`${orderId}#${round}`} orderId={orderId} retry={() => setRound((r) => r + 1)} />}
+      {orderId === '' ? <p>{t('mall.return.noOrder')}</p> : <Following key={`${orderId}#${round}#${loggedIn}`} orderId={orderId} retry={() => setRound((r) => r + 1)} />}
       <p>
         <Link to={localePath(locale, mallPath('mall'))}>{t('mall.return.toMall')}</Link>
       </p>
