@@ -1,7 +1,7 @@
 /* global window -- page.evaluate callbacks run in the browser */
 // Browser test of the mall (issue 16) against the real backend, with the fake Stripe
-// (tests/fakes/stripe_fake.py) as the payment provider: a free user sees the subscription
-// banner, the half-price offer and the VIP pop-up, opens the mall, buys the full monthly plan
+// (tests/fakes/stripe_fake.py) as the payment provider: a free user sees the half-price
+// offer (once a day), the subscription banner and the VIP pop-up, opens the mall, buys the full monthly plan
 // through the fake hosted checkout (#pay sends the signed webhooks and redirects back), lands
 // on the return page that waits for the confirmation, and then has the member perks: the VIP
 // badge, the fast lane, 4 images per run and no LoRA limit (a task with 4 LoRAs makes 4
@@ -109,24 +109,29 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     }
   });
 
-  test('a free user: the banner, the half-price offer once, and the VIP pop-up leading to the mall', async () => {
+  test('a free user: the half-price offer once, the banner, and the VIP pop-up leading to the mall', async () => {
     const offer = page.waitForResponse((r) => r.url().endsWith('/api/v1/payment/discount/popup-info'));
     await page.goto(new URL('/en/', backend.url).href);
     await page.getByTestId('account-name').filter({ hasText: 'Mall Buyer' }).waitFor();
     const badge = page.getByTestId('vip-badge');
     await badge.filter({ hasText: 'Get VIP' }).waitFor();
     assert.equal(await badge.getAttribute('data-vip'), 'false');
-    await page.getByTestId('subscription-banner').filter({ hasText: TEXT.banner }).waitFor();
     await page.getByTestId('header-credits').filter({ hasText: /^\d+ credits$/ }).waitFor();
 
     // A new account never had a plan: the server offers its first plan at a discount, once today.
     const answer = await (await offer).json();
     assert.equal(answer.status.code, 10000, JSON.stringify(answer.status));
     assert.equal(answer.data.show, true, JSON.stringify(answer.data));
-    const popup = page.getByRole('dialog', { name: /^Today only: \d+% off$/ });
-    await popup.waitFor();
-    await popup.getByRole('button', { name: 'Close' }).click();
-    await popup.waitFor({ state: 'hidden' });
+    // It pops up as a strip under the header in place of the banner (never a modal).
+    const strip = page.getByTestId('discount-offer');
+    await strip.waitFor();
+    assert.match((await strip.getAttribute('aria-label')) ?? '', /^Today only: \d+% off$/);
+    assert.equal(await page.getByTestId('subscription-banner').count(), 0);
+    assert.equal(await page.getByRole('dialog').count(), 0);
+    await strip.getByRole('button', { name: 'Dismiss' }).click();
+    await strip.waitFor({ state: 'hidden' });
+    // Dismissing the offer brings the banner back.
+    await page.getByTestId('subscription-banner').filter({ hasText: TEXT.banner }).waitFor();
 
     await badge.click();
     const vip = page.getByRole('dialog', { name: TEXT.vipTitle });

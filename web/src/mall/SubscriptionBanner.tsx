@@ -5,10 +5,9 @@ import { tokenAtom } from '../account/atoms';
 import { paymentInfoAtom } from '../generator/atoms';
 import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
-import { localeAtom, navigate, routeAtom } from '../router/router';
+import { localeAtom, navigate } from '../router/router';
 import { appStore, useAtom, useAtomValue } from '../state/jotai';
 import { bannerShownAtom } from './atoms';
-import { parseMallPath } from './route';
 import { bannerDue, readBannerAt, writeBannerAt } from './rules';
 
 /** True once payment info for this token is known and names no plan. */
@@ -22,7 +21,6 @@ export function SubscriptionBanner() {
   const t = useT();
   const free = useKnownFree();
   const locale = useAtomValue(localeAtom);
-  const onMall = parseMallPath(useAtomValue(routeAtom).rest) !== null;
   const [shown, setShown] = useAtom(bannerShownAtom);
   useEffect(() => {
     if (!free) {
@@ -35,7 +33,7 @@ export function SubscriptionBanner() {
       setShown(true);
     }
   }, [free, setShown]);
-  if (!shown || !free || onMall) return null;
+  if (!shown || !free) return null;
   return (
     <aside className="mall-banner" data-testid="subscription-banner" aria-label={t('mall.badge.label')}>
       <span>{t('mall.banner.text')}</span>

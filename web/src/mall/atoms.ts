@@ -12,7 +12,7 @@ export const vipPopupAtom = atom<VipPopupState>({ open: false });
 /** The recharge dialog (a generate answered CoinsNotEnough). */
 export const rechargeOpenAtom = atom(false);
 
-/** The half-price popup's information while it is shown. */
+/** Today's half-price offer while it is shown (`payment/discount/popup-info` said show). */
 export const discountPopupAtom = atom<DiscountPopupInfo | null>(null);
 
 /** The subscription banner is on screen. */

@@ -12,8 +12,9 @@ import { FrameType } from '../socket/frames';
 import { appStore } from '../state/jotai';
 import { creditsAtom } from '../tasks/atoms';
 import { bannerShownAtom, discountPopupAtom, paidPushAtom, vipPopupAtom } from './atoms';
-import { askDiscountOnce, DiscountPopup } from './DiscountPopup';
+import { askDiscountOnce, DiscountOffer, useAskDiscount } from './DiscountOffer';
 import { HeaderEntry } from './HeaderEntry';
+import { MallBanner } from './MallOverlays';
 import { applyMallFrame, paymentStaleAtom } from './pushHook';
 import { BANNER_INTERVAL_MS, readBannerAt, writeBannerAt } from './rules';
 import { browser, mallApi } from './services';
@@ -50,6 +51,12 @@ afterEach(() => {
   appStore.set(vipPopupAtom, { open: false });
   appStore.set(creditsAtom, null);
 });
+
+/** The offer as the app mounts it: asked by the overlays, shown in the strip. */
+function Offer() {
+  useAskDiscount();
+  return <DiscountOffer />;
+}
 
 function banner() {
   return view?.container.querySelector('[data-testid="subscription-banner"]') ?? null;
@@ -113,15 +120,45 @@ describe('half-price popup', () => {
     const create = vi.spyOn(mallApi, 'createOrder').mockResolvedValue({ order_id: 'd1', status: 'created', checkout_url: 'https://checkout.example/d1', amount: 4950, currency: 'CNY', provider: 'stripe' });
     const go = vi.spyOn(browser, 'go').mockImplementation(() => {});
     login(FREE);
-    view = render(<DiscountPopup />);
+    view = render(<Offer />);
     await settle();
-    const dialog = view.container.querySelector('[role="dialog"]');
-    expect(dialog?.textContent).toContain('Today only: 50% off');
+    const strip = view.container.querySelector('[data-testid="discount-offer"]');
+    expect(strip?.getAttribute('aria-label')).toBe('Today only: 50% off');
+    expect(view.container.querySelector('[role="dialog"]')).toBeNull();
     expect(view.container.querySelector('[data-testid="discount-text"]')?.textContent).toMatch(/Full monthly for .*49\.50 instead of .*99\.00\./);
     await click(buttonByText(view.container, en['mall.discount.buy']));
     expect(create).toHaveBeenCalledWith(expect.objectContaining({ product_id: 'full-month' }), { use_discount: true });
     expect(go).toHaveBeenCalledWith('https://checkout.example/d1');
-    expect(view.container.querySelector('[role="dialog"]')).toBeNull();
+    expect(view.container.querySelector('[data-testid="discount-offer"]')).toBeNull();
+  });
+
+  it('is dismissible and not shown when the server says no', async () => {
+    vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: true, off_rate: 50, product: plan(), discounted_price: 4950 });
+    login(FREE);
+    view = render(<Offer />);
+    await settle();
+    await click(buttonByText(view.container, '×'));
+    expect(view.container.querySelector('[data-testid="discount-offer"]')).toBeNull();
+    view.unmount();
+    window.localStorage.clear();
+    vi.spyOn(mallApi, 'discountPopup').mockResolvedValue({ show: false, off_rate: 0, product: null, discounted_price: null });
+    view = render(<Offer />);
+    await settle();
+    expect(view.container.querySelector('[data-testid="discount-offer"]')).toBeNull();
+  });
+});
+
+describe('the strip under the header', () => {
+  it('shows the offer instead of the banner, and nothing on the mall pages', async () => {
+    login(FREE);
+    view = render(<MallBanner />);
+    await settle();
+    expect(banner()).not.toBeNull();
+    await act(async () => appStore.set(discountPopupAtom, { show: true, off_rate: 50, product: plan(), discounted_price: 4950 }));
+    expect(banner()).toBeNull();
+    expect(view.container.querySelector('[data-testid="discount-offer"]')).not.toBeNull();
+    await act(async () => appStore.set(locationAtom, { pathname: '/en/mall', search: '', hash: '' }));
+    expect(view.container.textContent).toBe('');
   });
 });
 

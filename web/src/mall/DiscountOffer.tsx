@@ -1,12 +1,12 @@
-//! The half-price popup (spec 1 §4): asked for at most once a UTC day per account while
-//! logged in (`payment/discount/popup-info`); shown when the server says `show`; its buy
-//! button orders with `use_discount: true`.
+//! The half-price offer (spec 1 §4 "a half-price popup is requested once a day when logged
+//! in"): `payment/discount/popup-info` is asked at most once a UTC day per account; when the
+//! server says `show`, the offer pops up as a strip under the header (never a modal, so it
+//! blocks nothing); its buy button orders with `use_discount: true`.
 import { useEffect } from 'react';
 import { accountAtom } from '../account/atoms';
 import type { DiscountPopupInfo } from '../api/mall';
-import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';
-import { useAtom, useAtomValue } from '../state/jotai';
+import { useAtom, useAtomValue, useSetAtom } from '../state/jotai';
 import { discountPopupAtom } from './atoms';
 import { usePrice } from './hooks';
 import { savingPercent } from './money';
@@ -26,12 +26,10 @@ export async function askDiscountOnce(accountId: string, now: number = Date.now(
   }
 }
 
-export function DiscountPopup() {
-  const t = useT();
-  const price = usePrice();
+/** Asks for the offer once the account is known (mounted once, by MallOverlays). */
+export function useAskDiscount(): void {
   const account = useAtomValue(accountAtom);
-  const [info, setInfo] = useAtom(discountPopupAtom);
-  const { busy, error, buy } = useBuy();
+  const setInfo = useSetAtom(discountPopupAtom);
   const accountId = account?.id ?? null;
   useEffect(() => {
     if (accountId === null) return;
@@ -41,31 +39,42 @@ export function DiscountPopup() {
       live = false;
     };
   }, [accountId, setInfo]);
-  if (!info || !info.product || info.discounted_price === null || accountId === null) return null;
+}
+
+export function DiscountOffer() {
+  const t = useT();
+  const price = usePrice();
+  const account = useAtomValue(accountAtom);
+  const [info, setInfo] = useAtom(discountPopupAtom);
+  const { busy, error, buy } = useBuy();
+  if (!info || !info.product || info.discounted_price === null || account === null) return null;
   const product = info.product;
   const discounted = info.discounted_price;
   const off = savingPercent(discounted, product.price) ?? info.off_rate;
   const close = () => setInfo(null);
+  const title = t('mall.discount.title', { n: off });
   return (
-    <Dialog title={t('mall.discount.title', { n: off })} closeLabel={t('login.close')} onClose={close} className="mall-modal">
-      <p data-testid="discount-text">
+    <aside className="mall-banner mall-banner--offer" data-testid="discount-offer" aria-label={title}>
+      <strong>{title}</strong>
+      <span data-testid="discount-text">
         {t('mall.discount.text', { name: product.name, discounted: price(discounted, product.currency), price: price(product.price, product.currency) })}
-      </p>
+      </span>
       {error && (
-        <p className="form-error" role="alert">
+        <span className="form-error" role="alert">
           {error}
-        </p>
+        </span>
       )}
-      <div className="mall-actions">
-        <button
-          type="button"
-          className="button button--primary"
-          disabled={busy !== null}
-          onClick={() => void buy(product.product_id, { kind: 'product', product, useDiscount: true }).then((ok) => ok && close())}
-        >
-          {t('mall.discount.buy')}
-        </button>
-      </div>
-    </Dialog>
+      <button
+        type="button"
+        className="button button--primary"
+        disabled={busy !== null}
+        onClick={() => void buy(product.product_id, { kind: 'product', product, useDiscount: true }).then((ok) => ok && close())}
+      >
+        {t('mall.discount.buy')}
+      </button>
+      <button type="button" className="icon-button" aria-label={t('mall.banner.dismiss')} onClick={close}>
+        ×
+      </button>
+    </aside>
   );
 }
