@@ -1,5 +1,5 @@
-//! The mall's wire types (protocol/src/mall/: product.rs, order.rs, subscription.rs) and the
-//! answers of the payment calls; prices and amounts are integer minor units of `currency`.
+// The mall's wire types (protocol/src/mall/: product.rs, order.rs, subscription.rs) and the
+// answers of the payment calls; prices and amounts are integer minor units of `currency`.
 import type { PaymentInfo } from './types';
 
 export type ProductKind = 'credits' | 'subscription';

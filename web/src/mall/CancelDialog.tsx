@@ -1,5 +1,5 @@
-//! The cancel dialog: a reason and optional text (sent as feedback), then the retention offer
-//! when the server makes one (accept keeps the plan at a discount; decline cancels).
+// The cancel dialog: a reason and optional text (sent as feedback), then the retention offer
+// when the server makes one (accept keeps the plan at a discount; decline cancels).
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { CANCEL_REASONS } from '../api/mall';

@@ -1,4 +1,4 @@
-//! The credit packs: credits, price (with the saving against the original price) and Buy.
+// The credit packs: credits, price (with the saving against the original price) and Buy.
 import type { Product } from '../api/mall';
 import { useT } from '../i18n/useT';
 import { usePrice } from './hooks';

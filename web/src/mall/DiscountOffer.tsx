@@ -1,7 +1,7 @@
-//! The half-price offer (spec 1 §4 "a half-price popup is requested once a day when logged
-//! in"): `payment/discount/popup-info` is asked at most once a UTC day per account; when the
-//! server says `show`, the offer pops up as a strip under the header (never a modal, so it
-//! blocks nothing); its buy button orders with `use_discount: true`.
+// The half-price offer (spec 1 §4 "a half-price popup is requested once a day when logged
+// in"): `payment/discount/popup-info` is asked at most once a UTC day per account; when the
+// server says `show`, the offer pops up as a strip under the header (never a modal, so it
+// blocks nothing); its buy button orders with `use_discount: true`.
 import { useEffect } from 'react';
 import { accountAtom } from '../account/atoms';
 import type { DiscountPopupInfo } from '../api/mall';

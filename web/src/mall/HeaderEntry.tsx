@@ -1,5 +1,5 @@
-//! The header's way into the mall: the credits (to the mall) and the VIP badge (the VIP
-//! pop-up), for a logged-in user.
+// The header's way into the mall: the credits (to the mall) and the VIP badge (the VIP
+// pop-up), for a logged-in user.
 import { loggedInAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { paymentInfoAtom, roleAtom } from '../generator/atoms';

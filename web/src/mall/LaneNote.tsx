@@ -1,5 +1,5 @@
-//! The generator's lane note: the fast lane for members, the standard lane with a way to the
-//! VIP pop-up for free users (nothing for visitors).
+// The generator's lane note: the fast lane for members, the standard lane with a way to the
+// VIP pop-up for free users (nothing for visitors).
 import { roleAtom } from '../generator/atoms';
 import { useT } from '../i18n/useT';
 import { useAtomValue, useSetAtom } from '../state/jotai';

@@ -1,6 +1,6 @@
-//! Everything the mall puts on any page, mounted once by the app: the payment facts kept
-//! fresh (login, pushes), the half-price offer asked once a day, the strip under the header
-//! (the offer or the subscription banner), and the VIP, recharge and bank-transfer dialogs.
+// Everything the mall puts on any page, mounted once by the app: the payment facts kept
+// fresh (login, pushes), the half-price offer asked once a day, the strip under the header
+// (the offer or the subscription banner), and the VIP, recharge and bank-transfer dialogs.
 import { useEffect } from 'react';
 import { tokenAtom } from '../account/atoms';
 import { api } from '../app/services';

@@ -1,5 +1,5 @@
-//! `/{locale}/mall`: recent purchases, the credit packs and the plan comparison (with the
-//! viewer's current plan and upgrade prices when subscribed).
+// `/{locale}/mall`: recent purchases, the credit packs and the plan comparison (with the
+// viewer's current plan and upgrade prices when subscribed).
 import { loggedInAtom } from '../account/atoms';
 import type { DiscountInfo, Product, SubList, UpgradePrice } from '../api/mall';
 import { Link } from '../app/Link';

@@ -1,5 +1,5 @@
-//! Paying by bank transfer (the manual provider): the operator's instructions from
-//! `payment/gray-info`, the amount and the order id as the reference; then the return page.
+// Paying by bank transfer (the manual provider): the operator's instructions from
+// `payment/gray-info`, the amount and the order id as the reference; then the return page.
 import type { GrayInfo } from '../api/mall';
 import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';

@@ -1,5 +1,5 @@
-//! `/{locale}/mall/orders`: the buy log, newest first, paged with "Load more"; each order
-//! with its status badge and, expanded, its steps; an unpaid order can be paid again.
+// `/{locale}/mall/orders`: the buy log, newest first, paged with "Load more"; each order
+// with its status badge and, expanded, its steps; an unpaid order can be paid again.
 import { useEffect, useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import type { BuyLogPage, OrderView } from '../api/mall';

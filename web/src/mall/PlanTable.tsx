@@ -1,6 +1,6 @@
-//! The plan comparison: a monthly/yearly toggle, one card per plan (price, level, monthly
-//! credits, features, the current plan marked) and its button: subscribe, upgrade at the
-//! prorated price, or manage the current plan.
+// The plan comparison: a monthly/yearly toggle, one card per plan (price, level, monthly
+// credits, features, the current plan marked) and its button: subscribe, upgrade at the
+// prorated price, or manage the current plan.
 import { useState } from 'react';
 import type { DiscountInfo, Period, Product, SubscriptionView, UpgradePrice } from '../api/mall';
 import { Link } from '../app/Link';

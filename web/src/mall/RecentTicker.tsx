@@ -1,4 +1,4 @@
-//! "Recent purchases": the platform's latest buys (names masked by the server), read once.
+// "Recent purchases": the platform's latest buys (names masked by the server), read once.
 import type { RecentRecord } from '../api/mall';
 import { useT } from '../i18n/useT';
 import { useLoad } from './hooks';

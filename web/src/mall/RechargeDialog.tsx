@@ -1,5 +1,5 @@
-//! The recharge dialog: opened when a generate answers CoinsNotEnough (40301); the credit
-//! packs with buy buttons and a link to the whole mall.
+// The recharge dialog: opened when a generate answers CoinsNotEnough (40301); the credit
+// packs with buy buttons and a link to the whole mall.
 import type { Product } from '../api/mall';
 import { Dialog } from '../generator/Dialog';
 import { useT } from '../i18n/useT';

@@ -1,6 +1,6 @@
-//! `/{locale}/mall/return?order_id=…`: where the checkout sends the buyer back. It follows the
-//! order (poll.ts, and frame 13 `order.paid` at once) and, once paid, shows what was granted
-//! and refreshes the payment info and credits.
+// `/{locale}/mall/return?order_id=…`: where the checkout sends the buyer back. It follows the
+// order (poll.ts, and frame 13 `order.paid` at once) and, once paid, shows what was granted
+// and refreshes the payment info and credits.
 import { useEffect, useRef, useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import type { OrderView } from '../api/mall';

@@ -1,5 +1,5 @@
-//! The subscription banner (spec 1 §4): for a logged-in user whose payment info says not
-//! paid, once 24 h have passed since it was last shown (localStorage); dismissible.
+// The subscription banner (spec 1 §4): for a logged-in user whose payment info says not
+// paid, once 24 h have passed since it was last shown (localStorage); dismissible.
 import { useEffect } from 'react';
 import { tokenAtom } from '../account/atoms';
 import { paymentInfoAtom } from '../generator/atoms';

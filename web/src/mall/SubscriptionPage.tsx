@@ -1,6 +1,6 @@
-//! `/{locale}/mall/subscription`: the plan, its state, the period end and auto-renew; pause
-//! and resume, renewal off and on, the cancel flow, and the provider's portal for cards and
-//! invoices.
+// `/{locale}/mall/subscription`: the plan, its state, the period end and auto-renew; pause
+// and resume, renewal off and on, the cancel flow, and the provider's portal for cards and
+// invoices.
 import { useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import type { PauseInfo, SubDetail, SubscriptionView } from '../api/mall';

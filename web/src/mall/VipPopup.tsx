@@ -1,5 +1,5 @@
-//! The VIP pop-up: the member perks, with a button to the plans (or, for a member, to the
-//! subscription). Opened by the header's badge, the banner and member-only errors.
+// The VIP pop-up: the member perks, with a button to the plans (or, for a member, to the
+// subscription). Opened by the header's badge, the banner and member-only errors.
 import { useT } from '../i18n/useT';
 import { Dialog } from '../generator/Dialog';
 import { roleAtom } from '../generator/atoms';

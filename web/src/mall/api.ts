@@ -1,6 +1,6 @@
-//! The mall's calls on the app's API client (COMMON "The mall's API"): products, orders,
-//! the buy log, subscriptions and the popups' information. Every call but the recent
-//! purchases (GET) is a POST under /api/v1 answering the envelope.
+// The mall's calls on the app's API client (COMMON "The mall's API"): products, orders,
+// the buy log, subscriptions and the popups' information. Every call but the recent
+// purchases (GET) is a POST under /api/v1 answering the envelope.
 import type { ApiClient } from '../api/client';
 import type {
   AssetsAnswer,

@@ -1,7 +1,7 @@
-//! Atoms owned by the mall: its popups (VIP perks, recharge, half-price, manual transfer),
-//! the subscription banner's visibility and the last order-paid push. Payment info and
-//! credits live with their owners (generator/atoms paymentInfoAtom and balanceAtom,
-//! tasks/atoms creditsAtom); mall/refresh.ts writes them.
+// Atoms owned by the mall: its popups (VIP perks, recharge, half-price, manual transfer),
+// the subscription banner's visibility and the last order-paid push. Payment info and
+// credits live with their owners (generator/atoms paymentInfoAtom and balanceAtom,
+// tasks/atoms creditsAtom); mall/refresh.ts writes them.
 import { atom } from '../state/jotai';
 import type { CreatedOrder, DiscountPopupInfo } from '../api/mall';
 

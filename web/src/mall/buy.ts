@@ -1,6 +1,6 @@
-//! Buying: create the order (pack, plan, upgrade or discounted), then either leave for the
-//! provider's hosted checkout or, for the manual provider (no checkout URL), show the
-//! bank-transfer instructions with the order id as the reference.
+// Buying: create the order (pack, plan, upgrade or discounted), then either leave for the
+// provider's hosted checkout or, for the manual provider (no checkout URL), show the
+// bank-transfer instructions with the order id as the reference.
 import { loginDialogAtom, tokenAtom } from '../account/atoms';
 import type { CreatedOrder, Product } from '../api/mall';
 import type { AppStore } from '../state/jotai';

@@ -1,5 +1,5 @@
-//! The cancel flow's steps without the screen: feedback first, then the retention offer when
-//! the server has one (and it was not used), else the cancellation itself.
+// The cancel flow's steps without the screen: feedback first, then the retention offer when
+// the server has one (and it was not used), else the cancellation itself.
 import type { CancelReason, RetentionInfo, SubscriptionView } from '../api/mall';
 import type { MallApi } from './api';
 

@@ -1,6 +1,6 @@
-//! Server answers the mall reacts to wherever they come from: CoinsNotEnough opens the
-//! recharge dialog; a members-only refusal (a perk the account lacks) opens the VIP pop-up.
-//! Kept free of components so the generator's generate flow can import it.
+// Server answers the mall reacts to wherever they come from: CoinsNotEnough opens the
+// recharge dialog; a members-only refusal (a perk the account lacks) opens the VIP pop-up.
+// Kept free of components so the generator's generate flow can import it.
 
 /** Code of CoinsNotEnough (protocol/src/error.rs). */
 export const COINS_NOT_ENOUGH = 40301;

@@ -1,5 +1,5 @@
-//! Small hooks the mall's components share: prices in the page's language, error texts,
-//! dates, and a one-shot loader with its state.
+// Small hooks the mall's components share: prices in the page's language, error texts,
+// dates, and a one-shot loader with its state.
 import { useCallback, useEffect, useState } from 'react';
 import { contentLanguage, errorMessage, renderErrorMessage } from '../i18n/messages';
 import { useMessages } from '../i18n/useT';

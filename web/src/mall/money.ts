@@ -1,5 +1,5 @@
-//! Prices on screen: integer minor units of an ISO 4217 currency, formatted with
-//! Intl.NumberFormat in the page's language (the currency's own number of decimals).
+// Prices on screen: integer minor units of an ISO 4217 currency, formatted with
+// Intl.NumberFormat in the page's language (the currency's own number of decimals).
 
 /** The currency when a product or order does not say (spec 2 §7). */
 export const DEFAULT_CURRENCY = 'CNY';

@@ -1,4 +1,4 @@
-//! The mall's pages by route (`/mall`, `/mall/return`, `/mall/orders`, `/mall/subscription`).
+// The mall's pages by route (`/mall`, `/mall/return`, `/mall/orders`, `/mall/subscription`).
 import type { ReactNode } from 'react';
 import { MallPage } from './MallPage';
 import { OrdersPage } from './OrdersPage';

@@ -1,5 +1,5 @@
-//! Plan comparison as pure functions: the plans of one billing period, lite before full, and
-//! what each plan's button does for the viewer (subscribe, current, upgrade, unavailable).
+// Plan comparison as pure functions: the plans of one billing period, lite before full, and
+// what each plan's button does for the viewer (subscribe, current, upgrade, unavailable).
 import type { Period, Product, SubscriptionView, UpgradePrice } from '../api/mall';
 
 /** Plans of `period`, by sort, then level, then price. */

@@ -1,6 +1,6 @@
-//! Following one order until it settles: ask every 2 s, stop on paid, failed, refunded or
-//! disputed, give up after ~2 min (the page then offers to keep waiting). `nudge()` asks at
-//! once (a frame 13 `order.paid` arrived).
+// Following one order until it settles: ask every 2 s, stop on paid, failed, refunded or
+// disputed, give up after ~2 min (the page then offers to keep waiting). `nudge()` asks at
+// once (a frame 13 `order.paid` arrived).
 import { isApiError } from '../api/client';
 import type { OrderView } from '../api/mall';
 import { POLL_INTERVAL_MS, pollStep } from './rules';

@@ -1,7 +1,7 @@
-//! Frame 13 pushes about payments into the mall's atoms: `{kind: "order.paid", order_id}`
-//! tells the return page at once; `{kind: "account.payment", payment}` carries the new
-//! payment info. Either marks the payment facts stale so MallEffects reads them again.
-//! Free of imports from app/services so that services.ts can wire it into onPush.
+// Frame 13 pushes about payments into the mall's atoms: `{kind: "order.paid", order_id}`
+// tells the return page at once; `{kind: "account.payment", payment}` carries the new
+// payment info. Either marks the payment facts stale so MallEffects reads them again.
+// Free of imports from app/services so that services.ts can wire it into onPush.
 import { tokenAtom } from '../account/atoms';
 import type { PaymentInfo } from '../api/types';
 import { paymentInfoAtom } from '../generator/atoms';

@@ -1,5 +1,5 @@
-//! Refreshing what a payment changes: the payment info (role, VIP) and the credits, in the
-//! atoms their owners read (generator paymentInfoAtom and balanceAtom, tasks creditsAtom).
+// Refreshing what a payment changes: the payment info (role, VIP) and the credits, in the
+// atoms their owners read (generator paymentInfoAtom and balanceAtom, tasks creditsAtom).
 import { tokenAtom } from '../account/atoms';
 import type { ApiClient } from '../api/client';
 import type { AssetsAnswer } from '../api/mall';

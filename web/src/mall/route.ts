@@ -1,5 +1,5 @@
-//! The mall's routes after the locale: `/mall`, `/mall/return?order_id=`, `/mall/orders`,
-//! `/mall/subscription`.
+// The mall's routes after the locale: `/mall`, `/mall/return?order_id=`, `/mall/orders`,
+// `/mall/subscription`.
 
 export type MallView = 'mall' | 'return' | 'orders' | 'subscription';
 

@@ -1,6 +1,6 @@
-//! The mall's timing rules as pure functions: the subscription banner (spec 1 §4: a
-//! logged-in non-paid user, 24 h after the last banner), the half-price popup (asked
-//! at most once a UTC day per account) and when the return page stops polling.
+// The mall's timing rules as pure functions: the subscription banner (spec 1 §4: a
+// logged-in non-paid user, 24 h after the last banner), the half-price popup (asked
+// at most once a UTC day per account) and when the return page stops polling.
 import type { OrderStatus } from '../api/mall';
 import { readStored, writeStored } from '../generator/storage';
 

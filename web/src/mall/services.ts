@@ -1,5 +1,5 @@
-//! The mall's instances on the app's API client, and the one place the page leaves for a
-//! checkout or portal page (tests replace `browser.go`).
+// The mall's instances on the app's API client, and the one place the page leaves for a
+// checkout or portal page (tests replace `browser.go`).
 import { api } from '../app/services';
 import { localeAtom } from '../router/router';
 import { appStore } from '../state/jotai';

@@ -1,5 +1,5 @@
-//! Test helpers for the mall's components: render into the app store, find buttons by text,
-//! let promises settle, and a product, order and subscription to start from.
+// Test helpers for the mall's components: render into the app store, find buttons by text,
+// let promises settle, and a product, order and subscription to start from.
 import { act } from 'react';
 import type { ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -1,4 +1,4 @@
-//! The buy buttons' shared state: which purchase is under way and the last error's text.
+// The buy buttons' shared state: which purchase is under way and the last error's text.
 import { useCallback, useState } from 'react';
 import { appStore } from '../state/jotai';
 import { purchase } from './buy';
