@@ -82,6 +82,10 @@ export class ApiClient {
 
   /** POSTs `body` as JSON to `path` and returns the envelope's `data`. */
   async post<T>(path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+    return this.send<T>('POST', path, body, options);
+  }
+
+  private async send<T>(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const token = options.token ?? this.getToken();
@@ -90,7 +94,7 @@ export class ApiClient {
     let response: Response;
     try {
       response = await this.fetchFn(`${this.baseUrl}${path}`, {
-        method: 'POST',
+        method,
         headers,
         body: body === undefined ? null : JSON.stringify(body),
         credentials: 'same-origin',
@@ -125,6 +129,11 @@ export class ApiClient {
       );
     }
     return (payload as Envelope<T>).data;
+  }
+
+  /** GETs `path` (the few read-only calls the server serves on GET) and returns the envelope's `data`. */
+  async get<T>(path: string, options: CallOptions = {}): Promise<T> {
+    return this.send<T>('GET', path, undefined, options);
   }
 
   signUp(req: SignUpRequest, options?: CallOptions): Promise<LoginData> {

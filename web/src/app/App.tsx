@@ -9,6 +9,8 @@ import { TavernPage } from '../tavern/TavernPage';
 import { contentLanguage } from '../i18n/messages';
 import { PromptEditorPage } from '../prompt/ui';
 import { LandingPage } from '../router/LandingPage';
+import { MallBanner, MallOverlays } from '../mall/MallOverlays';
+import { mallPage } from '../mall/pages';
 import { parseGeneratorRoute } from '../router/routes';
 import { routeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
@@ -46,7 +48,7 @@ export function page(rest: string): ReactNode {
       if (isTavernPath(path)) return <TavernPage />;
       // `/ornaments`: the ornament shop.
       if (isOrnamentsPath(path)) return <ShopPage />;
-      return squarePage(path) ?? <NotFoundPage />;
+      return mallPage(path) ?? squarePage(path) ?? <NotFoundPage />;
   }
 }
 
@@ -80,8 +82,10 @@ export function App() {
   return (
     <>
       <Header />
+      <MallBanner />
       <main className={isWidePage(route.rest) ? 'main main--wide' : 'main'}>{page(route.rest)}</main>
       <LoginDialog />
+      <MallOverlays />
       <ToastView />
     </>
   );

@@ -3,6 +3,7 @@ import { loggedInAtom } from '../account/atoms';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { Bell } from '../notifications/Bell';
+import { HeaderEntry } from '../mall/HeaderEntry';
 import { SearchBox } from '../search/SearchBox';
 import '../search/search.css';
 import { SocketBadge } from '../socket/SocketBadge';
@@ -54,6 +55,7 @@ export function Header() {
               <span className="site-header__channels-label">{t('channels.nav')}</span>
             </Link>
           )}
+          <HeaderEntry />
           <Bell />
           <SocketBadge />
           <AccountMenu />

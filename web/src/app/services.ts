@@ -8,6 +8,7 @@ import { SocketClient, socketUrl } from '../socket/socket';
 import { appStore } from '../state/jotai';
 import { channelPushHook, channelResyncHook } from '../channels/pushHook';
 import type { PushFrame } from '../socket/frames';
+import { mallPushHook, mallResyncHook } from '../mall/pushHook';
 import { notificationPushHook, notificationResyncHook } from '../notifications/pushHook';
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 import { tavernPushHook, tavernResyncHook } from '../tavern/pushHook';
@@ -20,6 +21,7 @@ function onPush(frame: PushFrame): void {
   channelPushHook(frame);
   tavernPushHook(frame);
   notificationPushHook(frame);
+  mallPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */
@@ -28,6 +30,7 @@ function onResyncNeeded(): void {
   channelResyncHook();
   tavernResyncHook();
   notificationResyncHook();
+  mallResyncHook();
 }
 
 export const socket = new SocketClient({

@@ -3,6 +3,7 @@ import { tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
 import { isMessageKey } from '../i18n/messages';
+import { LaneNote } from '../mall/LaneNote';
 import { useT } from '../i18n/useT';
 import { appStore, useAtom, useAtomValue, useSetAtom } from '../state/jotai';
 import { trackTaskAtom } from '../tasks';
@@ -129,6 +130,7 @@ export function GenerateBar() {
                   {t('gen.balance', { n: shownBalance })}
                 </span>
               )}
+              <LaneNote />
             </>
           )}
         </div>

@@ -1,5 +1,6 @@
 import { useT } from '../i18n/useT';
-import { useAtom } from '../state/jotai';
+import { vipPopupAtom } from '../mall/atoms';
+import { useAtom, useSetAtom } from '../state/jotai';
 import { popupsAtom } from './atoms';
 import { Dialog } from './Dialog';
 import { FREE_LORA_LIMIT } from './roles';
@@ -9,6 +10,7 @@ import { useWorkspace } from './useWorkspace';
 export function LoraLimitDialog() {
   const t = useT();
   const [popups, setPopups] = useAtom(popupsAtom);
+  const openVip = useSetAtom(vipPopupAtom);
   const { update, config } = useWorkspace();
   if (!popups.loraLimit) return null;
   const close = () => setPopups({ loraLimit: false });
@@ -28,6 +30,16 @@ export function LoraLimitDialog() {
             {t('gen.loraKeep', { n: FREE_LORA_LIMIT })}
           </button>
         )}
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            close();
+            openVip({ open: true, reason: 'limit' });
+          }}
+        >
+          {t('gen.loraVip')}
+        </button>
         <button type="button" className="button" onClick={close}>
           {t('gen.ok')}
         </button>

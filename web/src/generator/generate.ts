@@ -1,10 +1,13 @@
 // The generate press (spec 1 §4 "Opening and generating", §5): ignored while
 // generating; checked like the server would; posted to the tab's call; on
 // success a CreateSuccess toast and the task handed to the task list; on
-// failure the server's message key shown (NeedLogin opens the login popup).
+// failure the server's message key shown (NeedLogin opens the login popup,
+// CoinsNotEnough the recharge dialog, a member-only key the VIP pop-up).
 import { loginDialogAtom } from '../account/atoms';
 import { isApiError } from '../api/client';
 import type { ApiClient } from '../api/client';
+import { rechargeOpenAtom, vipPopupAtom } from '../mall/atoms';
+import { COINS_NOT_ENOUGH, isMemberOnlyKey } from '../mall/errors';
 import type { AppStore } from '../state/jotai';
 import { configKey, generatingAtom, popupsAtom, problemAtom, roleAtom, uploadsAtom } from './atoms';
 import type { Catalogue } from './catalogue';
@@ -57,6 +60,9 @@ export async function generate(deps: GenerateDeps): Promise<string | null> {
     if (isApiError(e)) {
       if (e.code === NEED_LOGIN) store.set(loginDialogAtom, { open: true, step: 'login' });
       if (e.key === 'LoRALimit5TipWeb') store.set(popupsAtom, { loraLimit: true });
+      // Spec 1 §4: credits ran short -> the recharge dialog; a member-only choice -> the VIP pop-up.
+      if (e.code === COINS_NOT_ENOUGH || e.key === 'CoinsNotEnough') store.set(rechargeOpenAtom, true);
+      if (isMemberOnlyKey(e.key)) store.set(vipPopupAtom, { open: true, reason: 'member-only' });
       store.set(problemAtom, { show: 'server', key: e.key, text: e.msg });
     } else {
       store.set(problemAtom, { show: 'server', key: 'NetworkError', text: '' });

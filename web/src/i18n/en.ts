@@ -4,6 +4,7 @@
 import { en_agent } from './en.agent';
 import { en_channels } from './en.channels';
 import { en_generator } from './en.generator';
+import { en_mall } from './en.mall';
 import { en_promptui } from './en.promptui';
 import { en_tasks } from './en.tasks';
 import { en_profile } from './en.profile';
@@ -23,6 +24,7 @@ export const en = {
   ...en_works,
   ...en_profile,
   ...en_ornaments,
+  ...en_mall,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',
