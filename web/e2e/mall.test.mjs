@@ -1,4 +1,4 @@
-/* global window -- page.evaluate callbacks run in the browser */
+/* global window, document -- page.evaluate callbacks run in the browser */
 // Browser test of the mall (issue 16) against the real backend, with the fake Stripe
 // (tests/fakes/stripe_fake.py) as the payment provider: a free user sees the half-price
 // offer (once a day), the subscription banner and the VIP pop-up, opens the mall, buys the full monthly plan
@@ -48,6 +48,41 @@ let orderId = '';
 const pageProblems = [];
 
 const post = (pathname, body) => apiPost(backend.url, pathname, body ?? {}, token);
+const OPERATOR = 'mall-operator@example.com';
+
+/** A transparent PNG with a golden ring, drawn by the browser's canvas. */
+async function haloPng() {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 128;
+    c.height = 128;
+    const g = c.getContext('2d');
+    g.strokeStyle = '#f5c542';
+    g.lineWidth = 10;
+    g.beginPath();
+    g.arc(64, 64, 56, 0, Math.PI * 2);
+    g.stroke();
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}
+
+/** Uploads through the pre-signed flow (spec 2 §7); answers the file's URL. */
+async function uploadPng(buffer, tok) {
+  const pre = await apiPost(
+    backend.url,
+    '/api/v1/resource/pre-sign/get',
+    { file_size: buffer.length, file_name: 'halo.png', content_type: 'image/png', category: 46 },
+    tok,
+  );
+  for (const [i, url] of pre.pre_signs.entries()) {
+    const part = buffer.subarray(i * pre.chunk_size, (i + 1) * pre.chunk_size);
+    const res = await fetch(new URL(url, backend.url), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: part });
+    assert.ok(res.ok, `part ${i}: ${res.status}`);
+    await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id, pre_sign_url: url }, tok);
+  }
+  return (await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id }, tok)).url;
+}
 
 async function shot(name) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -79,6 +114,7 @@ describe('the mall: a free user buys the full plan through the checkout and gets
         EASEL_STRIPE_SECRET_KEY: STRIPE_KEY,
         EASEL_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET,
         EASEL_STRIPE_API_URL: stripe.url,
+        EASEL_ADMINS: OPERATOR,
       },
     });
     await stripe.configure(new URL('/api/v1/payment/webhook/stripe', backend.url).href);
@@ -176,17 +212,20 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/payment/order/create-sub'));
     await planCard('full', 'month').getByRole('button', { name: 'Subscribe' }).click();
     const response = await created;
-    const order = await response.json();
-    assert.equal(order.status.code, 10000, JSON.stringify(order.status));
-    orderId = order.data.order_id;
     // Ordered at the first-plan price the page showed, for the page's locale.
     const sentBody = JSON.parse(response.request().postData() ?? '{}');
     assert.deepEqual(sentBody, { product_id: 'full-month', use_discount: true, locale: 'en' });
-    assert.equal(order.data.amount, offerItem.discounted_price);
-    assert.ok(order.data.checkout_url.startsWith(`${stripe.url}/pay/`), order.data.checkout_url);
 
-    // The browser left for the provider's hosted page.
+    // The browser left for the provider's hosted page (so the answer's body
+    // is gone with the page: the order is read back from the buy log).
     await page.waitForURL(`${stripe.url}/pay/**`);
+    const log = await post('/api/v1/payment/buy/log', {});
+    const order = log.items[0];
+    orderId = order.order_id;
+    assert.equal(order.status, 'pending');
+    assert.equal(order.amount, offerItem.discounted_price);
+    assert.ok(order.checkout_url.startsWith(`${stripe.url}/pay/`), order.checkout_url);
+    assert.ok(page.url().startsWith(order.checkout_url), page.url());
     await page.locator('#pay').click();
 
     await page.waitForURL((u) => u.pathname === '/en/mall/return' && u.searchParams.get('order_id') === orderId);
@@ -260,6 +299,38 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     assert.equal(task.status, 3, `task ended: ${JSON.stringify(task)}`);
     assert.equal(task.img_uris.length, 4, 'a member makes 4 images');
     assert.equal(await page.locator('[data-testid="gen-problem"]').count(), 0);
+  });
+
+  test('wears an avatar ornament bought with credits: the shop, its preview, the confirm, the header', async () => {
+    // An operator adds the ornament with its picture (uploaded like any file).
+    const op = await apiPost(backend.url, '/api/v1/account/sign-up', { email: OPERATOR, password: 'mall-operator-password-1', name: 'Operator' });
+    const picture = await uploadPng(await haloPng(), op.token);
+    const halo = await apiPost(
+      backend.url,
+      '/api/v1/admin/ornament/upsert',
+      { slot: 'avatar', name: 'Golden halo', description: 'A ring of light', price: 120, image: { url: picture } },
+      op.token,
+    );
+    const before = (await post('/api/v1/payment/assets/get')).available;
+
+    await page.goto(new URL('/en/ornaments', backend.url).href);
+    const tile = page.locator(`[data-testid="ornament-item"][data-id="${halo.ornament_id}"]`);
+    await tile.click();
+    // The live preview puts it on the user's own avatar before buying.
+    const preview = page.getByTestId('ornament-preview').getByTestId('ornament-overlay');
+    assert.equal(await preview.getAttribute('src'), halo.image.url);
+    await tile.getByRole('button', { name: 'Buy' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('buy-summary').filter({ hasText: `It costs 120 credits.` }).waitFor();
+    await dialog.getByRole('button', { name: 'Pay 120 credits' }).click();
+    await tile.getByRole('button', { name: 'Wear' }).click();
+    await tile.getByRole('button', { name: 'Take off' }).waitFor();
+    // Worn: the header's avatar shows it, and the ledger took its price once.
+    const header = page.locator('header').getByTestId('ornament-overlay');
+    await header.waitFor();
+    assert.equal(await header.getAttribute('src'), halo.image.url);
+    assert.equal((await post('/api/v1/payment/assets/get')).available, before - 120);
+    await shot('ornaments');
   });
 
   test('no page errors or CSP violations happened', () => {

@@ -163,18 +163,17 @@ pub fn builtin(currency: &str) -> Vec<Product> {
             product_level: if full { 3 } else { 1 },
             infinite_queue: full,
             original_price: (period == Period::Year).then_some(month_price * 12),
+            // Credits and the unlimited queue are shown from `coins` and
+            // `infinite_queue`; these are the other perks.
             features: if full {
                 vec![
-                    format!("{monthly} credits every month"),
                     "4 images per run".into(),
                     "Fast lane".into(),
                     "Unlimited LoRAs".into(),
-                    "Unlimited queue".into(),
                     "Member-only video qualities, longest durations".into(),
                 ]
             } else {
                 vec![
-                    format!("{monthly} credits every month"),
                     "4 images per run".into(),
                     "Fast lane".into(),
                     "Unlimited LoRAs".into(),

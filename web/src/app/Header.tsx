@@ -35,12 +35,6 @@ export function Header() {
             </span>
             <span className="site-header__channels-label">{t('tavern.nav')}</span>
           </Link>
-          <Link to={localePath(locale, '/ornaments')} className="button button--link site-header__channels">
-            <span className="site-header__channels-icon" aria-hidden="true">
-              ◎
-            </span>
-            <span className="site-header__channels-label">{t('ornaments.nav')}</span>
-          </Link>
           <Link to={localePath(locale, '/agent')} className="button button--link site-header__channels">
             <span className="site-header__channels-icon" aria-hidden="true">
               ✎

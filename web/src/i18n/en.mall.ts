@@ -35,7 +35,6 @@ export const en_mall = {
   'mall.firstPlanOff': 'Your first plan: {n}% off',
   'mall.plan.lite': 'Lite',
   'mall.plan.full': 'Full',
-  'mall.level': 'Level {n}',
   'mall.monthlyCredits': '{n} credits every month',
   'mall.infiniteQueue': 'Unlimited queue',
   'mall.current': 'Current plan',

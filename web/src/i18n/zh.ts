@@ -462,7 +462,6 @@ export const zh_partial: Partial<MessageTable> = {
   'mall.firstPlanOff': '首次订阅 {n}% 折扣',
   'mall.plan.lite': '轻享版',
   'mall.plan.full': '完整版',
-  'mall.level': '等级 {n}',
   'mall.monthlyCredits': '每月 {n} 积分',
   'mall.infiniteQueue': '无限队列',
   'mall.current': '当前套餐',

@@ -51,6 +51,7 @@ export function MallPage() {
           <nav className="mall__links">
             <Link to={localePath(locale, mallPath('orders'))}>{t('mall.ordersLink')}</Link>
             <Link to={localePath(locale, mallPath('subscription'))}>{t('mall.subscriptionLink')}</Link>
+            <Link to={localePath(locale, '/ornaments')}>{t('ornaments.nav')}</Link>
           </nav>
         )}
       </header>

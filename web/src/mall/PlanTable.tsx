@@ -76,7 +76,6 @@ export function PlanTable({ products, current, upgrades, discounts = [] }: Props
               </span>
               {save !== null && <span className="mall-tag">{offer ? t('mall.firstPlanOff', { n: save }) : t('mall.save', { n: save })}</span>}
               <ul className="mall-features">
-                <li>{t('mall.level', { n: p.product_level })}</li>
                 {p.coins > 0 && <li>{t('mall.monthlyCredits', { n: p.coins })}</li>}
                 {p.infinite_queue && <li>{t('mall.infiniteQueue')}</li>}
                 {p.features.map((f) => (
