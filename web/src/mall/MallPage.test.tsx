@@ -49,7 +49,7 @@ describe('MallPage', () => {
     await settle();
     expect(cards().map((c) => c.getAttribute('data-product-id'))).toEqual(['lite-month', 'full-month']);
     expect(cards()[1]?.textContent).toContain('99.00 / month');
-    expect(cards()[1]?.textContent).toContain('Level 2');
+    expect(cards()[1]?.textContent).toContain('Unlimited queue');
     expect(cards()[1]?.textContent).toContain('4 images per run');
     expect(cards()[1]?.textContent).toContain(en['mall.infiniteQueue']);
     await click(buttonByText(view.container, en['mall.yearly']));

@@ -146,6 +146,6 @@ export class MallApi {
   }
 
   portal(): Promise<{ url: string }> {
-    return this.call<{ url: string }>('payment/order/portal');
+    return this.call<{ url: string }>('payment/order/portal', this.withLocale({}));
   }
 }
