@@ -71,6 +71,7 @@ fn rig(requeue_grace_ms: i64) -> Rig {
         Counters::new(dyn_store, &tables::COUNTERS),
         TaskLimits {
             visitor_daily_quota: 5,
+            queue_limit: 0,
         },
     );
     Rig {

@@ -100,55 +100,23 @@ impl Adyen {
         if let Some(key) = idempotency_key {
             req = req.header("Idempotency-Key", key);
         }
-        let resp = req.send().await.map_err(|e| ProviderError::Unreachable {
-            provider: PROVIDER,
-            message: self.scrub(&e.to_string()),
-        })?;
-        let status = resp.status();
-        let text = resp.text().await.map_err(|e| ProviderError::Unreachable {
-            provider: PROVIDER,
-            message: self.scrub(&e.to_string()),
-        })?;
-        if status.is_success() {
-            return serde_json::from_str(&text).map_err(|e| ProviderError::Refused {
-                provider: PROVIDER,
-                status: status.as_u16(),
-                message: format!("unreadable answer: {e}"),
-            });
-        }
         // Adyen's errors: {status, errorCode, message, errorType, pspReference}.
-        let message = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| {
+        crate::read_answer(
+            PROVIDER,
+            path,
+            req.send().await,
+            |m| self.scrub(m),
+            |v| {
                 let msg = v.get("message").and_then(Value::as_str)?;
                 let code = v.get("errorCode").and_then(Value::as_str).unwrap_or("");
                 Some(format!("{code} {msg}").trim().to_string())
-            })
-            .unwrap_or_else(|| format!("HTTP {status}"));
-        let message = self.scrub(&message);
-        tracing::warn!(path, status = status.as_u16(), %message, "adyen call failed");
-        if status.is_server_error() {
-            Err(ProviderError::Unreachable {
-                provider: PROVIDER,
-                message,
-            })
-        } else {
-            Err(ProviderError::Refused {
-                provider: PROVIDER,
-                status: status.as_u16(),
-                message,
-            })
-        }
+            },
+        )
+        .await
     }
 
     fn scrub(&self, message: &str) -> String {
-        let mut out = message.to_string();
-        for secret in [&self.config.api_key, &self.config.hmac_key] {
-            if !secret.is_empty() {
-                out = out.replace(secret.expose(), "[redacted]");
-            }
-        }
-        out
+        crate::redact(message, &[&self.config.api_key, &self.config.hmac_key])
     }
 
     /// The payment methods available for an amount (`POST /paymentMethods`),

@@ -298,3 +298,56 @@ pub fn header<'a>(headers: &'a Headers, name: &str) -> Option<&'a str> {
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.as_str())
 }
+
+/// Replaces each non-empty secret's text in `message` by `[redacted]`.
+pub(crate) fn redact(message: &str, secrets: &[&Secret]) -> String {
+    let mut out = message.to_string();
+    for secret in secrets {
+        if !secret.is_empty() {
+            out = out.replace(secret.expose(), "[redacted]");
+        }
+    }
+    out
+}
+
+/// Reads a provider's JSON answer: the value on success; on failure the
+/// provider's own message (`error_message` picks it from the error body,
+/// `scrub` removes secrets), `Unreachable` for 5xx and transport errors
+/// (worth a retry), `Refused` for the rest.
+pub(crate) async fn read_answer(
+    provider: &'static str,
+    call: &str,
+    sent: Result<reqwest::Response, reqwest::Error>,
+    scrub: impl Fn(&str) -> String,
+    error_message: impl Fn(&serde_json::Value) -> Option<String>,
+) -> Result<serde_json::Value, ProviderError> {
+    let unreachable = |e: reqwest::Error| ProviderError::Unreachable {
+        provider,
+        message: scrub(&e.to_string()),
+    };
+    let resp = sent.map_err(unreachable)?;
+    let status = resp.status();
+    let text = resp.text().await.map_err(unreachable)?;
+    if status.is_success() {
+        return serde_json::from_str(&text).map_err(|e| ProviderError::Refused {
+            provider,
+            status: status.as_u16(),
+            message: format!("unreadable answer: {e}"),
+        });
+    }
+    let message = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| error_message(&v))
+        .unwrap_or_else(|| format!("HTTP {status}"));
+    let message = scrub(&message);
+    tracing::warn!(provider, call, status = status.as_u16(), %message, "payment provider call failed");
+    if status.is_server_error() {
+        Err(ProviderError::Unreachable { provider, message })
+    } else {
+        Err(ProviderError::Refused {
+            provider,
+            status: status.as_u16(),
+            message,
+        })
+    }
+}

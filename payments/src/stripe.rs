@@ -126,56 +126,29 @@ impl Stripe {
                 )
                 .body(body);
         }
-        let resp = req.send().await.map_err(|e| ProviderError::Unreachable {
-            provider: PROVIDER,
-            message: self.scrub(&e.to_string()),
-        })?;
-        let status = resp.status();
-        let text = resp.text().await.map_err(|e| ProviderError::Unreachable {
-            provider: PROVIDER,
-            message: self.scrub(&e.to_string()),
-        })?;
-        if status.is_success() {
-            return serde_json::from_str(&text).map_err(|e| ProviderError::Refused {
-                provider: PROVIDER,
-                status: status.as_u16(),
-                message: format!("unreadable answer: {e}"),
-            });
-        }
-        let message = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| {
+        // Stripe's errors: {error: {message, type, code}}.
+        crate::read_answer(
+            PROVIDER,
+            &format!("{method} {path}"),
+            req.send().await,
+            |m| self.scrub(m),
+            |v| {
                 let err = v.get("error")?;
                 let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
                 let kind = err.get("type").and_then(Value::as_str).unwrap_or("error");
                 Some(format!("{kind}: {msg}"))
-            })
-            .unwrap_or_else(|| format!("HTTP {status}"));
-        let message = self.scrub(&message);
-        tracing::warn!(%method, path, status = status.as_u16(), %message, "stripe call failed");
-        if status.is_server_error() {
-            Err(ProviderError::Unreachable {
-                provider: PROVIDER,
-                message,
-            })
-        } else {
-            Err(ProviderError::Refused {
-                provider: PROVIDER,
-                status: status.as_u16(),
-                message,
-            })
-        }
+            },
+        )
+        .await
     }
 
     /// Removes the secret key and anything shaped like a Stripe key
     /// (Stripe's own messages quote a masked key) from a message.
     fn scrub(&self, message: &str) -> String {
-        let mut out = message.to_string();
-        for secret in [&self.config.secret_key, &self.config.webhook_secret] {
-            if !secret.is_empty() {
-                out = out.replace(secret.expose(), "[redacted]");
-            }
-        }
+        let out = crate::redact(
+            message,
+            &[&self.config.secret_key, &self.config.webhook_secret],
+        );
         out.split(' ')
             .map(|w| {
                 let bare = w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());

@@ -295,13 +295,20 @@ async fn retention_accept(s: web::Data<AppState>, c: Authed, b: Option<Body<SubR
         .await?))
 }
 
-async fn portal(req: HttpRequest, s: web::Data<AppState>, c: Authed, b: Option<Body<SubReq>>) -> ApiResult {
+async fn portal(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    c: Authed,
+    b: Option<Body<SubReq>>,
+) -> ApiResult {
     let b = sub_req(b);
     let base = base_url(&req, &s);
     let locale = b
         .locale
         .as_deref()
-        .filter(|l| (2..=8).contains(&l.len()) && l.bytes().all(|x| x.is_ascii_alphabetic() || x == b'-'))
+        .filter(|l| {
+            (2..=8).contains(&l.len()) && l.bytes().all(|x| x.is_ascii_alphabetic() || x == b'-')
+        })
         .unwrap_or("en");
     let url = s
         .mall
