@@ -584,4 +584,6 @@ impl Ledger {
 #[cfg(test)]
 mod debt_tests;
 #[cfg(test)]
+mod legacy_tests;
+#[cfg(test)]
 mod tests;

@@ -6,9 +6,11 @@
 //!   and what a paid order gives (`fulfil`): credits by a ledger grant keyed
 //!   by the order, a plan, an upgrade, a renewal.
 //! - `subs.rs`: subscriptions: periods, perks written onto the account row
-//!   (`AccountRow::perks`), monthly credits keyed by period, pause,
-//!   renewal, cancellation with feedback and the retention offer, upgrades
-//!   prorated to the day.
+//!   (`AccountRow::perks`), monthly credits keyed by period; `manage.rs`:
+//!   what a member does with a plan (pause, renewal on and off,
+//!   cancellation with feedback and the retention offer, upgrades prorated
+//!   to the day, the portal).
+//! - `reversals.rs`: refunds and disputes take back what an order gave.
 //! - `webhook.rs`: provider events, verified by the provider's adapter
 //!   (crate `payments`), deduplicated by event id, applied in any order.
 //! - `offers.rs`: the half-price offer and its daily popup, the retention
@@ -22,8 +24,10 @@
 //! arrives twice, late or concurrently grants once.
 
 mod catalog;
+mod manage;
 mod offers;
 mod orders;
+mod reversals;
 mod rows;
 mod subs;
 mod webhook;
