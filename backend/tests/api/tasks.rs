@@ -121,7 +121,9 @@ type Case<'a> = (&'a str, Value, &'a str, usize, Option<(u32, u32)>);
 
 #[tokio::test]
 async fn every_action_produces_its_output() {
-    let app = spawn_app().await;
+    // Every action at once: more tasks in progress than a free account's
+    // queue allows (the limit has its own test in mall::perks).
+    let app = spawn_app_with(&[("EASEL_QUEUE_LIMIT", "0")]).await;
     let (_, client) = app.user("Maker").await;
     let sd = checkpoint(&client, "sd").await;
     let src = client
