@@ -298,8 +298,13 @@ impl MallService {
         if q.price <= 0 {
             return Err(ErrorCode::NotAnUpgrade.into());
         }
+        // Paid with the provider the buyer names, else the plan's own.
         let req = CreateOrder {
-            provider: Some(sub.provider.clone()).filter(|p| p != "adyen" || req.provider.is_none()),
+            provider: req
+                .provider
+                .clone()
+                .filter(|p| !p.is_empty())
+                .or(Some(sub.provider.clone())),
             ..req.clone()
         };
         self.open_order(

@@ -487,7 +487,23 @@ async fn visibility_is_enforced_on_every_call_that_can_reveal_a_work() {
     let public = article(&author.client, "Open secret", "public").await;
     let followers = article(&author.client, "Followers secret", "followers").await;
     let private = article(&author.client, "Private secret", "private").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The search index commits in the background: wait until the author
+    // finds all three (a loaded machine may take longer than a commit).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = post(
+            &author.client,
+            "/api/v1/square/v3/search/list",
+            json!({"keyword": "secret"}),
+        )
+        .await;
+        let got = ids(&found);
+        if [&public, &followers, &private].iter().all(|w| got.contains(*w)) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "search never indexed the works");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     // (who, may see public, followers-only, private)
     let table: [(&str, &RestClient, [bool; 3]); 4] = [
