@@ -498,10 +498,16 @@ async fn visibility_is_enforced_on_every_call_that_can_reveal_a_work() {
         )
         .await;
         let got = ids(&found);
-        if [&public, &followers, &private].iter().all(|w| got.contains(*w)) {
+        if [&public, &followers, &private]
+            .iter()
+            .all(|w| got.contains(*w))
+        {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "search never indexed the works");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "search never indexed the works"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
