@@ -156,8 +156,11 @@ pub struct GenerationSettings {
     pub signup_credits: i64,
     /// Starter images a visitor device may make per day.
     pub visitor_daily_quota: i64,
-    /// Largest upload accepted, in bytes.
+    /// Largest image upload accepted, in bytes.
     pub max_upload_bytes: u64,
+    /// Largest video, audio or other file upload (joined and served by
+    /// ranges, never held whole), in bytes.
+    pub max_media_upload_bytes: u64,
     /// Extra time per progress step of the reference engine (demos, tests of long work).
     pub reference_step_ms: u64,
     /// Tasks an account without the unlimited queue (spec 2 §6) may have
@@ -176,6 +179,7 @@ impl Default for GenerationSettings {
             signup_credits: 200,
             visitor_daily_quota: 5,
             max_upload_bytes: 50 * 1024 * 1024,
+            max_media_upload_bytes: 1_073_741_824,
             reference_step_ms: 0,
             queue_limit: 10,
         }
@@ -525,6 +529,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_MAX_UPLOAD_BYTES") {
             g.max_upload_bytes = num("EASEL_MAX_UPLOAD_BYTES", v)?;
+        }
+        if let Some(v) = env("EASEL_MAX_MEDIA_UPLOAD_BYTES") {
+            g.max_media_upload_bytes = num("EASEL_MAX_MEDIA_UPLOAD_BYTES", v)?;
         }
         if let Some(v) = env("EASEL_REFERENCE_STEP_MS") {
             g.reference_step_ms = num("EASEL_REFERENCE_STEP_MS", v)?;

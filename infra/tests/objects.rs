@@ -91,6 +91,50 @@ async fn suite(objects: DynObjects, ns: &str) {
     let i = got.bytes[0];
     assert_eq!(got.bytes, vec![i; 50_000 + usize::from(i)], "a torn object");
     assert_eq!(got.content_type, format!("application/x-{i}"));
+
+    // Head, ranges and joins: what large files (video uploads) use.
+    let big: Vec<u8> = (0..6 * 1024 * 1024u32).map(|n| (n % 251) as u8).collect();
+    let (p1, p2) = (key(&format!("{ns}/up/p1")), key(&format!("{ns}/up/p2")));
+    objects
+        .put(&p1, big.clone(), "application/octet-stream")
+        .await
+        .unwrap();
+    objects
+        .put(&p2, b"tail\n".to_vec(), "application/octet-stream")
+        .await
+        .unwrap();
+    let joined = key(&format!("{ns}/video.mp4"));
+    let n = objects
+        .concat(&[p1.clone(), p2.clone()], &joined, "video/mp4")
+        .await
+        .unwrap();
+    assert_eq!(n, big.len() as u64 + 5);
+    let meta = objects.head(&joined).await.unwrap().unwrap();
+    assert_eq!((meta.size, meta.content_type.as_str()), (n, "video/mp4"));
+    let mid = objects.get_range(&joined, 1000, 10).await.unwrap().unwrap();
+    assert_eq!(mid, big[1000..1010]);
+    let end = objects
+        .get_range(&joined, n - 3, 100)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(end, b"il\n", "a range is cut at the end");
+    assert!(objects
+        .get_range(&joined, n + 10, 5)
+        .await
+        .unwrap()
+        .unwrap()
+        .is_empty());
+    assert_eq!(objects.head(&other).await.unwrap(), None);
+    assert_eq!(objects.get_range(&other, 0, 1).await.unwrap(), None);
+    // A missing part fails the join and writes nothing.
+    let gone = key(&format!("{ns}/up/gone"));
+    let out = key(&format!("{ns}/never.mp4"));
+    assert!(objects
+        .concat(&[p1, gone], &out, "video/mp4")
+        .await
+        .is_err());
+    assert!(!objects.exists(&out).await.unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

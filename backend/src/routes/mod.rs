@@ -180,6 +180,15 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                 web::scope("/resource")
                     .route("/pre-sign/get", web::post().to(resource::pre_sign_get))
                     .route("/pre-sign/confirm", web::post().to(resource::confirm))
+                    .route("/pre-sign/confirmPart", web::post().to(resource::confirm))
+                    .route(
+                        "/pre-sign/confirmFilePart",
+                        web::post().to(resource::confirm),
+                    )
+                    .route(
+                        "/pre-sign/getPreSignAddr",
+                        web::post().to(resource::pre_sign_addr),
+                    )
                     .service(
                         web::resource("/upload/{file_id}/{part}")
                             .app_data(web::PayloadConfig::new(resource::CHUNK_SIZE as usize))

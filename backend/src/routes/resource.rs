@@ -107,7 +107,18 @@ pub async fn pre_sign_get(
     Authed(caller): Authed,
     body: web::Json<PreSignRequest>,
 ) -> ApiResult {
-    let max = state.settings.generation.max_upload_bytes;
+    let wanted_type = body
+        .content_type
+        .as_deref()
+        .unwrap_or("application/octet-stream")
+        .to_lowercase();
+    // Images are read whole (to check them); video, audio and other files
+    // are joined and served by ranges, so they may be far larger.
+    let max = if wanted_type.starts_with("image/") {
+        state.settings.generation.max_upload_bytes
+    } else {
+        state.settings.generation.max_media_upload_bytes
+    };
     if body.file_size == 0 {
         return Err(ApiError::with_msg(
             ErrorCode::InvalidParams,
@@ -266,17 +277,21 @@ pub async fn confirm(
             "not every part was uploaded",
         ));
     }
-    let mut bytes = Vec::with_capacity(row.size as usize);
-    for i in 0..row.parts_done.len() {
-        let part = state
-            .objects
-            .get(&object_key(&part_key(&row.file_id, i))?)
-            .await
-            .map_err(ApiError::internal)?
-            .ok_or_else(|| ApiError::internal("an uploaded part is missing"))?;
-        bytes.extend_from_slice(&part.bytes);
-    }
+    let parts: Vec<infra::objects::ObjectKey> = (0..row.parts_done.len())
+        .map(|i| object_key(&part_key(&row.file_id, i)))
+        .collect::<Result<_, _>>()?;
     if row.content_type.starts_with("image/") {
+        // Images are at most the image limit: read whole and checked.
+        let mut bytes = Vec::with_capacity(row.size as usize);
+        for p in &parts {
+            let part = state
+                .objects
+                .get(p)
+                .await
+                .map_err(ApiError::internal)?
+                .ok_or_else(|| ApiError::internal("an uploaded part is missing"))?;
+            bytes.extend_from_slice(&part.bytes);
+        }
         match crate::tasks::image_size(&bytes) {
             Some((w, h)) if w <= 8192 && h <= 8192 => {}
             Some(_) => {
@@ -292,12 +307,26 @@ pub async fn confirm(
                 ))
             }
         }
+        state
+            .objects
+            .put(&object_key(&final_key)?, bytes, &row.content_type)
+            .await
+            .map_err(ApiError::internal)?;
+    } else {
+        // Joined by the object store, one part at a time: a 1 GB video
+        // never sits in memory.
+        let n = state
+            .objects
+            .concat(&parts, &object_key(&final_key)?, &row.content_type)
+            .await
+            .map_err(ApiError::internal)?;
+        if n != row.size {
+            return Err(ApiError::with_msg(
+                ErrorCode::UploadError,
+                format!("the parts hold {n} bytes, not the {} announced", row.size),
+            ));
+        }
     }
-    state
-        .objects
-        .put(&object_key(&final_key)?, bytes, &row.content_type)
-        .await
-        .map_err(ApiError::internal)?;
     for i in 0..row.parts_done.len() {
         if let Ok(k) = object_key(&part_key(&row.file_id, i)) {
             let _ = state.objects.delete(&k).await;
@@ -312,22 +341,162 @@ pub async fn confirm(
     Ok(ok(json!({ "status": 0, "url": url })))
 }
 
-/// A stored object. Keys are unguessable and never reused, so they are cached for a year.
-pub async fn file(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult {
+/// Objects up to this size are answered in one piece; larger ones (and
+/// ranges of them) are streamed in chunks of this size.
+const STREAM_CHUNK: u64 = 4 * 1024 * 1024;
+
+/// The one range of a `Range: bytes=...` header, as inclusive (first, last)
+/// within `size`: `None` for no (or an unsupported multi-range) header,
+/// `Some(Err)` when it cannot be satisfied.
+pub fn byte_range(header: Option<&str>, size: u64) -> Option<Result<(u64, u64), ()>> {
+    let spec = header?.trim().strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    let (a, b) = (a.trim(), b.trim());
+    let range = match (a.parse::<u64>().ok(), b.parse::<u64>().ok()) {
+        (Some(first), Some(last)) if first <= last => (first, last.min(size.saturating_sub(1))),
+        (Some(first), None) if b.is_empty() => (first, size.saturating_sub(1)),
+        (None, Some(suffix)) if a.is_empty() && suffix > 0 => {
+            (size.saturating_sub(suffix), size.saturating_sub(1))
+        }
+        _ => return Some(Err(())),
+    };
+    if size == 0 || range.0 >= size {
+        return Some(Err(()));
+    }
+    Some(Ok(range))
+}
+
+/// A stored object, with HTTP ranges (video players seek by them). Keys are
+/// unguessable and never reused, so they are cached for a year.
+pub async fn file(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let key =
         infra::objects::ObjectKey::parse(&path.into_inner()).map_err(|_| ErrorCode::NotFound)?;
     if key.as_str().starts_with("up/") {
         return Err(ErrorCode::NotFound.into());
     }
-    let obj = state
+    let meta = state
         .objects
-        .get(&key)
+        .head(&key)
         .await
         .map_err(ApiError::internal)?
         .ok_or(ErrorCode::NotFound)?;
-    Ok(HttpResponse::Ok()
-        .content_type(obj.content_type)
+    let range = byte_range(
+        req.headers()
+            .get(header::RANGE)
+            .and_then(|v| v.to_str().ok()),
+        meta.size,
+    );
+    let (first, last, mut resp) = match range {
+        Some(Err(())) => {
+            return Ok(HttpResponse::RangeNotSatisfiable()
+                .insert_header((header::CONTENT_RANGE, format!("bytes */{}", meta.size)))
+                .finish())
+        }
+        Some(Ok((first, last))) => {
+            let mut r = HttpResponse::PartialContent();
+            r.insert_header((
+                header::CONTENT_RANGE,
+                format!("bytes {first}-{last}/{}", meta.size),
+            ));
+            (first, last, r)
+        }
+        None => (0, meta.size.saturating_sub(1), HttpResponse::Ok()),
+    };
+    resp.content_type(meta.content_type)
+        .insert_header((header::ACCEPT_RANGES, "bytes"))
         .insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"))
-        .insert_header(("X-Content-Type-Options", "nosniff"))
-        .body(obj.bytes))
+        .insert_header(("X-Content-Type-Options", "nosniff"));
+    let len = if meta.size == 0 { 0 } else { last - first + 1 };
+    if len <= STREAM_CHUNK {
+        let bytes = state
+            .objects
+            .get_range(&key, first, len)
+            .await
+            .map_err(ApiError::internal)?
+            .ok_or(ErrorCode::NotFound)?;
+        return Ok(resp.body(bytes));
+    }
+    let objects = state.objects.clone();
+    let chunks = futures_util::stream::try_unfold(first, move |at| {
+        let (objects, key) = (objects.clone(), key.clone());
+        async move {
+            if at > last {
+                return Ok(None);
+            }
+            let n = STREAM_CHUNK.min(last - at + 1);
+            let bytes = objects
+                .get_range(&key, at, n)
+                .await
+                .map_err(actix_web::error::ErrorInternalServerError)?
+                .ok_or_else(|| actix_web::error::ErrorNotFound("gone"))?;
+            if bytes.is_empty() {
+                return Ok(None);
+            }
+            let next = at + bytes.len() as u64;
+            Ok::<_, actix_web::Error>(Some((web::Bytes::from(bytes), next)))
+        }
+    });
+    Ok(resp.no_chunking(len).streaming(chunks))
+}
+
+/// `getPreSignAddr`: an unfinished upload's part URLs and which parts are
+/// done, so a client whose connection was cut resumes from there.
+pub async fn pre_sign_addr(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    Authed(caller): Authed,
+    body: web::Json<ConfirmRequest>,
+) -> ApiResult {
+    let row = uploads(&state)
+        .get(&Key::of(&body.file_id), &Key::empty())
+        .await?
+        .filter(|r| r.owner == caller.account.id)
+        .ok_or(ErrorCode::NotFound)?;
+    let base = base_url(&req);
+    let pre_signs: Vec<String> = row
+        .part_tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{base}/api/v1/resource/upload/{}/{i}?t={t}", row.file_id))
+        .collect();
+    Ok(ok(json!({
+        "file_id": row.file_id,
+        "pre_signs": pre_signs,
+        "chunk_size": row.chunk_size,
+        "parts_done": row.parts_done,
+        "confirmed": row.key.is_some(),
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_ranges_follow_rfc_9110() {
+        let cases: [(Option<&str>, u64, Option<Result<(u64, u64), ()>>); 12] = [
+            (None, 10, None),
+            (Some("bytes=0-4"), 10, Some(Ok((0, 4)))),
+            (Some("bytes=5-"), 10, Some(Ok((5, 9)))),
+            (Some("bytes=-3"), 10, Some(Ok((7, 9)))),
+            (Some("bytes=-30"), 10, Some(Ok((0, 9)))),
+            (Some("bytes=8-100"), 10, Some(Ok((8, 9)))),
+            (Some("bytes=10-"), 10, Some(Err(()))),
+            (Some("bytes=4-2"), 10, Some(Err(()))),
+            (Some("bytes=x-2"), 10, Some(Err(()))),
+            (Some("bytes=0-1,4-5"), 10, None),
+            (Some("items=0-1"), 10, None),
+            (Some("bytes=0-0"), 0, Some(Err(()))),
+        ];
+        for (h, size, want) in cases {
+            assert_eq!(byte_range(h, size), want, "{h:?} of {size}");
+        }
+    }
 }

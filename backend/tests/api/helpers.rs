@@ -71,6 +71,11 @@ impl TestApp {
         cmd.spawn().expect("spawn easel worker")
     }
 
+    /// The server's process id (to read its memory from /proc).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the server with SIGKILL (no shutdown) and starts it again on the same data.
     pub fn kill_and_restart(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -23,3 +23,4 @@ mod socket;
 mod square;
 mod tasks;
 mod tasks_queue;
+mod uploads;

@@ -14,13 +14,15 @@
 //! because longer keys live under it (`a` when `a/b` exists) cannot be put.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{ErrorKind, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::{check_content_type, ObjectError, ObjectKey, ObjectResult, Objects, StoredObject};
+use super::{
+    check_content_type, ObjectError, ObjectKey, ObjectMeta, ObjectResult, Objects, StoredObject,
+};
 
 const MAGIC: &[u8] = b"EASELOBJ1\n";
 const TMP_DIR: &str = "#tmp";
@@ -73,6 +75,17 @@ impl LocalObjects {
         bytes: &[u8],
         content_type: &str,
     ) -> ObjectResult<()> {
+        LocalObjects::write_blocking(root, key, content_type, |f| f.write_all(bytes))
+    }
+
+    /// Writes a temporary file (header, then what `body` writes), fsyncs
+    /// it and renames it over the key's path (see the module doc).
+    fn write_blocking(
+        root: &Path,
+        key: &ObjectKey,
+        content_type: &str,
+        body: impl FnOnce(&mut File) -> std::io::Result<()>,
+    ) -> ObjectResult<()> {
         let target = LocalObjects::path(root, key);
         let parent = target.parent().unwrap_or(root).to_path_buf();
         fs::create_dir_all(&parent).map_err(|e| io_err("creating the key's folder", e))?;
@@ -89,7 +102,7 @@ impl LocalObjects {
             f.write_all(MAGIC)?;
             f.write_all(content_type.as_bytes())?;
             f.write_all(b"\n")?;
-            f.write_all(bytes)?;
+            body(&mut f)?;
             f.sync_all()?;
             fs::rename(&tmp, &target)?;
             // Make the rename itself durable.
@@ -130,6 +143,49 @@ impl LocalObjects {
             bytes,
             content_type,
         }))
+    }
+
+    /// Opens an object's file positioned at its first byte: the file, its
+    /// content type and the body's size.
+    fn open_body(
+        root: &Path,
+        key: &ObjectKey,
+    ) -> ObjectResult<Option<(BufReader<File>, String, u64)>> {
+        let path = LocalObjects::path(root, key);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(_) if path.is_dir() => return Ok(None),
+            Err(e) => return Err(io_err(&format!("opening object {key}"), e)),
+        };
+        if path.is_dir() {
+            return Ok(None);
+        }
+        let total = file
+            .metadata()
+            .map_err(|e| io_err(&format!("reading object {key}"), e))?
+            .len();
+        let corrupt = |reason: &str| ObjectError::Corrupt {
+            key: key.to_string(),
+            reason: reason.to_owned(),
+        };
+        let mut r = BufReader::new(file);
+        let mut magic = [0u8; 10];
+        r.read_exact(&mut magic)
+            .map_err(|_| corrupt("missing header"))?;
+        if magic != MAGIC {
+            return Err(corrupt("missing header"));
+        }
+        let mut ct = Vec::new();
+        r.read_until(b'\n', &mut ct)
+            .map_err(|e| io_err(&format!("reading object {key}"), e))?;
+        if ct.pop() != Some(b'\n') {
+            return Err(corrupt("unterminated content type"));
+        }
+        let content_type =
+            String::from_utf8(ct).map_err(|_| corrupt("content type is not UTF-8"))?;
+        let header = MAGIC.len() as u64 + content_type.len() as u64 + 1;
+        Ok(Some((r, content_type, total.saturating_sub(header))))
     }
 
     async fn blocking<T: Send + 'static>(
@@ -173,6 +229,75 @@ impl Objects for LocalObjects {
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
             Err(_) if path.is_dir() => Ok(()),
             Err(e) => Err(io_err(&format!("deleting object {key}"), e)),
+        })
+        .await
+    }
+
+    async fn head(&self, key: &ObjectKey) -> ObjectResult<Option<ObjectMeta>> {
+        let (root, key) = (self.root.clone(), key.clone());
+        LocalObjects::blocking(move || {
+            Ok(LocalObjects::open_body(&root, &key)?
+                .map(|(_, content_type, size)| ObjectMeta { size, content_type }))
+        })
+        .await
+    }
+
+    async fn get_range(
+        &self,
+        key: &ObjectKey,
+        offset: u64,
+        len: u64,
+    ) -> ObjectResult<Option<Vec<u8>>> {
+        let (root, key) = (self.root.clone(), key.clone());
+        LocalObjects::blocking(move || {
+            let Some((mut r, _, size)) = LocalObjects::open_body(&root, &key)? else {
+                return Ok(None);
+            };
+            let len = len.min(size.saturating_sub(offset));
+            let io = |e| io_err(&format!("reading object {key}"), e);
+            r.seek(SeekFrom::Current(
+                i64::try_from(offset.min(size)).unwrap_or(i64::MAX),
+            ))
+            .map_err(io)?;
+            let mut out = vec![0u8; usize::try_from(len).unwrap_or(0)];
+            r.read_exact(&mut out).map_err(io)?;
+            Ok(Some(out))
+        })
+        .await
+    }
+
+    async fn concat(
+        &self,
+        parts: &[ObjectKey],
+        key: &ObjectKey,
+        content_type: &str,
+    ) -> ObjectResult<u64> {
+        check_content_type(content_type)?;
+        let (root, key, ct) = (self.root.clone(), key.clone(), content_type.to_owned());
+        let parts = parts.to_vec();
+        LocalObjects::blocking(move || {
+            // Every part opened first: a missing one fails before writing.
+            let mut bodies = Vec::with_capacity(parts.len());
+            for p in &parts {
+                let (r, _, size) = LocalObjects::open_body(&root, p)?.ok_or_else(|| {
+                    ObjectError::Unavailable(format!("part {p} of {key} is missing"))
+                })?;
+                bodies.push((r, size));
+            }
+            let total = bodies.iter().map(|(_, n)| n).sum();
+            LocalObjects::write_blocking(&root, &key, &ct, |f| {
+                for (r, size) in &mut bodies {
+                    let copied = std::io::copy(&mut r.take(*size), f)?;
+                    if copied != *size {
+                        return Err(std::io::Error::new(
+                            ErrorKind::UnexpectedEof,
+                            "a part shrank",
+                        ));
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(total)
         })
         .await
     }

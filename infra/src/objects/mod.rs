@@ -91,6 +91,14 @@ pub(crate) fn check_content_type(content_type: &str) -> ObjectResult<()> {
     }
 }
 
+/// What [`Objects::head`] answers: the size and type of an object, read
+/// without its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectMeta {
+    pub size: u64,
+    pub content_type: String,
+}
+
 #[async_trait::async_trait]
 pub trait Objects: Send + Sync + 'static {
     /// Stores `bytes` under `key`, replacing any previous object whole: a
@@ -100,6 +108,26 @@ pub trait Objects: Send + Sync + 'static {
     async fn exists(&self, key: &ObjectKey) -> ObjectResult<bool>;
     /// Removes the object; deleting a missing key is not an error.
     async fn delete(&self, key: &ObjectKey) -> ObjectResult<()>;
+    /// Size and content type, without reading the bytes.
+    async fn head(&self, key: &ObjectKey) -> ObjectResult<Option<ObjectMeta>>;
+    /// Up to `len` bytes from `offset` (fewer at the object's end; none past
+    /// it). Large objects are served and processed by ranges, never whole.
+    async fn get_range(
+        &self,
+        key: &ObjectKey,
+        offset: u64,
+        len: u64,
+    ) -> ObjectResult<Option<Vec<u8>>>;
+    /// Writes `key` as the objects `parts` joined in order, holding at most
+    /// one part in memory (a local file copy; an S3 multipart upload). The
+    /// result appears whole or not at all; the parts are left in place.
+    /// Answers the joined size.
+    async fn concat(
+        &self,
+        parts: &[ObjectKey],
+        key: &ObjectKey,
+        content_type: &str,
+    ) -> ObjectResult<u64>;
     fn backend_name(&self) -> &'static str;
 }
 

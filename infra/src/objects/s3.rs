@@ -6,10 +6,13 @@
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path;
 use object_store::{
-    Attribute, AttributeValue, Attributes, ObjectStore, ObjectStoreExt, PutOptions, PutPayload,
+    Attribute, AttributeValue, Attributes, GetOptions, ObjectStore, ObjectStoreExt,
+    PutMultipartOptions, PutOptions, PutPayload,
 };
 
-use super::{check_content_type, ObjectError, ObjectKey, ObjectResult, Objects, StoredObject};
+use super::{
+    check_content_type, ObjectError, ObjectKey, ObjectMeta, ObjectResult, Objects, StoredObject,
+};
 
 /// Returned when the service gave no content type back.
 const DEFAULT_CONTENT_TYPE: &str = "application/octet-stream";
@@ -111,6 +114,95 @@ impl Objects for S3Objects {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(unavailable(e)),
         }
+    }
+
+    async fn head(&self, key: &ObjectKey) -> ObjectResult<Option<ObjectMeta>> {
+        let opts = GetOptions {
+            head: true,
+            ..GetOptions::default()
+        };
+        let got = match self.store.get_opts(&path(key)?, opts).await {
+            Ok(g) => g,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(unavailable(e)),
+        };
+        Ok(Some(ObjectMeta {
+            size: got.meta.size,
+            content_type: got
+                .attributes
+                .get(&Attribute::ContentType)
+                .map(|v| v.as_ref().to_owned())
+                .unwrap_or_else(|| DEFAULT_CONTENT_TYPE.to_owned()),
+        }))
+    }
+
+    async fn get_range(
+        &self,
+        key: &ObjectKey,
+        offset: u64,
+        len: u64,
+    ) -> ObjectResult<Option<Vec<u8>>> {
+        let Some(meta) = self.head(key).await? else {
+            return Ok(None);
+        };
+        let start = offset.min(meta.size);
+        let end = offset.saturating_add(len).min(meta.size);
+        if end <= start {
+            return Ok(Some(Vec::new()));
+        }
+        match self.store.get_range(&path(key)?, start..end).await {
+            Ok(b) => Ok(Some(b.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn concat(
+        &self,
+        parts: &[ObjectKey],
+        key: &ObjectKey,
+        content_type: &str,
+    ) -> ObjectResult<u64> {
+        check_content_type(content_type)?;
+        let mut attributes = Attributes::new();
+        attributes.insert(
+            Attribute::ContentType,
+            AttributeValue::from(content_type.to_owned()),
+        );
+        let opts = PutMultipartOptions {
+            attributes,
+            ..PutMultipartOptions::default()
+        };
+        let mut upload = self
+            .store
+            .put_multipart_opts(&path(key)?, opts)
+            .await
+            .map_err(unavailable)?;
+        let mut total = 0u64;
+        for p in parts {
+            // One part in memory at a time (S3's parts must be 5 MiB or
+            // more but the last: uploads use 20 MiB chunks).
+            let got = match self.get(p).await {
+                Ok(Some(o)) => o,
+                Ok(None) => {
+                    let _ = upload.abort().await;
+                    return Err(ObjectError::Unavailable(format!(
+                        "part {p} of {key} is missing"
+                    )));
+                }
+                Err(e) => {
+                    let _ = upload.abort().await;
+                    return Err(e);
+                }
+            };
+            total += got.bytes.len() as u64;
+            if let Err(e) = upload.put_part(PutPayload::from(got.bytes)).await {
+                let _ = upload.abort().await;
+                return Err(unavailable(e));
+            }
+        }
+        upload.complete().await.map_err(unavailable)?;
+        Ok(total)
     }
 
     fn backend_name(&self) -> &'static str {
