@@ -12,8 +12,6 @@ pub mod rules;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_prepare;
 
 pub use codes::{restore_tab, VideoAction, VideoSubTab, VideoTab};
 pub use cost::{video_cost, video_estimate_secs, VideoEstimate};

@@ -31,8 +31,9 @@ use super::codes::VideoAction;
 use super::constants::{
     aspect_by_label_or_code, aspect_of_size, DEFAULT_MOTION_MODE, DEFAULT_RELEVANCE,
     DEFAULT_SCHEDULER, EXTEND_DURATIONS, HUNYUAN_SAMPLER, INTERPOLATION_FACTOR,
-    MULTI_IMAGE_DEFAULT_MODEL, MULTI_IMAGE_DEFAULT_RATIO, MULTI_IMAGE_SLOTS, MULTI_IMAGE_SS,
-    RELEVANCE_RANGE, TOOL_MAX_SOURCE_SECS, UPSCALE_MAX_SIDE, VIDEO_PROMPT_MAX_CHARS,
+    MULTI_IMAGE_DEFAULT_DURATION, MULTI_IMAGE_DEFAULT_MODEL, MULTI_IMAGE_DEFAULT_RATIO,
+    MULTI_IMAGE_SLOTS, MULTI_IMAGE_SS, RELEVANCE_RANGE, TOOL_MAX_SOURCE_SECS, UPSCALE_MAX_SIDE,
+    VIDEO_PROMPT_MAX_CHARS,
 };
 use super::cost::{discount, video_cost, video_estimate_secs, VideoEstimate};
 use super::models::{
@@ -447,7 +448,10 @@ fn prepare_inner(
         duration = match (model, template) {
             (Some(m), _) => resolve_duration(
                 m,
-                gv.generate_video_duration,
+                // Multi-image has its own default (§9), before any VIP default.
+                gv.generate_video_duration
+                    .or((action == VideoAction::MultiImageToVideo)
+                        .then_some(i64::from(MULTI_IMAGE_DEFAULT_DURATION))),
                 vip,
                 caller.product_level,
                 has_last,
