@@ -230,6 +230,8 @@ mod tests {
             "ImageSizeExceedsError",
             "PleaseSelectBaseName",
             "pleaseUoloadImage",
+            "pleaseSelectImage",
+            "pleaseSelectEffect",
         ] {
             assert!(
                 ErrorCode::ALL.iter().any(|e| e.key() == key),

@@ -395,3 +395,43 @@ fn negative_prompt_only_when_enabled() {
         );
     }
 }
+
+#[test]
+fn every_model_resolves_to_an_allowed_duration_and_count() {
+    for model in VIDEO_MODELS {
+        for req in (-5..=70).map(Some).chain([None]) {
+            for (vip, level) in [(false, 0), (true, 2), (true, 3), (true, 9)] {
+                for (last, n) in [(false, 0), (false, 1), (true, 2), (false, 4)] {
+                    let d = resolve_duration(model, req, vip, level, last, n);
+                    assert!(
+                        model.durations.contains(&d),
+                        "{} {req:?} vip={vip} level={level} -> {d}",
+                        model.id
+                    );
+                }
+            }
+            let n = cap_n_iter(model.family, req);
+            assert!(
+                (1..=model.family.n_iter_cap()).contains(&n),
+                "{} {req:?}",
+                model.id
+            );
+        }
+        // The VIP default is the longest allowed duration, unless fixed.
+        let d = resolve_duration(model, None, true, 3, false, 1);
+        assert_eq!(
+            d,
+            fixed_duration(model, false, 1).unwrap_or(model.longest_duration())
+        );
+        // Every option of a model is kept as asked.
+        for o in model.sizes {
+            let (w, h, r) = resolve_size(model.sizes, Some(o.width), Some(o.height), None);
+            assert_eq!(
+                (w, h, r.as_str()),
+                (o.width, o.height, o.aspect_ratio),
+                "{}",
+                model.id
+            );
+        }
+    }
+}
