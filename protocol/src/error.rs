@@ -94,6 +94,10 @@ error_codes! {
     ImageSizeTooLarge = (40019, "ImageSizeTooLarge", 400, "the image size is above the maximum for this model");
     /// A requested aspect ratio outside the model family's range.
     ImageRatioInvalid = (40020, "ImageRatioInvalid", 400, "this aspect ratio is not supported by this model");
+    /// Video effect mode without a template (spec 2 §5 pleaseSelectEffect).
+    PleaseSelectEffect = (40070, "pleaseSelectEffect", 400, "please select an effect");
+    /// A member-only video quality (PixVerse 540p, 720p, 1080p; spec 2 §6) asked by a free account.
+    VideoQualityMemberOnly = (40370, "videoQualityMemberOnly", 403, "this video quality is for members");
     /// An invite code that does not exist.
     InviteCodeError = (40002, "InviteCodeError", 400, "invalid invite code");
     /// The square (spec 3 §7): a work's title over its limit.
@@ -226,6 +230,8 @@ mod tests {
             "ImageSizeExceedsError",
             "PleaseSelectBaseName",
             "pleaseUoloadImage",
+            "pleaseSelectImage",
+            "pleaseSelectEffect",
         ] {
             assert!(
                 ErrorCode::ALL.iter().any(|e| e.key() == key),

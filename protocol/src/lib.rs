@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod prompt_stream;
 pub mod square;
 pub mod task;
+pub mod video;
 
 #[cfg(feature = "client")]
 pub mod client;
