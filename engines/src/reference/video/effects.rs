@@ -177,7 +177,7 @@ fn ken_burns(src: &Rgbf, g: Geometry, zmax: f32, t: f32, secs: f32) -> Rgbf {
         let (sx, sy) = locate(src, g.w, g.h, zmax, pose, x, y);
         let c = src.sample(sx, sy);
         let (u, v) = (x as f32 / w - 0.5, y as f32 / h - 0.5);
-        let d = (u * u + v * v).sqrt() / 0.7071;
+        let d = (u * u + v * v).sqrt() / std::f32::consts::FRAC_1_SQRT_2;
         let vig = 1.0 - strength * smoothstep(0.45, 1.0, d);
         // Warm grade as the push goes in.
         let warm = [1.0 + 0.06 * e, 1.0, 1.0 - 0.06 * e];
@@ -250,11 +250,11 @@ fn breathing_mesh(phase: f32) -> Vec<(f32, f32)> {
             let body = (1.0 - ((u - 0.5) * 2.0).powi(2)).max(0.0);
             let edge = (u * (1.0 - u) * v * (1.0 - v) * 16.0).min(1.0).sqrt();
             // Chest rises (up) and widens; more higher up, none at the bottom.
-            let rise = -0.012 * breath * (1.0 - v) * body;
+            let rise = -0.018 * breath * (1.0 - v) * body;
             let widen = 0.008 * breath * (u - 0.5) * 2.0 * smoothstep(0.3, 0.8, v) * edge;
             // The head (top third) sways and nods.
             let head = smoothstep(0.5, 0.15, v) * body;
-            let dx = 0.01 * sway * head + widen;
+            let dx = 0.014 * sway * head + widen;
             let dy = rise + 0.004 * nod * head;
             pts.push((dx * edge, dy * edge));
         }

@@ -304,13 +304,7 @@ impl Decoder {
         if let Some(n) = limit {
             args.extend([s("-frames:v"), n.to_string()]);
         }
-        args.extend([
-            s("-f"),
-            s("rawvideo"),
-            s("-pix_fmt"),
-            s("rgb24"),
-            s("-"),
-        ]);
+        args.extend([s("-f"), s("rawvideo"), s("-pix_fmt"), s("rgb24"), s("-")]);
         let mut proc = Proc::spawn(
             &ffmpeg_program(),
             &args,

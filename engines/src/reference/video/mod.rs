@@ -224,7 +224,7 @@ impl Rate {
     }
 
     pub fn doubled(self) -> Rate {
-        if self.den % 2 == 0 {
+        if self.den.is_multiple_of(2) {
             Rate {
                 num: self.num,
                 den: self.den / 2,
