@@ -13,8 +13,8 @@
 //! Frames are streamed: each frame is made, piped to ffmpeg's stdin as raw
 //! RGB (`-f rawvideo -pix_fmt rgb24 -s WxH -r FPS -i -`) and dropped, so a
 //! video is never held in memory as frames. ffmpeg writes
-//! `-c:v libx264 -pix_fmt yuv420p -preset veryfast -crf 23 -threads 2
-//! -movflags +faststart` to a temp file that is read back.
+//! `-an -c:v libx264 -pix_fmt yuv420p -preset veryfast -crf 23 -threads 2
+//! -movflags +faststart -fflags +bitexact` to a temp file that is read back.
 //!
 //! Determinism: the same [`VideoSpec`] gives the same frames, and with one
 //! ffmpeg build the same MP4 bytes (x264 runs with a fixed thread count).

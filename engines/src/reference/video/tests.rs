@@ -428,3 +428,46 @@ fn video_hls_and_renditions_follow_the_ladder() {
     assert!(info.frames.abs_diff(30) <= 1);
     assert!(renditions(&source.mp4, &[480]).is_err());
 }
+
+#[test]
+fn video_extend_continues_a_steady_pan() {
+    // A source whose content moves right 2 px a frame.
+    let pattern = |x: i64, y: i64| {
+        let v = ((x.div_euclid(10) + y.div_euclid(10)).rem_euclid(2) * 150
+            + (x.rem_euclid(53) + y.rem_euclid(29)) * 2) as u8;
+        image::Rgb([v, v / 2 + 40, 255 - v])
+    };
+    let mut noop = |_| {};
+    let never = || false;
+    let mut sink = Sink::new(96, 64, Rate::whole(12), 12, 0, &mut noop, &never).unwrap();
+    for k in 0..12i64 {
+        sink.push(image::RgbImage::from_fn(96, 64, |x, y| {
+            pattern(i64::from(x) - 2 * k, i64::from(y))
+        }))
+        .unwrap();
+    }
+    let source = sink.finish().unwrap();
+    let ext = make(&spec(
+        VideoKind::Extend {
+            video: source.mp4,
+            secs: 1.0,
+        },
+        0,
+        0,
+        0,
+        0,
+    ));
+    check(&ext, 96, 64, 12.0, 24);
+    let file = super::ffmpeg::temp_input(&ext.mp4).unwrap();
+    let mut dec =
+        super::ffmpeg::Decoder::start(file.path(), "null", 96, 64, Rate::whole(12), None).unwrap();
+    let mut frames = Vec::new();
+    while let Some(f) = dec.next_frame().unwrap() {
+        frames.push(image::RgbImage::from_raw(96, 64, f).unwrap());
+    }
+    // The first extension frames keep moving right at about 2 px a frame.
+    let m = super::source::estimate(&frames[12], &frames[14]);
+    assert!(m.dx >= 3.0 && m.dx <= 5.0 && m.dy.abs() <= 1.0, "{m:?}");
+    let m = super::source::estimate(&frames[11], &frames[12]);
+    assert!(m.dx >= 1.0 && m.dx <= 3.0, "{m:?}");
+}
