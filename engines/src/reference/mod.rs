@@ -28,6 +28,7 @@ mod prompt;
 mod raster;
 mod rng;
 mod synth;
+pub mod video;
 
 use raster::Rgbf;
 
