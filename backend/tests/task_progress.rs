@@ -124,6 +124,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             control: None,
             frames: 0,
             face_strength: 0.0,
+            video: None,
         },
         request: Value::Null,
         prompt: "p".into(),

@@ -253,6 +253,7 @@ fn job(action: Action) -> JobSpec {
         control: None,
         frames: 0,
         face_strength: 0.0,
+        video: None,
     }
 }
 

@@ -22,6 +22,7 @@ mod system;
 pub mod task;
 mod tool;
 mod translate;
+mod video;
 mod works;
 
 use protocol::task::Action;
@@ -138,6 +139,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .route("/upscale", web::post().to(task::create_as(Action::Upscale)))
                     .service(
                         web::scope("/v2")
+                            .service(video::scope())
                             .route(
                                 "/text-to-img",
                                 web::post().to(task::create_as(Action::TextToImage)),

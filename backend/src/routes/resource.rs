@@ -481,7 +481,8 @@ mod tests {
 
     #[test]
     fn byte_ranges_follow_rfc_9110() {
-        let cases: [(Option<&str>, u64, Option<Result<(u64, u64), ()>>); 12] = [
+        type Want = Option<Result<(u64, u64), ()>>;
+        let cases: [(Option<&str>, u64, Want); 12] = [
             (None, 10, None),
             (Some("bytes=0-4"), 10, Some(Ok((0, 4)))),
             (Some("bytes=5-"), 10, Some(Ok((5, 9)))),

@@ -204,6 +204,7 @@ mod tests {
                 control: None,
                 frames: 0,
                 face_strength: 0.0,
+                video: None,
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),

@@ -8,6 +8,7 @@ pub mod core;
 pub mod machine;
 mod queue;
 pub mod row;
+mod video;
 
 use std::collections::HashMap;
 
@@ -277,8 +278,24 @@ impl TaskService {
         action: Action,
     ) -> Result<String, ApiError> {
         let p = self.prepare(who, req, action).await?;
-        self.check_queue(who, req).await?;
-        let channel_id = req.channel_id.clone().filter(|c| !c.trim().is_empty());
+        let asked = req.meta.generate.as_ref().and_then(|g| g.gen_mode);
+        self.check_queue(who, asked).await?;
+        let request = serde_json::to_value(req).unwrap_or_default();
+        self.submit(who, p, action, request, req.channel_id.clone())
+            .await
+    }
+
+    /// Stores a prepared task with its credit hold (or the visitor's
+    /// quota) and queues it: the common end of every create.
+    pub(crate) async fn submit(
+        &self,
+        who: &Requester,
+        p: Prepared,
+        action: Action,
+        request: serde_json::Value,
+        channel_id: Option<String>,
+    ) -> Result<String, ApiError> {
+        let channel_id = channel_id.filter(|c| !c.trim().is_empty());
         let mut channel_private = false;
         if let Some(channel) = &channel_id {
             // Only a member may generate in a channel.
@@ -330,7 +347,7 @@ impl TaskService {
             create_at: now,
             updated_at: now,
             finished_at: None,
-            request: serde_json::to_value(req).unwrap_or_default(),
+            request,
             prompt: p.prompt,
             cost: if hold == HoldState::Free { 0 } else { p.cost },
             hold,

@@ -11,17 +11,17 @@
 
 use infra::store::{Key, ScanRange};
 use protocol::task::codes::TaskStatus;
-use protocol::task::request::CreateTaskRequest;
 use protocol::ErrorCode;
 
 use super::{Requester, TaskService};
 use crate::error::ApiError;
 
 impl TaskService {
+    /// `asked`: the request's `gen_mode`, if it names one.
     pub(super) async fn check_queue(
         &self,
         who: &Requester,
-        req: &CreateTaskRequest,
+        asked: Option<i64>,
     ) -> Result<(), ApiError> {
         let Requester::Account(a) = who else {
             return Ok(());
@@ -31,7 +31,6 @@ impl TaskService {
             return Ok(());
         }
         let pay = a.payment_now();
-        let asked = req.meta.generate.as_ref().and_then(|g| g.gen_mode);
         if protocol::task::rules::gen_mode(asked, pay.infinite_queue, pay.product_level) == 1 {
             return Ok(());
         }

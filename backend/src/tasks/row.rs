@@ -149,9 +149,22 @@ impl TaskRow {
             sub_status: 0,
             action: self.action,
             preprocess_images: self.input_urls.clone(),
-            banner: outputs.first().map(|o| Banner { url: o.url.clone() }),
+            banner: outputs
+                .iter()
+                .find(|o| o.mime.starts_with("image/"))
+                .map(|o| Banner { url: o.url.clone() }),
             img_base_64: None,
-            img_uris: outputs.iter().map(|o| o.url.clone()).collect(),
+            // A video's poster is its image; the MP4s are `video_uris`.
+            img_uris: outputs
+                .iter()
+                .filter(|o| !o.mime.starts_with("video/"))
+                .map(|o| o.url.clone())
+                .collect(),
+            video_uris: outputs
+                .iter()
+                .filter(|o| o.mime.starts_with("video/"))
+                .map(|o| o.url.clone())
+                .collect(),
             reverse_prompts: self.texts.clone(),
             reverse_local_prompts: Vec::new(),
             deduction_detail: DeductionDetail {

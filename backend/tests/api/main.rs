@@ -24,3 +24,4 @@ mod square;
 mod tasks;
 mod tasks_queue;
 mod uploads;
+mod video;

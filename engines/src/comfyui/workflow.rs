@@ -478,6 +478,7 @@ mod tests {
             control: None,
             frames: 0,
             face_strength: 0.0,
+            video: None,
         }
     }
 

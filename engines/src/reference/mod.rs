@@ -29,6 +29,7 @@ mod raster;
 mod rng;
 mod synth;
 pub mod video;
+mod video_task;
 
 use raster::Rgbf;
 
@@ -120,6 +121,11 @@ fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outc
         Action::FaceSwap => face::face_swap(job, inputs, t),
         Action::Animation => animate::animate(job, inputs, t),
         Action::CharacterRepair => face::repair(job, inputs, t),
+        Action::TextToVideo
+        | Action::ImageToVideo
+        | Action::MultiImageToVideo
+        | Action::VideoEffect
+        | Action::Live2d => video_task::run(job, inputs, t),
     }
 }
 
@@ -245,6 +251,7 @@ fn role_name(role: InputRole) -> &'static str {
         InputRole::Condition => "condition",
         InputRole::FaceSource => "face source",
         InputRole::FaceTarget => "face target",
+        InputRole::VideoImage => "video",
     }
 }
 

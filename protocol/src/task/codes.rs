@@ -49,10 +49,42 @@ int_enum! {
         FaceSwap = 22, "faceSwap";
         Animation = 24, "animGen";
         CharacterRepair = 25, "characterRepair";
+        TextToVideo = 42, "textToVideo";
+        ImageToVideo = 43, "imgToVideo";
+        MultiImageToVideo = 44, "multiImgToVideo";
+        VideoEffect = 45, "videoEffect";
+        Live2d = 46, "img2Live2d";
     }
 }
 
 impl Action {
+    /// The video actions (spec 2), made from a `video::VideoJob` carried in
+    /// the job; their outputs are MP4 files with a poster each.
+    pub const fn is_video(self) -> bool {
+        matches!(
+            self,
+            Action::TextToVideo
+                | Action::ImageToVideo
+                | Action::MultiImageToVideo
+                | Action::VideoEffect
+                | Action::Live2d
+        )
+    }
+
+    /// The task action of a video action the task pipeline runs (the video
+    /// tools on an existing video are not offered yet).
+    pub fn of_video(v: crate::video::VideoAction) -> Option<Action> {
+        use crate::video::VideoAction as V;
+        Some(match v {
+            V::TextToVideo => Action::TextToVideo,
+            V::ImageToVideo => Action::ImageToVideo,
+            V::MultiImageToVideo => Action::MultiImageToVideo,
+            V::Effect => Action::VideoEffect,
+            V::Live2d => Action::Live2d,
+            V::Upscale | V::Extend | V::FrameInterpolation => return None,
+        })
+    }
+
     /// Tabs whose output is made from a prompt (spec 1 §5: a non-empty prompt is required).
     pub const fn needs_prompt(self) -> bool {
         matches!(
@@ -66,7 +98,7 @@ impl Action {
 
     /// Tabs that work on an input image (spec 1 §5: pleaseUoloadImage / pleaseSelectImage).
     pub const fn needs_image(self) -> bool {
-        !matches!(self, Action::TextToImage)
+        !matches!(self, Action::TextToImage | Action::TextToVideo)
     }
 
     /// Whether the output is a text (image description) rather than media.

@@ -38,6 +38,14 @@ fn per_output(job: &JobSpec) -> i64 {
         Action::RemoveBackground | Action::Descriptors | Action::Preview => 1,
         Action::FaceSwap | Action::CharacterRepair => 2,
         Action::Animation => mp.saturating_mul(i64::from(job.frames.div_ceil(8).max(1))),
+        // Priced by the video table (`video::cost`), per output.
+        Action::TextToVideo
+        | Action::ImageToVideo
+        | Action::MultiImageToVideo
+        | Action::VideoEffect
+        | Action::Live2d => job.video.as_ref().map_or(10, |v| {
+            crate::video::cost::video_cost(v) / i64::from(v.n_iter.max(1))
+        }),
     }
 }
 
@@ -67,6 +75,15 @@ pub fn estimate_secs(job: &JobSpec) -> u32 {
         Action::RemoveBackground | Action::Descriptors | Action::Preview => 3.0,
         Action::FaceSwap | Action::CharacterRepair => 4.0 * n,
         Action::Animation => 2.0 + 0.5 * f64::from(job.frames.max(1)) * mp,
+        Action::TextToVideo
+        | Action::ImageToVideo
+        | Action::MultiImageToVideo
+        | Action::VideoEffect
+        | Action::Live2d => f64::from(
+            job.video
+                .as_ref()
+                .map_or(30, crate::video::cost::video_estimate_secs),
+        ),
     };
     (secs.ceil() as u32).max(1)
 }
@@ -100,6 +117,7 @@ mod tests {
             control: None,
             frames,
             face_strength: 0.0,
+            video: None,
         }
     }
 

@@ -62,6 +62,10 @@ pub struct JobSpec {
     /// Face swap / character repair strength (face_distance, restorer weight).
     #[serde(default)]
     pub face_strength: f32,
+    /// Video actions: the normalised video job (size, duration, frame
+    /// rate, camera move, images by role); `None` for images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<crate::video::VideoJob>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +88,8 @@ pub enum InputRole {
     FaceSource,
     /// Face swap: the picture receiving the face.
     FaceTarget,
+    /// A video job's image, in the order of `VideoJob::images`.
+    VideoImage,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

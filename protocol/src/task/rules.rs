@@ -289,6 +289,12 @@ fn collect_inputs(action: Action, meta: &TaskMeta) -> Result<Inputs<'_>, ErrorCo
     let mut urls = Vec::new();
     let mut control = None;
     match action {
+        // Video actions are prepared by `video::prepare_video`, never here.
+        Action::TextToVideo
+        | Action::ImageToVideo
+        | Action::MultiImageToVideo
+        | Action::VideoEffect
+        | Action::Live2d => return Err(ErrorCode::InvalidParams),
         Action::TextToImage => {
             if let Some((u, url)) = unit {
                 urls.push((InputRole::Condition, url.to_string()));
@@ -555,6 +561,11 @@ pub fn prepare(
     let (mut left_margin, mut up_margin) = (0, 0);
     let (width, height) = match action {
         Action::Upscale | Action::ExtraUpscale => upscale_out.ok_or(ErrorCode::Internal)?,
+        Action::TextToVideo
+        | Action::ImageToVideo
+        | Action::MultiImageToVideo
+        | Action::VideoEffect
+        | Action::Live2d => return Err(ErrorCode::InvalidParams),
         Action::Expansion => {
             let canvas = (side(meta.width, d.width), side(meta.height, d.height));
             if canvas.0 > MAX_OUTPUT_SIDE || canvas.1 > MAX_OUTPUT_SIDE {
@@ -714,6 +725,7 @@ pub fn prepare(
     };
 
     let job = JobSpec {
+        video: None,
         task_id: String::new(),
         attempt: 0,
         action,

@@ -64,6 +64,10 @@ pub struct TaskView {
     pub banner: Option<Banner>,
     pub img_base_64: Option<String>,
     pub img_uris: Vec<String>,
+    /// Video tasks: one MP4 per output (DESIGN.md Contracts); `img_uris`
+    /// holds their posters.
+    #[serde(default)]
+    pub video_uris: Vec<String>,
     /// Image descriptions (image-to-text), English.
     pub reverse_prompts: Vec<String>,
     pub reverse_local_prompts: Vec<String>,

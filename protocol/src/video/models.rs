@@ -329,13 +329,10 @@ const fn fx(id: &'static str, name: &'static str, inputs: u8, credits: i64) -> E
 /// Easel's effect templates.
 pub const EFFECT_TEMPLATES: &[EffectTemplate] = &[
     fx("zoom_burst", "Zoom Burst", 1, 10),
-    fx("spin_360", "Spin 360", 1, 10),
-    fx("ripple", "Ripple", 1, 10),
-    fx("glitch", "Glitch", 1, 10),
-    fx("polaroid", "Polaroid Reveal", 1, 10),
-    fx("morph", "Morph", 2, 15),
-    fx("split_duo", "Split Duo", 2, 15),
-    fx("triptych", "Triptych", 3, 20),
+    fx("shimmer", "Shimmer", 1, 10),
+    fx("ken_burns", "Ken Burns", 1, 10),
+    fx("ken_burns_duo", "Ken Burns Duo", 2, 15),
+    fx("ken_burns_trio", "Ken Burns Trio", 3, 20),
 ];
 
 /// The template of a `template_id`.

@@ -93,7 +93,7 @@ fn costs_and_discounts() {
             false,
         ),
         (
-            json!({"template_id": "triptych", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", B), ("image", C)])}}}),
+            json!({"template_id": "ken_burns_trio", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", B), ("image", C)])}}}),
             Effect,
             caller(Role::Free, 0, false, 30),
             20,
@@ -195,7 +195,7 @@ fn costs_and_discounts() {
 
 #[test]
 fn actions_of_paths() {
-    let fx = req(json!({"template_id": "ripple"}));
+    let fx = req(json!({"template_id": "shimmer"}));
     let live = req(i2v("miniMax", &[("live2d", A)]));
     let plain = req(i2v("kl_v1.6", &[("image", A)]));
     let cases = [

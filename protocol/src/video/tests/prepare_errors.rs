@@ -21,7 +21,7 @@ fn errors_and_their_order() {
             ErrorCode::NeedLogin,
         ),
         (
-            json!({"template_id": "ripple"}),
+            json!({"template_id": "shimmer"}),
             Effect,
             caller(Role::Visitor, 0, false, 0),
             ErrorCode::NeedLogin,
@@ -41,25 +41,25 @@ fn errors_and_their_order() {
             ErrorCode::PleaseSelectEffect,
         ),
         (
-            json!({"template_id": "ripple"}),
+            json!({"template_id": "shimmer"}),
             Effect,
             free(),
             ErrorCode::PleaseSelectImage,
         ),
         (
-            json!({"template_id": "morph", "meta": {"generate_video": {"image_opts": opts(&[("image", A)])}}}),
+            json!({"template_id": "ken_burns_duo", "meta": {"generate_video": {"image_opts": opts(&[("image", A)])}}}),
             Effect,
             free(),
             ErrorCode::PleaseSelectImage,
         ),
         (
-            json!({"template_id": "morph", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", "")])}}}),
+            json!({"template_id": "ken_burns_duo", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", "")])}}}),
             Effect,
             free(),
             ErrorCode::PleaseSelectImage,
         ),
         (
-            json!({"template_id": "morph", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", "data:x")])}}}),
+            json!({"template_id": "ken_burns_duo", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", "data:x")])}}}),
             Effect,
             free(),
             ErrorCode::UploadError,
@@ -370,7 +370,12 @@ fn estimate_skips_only_the_multi_image_check() {
         Some(ErrorCode::PleaseSelectImage)
     );
     assert_eq!(
-        prepare_video_estimate(&req(json!({"template_id": "morph"})), Effect, &free()).err(),
+        prepare_video_estimate(
+            &req(json!({"template_id": "ken_burns_duo"})),
+            Effect,
+            &free()
+        )
+        .err(),
         Some(ErrorCode::PleaseSelectImage)
     );
 }

@@ -318,13 +318,13 @@ fn gen_mode_images_and_roles() {
     );
     assert_eq!((p.task_domain_type, p.ss.as_deref()), (25, Some("52")));
     let fx = ok(
-        json!({"template_id": "morph", "model_no": "kl_v1.6", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", B), ("image", C)])}}}),
+        json!({"template_id": "ken_burns_duo", "model_no": "kl_v1.6", "meta": {"generate_video": {"image_opts": opts(&[("image", A), ("image", B), ("image", C)])}}}),
         Effect,
         free(),
     );
     assert_eq!(fx.job.images.len(), 2);
     assert_eq!(fx.job.model_no, "");
-    assert_eq!(fx.job.template_id.as_deref(), Some("morph"));
+    assert_eq!(fx.job.template_id.as_deref(), Some("ken_burns_duo"));
     assert_eq!(fx.task_domain_type, 15);
     // Text-to-video drops a stale image list.
     let t = ok(

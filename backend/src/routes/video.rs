@@ -1,0 +1,107 @@
+//! Video calls (spec 2 §7, DESIGN.md Contracts "Video"), under
+//! `/api/v1/task/v2/video`: `text-to-video`, `img-to-video` (also effects
+//! with a `template_id` and Live2D with a `live2d` image), and
+//! `multi-img-to-video` create tasks (`data: {id}`); `estimate` answers the
+//! cost fields; `model-gen-param` the video models' parameter config and
+//! the effect templates. Finished tasks carry `video_uris`.
+
+use actix_web::{web, HttpRequest};
+use protocol::video::codes::VideoAction;
+use protocol::video::models::{model_param_config, EFFECT_TEMPLATES, VIDEO_MODELS};
+use protocol::video::prepare::video_action_of;
+use protocol::video::request::VideoCreateRequest;
+use protocol::ErrorCode;
+use serde_json::json;
+
+use super::task::requester;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+pub fn scope() -> actix_web::Scope {
+    web::scope("/video")
+        .route("/text-to-video", web::post().to(text_to_video))
+        .route("/img-to-video", web::post().to(img_to_video))
+        .route("/multi-img-to-video", web::post().to(multi_img_to_video))
+        .route("/estimate", web::post().to(estimate))
+        .route("/model-gen-param", web::post().to(model_gen_param))
+        .route("/model-gen-param", web::get().to(model_gen_param))
+}
+
+async fn create(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    body: VideoCreateRequest,
+    path: &str,
+) -> ApiResult {
+    let who = requester(&req, &s).await?;
+    let action = video_action_of(path, &body).ok_or(ErrorCode::InvalidParams)?;
+    let id = s.tasks.create_video(&who, &body, action).await?;
+    Ok(ok(json!({ "id": id })))
+}
+
+async fn text_to_video(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "text-to-video").await
+}
+
+async fn img_to_video(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "img-to-video").await
+}
+
+async fn multi_img_to_video(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "multi-img-to-video").await
+}
+
+/// The action an estimate is for: multi-image by its task domain type (25),
+/// image-to-video (effects, Live2D) when images are given, else text.
+fn estimate_action(b: &VideoCreateRequest) -> Option<VideoAction> {
+    let path = match b.task_domain_type {
+        Some(25) => "multi-img-to-video",
+        _ if b
+            .template_id
+            .as_deref()
+            .is_some_and(|t| !t.trim().is_empty()) =>
+        {
+            "img-to-video"
+        }
+        _ if !b.meta.generate_video.image_opts.is_empty() => "img-to-video",
+        _ => "text-to-video",
+    };
+    video_action_of(path, b)
+}
+
+async fn estimate(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    let who = requester(&req, &s).await?;
+    let action = estimate_action(&b).ok_or_else(|| {
+        ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "no video action fits this payload",
+        )
+    })?;
+    Ok(ok(s.tasks.video_estimate(&who, &b, action).await?))
+}
+
+async fn model_gen_param() -> ApiResult {
+    Ok(ok(json!({
+        "items": VIDEO_MODELS.iter().map(model_param_config).collect::<Vec<_>>(),
+        "effects": EFFECT_TEMPLATES,
+        // Honest about what renders them on this server.
+        "engine": engines::reference::video::LABEL,
+        "neural": false,
+    })))
+}

@@ -1,0 +1,133 @@
+//! Video tasks end to end (DESIGN.md Contracts "Video"): the spec's create
+//! calls answer `{id}`, the task runs on the queue and workers like an
+//! image, and a finished task carries one MP4 per output in `video_uris`
+//! (read back with ffprobe: size, frame rate, duration) beside its poster
+//! in `img_uris`; rule violations answer the spec's keys.
+
+use protocol::task::TaskStatus;
+use serde_json::{json, Value};
+
+use crate::helpers::spawn_app;
+use crate::tasks::{test_png, TASK_WAIT};
+
+async fn err_key(c: &protocol::client::RestClient, path: &str, body: Value) -> (u16, String) {
+    let e = c.create_task(path, &body).await.unwrap_err();
+    (
+        e.http_status().unwrap_or(0),
+        e.status().and_then(|s| s.key.clone()).unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn video_tasks_make_mp4_files_with_posters() {
+    let app = spawn_app().await;
+    let (_, c) = app.user("Director").await;
+    let cfg: Value = c
+        .post("/api/v1/task/v2/video/model-gen-param", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(cfg["neural"], false, "the reference engine says what it is");
+    assert!(cfg["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["model_no"] == "wan_video"));
+
+    // Text to video on Wan: 640x640, 5 s at 16 fps.
+    let body = json!({"model_no": "wan_video", "model_ver_no": "wan_video",
+        "meta": {"prompt": "a lighthouse at dusk, waves", "width": 640, "height": 640,
+                 "aspect_ratio": "1:1", "n_iter": 1,
+                 "generate_video": {"generate_video_duration": 5}}});
+    let est: Value = c
+        .post("/api/v1/task/v2/video/estimate", &body)
+        .await
+        .unwrap();
+    assert!(est["calculate_coins"].as_i64().unwrap() > 0, "{est}");
+    let before: Value = c
+        .post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap();
+    let id = c
+        .create_task("/api/v1/task/v2/video/text-to-video", &body)
+        .await
+        .unwrap();
+    let t = c.wait_task(&id, TASK_WAIT).await.unwrap();
+    assert_eq!(t.status, TaskStatus::Success, "{:?}", t.reason);
+    assert_eq!((t.video_uris.len(), t.img_uris.len()), (1, 1));
+    let (status, ct, mp4) = c.get_bytes(&t.video_uris[0]).await.unwrap();
+    assert_eq!((status, ct.as_str()), (200, "video/mp4"));
+    let p = engines::reference::video::probe(&mp4).unwrap();
+    assert_eq!((p.width, p.height, p.codec.as_str()), (640, 640, "h264"));
+    assert!((p.fps - 16.0).abs() < 0.01, "{p:?}");
+    assert!((4900..=5100).contains(&p.duration_ms), "{p:?}");
+    let (_, ct, _) = c.get_bytes(&t.img_uris[0]).await.unwrap();
+    assert_eq!(ct, "image/png");
+    let after: Value = c
+        .post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        before["available"].as_i64().unwrap() - after["available"].as_i64().unwrap(),
+        est["calculate_coins"].as_i64().unwrap(),
+        "charged what the estimate said"
+    );
+
+    // Image to video with a Zoom camera move on an uploaded picture.
+    let src = c
+        .upload(&test_png(320, 180), "still.png", "image/png")
+        .await
+        .unwrap();
+    let id = c
+        .create_task(
+            "/api/v1/task/v2/video/img-to-video",
+            &json!({"model_no": "easelFlow", "model_ver_no": "easelFlow",
+                "meta": {"prompt": "slow zoom", "aspect_ratio": "16:9", "n_iter": 1,
+                    "generate_video": {"generate_video_duration": 5,
+                        "camera_control_option": {"mode": "Zoom", "offset": 6},
+                        "image_opts": [{"mode": "first_frame", "url": src}]}}}),
+        )
+        .await
+        .unwrap();
+    let t = c.wait_task(&id, TASK_WAIT).await.unwrap();
+    assert_eq!(t.status, TaskStatus::Success, "{:?}", t.reason);
+    let (_, _, mp4) = c.get_bytes(&t.video_uris[0]).await.unwrap();
+    let p = engines::reference::video::probe(&mp4).unwrap();
+    assert_eq!((p.width, p.height), (1280, 720));
+    assert!((4900..=5100).contains(&p.duration_ms), "{p:?}");
+
+    // The spec's keys for bad input.
+    let cases = [
+        (
+            "/api/v1/task/v2/video/text-to-video",
+            json!({"model_no": "wan_video", "meta": {"prompt": "  "}}),
+            "PromptNotEmpty",
+        ),
+        (
+            "/api/v1/task/v2/video/img-to-video",
+            json!({"model_no": "easelFlow", "meta": {"prompt": "x", "generate_video": {"image_opts": []}}}),
+            "pleaseSelectImage",
+        ),
+        (
+            "/api/v1/task/v2/video/img-to-video",
+            json!({"template_id": "no-such-effect", "meta": {"generate_video": {"image_opts": [{"mode": "image", "url": src}]}}}),
+            "pleaseSelectEffect",
+        ),
+        (
+            "/api/v1/task/v2/video/text-to-video",
+            json!({"model_no": "pixVerse", "meta": {"prompt": "x", "generate_video": {"quality_mode": "1080p"}}}),
+            "videoQualityMemberOnly",
+        ),
+    ];
+    for (path, body, key) in cases {
+        let (_, got) = err_key(&c, path, body.clone()).await;
+        assert_eq!(got, key, "{path} {body}");
+    }
+    // Visitors make no video.
+    let (http, _) = err_key(
+        &app.client.with_device("visitor-device-123"),
+        "/api/v1/task/v2/video/text-to-video",
+        json!({"model_no": "wan_video", "meta": {"prompt": "x"}}),
+    )
+    .await;
+    assert_eq!(http, 401);
+}

@@ -1,0 +1,143 @@
+//! Video tasks on the reference engine: a task's `VideoJob` (sizes,
+//! duration, frame rate, camera move, images by role, effect template)
+//! turned into [`video::VideoSpec`]s, one per output (seed + i), rendered
+//! and encoded by [`video::render`]: each output is an H.264 MP4 and its
+//! poster (PNG). Progress spans the outputs; cancel stops the encoder.
+
+use protocol::task::{Action, JobSpec};
+use protocol::video::{CameraMode as WireMode, VideoImageRole};
+
+use super::video::{self, CameraMode, CameraMove, VideoKind, VideoSpec};
+use super::{Outcome, Ticker};
+use crate::{EngineError, LoadedInput, Produced};
+
+/// The engine's effect for a template id: the one-, two- and three-image
+/// variants of a template share its effect.
+fn effect_of(template: &str) -> &str {
+    template.trim_end_matches("_duo").trim_end_matches("_trio")
+}
+
+fn camera(c: &protocol::video::rules::CameraMove) -> CameraMove {
+    CameraMove {
+        mode: match c.mode {
+            WireMode::CameraMovement => CameraMode::Movement,
+            WireMode::Horizontal => CameraMode::Horizontal,
+            WireMode::Vertical => CameraMode::Vertical,
+            WireMode::Zoom => CameraMode::Zoom,
+            WireMode::Pan => CameraMode::Pan,
+        },
+        offset: c.offset as f32,
+    }
+}
+
+pub(crate) fn run(
+    job: &JobSpec,
+    inputs: &[LoadedInput],
+    t: &mut Ticker,
+) -> Result<Outcome, EngineError> {
+    let v = job
+        .video
+        .as_ref()
+        .ok_or_else(|| EngineError::BadInput("a video task without its video job".into()))?;
+    // Inputs come in the order of the job's images.
+    let image = |role: VideoImageRole| -> Vec<Vec<u8>> {
+        v.images
+            .iter()
+            .zip(inputs)
+            .filter(|(i, _)| i.role == role)
+            .map(|(_, input)| input.bytes.clone())
+            .collect()
+    };
+    let one = |role: VideoImageRole, what: &str| -> Result<Vec<u8>, EngineError> {
+        image(role)
+            .into_iter()
+            .next()
+            .ok_or_else(|| EngineError::BadInput(format!("the {what} image is missing")))
+    };
+    let kind = match job.action {
+        Action::TextToVideo => VideoKind::TextToVideo,
+        Action::ImageToVideo => {
+            let first = one(VideoImageRole::First, "first frame")?;
+            match image(VideoImageRole::Last).into_iter().next() {
+                Some(last) => VideoKind::FirstLast { first, last },
+                None => VideoKind::ImageToVideo { image: first },
+            }
+        }
+        Action::MultiImageToVideo => VideoKind::MultiImage {
+            images: image(VideoImageRole::Sequence),
+        },
+        Action::VideoEffect => VideoKind::Effect {
+            template: effect_of(v.template_id.as_deref().unwrap_or_default()).to_owned(),
+            images: [
+                image(VideoImageRole::First),
+                image(VideoImageRole::Sequence),
+            ]
+            .concat(),
+        },
+        Action::Live2d => VideoKind::Live2d {
+            image: one(VideoImageRole::Live2d, "character")
+                .or_else(|_| one(VideoImageRole::First, "character"))?,
+        },
+        other => {
+            return Err(EngineError::BadInput(format!(
+                "{} is not a video action",
+                other.name()
+            )))
+        }
+    };
+    let runs = job.n_iter.max(1);
+    let fps = v.fps.max(1);
+    let frames = if v.frames > 0 {
+        v.frames
+    } else {
+        VideoSpec::frames_for(v.duration_secs as f32, fps)
+    };
+    t.plan(u64::from(runs) * 100);
+    let mut outputs = Vec::new();
+    for i in 0..runs {
+        let spec = VideoSpec {
+            width: job.width,
+            height: job.height,
+            fps,
+            frames,
+            seed: job.seed.wrapping_add(u64::from(i)),
+            prompt: job.prompt.clone(),
+            negative_prompt: job.negative_prompt.clone(),
+            kind: kind.clone(),
+            camera: v.camera.as_ref().map(camera),
+        };
+        let cancel = t.cancel.clone();
+        let mut done = 0u32;
+        let out = {
+            let mut progress = |pct: u32| {
+                // Ticks for this run's new percent (the ticker spans all runs).
+                while done < pct.min(100) {
+                    done += 1;
+                    let _ = t.tick();
+                }
+            };
+            video::render(&spec, &mut progress, &|| cancel.is_cancelled())?
+        };
+        t.check()?;
+        outputs.push(Produced {
+            bytes: out.mp4,
+            mime: "video/mp4".into(),
+            ext: "mp4".into(),
+            width: out.width,
+            height: out.height,
+            seed: spec.seed,
+        });
+        outputs.push(Produced {
+            bytes: out.poster_png,
+            mime: "image/png".into(),
+            ext: "png".into(),
+            width: out.width,
+            height: out.height,
+            seed: spec.seed,
+        });
+    }
+    Ok(Outcome {
+        outputs,
+        texts: Vec::new(),
+    })
+}
