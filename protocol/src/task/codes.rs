@@ -178,8 +178,18 @@ mod tests {
             (Action::Variation, 3),
             (Action::Animation, 24),
             (Action::RemoveBackground, 7),
+            // Video (the codes of `video::VideoAction`).
+            (Action::TextToVideo, 42),
+            (Action::ImageToVideo, 43),
+            (Action::MultiImageToVideo, 44),
+            (Action::VideoEffect, 45),
+            (Action::Live2d, 46),
         ];
         assert_eq!(table.len(), Action::ALL.len());
+        for &a in Action::ALL.iter().filter(|a| a.is_video()) {
+            let v = crate::video::codes::VideoAction::from_code(i64::from(a.code())).unwrap();
+            assert_eq!(Action::of_video(v), Some(a));
+        }
         for (a, n) in table {
             assert_eq!(a.code(), n);
             assert_eq!(serde_json::to_string(&a).unwrap(), n.to_string());
