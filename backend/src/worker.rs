@@ -223,6 +223,17 @@ async fn process(
                     Ok(k) => objects.put(&k, p.bytes, &p.mime).await,
                     Err(e) => Err(e),
                 };
+                // The output's package (a video's HLS files) in a folder
+                // named after it; the first file is the entry point.
+                let folder = key
+                    .rsplit_once('.')
+                    .map_or(key.as_str(), |(f, _)| f)
+                    .to_owned();
+                let mut hls = None;
+                let stored = match stored {
+                    Ok(()) => store_files(objects.as_ref(), &folder, p.files, &mut hls).await,
+                    Err(e) => Err(e),
+                };
                 if let Err(e) = stored {
                     tracing::warn!(task = %task_id, error = %e, "storing an output failed; the job will be retried");
                     return;
@@ -233,6 +244,7 @@ async fn process(
                     width: p.width,
                     height: p.height,
                     seed: p.seed,
+                    hls,
                 });
             }
             report(
@@ -264,4 +276,28 @@ async fn finish(queue: &DynQueue, d: Delivery) {
     if let Err(e) = queue.finish(d).await {
         tracing::warn!(error = %e, "could not acknowledge a job");
     }
+}
+
+/// Stores an output's files under `folder/` by their relative paths;
+/// `entry` gets the first one's key (an HLS master playlist).
+async fn store_files(
+    objects: &dyn infra::objects::Objects,
+    folder: &str,
+    files: Vec<(String, Vec<u8>)>,
+    entry: &mut Option<String>,
+) -> infra::objects::ObjectResult<()> {
+    for (name, bytes) in files {
+        let key = format!("{folder}/{name}");
+        let mime = match name.rsplit_once('.').map(|(_, e)| e) {
+            Some("m3u8") => "application/vnd.apple.mpegurl",
+            Some("ts") => "video/mp2t",
+            Some("m4s") | Some("mp4") => "video/mp4",
+            _ => "application/octet-stream",
+        };
+        objects.put(&ObjectKey::parse(&key)?, bytes, mime).await?;
+        if entry.is_none() {
+            *entry = Some(key);
+        }
+    }
+    Ok(())
 }

@@ -168,6 +168,7 @@ fn succeeded(id: &str, attempt: u32) -> TaskOp {
             width: 512,
             height: 512,
             seed: 1,
+            hls: None,
         }],
         texts: vec![],
         engine: EngineInfo::default(),

@@ -45,6 +45,10 @@ pub struct Produced {
     pub width: u32,
     pub height: u32,
     pub seed: u64,
+    /// Files that belong with this output, stored in a folder beside it by
+    /// their relative paths: a video's HLS package (`master.m3u8` first,
+    /// then each variant's playlist and segments).
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// What a finished job gives back.

@@ -117,6 +117,7 @@ impl Engine for PacerEngine {
                 width: 1,
                 height: 1,
                 seed: job.seed.wrapping_add(u64::from(i)),
+                files: Vec::new(),
             })
             .collect();
         Ok(EngineResult {

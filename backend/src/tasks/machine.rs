@@ -242,6 +242,7 @@ mod tests {
                 width: 512,
                 height: 512,
                 seed: 1,
+                hls: None,
             }],
             texts: vec![],
             engine: EngineInfo::default(),

@@ -165,6 +165,11 @@ impl TaskRow {
                 .filter(|o| o.mime.starts_with("video/"))
                 .map(|o| o.url.clone())
                 .collect(),
+            hls_uris: self
+                .outputs
+                .iter()
+                .filter_map(|o| o.hls.as_deref().map(file_url))
+                .collect(),
             reverse_prompts: self.texts.clone(),
             reverse_local_prompts: Vec::new(),
             deduction_detail: DeductionDetail {

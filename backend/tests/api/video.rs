@@ -62,6 +62,35 @@ async fn video_tasks_make_mp4_files_with_posters() {
     assert!((4900..=5100).contains(&p.duration_ms), "{p:?}");
     let (_, ct, _) = c.get_bytes(&t.img_uris[0]).await.unwrap();
     assert_eq!(ct, "image/png");
+    // Adaptive streaming: an HLS master playlist with the 360p and 540p
+    // variants (up to the video's own 640 px), whose playlists and
+    // segments are served beside it.
+    assert_eq!(t.hls_uris.len(), 1);
+    let (status, ct, master) = c.get_bytes(&t.hls_uris[0]).await.unwrap();
+    assert_eq!(
+        (status, ct.as_str()),
+        (200, "application/vnd.apple.mpegurl")
+    );
+    let master = String::from_utf8(master).unwrap();
+    assert!(master.starts_with("#EXTM3U"), "{master}");
+    let variants: Vec<&str> = master.lines().filter(|l| l.ends_with(".m3u8")).collect();
+    assert_eq!(variants, ["360p/index.m3u8", "540p/index.m3u8"], "{master}");
+    let base = t.hls_uris[0].rsplit_once('/').unwrap().0.to_owned();
+    let (status, _, playlist) = c
+        .get_bytes(&format!("{base}/360p/index.m3u8"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let playlist = String::from_utf8(playlist).unwrap();
+    let segment = playlist.lines().find(|l| l.ends_with(".ts")).unwrap();
+    let (status, ct, ts) = c
+        .get_bytes(&format!("{base}/360p/{segment}"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, ct.as_str(), ts.first()),
+        (200, "video/mp2t", Some(&0x47))
+    );
     let after: Value = c
         .post("/api/v1/payment/assets/get", &json!({}))
         .await

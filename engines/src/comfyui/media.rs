@@ -143,6 +143,7 @@ pub(crate) fn produced(bytes: Vec<u8>, seed: u64) -> Result<Produced, EngineErro
         width,
         height,
         seed,
+        files: Vec::new(),
     })
 }
 

@@ -142,6 +142,7 @@ pub fn animate(
             width: w,
             height: h,
             seed: job.seed,
+            files: Vec::new(),
         }],
         texts: Vec::new(),
     })

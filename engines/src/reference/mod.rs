@@ -322,6 +322,7 @@ fn png_produced(bytes: Vec<u8>, w: u32, h: u32, seed: u64) -> Produced {
         width: w,
         height: h,
         seed,
+        files: Vec::new(),
     }
 }
 

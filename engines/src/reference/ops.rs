@@ -236,6 +236,7 @@ pub fn preview(
             width: map.w,
             height: map.h,
             seed: job.seed,
+            files: Vec::new(),
         }],
         texts: Vec::new(),
     })

@@ -1,8 +1,9 @@
 //! Video tasks on the reference engine: a task's `VideoJob` (sizes,
 //! duration, frame rate, camera move, images by role, effect template)
 //! turned into [`video::VideoSpec`]s, one per output (seed + i), rendered
-//! and encoded by [`video::render`]: each output is an H.264 MP4 and its
-//! poster (PNG). Progress spans the outputs; cancel stops the encoder.
+//! and encoded by [`video::render`]: each output is an H.264 MP4 with its
+//! HLS package ([`video::hls`]) and its poster (PNG). Progress spans the
+//! outputs; cancel stops the encoder.
 
 use protocol::task::{Action, JobSpec};
 use protocol::video::{CameraMode as WireMode, VideoImageRole};
@@ -119,6 +120,9 @@ pub(crate) fn run(
             video::render(&spec, &mut progress, &|| cancel.is_cancelled())?
         };
         t.check()?;
+        // Adaptive streaming: HLS variants at the allowed heights up to the
+        // video's own (spec 2 §9 plays the lowest first).
+        let package = video::hls(&out.mp4, &video::ALLOWED_HEIGHTS, &|| cancel.is_cancelled())?;
         outputs.push(Produced {
             bytes: out.mp4,
             mime: "video/mp4".into(),
@@ -126,6 +130,7 @@ pub(crate) fn run(
             width: out.width,
             height: out.height,
             seed: spec.seed,
+            files: package,
         });
         outputs.push(Produced {
             bytes: out.poster_png,
@@ -134,6 +139,7 @@ pub(crate) fn run(
             width: out.width,
             height: out.height,
             seed: spec.seed,
+            files: Vec::new(),
         });
     }
     Ok(Outcome {

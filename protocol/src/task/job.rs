@@ -118,6 +118,10 @@ pub struct JobOutput {
     pub height: u32,
     /// Seed that produced this output.
     pub seed: u64,
+    /// A video's HLS master playlist (key in the Objects store), its
+    /// variants and segments stored beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hls: Option<String>,
 }
 
 /// Which engine made a result, so the UI and the API can say so.

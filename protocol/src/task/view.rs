@@ -68,6 +68,10 @@ pub struct TaskView {
     /// holds their posters.
     #[serde(default)]
     pub video_uris: Vec<String>,
+    /// Video tasks: each video's HLS master playlist (adaptive streaming,
+    /// 360p up to the video's own height), in the order of `video_uris`.
+    #[serde(default)]
+    pub hls_uris: Vec<String>,
     /// Image descriptions (image-to-text), English.
     pub reverse_prompts: Vec<String>,
     pub reverse_local_prompts: Vec<String>,
