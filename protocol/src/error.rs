@@ -86,6 +86,8 @@ error_codes! {
     PleaseSelectImage = (40015, "pleaseSelectImage", 400, "please select an image");
     /// An input image (or mask) that is not an uploaded http(s) or `/files/` URL.
     UploadError = (40016, "uploadError", 400, "the image was not uploaded; please upload it again");
+    /// An uploaded video that ffprobe cannot read as a video (spec 2 §8).
+    UploadVideoError = (40021, "uploadVideoError", 400, "the file is not a video we can read; please upload another");
     /// Studio: a LoRA made for another base model family than the checkpoint's.
     Studio25 = (40017, "studio25", 400, "a LoRA does not match the checkpoint's base model");
     /// A requested width or height below the model family's minimum.

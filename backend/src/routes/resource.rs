@@ -326,6 +326,14 @@ pub async fn confirm(
                 format!("the parts hold {n} bytes, not the {} announced", row.size),
             ));
         }
+        if row.content_type.starts_with("video/") {
+            // What it claims: a video ffprobe can read (spec 2 §8).
+            let key = object_key(&final_key)?;
+            if let Err(why) = probe_video(&state, &key, n).await {
+                let _ = state.objects.delete(&key).await;
+                return Err(ApiError::with_msg(ErrorCode::UploadVideoError, why));
+            }
+        }
     }
     for i in 0..row.parts_done.len() {
         if let Ok(k) = object_key(&part_key(&row.file_id, i)) {
@@ -339,6 +347,43 @@ pub async fn confirm(
         })
         .await?;
     Ok(ok(json!({ "status": 0, "url": url })))
+}
+
+/// Probes a stored video with ffprobe: the object is copied by ranges to a
+/// temporary file (never held in memory), which ffprobe reads and seeks.
+async fn probe_video(
+    state: &AppState,
+    key: &infra::objects::ObjectKey,
+    size: u64,
+) -> Result<(), String> {
+    use std::io::Write;
+    let tmp = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    let mut file = tmp.reopen().map_err(|e| e.to_string())?;
+    let mut at = 0;
+    while at < size {
+        let chunk = state
+            .objects
+            .get_range(key, at, STREAM_CHUNK)
+            .await
+            .map_err(|e| e.to_string())?
+            .filter(|c| !c.is_empty())
+            .ok_or("the upload vanished")?;
+        at += chunk.len() as u64;
+        file = tokio::task::spawn_blocking(move || file.write_all(&chunk).map(|()| file))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+    }
+    let path = tmp.path().to_path_buf();
+    let info = tokio::task::spawn_blocking(move || engines::reference::video::probe_path(&path))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    if info.width == 0 || info.height == 0 {
+        return Err("the file has no video picture".into());
+    }
+    drop(tmp);
+    Ok(())
 }
 
 /// Objects up to this size are answered in one piece; larger ones (and

@@ -1,6 +1,7 @@
-//! Large uploads (spec 2 §7 chunked upload): a 1 GiB video through 20 MiB
+//! Large uploads (spec 2 §7 chunked upload): a 1 GiB file through 20 MiB
 //! parts, resumed after parts were lost, joined by the object store one
-//! part at a time (the server's memory stays flat), served by HTTP ranges.
+//! part at a time (the server's memory stays flat), served by HTTP ranges;
+//! a video must be one ffprobe reads.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -47,7 +48,7 @@ async fn a_gigabyte_video_uploads_in_parts_resumes_and_streams_by_ranges() {
         .post(
             "/api/v1/resource/pre-sign/get",
             &json!({"file_size": size, "file_name": "big.mp4",
-                    "content_type": "video/mp4", "category": 8}),
+                    "content_type": "application/octet-stream", "category": 8}),
         )
         .await
         .unwrap();
@@ -181,5 +182,69 @@ async fn a_gigabyte_video_uploads_in_parts_resumes_and_streams_by_ranges() {
     assert!(
         grown < 256 * MIB,
         "serving held the file: RSS grew by {grown} bytes"
+    );
+}
+
+async fn upload(
+    c: &protocol::client::RestClient,
+    bytes: &[u8],
+    ct: &str,
+) -> Result<Value, protocol::client::ClientError> {
+    let pre: Value = c
+        .post(
+            "/api/v1/resource/pre-sign/get",
+            &json!({"file_size": bytes.len(), "file_name": "clip.mp4", "content_type": ct, "category": 8}),
+        )
+        .await?;
+    let url = pre["pre_signs"][0].as_str().unwrap();
+    let r = reqwest::Client::new()
+        .put(url)
+        .header("content-type", "application/octet-stream")
+        .body(bytes.to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    c.post(
+        "/api/v1/resource/pre-sign/confirm",
+        &json!({"file_id": pre["file_id"]}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_video_upload_must_be_a_video() {
+    use engines::reference::video::{render, VideoKind, VideoSpec};
+    let app = spawn_app().await;
+    let (_, user) = app.user("Uploader").await;
+    let e = upload(&user, b"this is not a video at all", "video/mp4")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.status().and_then(|s| s.key.clone()).as_deref(),
+        Some("uploadVideoError")
+    );
+    let clip = render(
+        &VideoSpec {
+            width: 160,
+            height: 90,
+            fps: 12,
+            frames: 24,
+            seed: 7,
+            prompt: "waves".into(),
+            negative_prompt: String::new(),
+            kind: VideoKind::TextToVideo,
+            camera: None,
+        },
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    let done = upload(&user, &clip.mp4, "video/mp4").await.unwrap();
+    assert_eq!(done["status"], 0);
+    let (status, ct, body) = user.get_bytes(done["url"].as_str().unwrap()).await.unwrap();
+    assert_eq!(
+        (status, ct.as_str(), body.len()),
+        (200, "video/mp4", clip.mp4.len())
     );
 }

@@ -255,6 +255,11 @@ pub fn probe(bytes: &[u8]) -> Result<ProbeInfo, EngineError> {
     ffmpeg::probe_file(file.path())
 }
 
+/// [`probe`] of a file on disk (a large upload, never read into memory).
+pub fn probe_path(path: &std::path::Path) -> Result<ProbeInfo, EngineError> {
+    ffmpeg::probe_file(path)
+}
+
 /// Makes the video. `progress` gets 0..=100 as frames are written (never
 /// going down); `cancel` is polled between frames, and when it answers true
 /// the ffmpeg child is killed and the answer is [`EngineError::Cancelled`].
