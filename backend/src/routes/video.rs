@@ -1,7 +1,9 @@
 //! Video calls (spec 2 §7, DESIGN.md Contracts "Video"), under
 //! `/api/v1/task/v2/video`: `text-to-video`, `img-to-video` (also effects
 //! with a `template_id` and Live2D with a `live2d` image), and
-//! `multi-img-to-video` create tasks (`data: {id}`); `estimate` answers the
+//! `multi-img-to-video` create tasks (`data: {id}`), and so do the tools on
+//! an earlier video (`parent_task_id`) or an uploaded one
+//! (`generate_video.video_url`): `upscale`, `extend`, `frame-interpolation`; `estimate` answers the
 //! cost fields; `model-gen-param` the video models' parameter config and
 //! the effect templates. Finished tasks carry `video_uris`.
 
@@ -22,6 +24,9 @@ pub fn scope() -> actix_web::Scope {
         .route("/text-to-video", web::post().to(text_to_video))
         .route("/img-to-video", web::post().to(img_to_video))
         .route("/multi-img-to-video", web::post().to(multi_img_to_video))
+        .route("/upscale", web::post().to(upscale))
+        .route("/extend", web::post().to(extend))
+        .route("/frame-interpolation", web::post().to(frame_interpolation))
         .route("/estimate", web::post().to(estimate))
         .route("/model-gen-param", web::post().to(model_gen_param))
         .route("/model-gen-param", web::get().to(model_gen_param))
@@ -61,6 +66,30 @@ async fn multi_img_to_video(
     b: web::Json<VideoCreateRequest>,
 ) -> ApiResult {
     create(req, s, b.into_inner(), "multi-img-to-video").await
+}
+
+async fn upscale(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "upscale").await
+}
+
+async fn extend(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "extend").await
+}
+
+async fn frame_interpolation(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VideoCreateRequest>,
+) -> ApiResult {
+    create(req, s, b.into_inner(), "frame-interpolation").await
 }
 
 /// The action an estimate is for: multi-image by its task domain type (25),

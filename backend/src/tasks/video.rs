@@ -55,23 +55,55 @@ impl TaskService {
     ) -> Result<String, ApiError> {
         let caller = Self::video_caller(who)?;
         let pv = prepare_video(req, vaction, &caller)?;
-        let action = Action::of_video(vaction).ok_or_else(|| {
-            ApiError::with_msg(
-                ErrorCode::InvalidParams,
-                "video upscale, extend and frame interpolation are not offered yet",
-            )
-        })?;
-        let p = self.prepared_video(pv, action, &caller).await?;
+        let action = Action::of_video(vaction).ok_or(ErrorCode::InvalidParams)?;
+        let p = self.prepared_video(who, pv, action, &caller).await?;
         let gen_mode = p.job.video.as_ref().map(|v| i64::from(v.gen_mode));
         self.check_queue(who, gen_mode).await?;
         let request = serde_json::to_value(req).unwrap_or_default();
         self.submit(who, p, action, request, None).await
     }
 
+    /// The video a tool works on: the caller's earlier video task (its
+    /// first video), or an uploaded video (`video_url`); another account's
+    /// task answers like a missing one.
+    async fn source_video(
+        &self,
+        who: &Requester,
+        job: &protocol::video::prepare::VideoJob,
+    ) -> Result<String, ApiError> {
+        let missing = || ApiError::with_msg(ErrorCode::InvalidParams, "no such source video");
+        let key = match (&job.parent_task_id, &job.source_video_url) {
+            (Some(parent), _) => {
+                let row = self.owned(who, parent).await?;
+                row.outputs
+                    .iter()
+                    .find(|o| o.mime.starts_with("video/"))
+                    .map(|o| o.key.clone())
+                    .ok_or_else(missing)?
+            }
+            (None, Some(url)) => object_key_of_url(url).ok_or_else(missing)?,
+            (None, None) => return Err(missing()),
+        };
+        let meta = self
+            .objects
+            .head(&crate::error::object_key(&key)?)
+            .await
+            .map_err(ApiError::internal)?
+            .ok_or_else(missing)?;
+        if !meta.content_type.starts_with("video/") {
+            return Err(ApiError::with_msg(
+                ErrorCode::UploadVideoError,
+                "the source is not a video",
+            ));
+        }
+        Ok(key)
+    }
+
     /// The job of a prepared video: its images must be readable uploads of
     /// this server (at most 4096 px a side, like image inputs).
     async fn prepared_video(
         &self,
+        who: &Requester,
         pv: PreparedVideo,
         action: Action,
         caller: &VideoCaller,
@@ -107,6 +139,14 @@ impl TaskService {
                 key,
             });
             urls.push((InputRole::VideoImage, img.url.clone()));
+        }
+        if action.is_video_tool() {
+            let key = self.source_video(who, &pv.job).await?;
+            urls.push((InputRole::VideoSource, super::row::file_url(&key)));
+            inputs.push(JobInput {
+                role: InputRole::VideoSource,
+                key,
+            });
         }
         let v = pv.job;
         let seed = resolve_seed(v.seed, rand::random_range(1..=2_147_483_643u64))?;

@@ -101,6 +101,54 @@ async fn video_tasks_make_mp4_files_with_posters() {
         "charged what the estimate said"
     );
 
+    // The tools on that video: twice the frame rate; upscaled; extended.
+    let parent = id.clone();
+    let tools = [
+        (
+            "frame-interpolation",
+            json!({"parent_task_id": parent, "meta": {"generate_video": {"duration": 5}}}),
+            (640, 640),
+            32.0,
+            5000,
+        ),
+        (
+            "upscale",
+            json!({"parent_task_id": parent, "meta": {"width": 960, "height": 960, "generate_video": {"duration": 5}}}),
+            (960, 960),
+            16.0,
+            5000,
+        ),
+        (
+            "extend",
+            json!({"parent_task_id": parent, "meta": {"generate_video": {"generate_video_duration": 5}}}),
+            (640, 640),
+            16.0,
+            10000,
+        ),
+    ];
+    for (path, body, size, fps, ms) in tools {
+        let id = c
+            .create_task(&format!("/api/v1/task/v2/video/{path}"), &body)
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let t = c.wait_task(&id, TASK_WAIT).await.unwrap();
+        assert_eq!(t.status, TaskStatus::Success, "{path}: {:?}", t.reason);
+        let (_, _, mp4) = c.get_bytes(&t.video_uris[0]).await.unwrap();
+        let p = engines::reference::video::probe(&mp4).unwrap();
+        assert_eq!((p.width, p.height), size, "{path}");
+        assert!((p.fps - fps).abs() < 0.01, "{path}: {p:?}");
+        assert!(p.duration_ms.abs_diff(ms) <= 150, "{path}: {p:?}");
+    }
+    // Another account's video is not a source.
+    let (_, other) = app.user("Other").await;
+    let (http, _) = err_key(
+        &other,
+        "/api/v1/task/v2/video/upscale",
+        json!({"parent_task_id": parent, "meta": {"width": 960, "height": 960, "generate_video": {"duration": 5}}}),
+    )
+    .await;
+    assert_eq!(http, 404);
+
     // Image to video with a Zoom camera move on an uploaded picture.
     let src = c
         .upload(&test_png(320, 180), "still.png", "image/png")

@@ -125,7 +125,10 @@ fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outc
         | Action::ImageToVideo
         | Action::MultiImageToVideo
         | Action::VideoEffect
-        | Action::Live2d => video_task::run(job, inputs, t),
+        | Action::Live2d
+        | Action::VideoUpscale
+        | Action::VideoExtend
+        | Action::FrameInterpolation => video_task::run(job, inputs, t),
     }
 }
 
@@ -251,7 +254,8 @@ fn role_name(role: InputRole) -> &'static str {
         InputRole::Condition => "condition",
         InputRole::FaceSource => "face source",
         InputRole::FaceTarget => "face target",
-        InputRole::VideoImage => "video",
+        InputRole::VideoImage => "video image",
+        InputRole::VideoSource => "source video",
     }
 }
 

@@ -5,7 +5,7 @@
 //! HLS package ([`video::hls`]) and its poster (PNG). Progress spans the
 //! outputs; cancel stops the encoder.
 
-use protocol::task::{Action, JobSpec};
+use protocol::task::{Action, InputRole, JobSpec};
 use protocol::video::{CameraMode as WireMode, VideoImageRole};
 
 use super::video::{self, CameraMode, CameraMove, VideoKind, VideoSpec};
@@ -55,6 +55,13 @@ pub(crate) fn run(
             .next()
             .ok_or_else(|| EngineError::BadInput(format!("the {what} image is missing")))
     };
+    let source = || -> Result<Vec<u8>, EngineError> {
+        inputs
+            .iter()
+            .find(|i| i.role == InputRole::VideoSource)
+            .map(|i| i.bytes.clone())
+            .ok_or_else(|| EngineError::BadInput("the source video is missing".into()))
+    };
     let kind = match job.action {
         Action::TextToVideo => VideoKind::TextToVideo,
         Action::ImageToVideo => {
@@ -79,6 +86,22 @@ pub(crate) fn run(
             image: one(VideoImageRole::Live2d, "character")
                 .or_else(|_| one(VideoImageRole::First, "character"))?,
         },
+        Action::VideoUpscale => {
+            let video = source()?;
+            // The factor that takes the source to the asked width.
+            let src = video::probe(&video)?;
+            let factor = if src.width > 0 && job.width > 0 {
+                job.width as f32 / src.width as f32
+            } else {
+                2.0
+            };
+            VideoKind::Upscale { video, factor }
+        }
+        Action::VideoExtend => VideoKind::Extend {
+            video: source()?,
+            secs: v.duration_secs.max(1) as f32,
+        },
+        Action::FrameInterpolation => VideoKind::FrameInterpolation { video: source()? },
         other => {
             return Err(EngineError::BadInput(format!(
                 "{} is not a video action",

@@ -54,6 +54,9 @@ int_enum! {
         MultiImageToVideo = 44, "multiImgToVideo";
         VideoEffect = 45, "videoEffect";
         Live2d = 46, "img2Live2d";
+        VideoUpscale = 47, "videoUpscale";
+        VideoExtend = 48, "videoExtend";
+        FrameInterpolation = 49, "frameInterpolation";
     }
 }
 
@@ -68,11 +71,21 @@ impl Action {
                 | Action::MultiImageToVideo
                 | Action::VideoEffect
                 | Action::Live2d
+                | Action::VideoUpscale
+                | Action::VideoExtend
+                | Action::FrameInterpolation
         )
     }
 
-    /// The task action of a video action the task pipeline runs (the video
-    /// tools on an existing video are not offered yet).
+    /// The video tools, which work on an existing video.
+    pub const fn is_video_tool(self) -> bool {
+        matches!(
+            self,
+            Action::VideoUpscale | Action::VideoExtend | Action::FrameInterpolation
+        )
+    }
+
+    /// The task action of a video action.
     pub fn of_video(v: crate::video::VideoAction) -> Option<Action> {
         use crate::video::VideoAction as V;
         Some(match v {
@@ -81,7 +94,9 @@ impl Action {
             V::MultiImageToVideo => Action::MultiImageToVideo,
             V::Effect => Action::VideoEffect,
             V::Live2d => Action::Live2d,
-            V::Upscale | V::Extend | V::FrameInterpolation => return None,
+            V::Upscale => Action::VideoUpscale,
+            V::Extend => Action::VideoExtend,
+            V::FrameInterpolation => Action::FrameInterpolation,
         })
     }
 
@@ -184,6 +199,9 @@ mod tests {
             (Action::MultiImageToVideo, 44),
             (Action::VideoEffect, 45),
             (Action::Live2d, 46),
+            (Action::VideoUpscale, 47),
+            (Action::VideoExtend, 48),
+            (Action::FrameInterpolation, 49),
         ];
         assert_eq!(table.len(), Action::ALL.len());
         for &a in Action::ALL.iter().filter(|a| a.is_video()) {

@@ -43,7 +43,10 @@ fn per_output(job: &JobSpec) -> i64 {
         | Action::ImageToVideo
         | Action::MultiImageToVideo
         | Action::VideoEffect
-        | Action::Live2d => job.video.as_ref().map_or(10, |v| {
+        | Action::Live2d
+        | Action::VideoUpscale
+        | Action::VideoExtend
+        | Action::FrameInterpolation => job.video.as_ref().map_or(10, |v| {
             crate::video::cost::video_cost(v) / i64::from(v.n_iter.max(1))
         }),
     }
@@ -79,7 +82,10 @@ pub fn estimate_secs(job: &JobSpec) -> u32 {
         | Action::ImageToVideo
         | Action::MultiImageToVideo
         | Action::VideoEffect
-        | Action::Live2d => f64::from(
+        | Action::Live2d
+        | Action::VideoUpscale
+        | Action::VideoExtend
+        | Action::FrameInterpolation => f64::from(
             job.video
                 .as_ref()
                 .map_or(30, crate::video::cost::video_estimate_secs),

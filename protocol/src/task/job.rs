@@ -90,6 +90,8 @@ pub enum InputRole {
     FaceTarget,
     /// A video job's image, in the order of `VideoJob::images`.
     VideoImage,
+    /// The video a video tool (upscale, extend, frame interpolation) works on.
+    VideoSource,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -294,7 +294,10 @@ fn collect_inputs(action: Action, meta: &TaskMeta) -> Result<Inputs<'_>, ErrorCo
         | Action::ImageToVideo
         | Action::MultiImageToVideo
         | Action::VideoEffect
-        | Action::Live2d => return Err(ErrorCode::InvalidParams),
+        | Action::Live2d
+        | Action::VideoUpscale
+        | Action::VideoExtend
+        | Action::FrameInterpolation => return Err(ErrorCode::InvalidParams),
         Action::TextToImage => {
             if let Some((u, url)) = unit {
                 urls.push((InputRole::Condition, url.to_string()));
@@ -565,7 +568,10 @@ pub fn prepare(
         | Action::ImageToVideo
         | Action::MultiImageToVideo
         | Action::VideoEffect
-        | Action::Live2d => return Err(ErrorCode::InvalidParams),
+        | Action::Live2d
+        | Action::VideoUpscale
+        | Action::VideoExtend
+        | Action::FrameInterpolation => return Err(ErrorCode::InvalidParams),
         Action::Expansion => {
             let canvas = (side(meta.width, d.width), side(meta.height, d.height));
             if canvas.0 > MAX_OUTPUT_SIDE || canvas.1 > MAX_OUTPUT_SIDE {
