@@ -46,6 +46,7 @@ fn job(task: &str, attempt: u32) -> JobSpec {
         control: None,
         frames: 0,
         face_strength: 0.0,
+        video: None,
     }
 }
 

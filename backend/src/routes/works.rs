@@ -68,6 +68,23 @@ pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>
     Ok(ok(s.square.detail(v.as_deref(), &b.id).await?))
 }
 
+/// `ai-video/detail` (spec 3 §7): a video post's page.
+pub async fn video_detail(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<IdRequest>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.square.video_detail(v.as_deref(), &b.id).await?))
+}
+
+/// `ai-video/play` (spec 3 §7): counts a play.
+pub async fn video_play(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let plays = s.square.video_play(v.as_deref(), &b.id).await?;
+    Ok(ok(json!({ "id": b.id, "plays": plays })))
+}
+
 pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
     s.square.delete(&a.0.account, &b.id).await?;
     Ok(ok(json!({})))
@@ -214,6 +231,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/post/article/add", web::post().to(publish_article))
         .route("/post/article/edit", web::post().to(edit))
         .route("/post/video/add", web::post().to(publish_video))
+        .route("/ai-video/detail", web::post().to(video_detail))
+        .route("/ai-video/play", web::post().to(video_play))
         .route("/post/video/edit", web::post().to(edit))
         .route("/post/detail", web::post().to(detail))
         .route("/post/content/check", web::post().to(check))

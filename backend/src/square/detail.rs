@@ -1,4 +1,5 @@
-//! A work's page (`artwork/detail`, `post/detail`): the work as the viewer
+//! A work's page (`artwork/detail`, `post/detail`, `ai-video/detail`) and
+//! a video's plays (`ai-video/play`): the work as the viewer
 //! may see it, with live counts, the viewer's flags, the article rendered,
 //! the parameters unless hidden, and the views it counts.
 
@@ -21,6 +22,38 @@ impl SquareService {
             self.bump(&w.id, count::VIEWS, 1).await?;
         }
         self.detail_of(viewer, w).await
+    }
+
+    /// `ai-video/detail`: a video post's page; other posts answer NotFound.
+    pub async fn video_detail(
+        &self,
+        viewer: Option<&str>,
+        id: &str,
+    ) -> Result<WorkDetail, ApiError> {
+        let w = self.visible_work(viewer, id).await?;
+        if w.kind != PostKind::Video {
+            return Err(protocol::ErrorCode::NotFound.into());
+        }
+        if viewer != Some(w.author.as_str()) {
+            self.bump(&w.id, count::VIEWS, 1).await?;
+        }
+        self.detail_of(viewer, w).await
+    }
+
+    /// `ai-video/play`: counts one play of a video post anyone may see;
+    /// answers the plays so far.
+    pub async fn video_play(&self, viewer: Option<&str>, id: &str) -> Result<i64, ApiError> {
+        let w = self.visible_work(viewer, id).await?;
+        if w.kind != PostKind::Video {
+            return Err(protocol::ErrorCode::NotFound.into());
+        }
+        self.bump(&w.id, count::PLAYS, 1).await?;
+        Ok(self
+            .inner
+            .t
+            .work_counts
+            .get(&Key::of(&w.id), &Key::of(count::PLAYS))
+            .await?)
     }
 
     pub(crate) async fn detail_of(

@@ -62,6 +62,8 @@ pub mod count {
     pub const COLLECTS: &str = "collects";
     pub const COMMENTS: &str = "comments";
     pub const VIEWS: &str = "views";
+    /// Plays of a video post (`ai-video/play`).
+    pub const PLAYS: &str = "plays";
     pub const FOLLOWERS: &str = "followers";
     pub const FOLLOWING: &str = "following";
     pub const WORKS: &str = "works";

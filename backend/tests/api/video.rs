@@ -139,6 +139,35 @@ async fn video_tasks_make_mp4_files_with_posters() {
         assert!((p.fps - fps).abs() < 0.01, "{path}: {p:?}");
         assert!(p.duration_ms.abs_diff(ms) <= 150, "{path}: {p:?}");
     }
+    // Published as a video post: its page and its plays (spec 3 §7 ai-video).
+    let post: Value = c
+        .post(
+            "/api/v1/post/video/add",
+            &json!({"task_id": parent, "title": "Dusk"}),
+        )
+        .await
+        .unwrap();
+    let work = post["id"].as_str().unwrap().to_owned();
+    let d: Value = c
+        .post("/api/v1/ai-video/detail", &json!({"id": work}))
+        .await
+        .unwrap();
+    assert_eq!(d["title"], "Dusk", "{d}");
+    for n in 1..=2 {
+        let p: Value = app
+            .client
+            .with_device("viewer-device-1234")
+            .post("/api/v1/ai-video/play", &json!({"id": work}))
+            .await
+            .unwrap();
+        assert_eq!(p["plays"], n);
+    }
+    let e = c
+        .post::<_, Value>("/api/v1/ai-video/play", &json!({"id": "no-such-work"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.http_status(), Some(404));
+
     // Another account's video is not a source.
     let (_, other) = app.user("Other").await;
     let (http, _) = err_key(
