@@ -12,6 +12,7 @@ import { en_square } from './en.square';
 import { en_tavern } from './en.tavern';
 import { en_works } from './en.works';
 import { en_ornaments } from './en.ornaments';
+import { en_video } from './en.video';
 
 export const en = {
   ...en_generator,
@@ -25,6 +26,7 @@ export const en = {
   ...en_profile,
   ...en_ornaments,
   ...en_mall,
+  ...en_video,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',
