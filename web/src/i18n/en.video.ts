@@ -4,6 +4,16 @@ export const en_video = {
   pleaseSelectEffect: 'Please choose an effect.',
   videoQualityMemberOnly: 'This video quality is for members. Upgrade to use it.',
 
+  // Task kinds of the video actions (protocol/src/video/codes.rs).
+  'tasks.kind.42': 'Text to video',
+  'tasks.kind.43': 'Image to video',
+  'tasks.kind.44': 'Multi-image video',
+  'tasks.kind.45': 'Video effect',
+  'tasks.kind.46': 'Live2D animation',
+  'tasks.kind.47': 'Video upscale',
+  'tasks.kind.48': 'Video extend',
+  'tasks.kind.49': 'Frame interpolation',
+
   'video.title': 'Create video',
   'video.tabs': 'Video tools',
   'video.engine': 'Videos are made by {label}.',

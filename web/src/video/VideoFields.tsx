@@ -150,7 +150,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
             id={durationId}
             value={fixed ?? config.duration}
             disabled={fixed !== null || model.duration_ctl.options.length < 2}
-            onChange={(e) => update({ duration: Number(e.currentTarget.value) })}
+            onChange={(e) => update({ duration: Number(e.currentTarget.value), durationChosen: true })}
           >
             {model.duration_ctl.options.map((d) => (
               <option key={d} value={d}>

@@ -66,6 +66,8 @@ export interface VideoConfig {
   aspectRatio: string;
   /** Seconds. */
   duration: number;
+  /** The user picked the duration: a model change keeps it (snapped) instead of taking the model's default. */
+  durationChosen: boolean;
   nIter: number;
   /** A quality mode of the model, or null when it has none. */
   quality: string | null;
@@ -183,6 +185,7 @@ function emptyConfig(): VideoConfig {
     height: FALLBACK_SIZE.height,
     aspectRatio: FALLBACK_SIZE.aspect_ratio,
     duration: DEFAULT_DURATION,
+    durationChosen: false,
     nIter: 1,
     quality: null,
     cameraMode: null,
@@ -203,7 +206,7 @@ function emptyConfig(): VideoConfig {
 export function withModel(config: VideoConfig, model: ModelParamConfig, caller: VideoCaller): VideoConfig {
   const size = resolveSize(model, config.width, config.height, config.aspectRatio);
   const lastFrame = model.frame_ctl >= 2 ? config.lastFrame : null;
-  const wanted = config.modelNo === '' ? defaultDuration(model, caller) : config.duration;
+  const wanted = config.durationChosen ? config.duration : defaultDuration(model, caller);
   const snapped = snapDuration(model.duration_ctl.options, wanted);
   const images = config.images.filter((i) => i !== null).length;
   const quality = model.quality_modes.length === 0 ? null : config.quality !== null && model.quality_modes.includes(config.quality) ? config.quality : FREE_QUALITY;
@@ -242,7 +245,7 @@ export function defaultVideoConfig(tab: VideoTab, params: VideoParams, caller: V
     const start = { ...base, ...sizeFields(MULTI_IMAGE_DEFAULT_SIZE), images: Array.from({ length: MULTI_IMAGE_SLOTS }, () => null) };
     if (!model) return start;
     const c = withModel(start, model, caller);
-    return { ...c, duration: snapDuration(model.duration_ctl.options, DEFAULT_DURATION) };
+    return { ...c, duration: fixedDuration(model, false, 0) ?? snapDuration(model.duration_ctl.options, DEFAULT_DURATION) };
   }
   return model ? withModel(base, model, caller) : base;
 }
