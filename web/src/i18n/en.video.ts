@@ -5,6 +5,7 @@ export const en_video = {
   videoQualityMemberOnly: 'This video quality is for members. Upgrade to use it.',
 
   // Task kinds of the video actions (protocol/src/video/codes.rs).
+  'tasks.notice.videoSuccess': 'Your video is ready.',
   'tasks.kind.42': 'Text to video',
   'tasks.kind.43': 'Image to video',
   'tasks.kind.44': 'Multi-image video',

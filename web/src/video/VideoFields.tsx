@@ -40,7 +40,7 @@ function ModelFields({ params }: { params: VideoParams }) {
     <>
       <div className="field">
         <label htmlFor={modelId}>{t('video.model')}</label>
-        <select
+        <select className="gen-select"
           id={modelId}
           value={config.modelNo}
           onChange={(e) => {
@@ -146,7 +146,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
       <div className="video-row">
         <div className="field">
           <label htmlFor={durationId}>{t('video.duration')}</label>
-          <select
+          <select className="gen-select"
             id={durationId}
             value={fixed ?? config.duration}
             disabled={fixed !== null || model.duration_ctl.options.length < 2}
@@ -161,7 +161,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
         </div>
         <div className="field">
           <label htmlFor={nIterId}>{t('video.nIter')}</label>
-          <select id={nIterId} value={config.nIter} disabled={model.n_iter_max < 2} onChange={(e) => update({ nIter: Number(e.currentTarget.value) })}>
+          <select className="gen-select" id={nIterId} value={config.nIter} disabled={model.n_iter_max < 2} onChange={(e) => update({ nIter: Number(e.currentTarget.value) })}>
             {Array.from({ length: model.n_iter_max }, (_, i) => i + 1).map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -172,7 +172,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
         {model.quality_modes.length > 0 && (
           <div className="field">
             <label htmlFor={qualityId}>{t('video.quality')}</label>
-            <select id={qualityId} value={config.quality ?? ''} onChange={(e) => update({ quality: e.currentTarget.value })}>
+            <select className="gen-select" id={qualityId} value={config.quality ?? ''} onChange={(e) => update({ quality: e.currentTarget.value })}>
               {model.quality_modes.map((q) => (
                 <option key={q} value={q}>
                   {qualityLocked(q, caller.role) ? t('video.qualityMembers', { quality: q }) : q}
@@ -185,6 +185,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
           <label htmlFor={seedId}>{t('video.seed')}</label>
           <input
             id={seedId}
+            type="text"
             inputMode="numeric"
             value={config.seed}
             placeholder={t('video.seedRandom')}
@@ -196,7 +197,7 @@ function ModelOptions({ params }: { params: VideoParams }) {
         <div className="video-row">
           <div className="field">
             <label htmlFor={cameraId}>{t('video.camera')}</label>
-            <select
+            <select className="gen-select"
               id={cameraId}
               value={config.cameraMode ?? ''}
               onChange={(e) => update({ cameraMode: e.currentTarget.value === '' ? null : (e.currentTarget.value as CameraModeLabel) })}

@@ -1,0 +1,169 @@
+/* global document, window -- page.evaluate callbacks run in the browser */
+// Browser test of the video page against the real backend binary and real
+// Chromium: a signed-up user opens /en/create/video, sees the engine named
+// honestly, gets pleaseSelectImage without a picture, uploads a picture made
+// with the page's canvas on the image-to-video tab, picks Flow (a model with
+// camera control) and the Zoom camera move, generates, sees the task's
+// progress, and the finished video plays in the task list with its poster.
+// Screenshot: docs/screenshots/video.png.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { startBackend, WEB_DIR } from './backend.mjs';
+import { apiPost, signUp, until } from './helpers.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
+const TIMEOUT_MS = 20_000;
+/** Texts of en.ts / en.video.ts the page must show. */
+const TEXT = {
+  pleaseSelectImage: 'Please select an image.',
+  createSuccess: 'Task created. It appears in your task list.',
+};
+
+/** @type {Awaited<ReturnType<typeof startBackend>> | undefined} */
+let backend;
+/** @type {import('playwright-core').Browser | undefined} */
+let browser;
+/** @type {import('playwright-core').Page} */
+let page;
+let token = '';
+const pageProblems = [];
+
+async function shot(name) {
+  const size = page.viewportSize() ?? { width: 1280, height: 900 };
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: size.width, height: Math.max(size.height, height) });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  await page.setViewportSize(size);
+}
+
+/** A landscape PNG drawn with the page's canvas. */
+async function landscapePng() {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 640;
+    c.height = 360;
+    const g = c.getContext('2d');
+    const sky = g.createLinearGradient(0, 0, 0, 360);
+    sky.addColorStop(0, '#1d3b8a');
+    sky.addColorStop(1, '#f0a04c');
+    g.fillStyle = sky;
+    g.fillRect(0, 0, 640, 360);
+    g.fillStyle = '#ffe9a8';
+    g.beginPath();
+    g.arc(470, 110, 48, 0, Math.PI * 2);
+    g.fill();
+    g.fillStyle = '#22303c';
+    g.beginPath();
+    g.moveTo(0, 360);
+    g.lineTo(180, 170);
+    g.lineTo(330, 300);
+    g.lineTo(460, 210);
+    g.lineTo(640, 360);
+    g.fill();
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}
+
+describe('video page against the real backend', { timeout: 300_000 }, () => {
+  before(async () => {
+    await mkdir(SHOTS, { recursive: true });
+    backend = await startBackend();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    ({ token } = await signUp(backend.url, { prefix: 'video', password: 'video-test-1', name: 'Video Tester' }));
+    await context.addCookies([{ name: 'T', value: token, url: backend.url }]);
+    page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT_MS);
+    page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) pageProblems.push(`csp: ${m.text()}`);
+    });
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      await backend?.stop();
+    }
+  });
+
+  test('image to video with Flow and a Zoom camera move: generate, progress, the video plays', async () => {
+    await page.goto(new URL('/en/create/video', backend.url).href);
+    await page.getByTestId('account-name').filter({ hasText: 'Video Tester' }).waitFor();
+    await page.getByTestId('video-engine').filter({ hasText: 'Easel reference video (non-neural)' }).waitFor();
+    for (const name of ['Image to video', 'Text to video', 'Image to Live2D', 'Multi-image video', 'Effects']) {
+      await page.getByRole('tab', { name, exact: true }).waitFor();
+    }
+    await page.getByRole('tab', { name: 'Image to video', exact: true }).click();
+    const panel = page.getByRole('tabpanel');
+    await panel.getByRole('heading', { name: 'Image to video' }).waitFor();
+
+    await panel.getByLabel('Model', { exact: true }).selectOption({ label: 'Flow' });
+    // Without a picture: the server's key, translated.
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    const problem = page.getByTestId('video-problem');
+    await problem.waitFor();
+    assert.equal(await problem.textContent(), TEXT.pleaseSelectImage);
+    assert.equal(await problem.getAttribute('data-key'), 'pleaseSelectImage');
+
+    const png = await landscapePng();
+    await panel.getByLabel('First frame', { exact: true }).setInputFiles({ name: 'valley.png', mimeType: 'image/png', buffer: png });
+    await panel.locator('img.gen-image__preview').waitFor();
+    await panel.getByLabel('Camera control', { exact: true }).selectOption('Zoom');
+    await panel.getByLabel(/^Camera offset/).fill('4');
+    await panel.getByLabel('Prompt', { exact: true }).fill('a slow dawn over a mountain valley');
+    await page.getByTestId('video-cost').filter({ hasText: /Costs \d+ credits/ }).waitFor();
+
+    const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/img-to-video') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    const res = await response;
+    const sent = JSON.parse(res.request().postData() ?? '{}');
+    assert.equal(sent.model_no, 'easelFlow');
+    assert.deepEqual(sent.meta.generate_video.camera_control_option, { mode: 'Zoom', offset: 4 });
+    assert.equal(sent.meta.generate_video.image_opts.length, 1);
+    assert.equal(sent.meta.generate_video.image_opts[0].mode, 'image');
+    assert.equal(sent.meta.task_from, 'web');
+    const body = await res.json();
+    assert.equal(body.status.code, 10000, JSON.stringify(body.status));
+    const id = body.data.id;
+    await page.getByRole('status').filter({ hasText: TEXT.createSuccess }).waitFor();
+
+    // The task list follows the task: a progress bar while it runs, then the player.
+    const card = page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
+    await card.locator('progress.task-progress').waitFor();
+    const video = card.locator('[data-testid="task-video"]');
+    await video.waitFor({ timeout: 180_000 });
+    const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [id] }, token)).items[0];
+    assert.equal(task.status, 3, JSON.stringify(task));
+    assert.equal(task.video_uris.length, 1);
+
+    const poster = await video.getAttribute('poster');
+    assert.ok(poster, 'the video has a poster');
+    const posterRes = await fetch(new URL(poster, backend.url));
+    assert.equal(posterRes.status, 200);
+    assert.match(posterRes.headers.get('content-type') ?? '', /^image\//);
+    assert.equal(await card.getByTestId('video-download').getAttribute('href'), task.video_uris[0]);
+
+    const played = await video.evaluate(async (v) => {
+      v.muted = true;
+      await v.play();
+      return true;
+    });
+    assert.equal(played, true);
+    const time = await until(page, 'the video to advance', () => video.evaluate((v) => (v.currentTime > 0 ? v.currentTime : 0)), 15_000);
+    assert.ok(time > 0);
+    await video.evaluate((v) => v.pause());
+    await shot('video');
+    assert.deepEqual(pageProblems, []);
+  });
+});
