@@ -4,8 +4,11 @@
 // honestly, gets pleaseSelectImage without a picture, uploads a picture made
 // with the page's canvas on the image-to-video tab, picks Flow (a model with
 // camera control) and the Zoom camera move, generates, sees the task's
-// progress, and the finished video plays in the task list with its poster.
-// Screenshot: docs/screenshots/video.png.
+// progress, and the finished video plays in the task list with its poster
+// (its HLS playlist natively where Chromium plays HLS, else through hls.js).
+// Then the same task in a browser without native HLS plays through hls.js
+// (playlists and segments fetched, the lowest level first), and with no
+// hls_uris the MP4 plays directly. Screenshot: docs/screenshots/video.png.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,10 +30,14 @@ const TEXT = {
 let backend;
 /** @type {import('playwright-core').Browser | undefined} */
 let browser;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
 /** @type {import('playwright-core').Page} */
 let page;
 let token = '';
 const pageProblems = [];
+/** The finished task of the first test. */
+let doneTask;
 
 async function shot(name) {
   const size = page.viewportSize() ?? { width: 1280, height: 900 };
@@ -78,7 +85,7 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     ({ token } = await signUp(backend.url, { prefix: 'video', password: 'video-test-1', name: 'Video Tester' }));
     await context.addCookies([{ name: 'T', value: token, url: backend.url }]);
     page = await context.newPage();
@@ -146,6 +153,8 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
     const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [id] }, token)).items[0];
     assert.equal(task.status, 3, JSON.stringify(task));
     assert.equal(task.video_uris.length, 1);
+    assert.equal(task.hls_uris.length, 1);
+    doneTask = task;
 
     const poster = await video.getAttribute('poster');
     assert.ok(poster, 'the video has a poster');
@@ -162,8 +171,87 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
     assert.equal(played, true);
     const time = await until(page, 'the video to advance', () => video.evaluate((v) => (v.currentTime > 0 ? v.currentTime : 0)), 15_000);
     assert.ok(time > 0);
+    const kind = await video.getAttribute('data-playback');
+    assert.ok(kind === 'native-hls' || kind === 'hls.js', `the HLS playlist plays (${kind})`);
     await video.evaluate((v) => v.pause());
     await shot('video');
     assert.deepEqual(pageProblems, []);
+  });
+
+  /** Opens the video page in a fresh page of the same context, after `setup(page)`; answers the task's player. */
+  async function openPlayer(setup) {
+    const p = await context.newPage();
+    p.setDefaultTimeout(TIMEOUT_MS);
+    p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    await setup(p);
+    await p.goto(new URL('/en/create/video', backend.url).href);
+    const video = p.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"] [data-testid="task-video"]`);
+    await video.waitFor();
+    return { p, video };
+  }
+
+  async function playsOn(p, video) {
+    await video.evaluate(async (v) => {
+      v.muted = true;
+      await v.play();
+    });
+    return until(p, 'the video to advance', () => video.evaluate((v) => (v.currentTime > 0 ? v.currentTime : 0)), 15_000);
+  }
+
+  test('a browser without native HLS plays the stream through hls.js', async () => {
+    assert.ok(doneTask, 'the first test made a video');
+    const fetched = [];
+    const { p, video } = await openPlayer(async (pg) => {
+      // This browser says it cannot play HLS itself.
+      await pg.addInitScript(() => {
+        const can = window.HTMLMediaElement.prototype.canPlayType;
+        window.HTMLMediaElement.prototype.canPlayType = function (type) {
+          return /mpegurl/i.test(type) ? '' : can.call(this, type);
+        };
+      });
+      pg.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    });
+    try {
+      await until(p, 'hls.js to take the stream', async () => (await video.getAttribute('data-playback')) === 'hls.js', 15_000);
+      assert.ok((await playsOn(p, video)) > 0);
+      const playlists = fetched.filter((u) => u.endsWith('.m3u8'));
+      assert.ok(playlists.includes(new URL(doneTask.hls_uris[0], backend.url).pathname), playlists.join(','));
+      assert.ok(playlists.length >= 2, `master and a media playlist: ${playlists.join(',')}`);
+      // Spec 2 §9: the lowest quality first. The first media playlist fetched is the master's lowest bandwidth.
+      const masterUrl = new URL(doneTask.hls_uris[0], backend.url);
+      const lines = (await (await fetch(masterUrl)).text()).split('\n');
+      const levels = lines.flatMap((l, i) => {
+        const bw = /^#EXT-X-STREAM-INF:.*BANDWIDTH=(\d+)/.exec(l);
+        return bw ? [{ bw: Number(bw[1]), path: new URL(lines[i + 1]?.trim() ?? '', masterUrl).pathname }] : [];
+      });
+      assert.ok(levels.length >= 1, 'the master lists its levels');
+      const lowest = levels.reduce((a, b) => (b.bw < a.bw ? b : a));
+      assert.equal(playlists.find((u) => u !== masterUrl.pathname), lowest.path, `levels ${JSON.stringify(levels)}`);
+      assert.ok(fetched.some((u) => /\.(ts|m4s|mp4)$/.test(u) && !doneTask.video_uris.some((m) => u.endsWith(m))), 'a segment was fetched');
+      assert.ok(!fetched.some((u) => doneTask.video_uris.some((m) => new URL(m, backend.url).pathname === u)), 'the MP4 was not fetched');
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('a task without hls_uris plays its MP4', async () => {
+    const { p, video } = await openPlayer(async (pg) => {
+      // As an older server answers: no HLS.
+      await pg.route(/\/api\/v1\/task\/(list|batch-progress)$/, async (route) => {
+        const res = await route.fetch();
+        const json = await res.json();
+        if (json.data?.items) json.data.items = json.data.items.map((t) => ({ ...t, hls_uris: [] }));
+        await route.fulfill({ response: res, json });
+      });
+    });
+    try {
+      await until(p, 'the MP4 player', async () => (await video.getAttribute('data-playback')) === 'mp4', 15_000);
+      assert.equal(await video.getAttribute('src'), doneTask.video_uris[0]);
+      assert.ok((await playsOn(p, video)) > 0);
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import { en_video } from './en.video';
 
 export const en = {
   ...en_generator,
+  ...en_video,
   ...en_tasks,
   ...en_promptui,
   ...en_channels,
@@ -26,7 +27,6 @@ export const en = {
   ...en_profile,
   ...en_ornaments,
   ...en_mall,
-  ...en_video,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   AccountNoExistent: 'No account uses this e-mail address.',

@@ -1,8 +1,6 @@
 // English strings of the video page (spec 2 §2-§6) and its error keys, spread into en.ts.
 export const en_video = {
-  // Server message keys of the video calls (spec 2 §5, §6).
-  pleaseSelectEffect: 'Please choose an effect.',
-  videoQualityMemberOnly: 'This video quality is for members. Upgrade to use it.',
+  // The server keys pleaseSelectEffect and videoQualityMemberOnly are in en.ts (main, 891986c).
 
   // Task kinds of the video actions (protocol/src/video/codes.rs).
   'tasks.notice.videoSuccess': 'Your video is ready.',
