@@ -238,7 +238,7 @@ function EffectFields({ params }: { params: VideoParams }) {
     <>
       <fieldset className="gen-fieldset">
         <legend>{t('video.effect')}</legend>
-        <div className="video-effects" role="radiogroup" aria-label={t('video.effect')}>
+        <div className="video-choices" role="radiogroup" aria-label={t('video.effect')}>
           {params.effects.map((e) => (
             <button
               key={e.id}
