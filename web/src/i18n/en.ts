@@ -29,6 +29,9 @@ export const en = {
   ...en_mall,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
+  uploadVideoError: 'This file is not a video we can read. Please upload another.',
+  pleaseSelectEffect: 'Please choose an effect.',
+  videoQualityMemberOnly: 'This quality is for members. Choose 360p or become a member.',
   AccountNoExistent: 'No account uses this e-mail address.',
   ResetLinkExpired: 'This reset link has expired. Please request a new one.',
   AccountDisabled: 'This account has been disabled.',
