@@ -16,6 +16,7 @@ import { workspaceRoute } from './tabs';
 import type { UnavailableGroup } from './tabs';
 import type { MessageKey } from '../i18n/messages';
 import { Workspace } from './Workspace';
+import { VideoPage } from '../video/VideoPage';
 import './generator.css';
 
 /** Loads the catalogue once. */
@@ -92,7 +93,6 @@ function useQuery(studio: boolean) {
 
 const GROUP_LABELS: Readonly<Record<UnavailableGroup, MessageKey>> = {
   effect: 'gen.group.effect',
-  generateVideo: 'gen.group.generateVideo',
   app: 'gen.group.app',
   generateAudio: 'gen.group.generateAudio',
   multiImage: 'gen.group.multiImage',
@@ -126,6 +126,7 @@ export function GeneratorPage() {
   useRoleDefaults();
   useQuery(studio);
 
+  if (where.kind === 'video') return <VideoPage />;
   if (where.kind === 'unavailable') return <Unavailable group={t(GROUP_LABELS[where.group])} />;
   if (where.kind === 'unknown') return <Unavailable group={where.value} />;
   if (catalogue.state === 'loading') {

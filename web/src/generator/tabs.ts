@@ -147,11 +147,12 @@ export const GENERATE_TYPES = {
 export type GenerateType = keyof typeof GENERATE_TYPES;
 
 /** Tab groups of issues not built yet: they show a "not available yet" panel. */
-export type UnavailableGroup = Exclude<(typeof GENERATE_TYPES)[GenerateType], 'generateImage'>;
+export type UnavailableGroup = Exclude<(typeof GENERATE_TYPES)[GenerateType], 'generateImage' | 'generateVideo'>;
 
 /** What a workspace route opens. */
 export type WorkspaceRoute =
   | { kind: 'image'; studio: boolean }
+  | { kind: 'video' }
   | { kind: 'unavailable'; group: UnavailableGroup }
   | { kind: 'unknown'; value: string };
 
@@ -164,5 +165,6 @@ export function workspaceRoute(rest: string): WorkspaceRoute {
   if (!Object.prototype.hasOwnProperty.call(GENERATE_TYPES, value)) return { kind: 'unknown', value };
   const group = GENERATE_TYPES[value as GenerateType];
   if (group === 'generateImage') return { kind: 'image', studio: false };
+  if (group === 'generateVideo') return { kind: 'video' };
   return { kind: 'unavailable', group };
 }

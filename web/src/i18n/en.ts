@@ -12,9 +12,11 @@ import { en_square } from './en.square';
 import { en_tavern } from './en.tavern';
 import { en_works } from './en.works';
 import { en_ornaments } from './en.ornaments';
+import { en_video } from './en.video';
 
 export const en = {
   ...en_generator,
+  ...en_video,
   ...en_tasks,
   ...en_promptui,
   ...en_channels,

@@ -6,10 +6,11 @@
 export const COINS_NOT_ENOUGH = 40301;
 
 /**
- * Keys that refuse what members may do: TaskQueueFull (members have an unlimited queue).
+ * Keys that refuse what members may do: TaskQueueFull (members have an unlimited queue),
+ * videoQualityMemberOnly (video quality modes above 360p, spec 2 §6).
  * The LoRA limit (LoRALimit5TipWeb) has a dialog of its own that leads to the pop-up.
  */
-export const MEMBER_ONLY_KEYS: ReadonlySet<string> = new Set(['TaskQueueFull']);
+export const MEMBER_ONLY_KEYS: ReadonlySet<string> = new Set(['TaskQueueFull', 'videoQualityMemberOnly']);
 
 export function isMemberOnlyKey(key: string | null): boolean {
   return key !== null && MEMBER_ONLY_KEYS.has(key);

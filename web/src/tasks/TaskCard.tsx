@@ -11,6 +11,8 @@ import { sourceImages } from './requests';
 import { cancelTask, deleteTask } from './runner';
 import { TaskStatus } from './types';
 import type { Task } from './types';
+import { videoOutputs } from '../video/player';
+import { VideoPlayer } from '../video/VideoPlayer';
 
 function kindLabel(t: Translate, type: number): string {
   const key = `tasks.kind.${type}`;
@@ -93,6 +95,17 @@ function Progress({ task }: { task: Task }) {
 
 function Results({ task }: { task: Task }) {
   const t = useT();
+  const videos = videoOutputs(task);
+  if (videos.length > 0) {
+    // Video tasks: a player per output (img_uris are their posters).
+    return (
+      <div className="task-results task-results--video">
+        {videos.map((v, i) => (
+          <VideoPlayer key={v.mp4} output={v} label={t('video.output', { index: i + 1, count: videos.length })} />
+        ))}
+      </div>
+    );
+  }
   const images = sourceImages(task);
   return (
     <div className="task-results">

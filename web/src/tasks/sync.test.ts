@@ -114,6 +114,18 @@ describe('TaskSync', () => {
     stop();
   });
 
+  it('says a finished video task is a video', async () => {
+    store.set(tokenAtom, 'tok');
+    store.set(socketStateAtom, 'online');
+    const sync = new TaskSync({ store, api });
+    const stop = sync.start();
+    await vi.advanceTimersByTimeAsync(0);
+    sync.onPush({ type: 10, seq: 1, content: { ...makeTask({ id: 'v', process: 40, type: 43 }) } });
+    sync.onPush({ type: 10, seq: 2, content: { ...makeTask({ id: 'v', process: 100, status: 3, type: 43, video_uris: ['/files/v.mp4'], img_uris: ['/files/v.jpg'] }) } });
+    expect(store.get(toastAtom)?.text).toBe('Your video is ready.');
+    stop();
+  });
+
   it('fetches a tracked task at once and follows it', async () => {
     store.set(tokenAtom, 'tok');
     store.set(socketStateAtom, 'online');

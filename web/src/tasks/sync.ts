@@ -204,7 +204,8 @@ export class TaskSync {
     const me = this.store.get(accountAtom)?.id ?? null;
     const mine = events.succeeded.filter((t) => isOwnTask(t, me));
     if (mine.length > 0) {
-      this.notice(mine.length === 1 ? 'tasks.notice.success' : 'tasks.notice.successMany', {
+      const single = mine.length === 1 ? ((mine[0]?.video_uris?.length ?? 0) > 0 ? 'tasks.notice.videoSuccess' : 'tasks.notice.success') : null;
+      this.notice(single ?? 'tasks.notice.successMany', {
         count: mine.length,
       });
     }

@@ -58,6 +58,10 @@ export interface Task {
   type: number;
   preprocess_images: string[];
   img_uris: string[];
+  /** Video tasks: one MP4 per output; `img_uris` holds their posters. */
+  video_uris?: string[];
+  /** Video tasks: one HLS master playlist per output, where the server made them (may be empty). */
+  hls_uris?: string[];
   reverse_prompts: string[];
   deduction_detail: { coins: number; state: string };
   reason: string | null;

@@ -1,0 +1,302 @@
+/* global document, window -- page.evaluate callbacks run in the browser */
+// Browser test of the video page against the real backend binary and real
+// Chromium: a signed-up user opens /en/create/video, sees the engine named
+// honestly, gets pleaseSelectImage without a picture, uploads a picture made
+// with the page's canvas on the image-to-video tab, picks Flow (a model with
+// camera control) and the Zoom camera move, generates, sees the task's
+// progress, and the finished video plays in the task list with its poster
+// (its HLS playlist natively where Chromium plays HLS, else through hls.js).
+// Then the same task in a browser without native HLS plays through hls.js
+// (playlists and segments fetched, the lowest level first), and with no
+// hls_uris the MP4 plays directly. Screenshot: docs/screenshots/video.png.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { startBackend, WEB_DIR } from './backend.mjs';
+import { apiPost, signUp, until } from './helpers.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
+const TIMEOUT_MS = 20_000;
+/** Texts of en.ts / en.video.ts the page must show. */
+const TEXT = {
+  pleaseSelectImage: 'Please select an image.',
+  createSuccess: 'Task created. It appears in your task list.',
+};
+
+/** @type {Awaited<ReturnType<typeof startBackend>> | undefined} */
+let backend;
+/** @type {import('playwright-core').Browser | undefined} */
+let browser;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
+/** @type {import('playwright-core').Page} */
+let page;
+let token = '';
+const pageProblems = [];
+/** The finished task of the first test. */
+let doneTask;
+
+async function shot(name) {
+  const size = page.viewportSize() ?? { width: 1280, height: 900 };
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: size.width, height: Math.max(size.height, height) });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  await page.setViewportSize(size);
+}
+
+/** A landscape PNG drawn with the page's canvas. */
+async function landscapePng() {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 640;
+    c.height = 360;
+    const g = c.getContext('2d');
+    const sky = g.createLinearGradient(0, 0, 0, 360);
+    sky.addColorStop(0, '#1d3b8a');
+    sky.addColorStop(1, '#f0a04c');
+    g.fillStyle = sky;
+    g.fillRect(0, 0, 640, 360);
+    g.fillStyle = '#ffe9a8';
+    g.beginPath();
+    g.arc(470, 110, 48, 0, Math.PI * 2);
+    g.fill();
+    g.fillStyle = '#22303c';
+    g.beginPath();
+    g.moveTo(0, 360);
+    g.lineTo(180, 170);
+    g.lineTo(330, 300);
+    g.lineTo(460, 210);
+    g.lineTo(640, 360);
+    g.fill();
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}
+
+describe('video page against the real backend', { timeout: 300_000 }, () => {
+  before(async () => {
+    await mkdir(SHOTS, { recursive: true });
+    backend = await startBackend();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    ({ token } = await signUp(backend.url, { prefix: 'video', password: 'video-test-1', name: 'Video Tester' }));
+    await context.addCookies([{ name: 'T', value: token, url: backend.url }]);
+    page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT_MS);
+    page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) pageProblems.push(`csp: ${m.text()}`);
+    });
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      await backend?.stop();
+    }
+  });
+
+  test('image to video with Flow and a Zoom camera move: generate, progress, the video plays', async () => {
+    await page.goto(new URL('/en/create/video', backend.url).href);
+    await page.getByTestId('account-name').filter({ hasText: 'Video Tester' }).waitFor();
+    await page.getByTestId('video-engine').filter({ hasText: 'Easel reference video (non-neural)' }).waitFor();
+    for (const name of ['Image to video', 'Text to video', 'Image to Live2D', 'Multi-image video', 'Effects']) {
+      await page.getByRole('tab', { name, exact: true }).waitFor();
+    }
+    await page.getByRole('tab', { name: 'Image to video', exact: true }).click();
+    const panel = page.getByRole('tabpanel');
+    await panel.getByRole('heading', { name: 'Image to video' }).waitFor();
+
+    await panel.getByLabel('Model', { exact: true }).selectOption({ label: 'Flow' });
+    // Without a picture: the server's key, translated.
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    const problem = page.getByTestId('video-problem');
+    await problem.waitFor();
+    assert.equal(await problem.textContent(), TEXT.pleaseSelectImage);
+    assert.equal(await problem.getAttribute('data-key'), 'pleaseSelectImage');
+
+    const png = await landscapePng();
+    await panel.getByLabel('First frame', { exact: true }).setInputFiles({ name: 'valley.png', mimeType: 'image/png', buffer: png });
+    await panel.locator('img.gen-image__preview').waitFor();
+    await panel.getByLabel('Camera control', { exact: true }).selectOption('Zoom');
+    await panel.getByLabel(/^Camera offset/).fill('4');
+    await panel.getByLabel('Prompt', { exact: true }).fill('a slow dawn over a mountain valley');
+    await page.getByTestId('video-cost').filter({ hasText: /Costs \d+ credits/ }).waitFor();
+
+    const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/img-to-video') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    const res = await response;
+    const sent = JSON.parse(res.request().postData() ?? '{}');
+    assert.equal(sent.model_no, 'easelFlow');
+    assert.deepEqual(sent.meta.generate_video.camera_control_option, { mode: 'Zoom', offset: 4 });
+    assert.equal(sent.meta.generate_video.image_opts.length, 1);
+    assert.equal(sent.meta.generate_video.image_opts[0].mode, 'image');
+    assert.equal(sent.meta.task_from, 'web');
+    const body = await res.json();
+    assert.equal(body.status.code, 10000, JSON.stringify(body.status));
+    const id = body.data.id;
+    await page.getByRole('status').filter({ hasText: TEXT.createSuccess }).waitFor();
+
+    // The task list follows the task: a progress bar while it runs, then the player.
+    const card = page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
+    await card.locator('progress.task-progress').waitFor();
+    const video = card.locator('[data-testid="task-video"]');
+    await video.waitFor({ timeout: 180_000 });
+    const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [id] }, token)).items[0];
+    assert.equal(task.status, 3, JSON.stringify(task));
+    assert.equal(task.video_uris.length, 1);
+    assert.equal(task.hls_uris.length, 1);
+    doneTask = task;
+
+    const poster = await video.getAttribute('poster');
+    assert.ok(poster, 'the video has a poster');
+    const posterRes = await fetch(new URL(poster, backend.url));
+    assert.equal(posterRes.status, 200);
+    assert.match(posterRes.headers.get('content-type') ?? '', /^image\//);
+    assert.equal(await card.getByTestId('video-download').getAttribute('href'), task.video_uris[0]);
+
+    const played = await video.evaluate(async (v) => {
+      v.muted = true;
+      await v.play();
+      return true;
+    });
+    assert.equal(played, true);
+    const time = await until(page, 'the video to advance', () => video.evaluate((v) => (v.currentTime > 0 ? v.currentTime : 0)), 15_000);
+    assert.ok(time > 0);
+    const kind = await video.getAttribute('data-playback');
+    assert.ok(kind === 'native-hls' || kind === 'hls.js', `the HLS playlist plays (${kind})`);
+    await video.evaluate((v) => v.pause());
+    await shot('video');
+    assert.deepEqual(pageProblems, []);
+  });
+
+  test('effects fill the template slots; multi-image estimates before any picture', async () => {
+    await page.goto(new URL('/en/create/video', backend.url).href);
+    await page.getByRole('tab', { name: 'Effects', exact: true }).click();
+    const panel = page.getByRole('tabpanel');
+    await panel.getByRole('heading', { name: 'Effects' }).waitFor();
+    await panel.getByRole('radio', { name: /^Ken Burns Duo/ }).click();
+    assert.equal(await panel.getByRole('radio', { name: /^Ken Burns Duo/ }).getAttribute('aria-checked'), 'true');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    assert.equal(await page.getByTestId('video-problem').getAttribute('data-key'), 'pleaseSelectImage');
+    const png = await landscapePng();
+    for (const label of ['Picture 1', 'Picture 2']) {
+      await panel.getByLabel(label, { exact: true }).setInputFiles({ name: `${label}.png`, mimeType: 'image/png', buffer: png });
+    }
+    await until(page, 'both previews', async () => (await panel.locator('img.gen-image__preview').count()) === 2, 15_000);
+    await page.getByTestId('video-cost').filter({ hasText: /Costs \d+ credits/ }).waitFor();
+    const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/img-to-video') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    const res = await response;
+    const sent = JSON.parse(res.request().postData() ?? '{}');
+    assert.equal(sent.template_id, 'ken_burns_duo');
+    assert.equal(sent.model_no, '');
+    assert.deepEqual(
+      sent.meta.generate_video.image_opts.map((o) => o.mode),
+      ['image', 'image'],
+    );
+    const body = await res.json();
+    assert.equal(body.status.code, 10000, JSON.stringify(body.status));
+    const card = page.locator(`[data-testid="task-card"][data-task-id="${body.data.id}"]`);
+    await card.locator('[data-testid="task-video"]').waitFor({ timeout: 180_000 });
+    const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [body.data.id] }, token)).items[0];
+    assert.equal(task.status, 3, JSON.stringify(task));
+    assert.equal(task.type, 45, 'an effect task');
+
+    await page.getByRole('tab', { name: 'Multi-image video', exact: true }).click();
+    await panel.getByRole('heading', { name: 'Multi-image video' }).waitFor();
+    for (let i = 1; i <= 4; i++) await panel.getByLabel(`Picture ${i}`, { exact: true }).waitFor();
+    // Spec 2 §5: the estimate skips the image check; generating does not.
+    await page.getByTestId('video-cost').filter({ hasText: /Costs \d+ credits/ }).waitFor();
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    assert.equal(await page.getByTestId('video-problem').getAttribute('data-key'), 'pleaseSelectImage');
+    assert.deepEqual(pageProblems, []);
+  });
+
+  /** Opens the video page in a fresh page of the same context, after `setup(page)`; answers the task's player. */
+  async function openPlayer(setup) {
+    const p = await context.newPage();
+    p.setDefaultTimeout(TIMEOUT_MS);
+    p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    await setup(p);
+    await p.goto(new URL('/en/create/video', backend.url).href);
+    const video = p.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"] [data-testid="task-video"]`);
+    await video.waitFor();
+    return { p, video };
+  }
+
+  async function playsOn(p, video) {
+    await video.evaluate(async (v) => {
+      v.muted = true;
+      await v.play();
+    });
+    return until(p, 'the video to advance', () => video.evaluate((v) => (v.currentTime > 0 ? v.currentTime : 0)), 15_000);
+  }
+
+  test('a browser without native HLS plays the stream through hls.js', async () => {
+    assert.ok(doneTask, 'the first test made a video');
+    const fetched = [];
+    const { p, video } = await openPlayer(async (pg) => {
+      // This browser says it cannot play HLS itself.
+      await pg.addInitScript(() => {
+        const can = window.HTMLMediaElement.prototype.canPlayType;
+        window.HTMLMediaElement.prototype.canPlayType = function (type) {
+          return /mpegurl/i.test(type) ? '' : can.call(this, type);
+        };
+      });
+      pg.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    });
+    try {
+      await until(p, 'hls.js to take the stream', async () => (await video.getAttribute('data-playback')) === 'hls.js', 15_000);
+      assert.ok((await playsOn(p, video)) > 0);
+      // Only this task's stream (the list also shows the effect task's player).
+      const own = path.posix.dirname(new URL(doneTask.hls_uris[0], backend.url).pathname);
+      const playlists = fetched.filter((u) => u.endsWith('.m3u8') && u.startsWith(own));
+      assert.ok(playlists.includes(new URL(doneTask.hls_uris[0], backend.url).pathname), playlists.join(','));
+      assert.ok(playlists.length >= 2, `master and a media playlist: ${playlists.join(',')}`);
+      // Spec 2 §9: the lowest quality first. The first media playlist fetched is the master's lowest bandwidth.
+      const masterUrl = new URL(doneTask.hls_uris[0], backend.url);
+      const lines = (await (await fetch(masterUrl)).text()).split('\n');
+      const levels = lines.flatMap((l, i) => {
+        const bw = /^#EXT-X-STREAM-INF:.*BANDWIDTH=(\d+)/.exec(l);
+        return bw ? [{ bw: Number(bw[1]), path: new URL(lines[i + 1]?.trim() ?? '', masterUrl).pathname }] : [];
+      });
+      assert.ok(levels.length >= 1, 'the master lists its levels');
+      const lowest = levels.reduce((a, b) => (b.bw < a.bw ? b : a));
+      assert.equal(playlists.find((u) => u !== masterUrl.pathname), lowest.path, `levels ${JSON.stringify(levels)}`);
+      assert.ok(fetched.some((u) => u.startsWith(own) && /\.(ts|m4s|mp4)$/.test(u)), 'a segment was fetched');
+      assert.ok(!fetched.some((u) => doneTask.video_uris.some((m) => new URL(m, backend.url).pathname === u)), 'the MP4 was not fetched');
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('a task without hls_uris plays its MP4', async () => {
+    const { p, video } = await openPlayer(async (pg) => {
+      // As an older server answers: no HLS.
+      await pg.route(/\/api\/v1\/task\/(list|batch-progress)$/, async (route) => {
+        const res = await route.fetch();
+        const json = await res.json();
+        if (json.data?.items) json.data.items = json.data.items.map((t) => ({ ...t, hls_uris: [] }));
+        await route.fulfill({ response: res, json });
+      });
+    });
+    try {
+      await until(p, 'the MP4 player', async () => (await video.getAttribute('data-playback')) === 'mp4', 15_000);
+      assert.equal(await video.getAttribute('src'), doneTask.video_uris[0]);
+      assert.ok((await playsOn(p, video)) > 0);
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
+    }
+  });
+});
