@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod codes;
 pub mod cost;
 pub mod defaults;
+mod inputs;
 pub mod job;
 pub mod request;
 pub mod rules;
