@@ -98,6 +98,8 @@ error_codes! {
     ImageRatioInvalid = (40020, "ImageRatioInvalid", 400, "this aspect ratio is not supported by this model");
     /// Video effect mode without a template (spec 2 §5 pleaseSelectEffect).
     PleaseSelectEffect = (40070, "pleaseSelectEffect", 400, "please select an effect");
+    /// The video editor's export of a timeline with no clips.
+    PleaseSelectVideo = (40071, "pleaseSelectVideo", 400, "please add a video clip to the timeline");
     /// A member-only video quality (PixVerse 540p, 720p, 1080p; spec 2 §6) asked by a free account.
     VideoQualityMemberOnly = (40370, "videoQualityMemberOnly", 403, "this video quality is for members");
     /// An invite code that does not exist.

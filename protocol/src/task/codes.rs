@@ -57,6 +57,7 @@ int_enum! {
         VideoUpscale = 47, "videoUpscale";
         VideoExtend = 48, "videoExtend";
         FrameInterpolation = 49, "frameInterpolation";
+        VideoEdit = 50, "videoEdit";
     }
 }
 
@@ -74,6 +75,7 @@ impl Action {
                 | Action::VideoUpscale
                 | Action::VideoExtend
                 | Action::FrameInterpolation
+                | Action::VideoEdit
         )
     }
 
@@ -97,6 +99,7 @@ impl Action {
             V::Upscale => Action::VideoUpscale,
             V::Extend => Action::VideoExtend,
             V::FrameInterpolation => Action::FrameInterpolation,
+            V::Edit => Action::VideoEdit,
         })
     }
 
@@ -202,6 +205,7 @@ mod tests {
             (Action::VideoUpscale, 47),
             (Action::VideoExtend, 48),
             (Action::FrameInterpolation, 49),
+            (Action::VideoEdit, 50),
         ];
         assert_eq!(table.len(), Action::ALL.len());
         for &a in Action::ALL.iter().filter(|a| a.is_video()) {

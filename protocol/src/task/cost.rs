@@ -46,7 +46,8 @@ fn per_output(job: &JobSpec) -> i64 {
         | Action::Live2d
         | Action::VideoUpscale
         | Action::VideoExtend
-        | Action::FrameInterpolation => job.video.as_ref().map_or(10, |v| {
+        | Action::FrameInterpolation
+        | Action::VideoEdit => job.video.as_ref().map_or(10, |v| {
             crate::video::cost::video_cost(v) / i64::from(v.n_iter.max(1))
         }),
     }
@@ -85,7 +86,8 @@ pub fn estimate_secs(job: &JobSpec) -> u32 {
         | Action::Live2d
         | Action::VideoUpscale
         | Action::VideoExtend
-        | Action::FrameInterpolation => f64::from(
+        | Action::FrameInterpolation
+        | Action::VideoEdit => f64::from(
             job.video
                 .as_ref()
                 .map_or(30, crate::video::cost::video_estimate_secs),

@@ -69,7 +69,8 @@ pub(super) fn collect_inputs(action: Action, meta: &TaskMeta) -> Result<Inputs<'
         | Action::Live2d
         | Action::VideoUpscale
         | Action::VideoExtend
-        | Action::FrameInterpolation => return Err(ErrorCode::InvalidParams),
+        | Action::FrameInterpolation
+        | Action::VideoEdit => return Err(ErrorCode::InvalidParams),
         Action::TextToImage => {
             if let Some((u, url)) = unit {
                 urls.push((InputRole::Condition, url.to_string()));

@@ -418,7 +418,8 @@ pub fn prepare(
         | Action::Live2d
         | Action::VideoUpscale
         | Action::VideoExtend
-        | Action::FrameInterpolation => return Err(ErrorCode::InvalidParams),
+        | Action::FrameInterpolation
+        | Action::VideoEdit => return Err(ErrorCode::InvalidParams),
         Action::Expansion => {
             let canvas = (side(meta.width, d.width), side(meta.height, d.height));
             if canvas.0 > MAX_OUTPUT_SIDE || canvas.1 > MAX_OUTPUT_SIDE {

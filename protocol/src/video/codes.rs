@@ -14,6 +14,7 @@
 //! | Upscale | 47 | upscale | 16 (ours) |
 //! | Extend | 48 | extend | 16 (ours) |
 //! | FrameInterpolation | 49 | frame-interpolation | 16 (ours) |
+//! | Edit | 50 | editor/export (the video editor's export) | 16 (ours) |
 
 use serde::{Deserialize, Serialize};
 
@@ -35,10 +36,12 @@ pub enum VideoAction {
     Upscale,
     Extend,
     FrameInterpolation,
+    /// The video editor's export: trimmed clips in order with a music track.
+    Edit,
 }
 
 impl VideoAction {
-    pub const ALL: [VideoAction; 8] = [
+    pub const ALL: [VideoAction; 9] = [
         VideoAction::TextToVideo,
         VideoAction::ImageToVideo,
         VideoAction::MultiImageToVideo,
@@ -47,6 +50,7 @@ impl VideoAction {
         VideoAction::Upscale,
         VideoAction::Extend,
         VideoAction::FrameInterpolation,
+        VideoAction::Edit,
     ];
 
     /// The proposed action code (module table).
@@ -60,6 +64,7 @@ impl VideoAction {
             VideoAction::Upscale => 47,
             VideoAction::Extend => 48,
             VideoAction::FrameInterpolation => 49,
+            VideoAction::Edit => 50,
         }
     }
 
@@ -80,6 +85,7 @@ impl VideoAction {
             VideoAction::Upscale => "videoUpscale",
             VideoAction::Extend => "videoExtend",
             VideoAction::FrameInterpolation => "frameInterpolation",
+            VideoAction::Edit => "videoEdit",
         }
     }
 
@@ -92,6 +98,7 @@ impl VideoAction {
             VideoAction::Upscale => "upscale",
             VideoAction::Extend => "extend",
             VideoAction::FrameInterpolation => "frame-interpolation",
+            VideoAction::Edit => "editor/export",
         }
     }
 
@@ -102,9 +109,10 @@ impl VideoAction {
             VideoAction::ImageToVideo | VideoAction::Live2d => DOMAIN_IMG2VIDEO,
             VideoAction::Effect => DOMAIN_EFFECT,
             VideoAction::MultiImageToVideo => MULTI_IMAGE_TASK_DOMAIN_TYPE,
-            VideoAction::Upscale | VideoAction::Extend | VideoAction::FrameInterpolation => {
-                DOMAIN_VIDEO_TOOL
-            }
+            VideoAction::Upscale
+            | VideoAction::Extend
+            | VideoAction::FrameInterpolation
+            | VideoAction::Edit => DOMAIN_VIDEO_TOOL,
         }
     }
 

@@ -8,6 +8,7 @@
 //! | upscale | 2 per source second per started 1280x720 of output |
 //! | extend | 10 per started 5 seconds added |
 //! | frame interpolation | 1 per source second |
+//! | editor export | 1 per started 5 seconds, twice above 1280x720 (`editor::export_cost`) |
 //!
 //! The total is that times `n_iter`, never below 1. A discount (percent
 //! off, 0..=100) applies only to tasks that run a video model (§5 "discount
@@ -47,6 +48,7 @@ pub fn video_cost(job: &VideoJob) -> i64 {
         }
         VideoAction::Extend => 10 * ((secs + 4) / 5),
         VideoAction::FrameInterpolation => secs,
+        VideoAction::Edit => job.edit.as_ref().map_or(1, super::editor::export_cost),
     };
     per_output
         .saturating_mul(i64::from(job.n_iter.max(1)))

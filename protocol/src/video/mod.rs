@@ -5,6 +5,7 @@
 pub mod codes;
 pub mod constants;
 pub mod cost;
+pub mod editor;
 pub mod models;
 pub mod prepare;
 pub mod request;

@@ -120,6 +120,9 @@ pub struct VideoJob {
     pub parent_task_id: Option<String>,
     pub sampler: Option<String>,
     pub scheduler: String,
+    /// The video editor's export: its clips and music.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit: Option<super::editor::EditJob>,
 }
 
 /// A request with every rule applied.
@@ -140,6 +143,11 @@ pub fn prepare_video(
     action: VideoAction,
     caller: &VideoCaller,
 ) -> Result<PreparedVideo, ErrorCode> {
+    // An edit is made by the editor's export from a checked timeline
+    // (`video::editor`), never from a create payload.
+    if action == VideoAction::Edit {
+        return Err(ErrorCode::InvalidParams);
+    }
     prepare_inner(req, action, caller, false)
 }
 
@@ -149,6 +157,9 @@ pub fn prepare_video_estimate(
     action: VideoAction,
     caller: &VideoCaller,
 ) -> Result<PreparedVideo, ErrorCode> {
+    if action == VideoAction::Edit {
+        return Err(ErrorCode::InvalidParams);
+    }
     prepare_inner(req, action, caller, true)
 }
 
@@ -525,6 +536,7 @@ fn prepare_inner(
                 .unwrap_or(DEFAULT_SCHEDULER)
                 .to_string()
         },
+        edit: None,
     };
     let before = video_cost(&job);
     let estimate_secs = video_estimate_secs(&job);

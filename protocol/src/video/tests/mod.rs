@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod catalogue;
+mod editor;
 mod prepare_costs;
 mod prepare_errors;
 mod prepare_jobs;
