@@ -128,7 +128,8 @@ fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outc
         | Action::Live2d
         | Action::VideoUpscale
         | Action::VideoExtend
-        | Action::FrameInterpolation => video_task::run(job, inputs, t),
+        | Action::FrameInterpolation
+        | Action::VideoEdit => video_task::run(job, inputs, t),
     }
 }
 
@@ -256,6 +257,7 @@ fn role_name(role: InputRole) -> &'static str {
         InputRole::FaceTarget => "face target",
         InputRole::VideoImage => "video image",
         InputRole::VideoSource => "source video",
+        InputRole::Music => "music",
     }
 }
 

@@ -102,6 +102,7 @@ pub(crate) fn run(
             secs: v.duration_secs.max(1) as f32,
         },
         Action::FrameInterpolation => VideoKind::FrameInterpolation { video: source()? },
+        Action::VideoEdit => edit_kind(v, inputs)?,
         other => {
             return Err(EngineError::BadInput(format!(
                 "{} is not a video action",
@@ -169,4 +170,49 @@ pub(crate) fn run(
         outputs,
         texts: Vec::new(),
     })
+}
+
+/// An editor export: the job's clip windows over its source videos (in
+/// order), and its music input.
+fn edit_kind(
+    v: &protocol::video::VideoJob,
+    inputs: &[LoadedInput],
+) -> Result<VideoKind, EngineError> {
+    let e = v
+        .edit
+        .as_ref()
+        .ok_or_else(|| EngineError::BadInput("an edit without its timeline".into()))?;
+    let sources: Vec<&LoadedInput> = inputs
+        .iter()
+        .filter(|i| i.role == InputRole::VideoSource)
+        .collect();
+    if sources.len() != e.clips.len() {
+        return Err(EngineError::BadInput(format!(
+            "the edit has {} clips and {} source videos",
+            e.clips.len(),
+            sources.len()
+        )));
+    }
+    let clips = sources
+        .into_iter()
+        .zip(&e.clips)
+        .map(|(input, c)| video::EditClip {
+            video: input.bytes.clone(),
+            start: c.start,
+            end: c.end,
+        })
+        .collect();
+    let music = match &e.music {
+        None => None,
+        Some(m) => Some(video::EditMusic {
+            audio: inputs
+                .iter()
+                .find(|i| i.role == InputRole::Music)
+                .map(|i| i.bytes.clone())
+                .ok_or_else(|| EngineError::BadInput("the music is missing".into()))?,
+            start: m.start,
+            volume: m.volume,
+        }),
+    };
+    Ok(VideoKind::Edit { clips, music })
 }

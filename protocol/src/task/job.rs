@@ -90,8 +90,11 @@ pub enum InputRole {
     FaceTarget,
     /// A video job's image, in the order of `VideoJob::images`.
     VideoImage,
-    /// The video a video tool (upscale, extend, frame interpolation) works on.
+    /// The video a video tool (upscale, extend, frame interpolation) works
+    /// on; an editor export's clips, in timeline order.
     VideoSource,
+    /// An editor export's music track (audio, or a video with sound).
+    Music,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

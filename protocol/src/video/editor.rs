@@ -338,7 +338,10 @@ pub fn check_timeline(
         let f = facts(&c.material_id)
             .ok_or_else(|| TimelineError::UnknownMaterial(c.material_id.clone()))?;
         if f.kind != MaterialKind::Video {
-            return bad(format!("clip {}: only videos go on the picture track", i + 1));
+            return bad(format!(
+                "clip {}: only videos go on the picture track",
+                i + 1
+            ));
         }
         let (start, end) = (ms(c.start), ms(c.end));
         if !start.is_finite() || !end.is_finite() || start < 0.0 {

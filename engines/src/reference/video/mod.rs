@@ -34,6 +34,7 @@ use crate::EngineError;
 
 mod blend;
 mod camera;
+mod edit;
 mod effects;
 mod ffmpeg;
 mod source;
@@ -41,6 +42,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
+pub use edit::{EditClip, EditMusic, MAX_EDIT_SECS, MAX_EDIT_WORK};
 pub use effects::EFFECTS;
 pub use stream::{hls, renditions, ALLOWED_HEIGHTS};
 
@@ -117,6 +119,12 @@ pub enum VideoKind {
     Extend { video: Vec<u8>, secs: f32 },
     /// The video at twice its frame rate (motion-compensated interpolation).
     FrameInterpolation { video: Vec<u8> },
+    /// The video editor's export: the clips' windows in order at the
+    /// spec's size and frame rate, with their sound and the music.
+    Edit {
+        clips: Vec<EditClip>,
+        music: Option<EditMusic>,
+    },
 }
 
 /// Camera control (spec 2 `camera_control_option`).
@@ -164,7 +172,7 @@ impl CameraMode {
 /// A finished non-neural reference video.
 #[derive(Debug, Clone)]
 pub struct VideoOut {
-    /// H.264 in MP4 (`+faststart`), no audio.
+    /// H.264 in MP4 (`+faststart`); no audio, except an edit's AAC soundtrack.
     pub mp4: Vec<u8>,
     /// The middle frame as an RGB PNG.
     pub poster_png: Vec<u8>,
@@ -300,6 +308,15 @@ pub fn render(
         VideoKind::Upscale { video, factor } => source::upscale(video, *factor, progress, cancel),
         VideoKind::Extend { video, secs } => source::extend(video, *secs, progress, cancel),
         VideoKind::FrameInterpolation { video } => source::interpolate(video, progress, cancel),
+        VideoKind::Edit { clips, music } => edit::edit(
+            spec.width,
+            spec.height,
+            spec.fps,
+            clips,
+            music.as_ref(),
+            progress,
+            cancel,
+        ),
     }?;
     if cancel() {
         return Err(EngineError::Cancelled);

@@ -67,6 +67,7 @@ impl VideoSpec {
             VideoKind::Upscale { .. } => "upscale",
             VideoKind::Extend { .. } => "extend",
             VideoKind::FrameInterpolation { .. } => "interpolation",
+            VideoKind::Edit { .. } => "edit",
         }
     }
 }

@@ -86,7 +86,10 @@ fn timelines_are_checked_against_their_materials() {
     invalid(one(clip("v10", f64::NAN, 2.0)), "start");
     invalid(one(clip("song", 0.0, 2.0)), "only videos");
     // The end may overshoot by the probe's rounding, and is clamped.
-    assert_eq!(ok(one(clip("v10", 0.0, 10.0004))).unwrap().clips[0].end, 10.0);
+    assert_eq!(
+        ok(one(clip("v10", 0.0, 10.0004))).unwrap().clips[0].end,
+        10.0
+    );
     // Music must have sound, start inside it, and a sane volume.
     let with_music = |m: Option<Music>| Timeline {
         clips: vec![clip("v10", 0.0, 1.0)],
@@ -145,13 +148,35 @@ fn the_export_job_and_its_cost() {
     .unwrap();
     let job = edit_job(&t, 1280, 720, 24).unwrap();
     assert_eq!(job.clips.len(), 2);
-    assert_eq!(job.clips[1], EditClip { start: 1.0, end: 3.5 });
-    assert_eq!(job.music, Some(EditMusic { start: 5.0, volume: 0.5 }));
+    assert_eq!(
+        job.clips[1],
+        EditClip {
+            start: 1.0,
+            end: 3.5
+        }
+    );
+    assert_eq!(
+        job.music,
+        Some(EditMusic {
+            start: 5.0,
+            volume: 0.5
+        })
+    );
     // 6.5 s: two started 5-second blocks; doubled above 720p.
     assert_eq!(export_cost(&job), 2);
-    assert_eq!(export_cost(&EditJob { width: 1920, height: 1080, ..job.clone() }), 4);
+    assert_eq!(
+        export_cost(&EditJob {
+            width: 1920,
+            height: 1080,
+            ..job.clone()
+        }),
+        4
+    );
     let short = EditJob {
-        clips: vec![EditClip { start: 0.0, end: 0.5 }],
+        clips: vec![EditClip {
+            start: 0.0,
+            end: 0.5,
+        }],
         ..job
     };
     assert_eq!(export_cost(&short), 1);
@@ -171,7 +196,9 @@ fn the_operation_log_keeps_the_newest() {
     let too_many: Vec<_> = (0..51).map(|i| json!(i)).collect();
     assert!(append_operations(&mut log, &too_many).is_err());
     let big = json!({"text": "x".repeat(MAX_OPERATION_BYTES)});
-    assert!(append_operations(&mut log, &[big]).unwrap_err().contains("bytes"));
+    assert!(append_operations(&mut log, &[big])
+        .unwrap_err()
+        .contains("bytes"));
     assert_eq!(log.len(), MAX_OPERATIONS);
 }
 
