@@ -318,7 +318,10 @@ impl Application {
             accounts.clone(),
         )?;
         mall.start().await?;
+        let editor =
+            crate::editor::EditorService::new(store.clone(), tasks.clone(), objects.clone());
         let state = web::Data::new(AppState {
+            editor,
             mall,
             square,
             settings,

@@ -50,4 +50,6 @@ pub struct AppState {
     pub mall: crate::mall::MallService,
     /// The ornament shop: catalogue, purchases, what is worn.
     pub ornaments: crate::ornaments::OrnamentService,
+    /// The video editor: workspaces, the media bin, exports.
+    pub editor: crate::editor::EditorService,
 }

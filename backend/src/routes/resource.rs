@@ -349,46 +349,22 @@ pub async fn confirm(
     Ok(ok(json!({ "status": 0, "url": url })))
 }
 
-/// Probes a stored video with ffprobe: the object is copied by ranges to a
-/// temporary file (never held in memory), which ffprobe reads and seeks.
+/// Checks that a stored upload is a video ffprobe can read.
 async fn probe_video(
     state: &AppState,
     key: &infra::objects::ObjectKey,
     size: u64,
 ) -> Result<(), String> {
-    use std::io::Write;
-    let tmp = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
-    let mut file = tmp.reopen().map_err(|e| e.to_string())?;
-    let mut at = 0;
-    while at < size {
-        let chunk = state
-            .objects
-            .get_range(key, at, STREAM_CHUNK)
-            .await
-            .map_err(|e| e.to_string())?
-            .filter(|c| !c.is_empty())
-            .ok_or("the upload vanished")?;
-        at += chunk.len() as u64;
-        file = tokio::task::spawn_blocking(move || file.write_all(&chunk).map(|()| file))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+    let info = crate::media::probe_stored(&state.objects, key, size).await?;
+    match info.video {
+        Some(v) if v.width > 0 && v.height > 0 => Ok(()),
+        _ => Err("the file has no video picture".into()),
     }
-    let path = tmp.path().to_path_buf();
-    let info = tokio::task::spawn_blocking(move || engines::reference::video::probe_path(&path))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-    if info.width == 0 || info.height == 0 {
-        return Err("the file has no video picture".into());
-    }
-    drop(tmp);
-    Ok(())
 }
 
-/// Objects up to this size are answered in one piece; larger ones (and
-/// ranges of them) are streamed in chunks of this size.
-const STREAM_CHUNK: u64 = 4 * 1024 * 1024;
+// Objects up to this size are answered in one piece; larger ones (and
+// ranges of them) are streamed in chunks of this size.
+use crate::media::STREAM_CHUNK;
 
 /// The one range of a `Range: bytes=...` header, as inclusive (first, last)
 /// within `size`: `None` for no (or an unsupported multi-range) header,

@@ -21,6 +21,7 @@ use crate::state::AppState;
 
 pub fn scope() -> actix_web::Scope {
     web::scope("/video")
+        .service(super::editor::scope())
         .route("/text-to-video", web::post().to(text_to_video))
         .route("/img-to-video", web::post().to(img_to_video))
         .route("/multi-img-to-video", web::post().to(multi_img_to_video))

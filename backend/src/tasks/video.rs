@@ -13,6 +13,7 @@ use protocol::task::rules::{resolve_seed, resolve_speed, Prepared, Role};
 use protocol::task::{Action, InputRole, JobInput, JobSpec};
 use protocol::video::codes::VideoAction;
 use protocol::video::cost::VideoEstimate;
+use protocol::video::editor::{self, export_cost, EditJob};
 use protocol::video::prepare::{prepare_video, prepare_video_estimate, PreparedVideo, VideoCaller};
 use protocol::video::request::VideoCreateRequest;
 use protocol::ErrorCode;
@@ -61,6 +62,82 @@ impl TaskService {
         self.check_queue(who, gen_mode).await?;
         let request = serde_json::to_value(req).unwrap_or_default();
         self.submit(who, p, action, request, None).await
+    }
+
+    /// Queues the video editor's export of `edit` (checked by
+    /// `video::editor::check_timeline`): `clips` are the object keys of its
+    /// clips' videos in order, `music` the music's; charged like any video
+    /// task (`editor::export_cost`). Answers the task id.
+    pub async fn create_edit(
+        &self,
+        who: &Requester,
+        edit: EditJob,
+        clips: Vec<String>,
+        music: Option<String>,
+        request: serde_json::Value,
+    ) -> Result<String, ApiError> {
+        let caller = Self::video_caller(who)?;
+        let cost = export_cost(&edit);
+        let v = editor::video_job(edit);
+        let mut inputs = Vec::new();
+        let mut urls = Vec::new();
+        for key in clips {
+            urls.push((InputRole::VideoSource, super::row::file_url(&key)));
+            inputs.push(JobInput {
+                role: InputRole::VideoSource,
+                key,
+            });
+        }
+        if let Some(key) = music {
+            urls.push((InputRole::Music, super::row::file_url(&key)));
+            inputs.push(JobInput {
+                role: InputRole::Music,
+                key,
+            });
+        }
+        let job = JobSpec {
+            task_id: String::new(),
+            attempt: 0,
+            action: Action::VideoEdit,
+            family: "edit".into(),
+            model: String::new(),
+            loras: Vec::new(),
+            prompt: String::new(),
+            negative_prompt: String::new(),
+            width: v.width,
+            height: v.height,
+            n_iter: 1,
+            steps: 0,
+            cfg_scale: 0.0,
+            seed: 0,
+            sampler: String::new(),
+            denoising_strength: 0.0,
+            inputs,
+            upscale_ratio: 0.0,
+            left_margin: 0,
+            up_margin: 0,
+            control: None,
+            frames: v.frames,
+            face_strength: 0.0,
+            video: Some(v.clone()),
+        };
+        let p = Prepared {
+            category: Category::Normal,
+            speed: resolve_speed(
+                &protocol::task::rules::Caller {
+                    role: caller.role,
+                    stored_speed: None,
+                },
+                None,
+            ),
+            input_urls: urls,
+            cost,
+            estimate_secs: protocol::video::video_estimate_secs(&v),
+            prompt: String::new(),
+            job,
+        };
+        self.check_queue(who, Some(0)).await?;
+        self.submit(who, p, Action::VideoEdit, request, None).await
     }
 
     /// The video a tool works on: the caller's earlier video task (its

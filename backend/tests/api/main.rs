@@ -14,6 +14,7 @@ mod character_extras;
 mod characters;
 mod chat;
 mod comments;
+mod editor;
 mod helpers;
 mod mall;
 mod ornaments;

@@ -194,6 +194,12 @@ pub const ORNAMENTS_WORN: TableDef = regular("ornaments_worn");
 /// pk (work id) · ck () → `WorkFrameRow`. The frame a work wears.
 pub const WORK_FRAMES: TableDef = regular("work_frames");
 
+// Video editor
+/// pk (account id) · ck (workspace id, time-ordered) → `WorkspaceRow`. An account's edits, newest last.
+pub const EDITOR_WORKSPACES: TableDef = regular("editor_workspaces");
+/// pk (account id) · ck (material id, time-ordered) → `MaterialRow`. An account's media bin.
+pub const EDITOR_MATERIALS: TableDef = regular("editor_materials");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -275,4 +281,7 @@ pub const ALL: &[TableDef] = &[
     ORNAMENT_CLAIMS,
     ORNAMENTS_WORN,
     WORK_FRAMES,
+    // Video editor
+    EDITOR_WORKSPACES,
+    EDITOR_MATERIALS,
 ];

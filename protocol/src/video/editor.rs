@@ -30,6 +30,8 @@ pub const MAX_OPERATIONS: usize = 200;
 pub const MAX_OPERATIONS_PER_SAVE: usize = 50;
 /// Largest JSON of one operation, bytes.
 pub const MAX_OPERATION_BYTES: usize = 4096;
+/// Largest material file, bytes: an export reads its clips whole.
+pub const MAX_MATERIAL_BYTES: u64 = 256 * 1024 * 1024;
 /// Workspaces and materials one account may keep.
 pub const MAX_WORKSPACES: usize = 100;
 pub const MAX_MATERIALS: usize = 500;
@@ -471,5 +473,42 @@ pub fn export_status_word(status: TaskStatus, cancelled: bool) -> &'static str {
         TaskStatus::Success => "succeeded",
         TaskStatus::Ended if cancelled => "cancelled",
         TaskStatus::Ended => "failed",
+    }
+}
+
+/// The video job of an export: the edit at its size and rate, one output.
+pub fn video_job(e: EditJob) -> super::prepare::VideoJob {
+    let secs = e.clips.iter().map(|c| c.end - c.start).sum::<f64>();
+    let duration_secs = secs.ceil().max(1.0) as u32;
+    let frames = (secs * f64::from(e.fps)).round().max(1.0) as u32;
+    super::prepare::VideoJob {
+        action: super::codes::VideoAction::Edit,
+        model_no: String::new(),
+        family: None,
+        template_id: None,
+        prompt: String::new(),
+        negative_prompt: None,
+        width: e.width,
+        height: e.height,
+        aspect_ratio: String::new(),
+        duration_secs,
+        fps: e.fps,
+        frames,
+        interpolation_factor: 1,
+        n_iter: 1,
+        seed: Some(0),
+        gen_mode: 0,
+        quality: None,
+        motion_mode: String::new(),
+        relevance: 0.0,
+        style: None,
+        audio_effect: false,
+        camera: None,
+        images: Vec::new(),
+        source_video_url: None,
+        parent_task_id: None,
+        sampler: None,
+        scheduler: String::new(),
+        edit: Some(e),
     }
 }

@@ -224,28 +224,25 @@ fn sound_args(
         filters.push(format!("{labels}concat=n={}:v=0:a=1[sound]", clips.len()));
         "[sound]"
     };
-    args.extend(
-        [
-            "-filter_complex".to_string(),
-            filters.join(";"),
-            "-map".into(),
-            "0:v:0".into(),
-            "-map".into(),
-            mixed.into(),
-            "-c:v".into(),
-            "copy".into(),
-            "-c:a".into(),
-            "aac".into(),
-            "-b:a".into(),
-            "128k".into(),
-            "-shortest".into(),
-            "-movflags".into(),
-            "+faststart".into(),
-            "-fflags".into(),
-            "+bitexact".into(),
-        ]
-        .into_iter(),
-    );
+    args.extend([
+        "-filter_complex".to_string(),
+        filters.join(";"),
+        "-map".into(),
+        "0:v:0".into(),
+        "-map".into(),
+        mixed.into(),
+        "-c:v".into(),
+        "copy".into(),
+        "-c:a".into(),
+        "aac".into(),
+        "-b:a".into(),
+        "128k".into(),
+        "-shortest".into(),
+        "-movflags".into(),
+        "+faststart".into(),
+        "-fflags".into(),
+        "+bitexact".into(),
+    ]);
     args.push(out.to_string_lossy().into_owned());
     args
 }
@@ -400,6 +397,20 @@ mod tests {
         };
         let e = edit(160, 120, 10, &[not_video], None, &mut |_| {}, &|| false).unwrap_err();
         assert!(matches!(e, EngineError::BadInput(_)), "{e}");
+    }
+
+    #[test]
+    fn media_probe_reads_sound_only_files() {
+        let music = temp_input(&tone(3)).unwrap();
+        let info = crate::reference::video::probe_media_path(music.path()).unwrap();
+        assert!(info.video.is_none() && info.has_audio);
+        assert!((2900..=3100).contains(&info.duration_ms), "{info:?}");
+        let clip = temp_input(&lavfi(160, 120, 1, true)).unwrap();
+        let info = crate::reference::video::probe_media_path(clip.path()).unwrap();
+        assert_eq!(info.video.map(|v| (v.width, v.height)), Some((160, 120)));
+        assert!(info.has_audio);
+        let junk = temp_input(b"hello").unwrap();
+        assert!(crate::reference::video::probe_media_path(junk.path()).is_err());
     }
 
     #[test]

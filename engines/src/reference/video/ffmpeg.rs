@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 
 use serde::Deserialize;
 
-use super::{ProbeInfo, Rate};
+use super::{MediaInfo, ProbeInfo, Rate};
 use crate::EngineError;
 
 /// How much of a failing child's stderr goes into the error.
@@ -427,6 +427,15 @@ struct FormatJson {
 
 /// Runs ffprobe on a file and reads its first video stream.
 pub fn probe_file(path: &Path) -> Result<ProbeInfo, EngineError> {
+    probe_media_file(path)?
+        .video
+        .ok_or_else(|| EngineError::BadInput("the file has no video stream".into()))
+}
+
+/// Runs ffprobe on a file: its length, whether it has sound, and its first
+/// video stream (`Ok(None)` for a sound-only file; an error for a file with
+/// neither, or a video stream without size or rate).
+pub fn probe_media_file(path: &Path) -> Result<MediaInfo, EngineError> {
     let args = vec![
         s("-v"),
         s("error"),
@@ -459,11 +468,28 @@ pub fn probe_file(path: &Path) -> Result<ProbeInfo, EngineError> {
         .streams
         .iter()
         .any(|st| st.codec_type.as_deref() == Some("audio"));
-    let video = json
+    let format_duration = json
+        .format
+        .as_ref()
+        .and_then(|f| f.duration.as_deref())
+        .and_then(|d| d.parse::<f64>().ok())
+        .filter(|d| d.is_finite() && *d >= 0.0);
+    let Some(video) = json
         .streams
         .iter()
         .find(|st| st.codec_type.as_deref() == Some("video"))
-        .ok_or_else(|| EngineError::BadInput("the file has no video stream".into()))?;
+    else {
+        if !has_audio {
+            return Err(EngineError::BadInput(
+                "the file has neither pictures nor sound".into(),
+            ));
+        }
+        return Ok(MediaInfo {
+            duration_ms: (format_duration.unwrap_or(0.0) * 1000.0).round() as u64,
+            has_audio,
+            video: None,
+        });
+    };
     let (width, height) = match (video.width, video.height) {
         (Some(w), Some(h)) if w > 0 && h > 0 => (w, h),
         _ => return Err(EngineError::BadInput("the video stream has no size".into())),
@@ -487,17 +513,22 @@ pub fn probe_file(path: &Path) -> Result<ProbeInfo, EngineError> {
         .and_then(|n| n.parse::<u64>().ok())
         .filter(|n| *n > 0)
         .unwrap_or_else(|| (duration * rate.as_f64()).round() as u64);
-    Ok(ProbeInfo {
-        width,
-        height,
-        duration_ms: (duration * 1000.0).round() as u64,
-        fps: rate.as_f64(),
-        rate,
-        frames,
-        codec: video.codec_name.clone().unwrap_or_default(),
-        profile: video.profile.clone().unwrap_or_default(),
-        level: video.level.unwrap_or(0),
-        format: json.format.and_then(|f| f.format_name).unwrap_or_default(),
+    let duration_ms = (duration * 1000.0).round() as u64;
+    Ok(MediaInfo {
+        duration_ms,
         has_audio,
+        video: Some(ProbeInfo {
+            width,
+            height,
+            duration_ms,
+            fps: rate.as_f64(),
+            rate,
+            frames,
+            codec: video.codec_name.clone().unwrap_or_default(),
+            profile: video.profile.clone().unwrap_or_default(),
+            level: video.level.unwrap_or(0),
+            format: json.format.and_then(|f| f.format_name).unwrap_or_default(),
+            has_audio,
+        }),
     })
 }

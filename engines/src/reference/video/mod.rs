@@ -206,6 +206,15 @@ pub struct ProbeInfo {
     pub has_audio: bool,
 }
 
+/// What [`probe_media_path`] reads from a video or a sound file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaInfo {
+    pub duration_ms: u64,
+    pub has_audio: bool,
+    /// The first video stream; `None` for a sound-only file.
+    pub video: Option<ProbeInfo>,
+}
+
 /// A frame rate as a fraction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
@@ -266,6 +275,11 @@ pub fn probe(bytes: &[u8]) -> Result<ProbeInfo, EngineError> {
 /// [`probe`] of a file on disk (a large upload, never read into memory).
 pub fn probe_path(path: &std::path::Path) -> Result<ProbeInfo, EngineError> {
     ffmpeg::probe_file(path)
+}
+
+/// [`probe_path`] for a file that may be sound only (music for an edit).
+pub fn probe_media_path(path: &std::path::Path) -> Result<MediaInfo, EngineError> {
+    ffmpeg::probe_media_file(path)
 }
 
 /// Makes the video. `progress` gets 0..=100 as frames are written (never
