@@ -164,6 +164,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                             )
                             .route("/estimate", web::post().to(task::estimate))
                             .route("/histories", web::post().to(task::histories))
+                            .route("/camera/config", web::post().to(video::camera_config))
+                            .route("/camera/config", web::get().to(video::camera_config))
                             .route("/download", web::post().to(task::download))
                             .route("/batch-download", web::post().to(task::batch_download))
                             .route("/config/model", web::post().to(task::config_model))

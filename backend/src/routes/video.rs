@@ -31,6 +31,98 @@ pub fn scope() -> actix_web::Scope {
         .route("/estimate", web::post().to(estimate))
         .route("/model-gen-param", web::post().to(model_gen_param))
         .route("/model-gen-param", web::get().to(model_gen_param))
+        .route("/model-param", web::post().to(model_param))
+        .route("/get-meta-info", web::post().to(get_meta_info))
+        .route("/histories", web::post().to(histories))
+}
+
+/// `task/v2/camera/config` (spec 2 §3, §7): the camera control modes, their
+/// wire names and labels, the offset range, and the models that take one.
+pub async fn camera_config() -> ApiResult {
+    use protocol::video::constants::CAMERA_OFFSET_RANGE;
+    use protocol::video::models::CameraMode;
+    Ok(ok(json!({
+        "modes": CameraMode::ALL.iter().map(|m| json!({
+            "mode": m.wire(),
+            "label": m.label(),
+        })).collect::<Vec<_>>(),
+        "offset": {"min": CAMERA_OFFSET_RANGE.0, "max": CAMERA_OFFSET_RANGE.1, "default": 0},
+        "models": VIDEO_MODELS.iter().filter(|m| m.camera_control).map(|m| m.id).collect::<Vec<_>>(),
+    })))
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ModelRef {
+    #[serde(default)]
+    model_no: Option<String>,
+}
+
+/// `video/model-param` (the spec's "video model parameter fetch", path
+/// ours): one model's parameter config.
+async fn model_param(b: web::Json<ModelRef>) -> ApiResult {
+    let id = b.model_no.as_deref().unwrap_or_default();
+    let m = protocol::video::video_model(id).ok_or_else(|| {
+        ApiError::with_msg(ErrorCode::InvalidParams, format!("no video model {id:?}"))
+    })?;
+    Ok(ok(model_param_config(m)))
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct MetaInfoRequest {
+    #[serde(default)]
+    task_id: Option<String>,
+    /// The spec sends `v2`; the only flow this server has.
+    #[serde(default)]
+    task_flow_version: Option<String>,
+}
+
+/// `video/get-meta-info` (spec 2 §7, path ours; `task_flow_version` v2): an
+/// own video task's create payload and the tab it restores into (§4).
+async fn get_meta_info(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<MetaInfoRequest>,
+) -> ApiResult {
+    let who = requester(&req, &s).await?;
+    if b.task_flow_version.as_deref().is_some_and(|v| v != "v2") {
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "only task_flow_version v2 exists",
+        ));
+    }
+    let id = b.task_id.as_deref().unwrap_or_default();
+    let row = s.tasks.owned(&who, id).await?;
+    let Some(v) = row.job.video.as_ref().filter(|_| row.action.is_video()) else {
+        return Err(ErrorCode::NotFound.into());
+    };
+    let tab = protocol::video::restore_tab(
+        Some(v.action.task_domain_type()),
+        Some(protocol::video::constants::TASK_TYPE_VIDEO),
+        &v.model_no,
+        !v.images.is_empty(),
+    );
+    Ok(ok(json!({
+        "task_id": row.id,
+        "task_flow_version": "v2",
+        "action": v.action.name(),
+        "task_domain_type": v.action.task_domain_type(),
+        "tab": tab,
+        "payload": row.request,
+        "video_uris": row.outputs.iter().filter(|o| o.mime.starts_with("video/")).map(|o| crate::tasks::row::file_url(&o.key)).collect::<Vec<_>>(),
+    })))
+}
+
+/// `video/histories`: the caller's finished video tasks, newest first.
+async fn histories(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<protocol::task::view::ListRequest>,
+) -> ApiResult {
+    let who = requester(&req, &s).await?;
+    let mut b = b.into_inner();
+    b.success_only = Some(true);
+    b.video_only = Some(true);
+    Ok(ok(s.tasks.list(&who, &b).await?))
 }
 
 async fn create(

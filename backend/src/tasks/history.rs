@@ -61,6 +61,9 @@ impl TaskService {
                 if req.success_only == Some(true) && row.status != TaskStatus::Success {
                     continue;
                 }
+                if req.video_only == Some(true) && !row.action.is_video() {
+                    continue;
+                }
                 items.push(self.view(&row).await);
             }
         }

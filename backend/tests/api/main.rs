@@ -26,3 +26,4 @@ mod tasks;
 mod tasks_queue;
 mod uploads;
 mod video;
+mod video_calls;

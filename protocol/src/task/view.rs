@@ -166,6 +166,9 @@ pub struct ListRequest {
     /// Only successful tasks (histories).
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     pub success_only: Option<bool>,
+    /// Only video tasks (the video page's histories).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub video_only: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

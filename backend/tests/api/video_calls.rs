@@ -1,0 +1,127 @@
+//! The video page's configuration and restore calls: `task/v2/camera/config`,
+//! `video/model-param`, `video/get-meta-info` (task_flow_version v2) and
+//! `video/histories` (finished video tasks only, the caller's own).
+
+use protocol::task::TaskStatus;
+use serde_json::{json, Value};
+
+use crate::helpers::spawn_app;
+use crate::tasks::{checkpoint, TASK_WAIT};
+
+#[tokio::test]
+async fn camera_config_model_param_meta_info_and_histories() {
+    let app = spawn_app().await;
+    let (_, c) = app.user("Restorer").await;
+    let (_, other) = app.user("Peeker").await;
+
+    let cam: Value = c
+        .post("/api/v1/task/v2/camera/config", &json!({}))
+        .await
+        .unwrap();
+    let modes: Vec<&str> = cam["modes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mode"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        modes,
+        ["camera_movement", "horizontal", "vertical", "zoom", "pan"]
+    );
+    assert_eq!(cam["modes"][0]["label"], "Camera Movement");
+    assert_eq!(
+        (cam["offset"]["min"].as_f64(), cam["offset"]["max"].as_f64()),
+        (Some(-10.0), Some(10.0))
+    );
+    assert!(!cam["models"].as_array().unwrap().is_empty());
+
+    let p: Value = c
+        .post(
+            "/api/v1/task/v2/video/model-param",
+            &json!({"model_no": "wan_video"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(p["model_no"], "wan_video");
+    let e = c
+        .post::<_, Value>(
+            "/api/v1/task/v2/video/model-param",
+            &json!({"model_no": "nope"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.status().and_then(|s| s.key.clone()).as_deref(),
+        Some("InvalidParams")
+    );
+
+    // An image task and a video task: histories has only the video.
+    let sd = checkpoint(&c, "sd").await;
+    let img = c
+        .create_task(
+            "/api/v1/task/v2/text-to-img",
+            &json!({"category": 1, "art_model_ver_no": sd,
+                "meta": {"prompt": "a cat", "width": 512, "height": 512, "n_iter": 1, "steps": 6}}),
+        )
+        .await
+        .unwrap();
+    let body = json!({"model_no": "wan_video", "model_ver_no": "wan_video",
+        "meta": {"prompt": "tide pools", "width": 640, "height": 640, "aspect_ratio": "1:1",
+                 "n_iter": 1, "generate_video": {"generate_video_duration": 5}}});
+    let vid = c
+        .create_task("/api/v1/task/v2/video/text-to-video", &body)
+        .await
+        .unwrap();
+    assert_eq!(
+        c.wait_task(&vid, TASK_WAIT).await.unwrap().status,
+        TaskStatus::Success
+    );
+    let _ = c.wait_task(&img, TASK_WAIT).await;
+    let h: Value = c
+        .post("/api/v1/task/v2/video/histories", &json!({}))
+        .await
+        .unwrap();
+    let ids: Vec<&str> = h["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [vid.as_str()]);
+    let h: Value = other
+        .post("/api/v1/task/v2/video/histories", &json!({}))
+        .await
+        .unwrap();
+    assert!(h["items"].as_array().unwrap().is_empty());
+
+    // Restoring: the payload as sent and the tab it opens in.
+    let m: Value = c
+        .post(
+            "/api/v1/task/v2/video/get-meta-info",
+            &json!({"task_id": vid, "task_flow_version": "v2"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m["tab"], "txt2video");
+    assert_eq!(m["payload"]["meta"]["prompt"], "tide pools");
+    assert_eq!(m["video_uris"].as_array().unwrap().len(), 1);
+    for (who, body, key) in [
+        (&other, json!({"task_id": vid}), "NotFound"),
+        (&c, json!({"task_id": img}), "NotFound"),
+        (
+            &c,
+            json!({"task_id": vid, "task_flow_version": "v1"}),
+            "InvalidParams",
+        ),
+    ] {
+        let e = who
+            .post::<_, Value>("/api/v1/task/v2/video/get-meta-info", &body)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.status().and_then(|s| s.key.clone()).as_deref(),
+            Some(key),
+            "{body}"
+        );
+    }
+}
