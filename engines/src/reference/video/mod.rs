@@ -42,6 +42,7 @@ mod stream;
 mod tests;
 
 pub use effects::EFFECTS;
+pub use source::transcode;
 pub use stream::{hls, renditions, ALLOWED_HEIGHTS};
 
 /// The honest label of everything this module makes.
