@@ -511,8 +511,9 @@ mod tests {
     #[test]
     fn sizes_snap_to_the_closest_aspect() {
         assert_eq!(snap_size(1280, 720), (1280, 720));
-        assert_eq!(snap_size(832, 480), (1280, 720));
-        assert_eq!(snap_size(480, 832), (720, 1280));
+        // 832 x 480 is 1.73 : 1, nearer 1792 x 1024 (1.75) than 16:9.
+        assert_eq!(snap_size(832, 480), (1792, 1024));
+        assert_eq!(snap_size(480, 832), (1024, 1792));
         assert_eq!(snap_size(1920, 1080), (1280, 720));
         assert_eq!(snap_size(1750, 1000), (1792, 1024));
         assert_eq!(snap_size(1000, 1750), (1024, 1792));
