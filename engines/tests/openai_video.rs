@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
-use common::{check_videos, make_video, multipart, video_inputs, video_job, Recorder};
+use common::{check_videos, make_video, multipart, video_inputs, video_job, Form, Recorder};
 use easel_engines::openai_video::OpenAiVideos;
 use easel_engines::{Cancel, Engine, EngineConfig, EngineError, EngineResult, LoadedInput, Router};
 use protocol::task::{Action, JobSpec};
@@ -50,7 +50,7 @@ struct Job {
 struct Fake {
     mode: Mode,
     /// (field -> (file name, bytes)) of each creation.
-    creates: Mutex<Vec<HashMap<String, (Option<String>, Vec<u8>)>>>,
+    creates: Mutex<Vec<Form>>,
     auth: Mutex<Vec<Option<String>>>,
     jobs: Mutex<HashMap<String, Job>>,
     polls: Mutex<u32>,
@@ -203,7 +203,7 @@ async fn run(
     (r, rec)
 }
 
-fn text(parts: &HashMap<String, (Option<String>, Vec<u8>)>, k: &str) -> String {
+fn text(parts: &Form, k: &str) -> String {
     String::from_utf8(parts[k].1.clone()).unwrap()
 }
 

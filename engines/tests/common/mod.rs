@@ -201,8 +201,11 @@ pub fn check_videos(result: &EngineResult, n: usize) -> Vec<ProbeInfo> {
     infos
 }
 
-/// Minimal multipart/form-data reader: field name -> (file name, bytes).
-pub fn multipart(content_type: &str, body: &[u8]) -> HashMap<String, (Option<String>, Vec<u8>)> {
+/// A multipart form: field name -> (file name, bytes).
+pub type Form = HashMap<String, (Option<String>, Vec<u8>)>;
+
+/// Minimal multipart/form-data reader.
+pub fn multipart(content_type: &str, body: &[u8]) -> Form {
     let boundary = content_type
         .split("boundary=")
         .nth(1)
