@@ -3,7 +3,7 @@
 //! progress, and returns encoded outputs; the worker stores them. The
 //! [`Router`] picks an engine by action and model family from configuration.
 //!
-//! Engines: the built-in [`reference`] engine (every action, images and
+//! Engines: the built-in [`reference`](mod@reference) engine (every action, images and
 //! video, non-neural), [`comfyui`] (image workflows, and Wan 2.x video
 //! workflows when configured), [`openai`] (OpenAI-compatible image API),
 //! [`openai_video`] (OpenAI-compatible Videos API) and the load-testing

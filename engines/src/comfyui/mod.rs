@@ -1,15 +1,20 @@
 //! ComfyUI adapter: runs a job as a ComfyUI workflow over its HTTP API
 //! (`/upload/image`, `/prompt`, `/history`, `/view`, `/interrupt`) and
 //! follows it on its WebSocket (`/ws`). Images use the templates of
-//! [`workflow`]; video jobs (when [`WanModels`] are configured) use the Wan
-//! 2.x templates of [`wan`], and the saved video is transcoded and packaged
+//! `workflow`; video jobs (when [`WanModels`] are configured) use the Wan
+//! 2.x templates of `wan`, and the saved video is transcoded and packaged
 //! like the reference engine's (`crate::remote_video`).
+//!
+//! Modules: `wire` (HTTP answers and errors), `follow` (the socket and
+//! a prompt's lifecycle), `events` (socket messages), `workflow` and
+//! `wan` (templates), `media` (image bytes).
 //!
 //! Tested against a fake server that follows ComfyUI's documented API
 //! (message shapes, routes, answers), not against a real ComfyUI: none can
 //! run where this was written.
 
 mod events;
+mod follow;
 pub(crate) mod media;
 mod wan;
 mod wire;
@@ -19,15 +24,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use protocol::task::{Action, EngineInfo, InputRole, JobSpec};
 use reqwest::Url;
 use serde_json::{json, Value};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
-use events::{Event, Percent};
 pub use wan::WanModels;
 use wire::{
     check, rejection, transport, HistoryEntry, ImageRef, NodeOutput, Queued, Saved, Uploaded,
@@ -236,118 +238,6 @@ impl ComfyUi {
         Ok(bytes.to_vec())
     }
 
-    /// Stops a prompt we gave up on: removes it from the queue if it has not
-    /// started and, if it runs, interrupts it. The interrupt names the
-    /// prompt (recent ComfyUI then stops only that one); it is only sent once
-    /// our prompt was seen running, so an older ComfyUI that ignores the name
-    /// does not stop someone else's work while ours still waits. Best effort:
-    /// failures are logged, the job ends either way.
-    async fn abandon(&self, prompt_id: &str, running: bool) {
-        let body = json!({ "delete": [prompt_id] });
-        if let Err(e) = self.post_quietly("queue", &body).await {
-            tracing::warn!(prompt_id, error = %e, "could not remove the prompt from ComfyUI's queue");
-        }
-        if running {
-            if let Err(e) = self
-                .post_quietly("interrupt", &json!({ "prompt_id": prompt_id }))
-                .await
-            {
-                tracing::warn!(prompt_id, error = %e, "could not interrupt ComfyUI");
-            }
-        }
-    }
-
-    async fn post_quietly(&self, route: &str, body: &Value) -> Result<(), EngineError> {
-        let resp = self
-            .http
-            .post(self.url(route)?)
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| transport(route, &e))?;
-        check(route, resp).await.map(drop)
-    }
-
-    /// Reads the socket until our prompt is done, failed, cancelled or late.
-    async fn wait(
-        &self,
-        socket: &mut Socket,
-        prompt_id: &str,
-        progress: &dyn Progress,
-        cancel: &Cancel,
-        deadline: Instant,
-    ) -> Result<(), EngineError> {
-        let mut percent = Percent::default();
-        let mut running = false;
-        let mut tick = tokio::time::interval(POLL);
-        loop {
-            tokio::select! {
-                frame = socket.next() => {
-                    let text = match frame {
-                        Some(Ok(Message::Text(t))) => t,
-                        // Previews (binary), pings and pongs.
-                        Some(Ok(Message::Binary(_) | Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
-                        Some(Ok(Message::Close(_))) | None => {
-                            return self.after_socket_loss(prompt_id, "ComfyUI closed the progress socket").await;
-                        }
-                        Some(Err(e)) => {
-                            return self.after_socket_loss(prompt_id, &format!("progress socket failed: {e}")).await;
-                        }
-                    };
-                    let event = Event::parse(text.as_str());
-                    if !event.is_for(prompt_id) {
-                        continue;
-                    }
-                    match event {
-                        Event::ExecutionStart { .. } => running = true,
-                        Event::Progress { value, max, .. } => {
-                            running = true;
-                            if let Some(p) = percent.step(value, max) {
-                                progress.report(p);
-                            }
-                        }
-                        Event::Executing { node: None, .. } => return Ok(()),
-                        Event::Executing { node: Some(_), .. } => running = true,
-                        Event::ExecutionError { node_id, node_type, exception_type, exception_message, .. } => {
-                            return Err(EngineError::Failed(format!(
-                                "ComfyUI node {} ({}) failed: {}{}",
-                                node_id.as_deref().unwrap_or("?"),
-                                node_type.as_deref().unwrap_or("?"),
-                                exception_type.map(|t| format!("{t}: ")).unwrap_or_default(),
-                                exception_message.as_deref().unwrap_or("no message"),
-                            )));
-                        }
-                        Event::ExecutionInterrupted { .. } => {
-                            return Err(EngineError::Failed("ComfyUI interrupted the prompt".into()));
-                        }
-                        Event::Other => {}
-                    }
-                }
-                _ = tick.tick() => {
-                    if cancel.is_cancelled() {
-                        self.abandon(prompt_id, running).await;
-                        return Err(EngineError::Cancelled);
-                    }
-                    if Instant::now() >= deadline {
-                        self.abandon(prompt_id, running).await;
-                        return Err(EngineError::Unavailable(format!(
-                            "ComfyUI did not finish within {} s", self.timeout.as_secs()
-                        )));
-                    }
-                }
-            }
-        }
-    }
-
-    /// The socket dropped: the prompt may still have finished (its history
-    /// then has outputs); otherwise the server is gone and the job retryable.
-    async fn after_socket_loss(&self, prompt_id: &str, why: &str) -> Result<(), EngineError> {
-        match self.history(prompt_id).await {
-            Ok(Some(images)) if !images.is_empty() => Ok(()),
-            _ => Err(EngineError::Unavailable(why.to_string())),
-        }
-    }
-
     /// Loads the images the job's template needs and checks what it needs
     /// before anything is sent.
     fn prepare(&self, job: &JobSpec, inputs: &[LoadedInput]) -> Result<Prepared, EngineError> {
@@ -408,51 +298,6 @@ impl ComfyUi {
             ));
         }
         Ok(prepared)
-    }
-
-    /// Queues a workflow and follows it to its end; answers the files it
-    /// saved. The socket is opened before queueing so no message about the
-    /// prompt can be missed.
-    async fn run_prompt(
-        &self,
-        workflow: &Value,
-        job: &JobSpec,
-        progress: &dyn Progress,
-        cancel: &Cancel,
-        deadline: Instant,
-    ) -> Result<Vec<Saved>, EngineError> {
-        let client_id = uuid::Uuid::now_v7().to_string();
-        let mut ws_url = self
-            .ws_base
-            .join("ws")
-            .map_err(|e| EngineError::Failed(e.to_string()))?;
-        ws_url.query_pairs_mut().append_pair("clientId", &client_id);
-        let (mut socket, _) = tokio::time::timeout(
-            CONNECT_TIMEOUT,
-            tokio_tungstenite::connect_async(ws_url.as_str().to_string()),
-        )
-        .await
-        .map_err(|_| EngineError::Unavailable("ComfyUI's websocket did not answer".into()))?
-        .map_err(|e| EngineError::Unavailable(format!("ComfyUI's websocket: {e}")))?;
-
-        let prompt_id = self.queue(workflow, &client_id).await?;
-        tracing::debug!(prompt_id, task = %job.task_id, "queued on ComfyUI");
-        let waited = self
-            .wait(&mut socket, &prompt_id, progress, cancel, deadline)
-            .await;
-        // Closing is a courtesy; the server drops the socket either way.
-        let _ = socket.close(None).await;
-        waited?;
-
-        for _ in 0..HISTORY_TRIES {
-            if let Some(found) = self.history(&prompt_id).await? {
-                return Ok(found);
-            }
-            tokio::time::sleep(HISTORY_PAUSE).await;
-        }
-        Err(EngineError::Failed(format!(
-            "ComfyUI has no history for prompt {prompt_id}"
-        )))
     }
 
     async fn execute(
@@ -529,9 +374,6 @@ impl ComfyUi {
         Ok(outputs)
     }
 }
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 #[async_trait::async_trait]
 impl Engine for ComfyUi {

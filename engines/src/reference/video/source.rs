@@ -86,7 +86,7 @@ pub fn interpolate(
 
 /// Re-encodes a video made elsewhere as this module's MP4 (H.264,
 /// `yuv420p`, `+faststart`, no audio) at its own frame rate, with the
-/// poster [`Sink`] keeps. `size` (rounded down to even) scales the video to
+/// poster `Sink` keeps. `size` (rounded down to even) scales the video to
 /// cover that size and crops the overflow, so the aspect is never
 /// distorted; `None` keeps the source's size. `max_secs` cuts it to that
 /// length. Bytes that are not a video answer [`EngineError::BadInput`].
