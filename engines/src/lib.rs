@@ -3,6 +3,13 @@
 //! progress, and returns encoded outputs; the worker stores them. The
 //! [`Router`] picks an engine by action and model family from configuration.
 //!
+//! Engines: the built-in [`reference`](mod@reference) engine (every action, images and
+//! video, non-neural), [`comfyui`] (image workflows, and Wan 2.x video
+//! workflows when configured), [`openai`] (OpenAI-compatible image API),
+//! [`openai_video`] (OpenAI-compatible Videos API) and the load-testing
+//! [`pacer`]. Remote video engines hand back what the reference engine
+//! does for a video: an H.264 MP4 with its HLS package, then its poster.
+//!
 //! Architecture Invariant: engines do no storage and know nothing of tasks,
 //! credits, queues or HTTP routes. They get bytes in and give bytes out.
 
@@ -14,8 +21,10 @@ use serde::{Deserialize, Serialize};
 
 pub mod comfyui;
 pub mod openai;
+pub mod openai_video;
 pub mod pacer;
 pub mod reference;
+mod remote_video;
 mod router;
 
 pub use router::{EngineConfig, EngineKind, Router};

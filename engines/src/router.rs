@@ -7,7 +7,7 @@ use std::sync::Arc;
 use protocol::task::Action;
 use serde::{Deserialize, Serialize};
 
-use crate::{comfyui, openai, pacer, reference, Engine, Selector};
+use crate::{comfyui, openai, openai_video, pacer, reference, Engine, Selector};
 
 /// Which adapter, and how to reach it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +23,10 @@ pub enum EngineKind {
         /// ComfyUI knows (e.g. `sd_xl_base_1.0.safetensors`).
         #[serde(default)]
         checkpoint: Option<String>,
+        /// Wan 2.x model files: set (`wan = {}` takes the defaults) to let
+        /// this server take text- and image-to-video jobs.
+        #[serde(default)]
+        wan: Option<comfyui::WanModels>,
     },
     /// An OpenAI-compatible image API (`/v1/images/generations`, `/v1/images/edits`).
     Openai {
@@ -31,6 +35,18 @@ pub enum EngineKind {
         api_key: Option<String>,
         #[serde(default)]
         model: Option<String>,
+    },
+    /// An OpenAI-compatible video API (`/v1/videos`): text and image to video.
+    OpenaiVideo {
+        url: String,
+        #[serde(default)]
+        api_key: Option<String>,
+        /// Defaults to `sora-2`.
+        #[serde(default)]
+        model: Option<String>,
+        /// How often a video's status is asked (default 2000).
+        #[serde(default)]
+        poll_ms: Option<u64>,
     },
     /// Load testing only: progress every `step_ms` for `steps` steps and a
     /// 1×1 PNG per output, no picture work (`pacer.rs`). Never a default.
@@ -76,10 +92,18 @@ impl Router {
         for (i, c) in configs.iter().enumerate() {
             let engine: Arc<dyn Engine> = match &c.kind {
                 EngineKind::Reference => Arc::new(reference::ReferenceEngine::new()),
-                EngineKind::Comfyui { url, checkpoint } => Arc::new(
-                    comfyui::ComfyUi::new(url, checkpoint.clone())
-                        .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?,
-                ),
+                EngineKind::Comfyui {
+                    url,
+                    checkpoint,
+                    wan,
+                } => {
+                    let mut e = comfyui::ComfyUi::new(url, checkpoint.clone())
+                        .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?;
+                    if let Some(wan) = wan {
+                        e = e.with_wan(wan.clone());
+                    }
+                    Arc::new(e)
+                }
                 EngineKind::Openai {
                     url,
                     api_key,
@@ -87,6 +111,15 @@ impl Router {
                 } => Arc::new(
                     openai::OpenAiImages::new(url, api_key.clone(), model.clone())
                         .map_err(|e| format!("engine {} (openai): {e}", i + 1))?,
+                ),
+                EngineKind::OpenaiVideo {
+                    url,
+                    api_key,
+                    model,
+                    poll_ms,
+                } => Arc::new(
+                    openai_video::OpenAiVideos::new(url, api_key.clone(), model.clone(), *poll_ms)
+                        .map_err(|e| format!("engine {} (openai_video): {e}", i + 1))?,
                 ),
                 EngineKind::Pacer { step_ms, steps } => Arc::new(
                     pacer::PacerEngine::new(std::time::Duration::from_millis(*step_ms), *steps)
@@ -147,6 +180,42 @@ mod tests {
         let e = r.pick(Action::TextToImage, "sdxl").unwrap();
         assert_eq!(e.info().name, "pacer");
         assert!(!e.info().neural);
+    }
+
+    #[test]
+    fn video_actions_go_to_the_configured_video_engines() {
+        let c: Vec<EngineConfig> = serde_json::from_value(serde_json::json!([
+            {"kind": "comfyui", "url": "http://127.0.0.1:8188", "families": ["wan"], "wan": {"steps": 20}},
+            {"kind": "openai_video", "url": "http://127.0.0.1:9000/v1", "api_key": "k", "poll_ms": 500},
+            {"kind": "comfyui", "url": "http://127.0.0.1:8189"}
+        ]))
+        .unwrap();
+        match &c[0].kind {
+            EngineKind::Comfyui { wan: Some(w), .. } => {
+                assert_eq!(w.steps, 20);
+                assert_eq!(w.vae, comfyui::WanModels::default().vae);
+            }
+            other => panic!("{other:?}"),
+        }
+        let r = Router::from_config(&c).unwrap();
+        let pick = |a, f| r.pick(a, f).unwrap().info().name;
+        assert_eq!(pick(Action::TextToVideo, "wan"), "comfyui");
+        assert_eq!(pick(Action::ImageToVideo, "wan"), "comfyui");
+        assert_eq!(pick(Action::TextToVideo, "kling"), "openai_video");
+        assert_eq!(pick(Action::ImageToVideo, "kling"), "openai_video");
+        // What neither remote engine does stays on the reference engine,
+        // and a ComfyUI without Wan files takes no video.
+        assert_eq!(pick(Action::MultiImageToVideo, "wan"), "reference");
+        assert_eq!(pick(Action::VideoUpscale, "wan"), "reference");
+        let plain = Router::from_config(&c[2..]).unwrap();
+        assert_eq!(
+            plain.pick(Action::TextToVideo, "wan").unwrap().info().name,
+            "reference"
+        );
+        assert_eq!(
+            plain.pick(Action::TextToImage, "sdxl").unwrap().info().name,
+            "comfyui"
+        );
     }
 
     #[test]

@@ -462,6 +462,11 @@ impl Settings {
                 kind: engines::EngineKind::Comfyui {
                     url,
                     checkpoint: env("EASEL_COMFYUI_CHECKPOINT"),
+                    // Wan 2.x video workflows, with ComfyUI's repackaged
+                    // Wan 2.1 file names (change them in the TOML file).
+                    wan: env("EASEL_COMFYUI_WAN")
+                        .filter(|v| v == "1" || v == "true")
+                        .map(|_| engines::comfyui::WanModels::default()),
                 },
                 select: Default::default(),
             });
@@ -472,6 +477,22 @@ impl Settings {
                     url,
                     api_key: env("EASEL_OPENAI_API_KEY"),
                     model: env("EASEL_OPENAI_IMAGE_MODEL"),
+                },
+                select: Default::default(),
+            });
+        }
+        if let Some(url) = env("EASEL_OPENAI_VIDEO_URL").filter(|u| !u.is_empty()) {
+            let poll_ms = match env("EASEL_OPENAI_VIDEO_POLL_MS") {
+                Some(v) => Some(num("EASEL_OPENAI_VIDEO_POLL_MS", v)?),
+                None => None,
+            };
+            self.engines.push(engines::EngineConfig {
+                kind: engines::EngineKind::OpenaiVideo {
+                    url,
+                    api_key: env("EASEL_OPENAI_VIDEO_API_KEY")
+                        .or_else(|| env("EASEL_OPENAI_API_KEY")),
+                    model: env("EASEL_OPENAI_VIDEO_MODEL"),
+                    poll_ms,
                 },
                 select: Default::default(),
             });

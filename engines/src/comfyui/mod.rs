@@ -1,29 +1,39 @@
 //! ComfyUI adapter: runs a job as a ComfyUI workflow over its HTTP API
 //! (`/upload/image`, `/prompt`, `/history`, `/view`, `/interrupt`) and
-//! follows it on its WebSocket (`/ws`).
+//! follows it on its WebSocket (`/ws`). Images use the templates of
+//! `workflow`; video jobs (when [`WanModels`] are configured) use the Wan
+//! 2.x templates of `wan`, and the saved video is transcoded and packaged
+//! like the reference engine's (`crate::remote_video`).
+//!
+//! Modules: `wire` (HTTP answers and errors), `follow` (the socket and
+//! a prompt's lifecycle), `events` (socket messages), `workflow` and
+//! `wan` (templates), `media` (image bytes).
 //!
 //! Tested against a fake server that follows ComfyUI's documented API
 //! (message shapes, routes, answers), not against a real ComfyUI: none can
 //! run where this was written.
 
 mod events;
+mod follow;
 pub(crate) mod media;
+mod wan;
+mod wire;
 mod workflow;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use protocol::task::{Action, EngineInfo, InputRole, JobSpec};
 use reqwest::Url;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
-use events::{Event, Percent};
+pub use wan::WanModels;
+use wire::{
+    check, rejection, transport, HistoryEntry, ImageRef, NodeOutput, Queued, Saved, Uploaded,
+};
 use workflow::{Inputs, Template};
 
 /// How long a whole job may take before it counts as lost (retryable).
@@ -56,6 +66,8 @@ pub struct ComfyUi {
     /// ControlNet file per preprocessor module (`canny` -> file); modules
     /// not listed use `controlnet_<family>_<module>.safetensors`.
     controlnets: HashMap<String, String>,
+    /// Wan model files; `None`: this server takes no video jobs.
+    wan: Option<WanModels>,
     timeout: Duration,
     http: reqwest::Client,
 }
@@ -91,6 +103,7 @@ impl ComfyUi {
             host,
             checkpoint: checkpoint.filter(|c| !c.trim().is_empty()),
             controlnets: HashMap::new(),
+            wan: None,
             timeout: DEFAULT_TIMEOUT,
             http,
         })
@@ -108,6 +121,13 @@ impl ComfyUi {
     pub fn with_controlnet(mut self, module: &str, file: impl Into<String>) -> ComfyUi {
         self.controlnets
             .insert(module.to_ascii_lowercase(), file.into());
+        self
+    }
+
+    /// Lets the server take video jobs (text-to-video, image-to-video,
+    /// first-and-last-frame) with Wan 2.x workflows loading these files.
+    pub fn with_wan(mut self, models: WanModels) -> ComfyUi {
+        self.wan = Some(models);
         self
     }
 
@@ -172,8 +192,8 @@ impl ComfyUi {
         Ok(queued.prompt_id)
     }
 
-    /// Outputs of a finished prompt, or `None` while it has no history.
-    async fn history(&self, prompt_id: &str) -> Result<Option<Vec<ImageRef>>, EngineError> {
+    /// Files a finished prompt saved, or `None` while it has no history.
+    async fn history(&self, prompt_id: &str) -> Result<Option<Vec<Saved>>, EngineError> {
         let resp = self
             .http
             .get(self.url(&format!("history/{prompt_id}"))?)
@@ -197,7 +217,7 @@ impl ComfyUi {
         // Node ids are numbers in strings: order them as numbers.
         nodes.sort_by_key(|(id, _)| (id.parse::<u64>().unwrap_or(u64::MAX), id.clone()));
         Ok(Some(
-            nodes.into_iter().flat_map(|(_, n)| n.images).collect(),
+            nodes.into_iter().flat_map(|(_, n)| n.saved()).collect(),
         ))
     }
 
@@ -216,118 +236,6 @@ impl ComfyUi {
         let resp = check("view", resp).await?;
         let bytes = resp.bytes().await.map_err(|e| transport("view", &e))?;
         Ok(bytes.to_vec())
-    }
-
-    /// Stops a prompt we gave up on: removes it from the queue if it has not
-    /// started and, if it runs, interrupts it. The interrupt names the
-    /// prompt (recent ComfyUI then stops only that one); it is only sent once
-    /// our prompt was seen running, so an older ComfyUI that ignores the name
-    /// does not stop someone else's work while ours still waits. Best effort:
-    /// failures are logged, the job ends either way.
-    async fn abandon(&self, prompt_id: &str, running: bool) {
-        let body = json!({ "delete": [prompt_id] });
-        if let Err(e) = self.post_quietly("queue", &body).await {
-            tracing::warn!(prompt_id, error = %e, "could not remove the prompt from ComfyUI's queue");
-        }
-        if running {
-            if let Err(e) = self
-                .post_quietly("interrupt", &json!({ "prompt_id": prompt_id }))
-                .await
-            {
-                tracing::warn!(prompt_id, error = %e, "could not interrupt ComfyUI");
-            }
-        }
-    }
-
-    async fn post_quietly(&self, route: &str, body: &Value) -> Result<(), EngineError> {
-        let resp = self
-            .http
-            .post(self.url(route)?)
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| transport(route, &e))?;
-        check(route, resp).await.map(drop)
-    }
-
-    /// Reads the socket until our prompt is done, failed, cancelled or late.
-    async fn wait(
-        &self,
-        socket: &mut Socket,
-        prompt_id: &str,
-        progress: &dyn Progress,
-        cancel: &Cancel,
-        deadline: Instant,
-    ) -> Result<(), EngineError> {
-        let mut percent = Percent::default();
-        let mut running = false;
-        let mut tick = tokio::time::interval(POLL);
-        loop {
-            tokio::select! {
-                frame = socket.next() => {
-                    let text = match frame {
-                        Some(Ok(Message::Text(t))) => t,
-                        // Previews (binary), pings and pongs.
-                        Some(Ok(Message::Binary(_) | Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
-                        Some(Ok(Message::Close(_))) | None => {
-                            return self.after_socket_loss(prompt_id, "ComfyUI closed the progress socket").await;
-                        }
-                        Some(Err(e)) => {
-                            return self.after_socket_loss(prompt_id, &format!("progress socket failed: {e}")).await;
-                        }
-                    };
-                    let event = Event::parse(text.as_str());
-                    if !event.is_for(prompt_id) {
-                        continue;
-                    }
-                    match event {
-                        Event::ExecutionStart { .. } => running = true,
-                        Event::Progress { value, max, .. } => {
-                            running = true;
-                            if let Some(p) = percent.step(value, max) {
-                                progress.report(p);
-                            }
-                        }
-                        Event::Executing { node: None, .. } => return Ok(()),
-                        Event::Executing { node: Some(_), .. } => running = true,
-                        Event::ExecutionError { node_id, node_type, exception_type, exception_message, .. } => {
-                            return Err(EngineError::Failed(format!(
-                                "ComfyUI node {} ({}) failed: {}{}",
-                                node_id.as_deref().unwrap_or("?"),
-                                node_type.as_deref().unwrap_or("?"),
-                                exception_type.map(|t| format!("{t}: ")).unwrap_or_default(),
-                                exception_message.as_deref().unwrap_or("no message"),
-                            )));
-                        }
-                        Event::ExecutionInterrupted { .. } => {
-                            return Err(EngineError::Failed("ComfyUI interrupted the prompt".into()));
-                        }
-                        Event::Other => {}
-                    }
-                }
-                _ = tick.tick() => {
-                    if cancel.is_cancelled() {
-                        self.abandon(prompt_id, running).await;
-                        return Err(EngineError::Cancelled);
-                    }
-                    if Instant::now() >= deadline {
-                        self.abandon(prompt_id, running).await;
-                        return Err(EngineError::Unavailable(format!(
-                            "ComfyUI did not finish within {} s", self.timeout.as_secs()
-                        )));
-                    }
-                }
-            }
-        }
-    }
-
-    /// The socket dropped: the prompt may still have finished (its history
-    /// then has outputs); otherwise the server is gone and the job retryable.
-    async fn after_socket_loss(&self, prompt_id: &str, why: &str) -> Result<(), EngineError> {
-        match self.history(prompt_id).await {
-            Ok(Some(images)) if !images.is_empty() => Ok(()),
-            _ => Err(EngineError::Unavailable(why.to_string())),
-        }
     }
 
     /// Loads the images the job's template needs and checks what it needs
@@ -396,10 +304,15 @@ impl ComfyUi {
         &self,
         job: &JobSpec,
         inputs: Vec<LoadedInput>,
-        progress: &dyn Progress,
+        progress: &Arc<dyn Progress>,
         cancel: &Cancel,
         deadline: Instant,
     ) -> Result<Vec<Produced>, EngineError> {
+        if job.action.is_video() {
+            return self
+                .execute_video(job, inputs, progress, cancel, deadline)
+                .await;
+        }
         let prepared = self.prepare(job, &inputs)?;
         drop(inputs);
         let mut names = Inputs {
@@ -431,42 +344,10 @@ impl ComfyUi {
             return Err(EngineError::Cancelled);
         }
 
-        // The socket is opened before queueing so no message about the
-        // prompt can be missed.
-        let client_id = uuid::Uuid::now_v7().to_string();
-        let mut ws_url = self
-            .ws_base
-            .join("ws")
-            .map_err(|e| EngineError::Failed(e.to_string()))?;
-        ws_url.query_pairs_mut().append_pair("clientId", &client_id);
-        let (mut socket, _) = tokio::time::timeout(
-            CONNECT_TIMEOUT,
-            tokio_tungstenite::connect_async(ws_url.as_str().to_string()),
-        )
-        .await
-        .map_err(|_| EngineError::Unavailable("ComfyUI's websocket did not answer".into()))?
-        .map_err(|e| EngineError::Unavailable(format!("ComfyUI's websocket: {e}")))?;
-
-        let prompt_id = self.queue(&workflow, &client_id).await?;
-        tracing::debug!(prompt_id, task = %job.task_id, "queued on ComfyUI");
-        let waited = self
-            .wait(&mut socket, &prompt_id, progress, cancel, deadline)
-            .await;
-        // Closing is a courtesy; the server drops the socket either way.
-        let _ = socket.close(None).await;
-        waited?;
-
-        let mut images = None;
-        for _ in 0..HISTORY_TRIES {
-            if let Some(found) = self.history(&prompt_id).await? {
-                images = Some(found);
-                break;
-            }
-            tokio::time::sleep(HISTORY_PAUSE).await;
-        }
-        let images = images.ok_or_else(|| {
-            EngineError::Failed(format!("ComfyUI has no history for prompt {prompt_id}"))
-        })?;
+        let saved = self
+            .run_prompt(&workflow, job, progress.as_ref(), cancel, deadline)
+            .await?;
+        let images: Vec<ImageRef> = saved.into_iter().map(|s| s.file).collect();
         if images.is_empty() {
             return Err(EngineError::Failed("ComfyUI saved no images".into()));
         }
@@ -494,9 +375,6 @@ impl ComfyUi {
     }
 }
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
 #[async_trait::async_trait]
 impl Engine for ComfyUi {
     fn info(&self) -> EngineInfo {
@@ -508,6 +386,9 @@ impl Engine for ComfyUi {
     }
 
     fn supports(&self, action: Action, _family: &str) -> bool {
+        if action.is_video() {
+            return self.wan.is_some() && wan::supports(action);
+        }
         matches!(
             action,
             Action::TextToImage
@@ -532,7 +413,7 @@ impl Engine for ComfyUi {
     ) -> Result<EngineResult, EngineError> {
         progress.report(0);
         let deadline = Instant::now() + self.timeout;
-        let run = self.execute(job, inputs, progress.as_ref(), &cancel, deadline);
+        let run = self.execute(job, inputs, &progress, &cancel, deadline);
         // The wait loop watches the deadline itself (and interrupts the
         // prompt); this bounds the uploads and downloads around it.
         let outputs = tokio::time::timeout(self.timeout + POLL * 4, run)
@@ -577,104 +458,4 @@ fn upload_of(role: InputRole, bytes: Vec<u8>) -> Upload {
         ext: kind.ext(),
         mime: kind.mime(),
     }
-}
-
-#[derive(Deserialize)]
-struct Uploaded {
-    name: String,
-    #[serde(default)]
-    subfolder: String,
-}
-
-#[derive(Deserialize)]
-struct Queued {
-    prompt_id: String,
-}
-
-#[derive(Deserialize)]
-struct HistoryEntry {
-    #[serde(default)]
-    outputs: HashMap<String, NodeOutput>,
-    #[serde(default)]
-    status: Option<HistoryStatus>,
-}
-
-#[derive(Deserialize)]
-struct HistoryStatus {
-    #[serde(default)]
-    status_str: String,
-}
-
-#[derive(Deserialize)]
-struct NodeOutput {
-    #[serde(default)]
-    images: Vec<ImageRef>,
-}
-
-/// One saved image, as `/history` lists it and `/view` takes it.
-#[derive(Debug, Deserialize)]
-struct ImageRef {
-    filename: String,
-    #[serde(default)]
-    subfolder: String,
-    /// `output`, `temp` or `input`.
-    #[serde(rename = "type", default = "output_kind")]
-    kind: String,
-}
-
-fn output_kind() -> String {
-    "output".into()
-}
-
-/// A failed exchange before any answer: the server is down or unreachable.
-fn transport(what: &str, e: &reqwest::Error) -> EngineError {
-    EngineError::Unavailable(format!("ComfyUI {what}: {e}"))
-}
-
-/// 5xx and 429 are the server's trouble (retryable); other non-2xx answers
-/// are ours (not retryable).
-async fn check(what: &str, resp: reqwest::Response) -> Result<reqwest::Response, EngineError> {
-    let status = resp.status();
-    if status.is_success() {
-        return Ok(resp);
-    }
-    let body = resp.text().await.unwrap_or_default();
-    let body: String = body.chars().take(300).collect();
-    let msg = format!("ComfyUI {what}: HTTP {status}: {body}");
-    if status.is_server_error() || status.as_u16() == 429 {
-        Err(EngineError::Unavailable(msg))
-    } else {
-        Err(EngineError::Failed(msg))
-    }
-}
-
-/// The message of a `/prompt` rejection: its `error` and each node's errors.
-fn rejection(body: &Value) -> String {
-    let error = &body["error"];
-    let mut msg = match error {
-        Value::String(s) => s.clone(),
-        _ => error["message"]
-            .as_str()
-            .unwrap_or("ComfyUI rejected the workflow")
-            .to_string(),
-    };
-    if let Some(details) = error["details"].as_str().filter(|d| !d.is_empty()) {
-        msg.push_str(": ");
-        msg.push_str(details);
-    }
-    if let Some(nodes) = body["node_errors"].as_object() {
-        for (id, node) in nodes {
-            let class = node["class_type"].as_str().unwrap_or("?");
-            for err in node["errors"].as_array().into_iter().flatten() {
-                msg.push_str(&format!(
-                    "; node {id} ({class}): {}",
-                    err["message"].as_str().unwrap_or("error")
-                ));
-                if let Some(d) = err["details"].as_str().filter(|d| !d.is_empty()) {
-                    msg.push_str(&format!(" ({d})"));
-                }
-            }
-        }
-    }
-    msg
 }

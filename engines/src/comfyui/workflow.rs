@@ -238,7 +238,7 @@ const COMFY_SAMPLERS: &[&str] = &[
 
 /// A float as JSON through its shortest decimal form, so `0.35f32` is sent
 /// as `0.35` and not `0.3499999940395355`.
-fn float(x: f32) -> Value {
+pub(crate) fn float(x: f32) -> Value {
     x.to_string()
         .parse::<f64>()
         .ok()
@@ -248,7 +248,7 @@ fn float(x: f32) -> Value {
 
 /// A file-name prefix for `SaveImage` from the task id (ComfyUI writes it
 /// into its output folder, so only safe characters).
-fn prefix(task_id: &str) -> String {
+pub(crate) fn prefix(task_id: &str) -> String {
     let safe: String = task_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -357,7 +357,7 @@ fn scaled(x: u32, ratio: f32) -> u32 {
 /// Replaces every `"$name"` string with its value; returns the first
 /// placeholder without one. Values are not walked again, so a prompt that
 /// happens to read `$seed` stays text.
-fn fill(value: &mut Value, params: &Map<String, Value>) -> Result<(), String> {
+pub(crate) fn fill(value: &mut Value, params: &Map<String, Value>) -> Result<(), String> {
     match value {
         Value::String(s) => {
             if let Some(name) = placeholder(s) {

@@ -29,7 +29,7 @@ mod raster;
 mod rng;
 mod synth;
 pub mod video;
-mod video_task;
+pub(crate) mod video_task;
 
 use raster::Rgbf;
 

@@ -144,27 +144,7 @@ pub(crate) fn run(
             video::render(&spec, &mut progress, &|| cancel.is_cancelled())?
         };
         t.check()?;
-        // Adaptive streaming: HLS variants at the allowed heights up to the
-        // video's own (spec 2 §9 plays the lowest first).
-        let package = video::hls(&out.mp4, &video::ALLOWED_HEIGHTS, &|| cancel.is_cancelled())?;
-        outputs.push(Produced {
-            bytes: out.mp4,
-            mime: "video/mp4".into(),
-            ext: "mp4".into(),
-            width: out.width,
-            height: out.height,
-            seed: spec.seed,
-            files: package,
-        });
-        outputs.push(Produced {
-            bytes: out.poster_png,
-            mime: "image/png".into(),
-            ext: "png".into(),
-            width: out.width,
-            height: out.height,
-            seed: spec.seed,
-            files: Vec::new(),
-        });
+        outputs.extend(packaged(out, spec.seed, &|| cancel.is_cancelled())?);
     }
     Ok(Outcome {
         outputs,
@@ -215,4 +195,35 @@ fn edit_kind(
         }),
     };
     Ok(VideoKind::Edit { clips, music })
+}
+
+/// A finished video as the outputs every video engine gives: the MP4 with
+/// its HLS package (variants at the allowed heights up to the video's own;
+/// spec 2 §9 plays the lowest first) in `files`, then its poster (PNG).
+pub(crate) fn packaged(
+    out: video::VideoOut,
+    seed: u64,
+    cancel: &dyn Fn() -> bool,
+) -> Result<[Produced; 2], EngineError> {
+    let package = video::hls(&out.mp4, &video::ALLOWED_HEIGHTS, cancel)?;
+    Ok([
+        Produced {
+            bytes: out.mp4,
+            mime: "video/mp4".into(),
+            ext: "mp4".into(),
+            width: out.width,
+            height: out.height,
+            seed,
+            files: package,
+        },
+        Produced {
+            bytes: out.poster_png,
+            mime: "image/png".into(),
+            ext: "png".into(),
+            width: out.width,
+            height: out.height,
+            seed,
+            files: Vec::new(),
+        },
+    ])
 }

@@ -4,7 +4,8 @@
 //! transitions, procedural effects, a mesh-warp breathing loop, Lanczos
 //! upscaling, motion-estimated extension and motion-compensated frame
 //! interpolation), encoded by Debian's `ffmpeg` run as a child process.
-//! Also the packaging of a finished video for streaming ([`renditions`],
+//! Also [`transcode`] for videos made elsewhere (remote engines), the
+//! packaging of a finished video for streaming ([`renditions`],
 //! [`hls`]) and [`probe`] for checking that bytes are a real video.
 //!
 //! This is a library: it knows nothing of tasks, queues or storage. Bytes in,
@@ -44,6 +45,7 @@ mod tests;
 
 pub use edit::{EditClip, EditMusic, MAX_EDIT_SECS, MAX_EDIT_WORK};
 pub use effects::EFFECTS;
+pub use source::transcode;
 pub use stream::{hls, renditions, ALLOWED_HEIGHTS};
 
 /// The honest label of everything this module makes.

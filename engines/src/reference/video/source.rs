@@ -5,6 +5,9 @@
 //! a coarse-to-fine search, extrapolated at constant velocity that eases
 //! out before the view would leave the last frame).
 //!
+//! Also [`transcode`]: a video made elsewhere (a remote engine's WebM or
+//! MP4) re-encoded as this module's H.264 MP4, at a given size and length.
+//!
 //! The source is decoded by one ffmpeg child and re-encoded by another;
 //! frames pass through one at a time.
 
@@ -78,6 +81,40 @@ pub fn interpolate(
         Some(frames),
         progress,
         cancel,
+    )
+}
+
+/// Re-encodes a video made elsewhere as this module's MP4 (H.264,
+/// `yuv420p`, `+faststart`, no audio) at its own frame rate, with the
+/// poster `Sink` keeps. `size` (rounded down to even) scales the video to
+/// cover that size and crops the overflow, so the aspect is never
+/// distorted; `None` keeps the source's size. `max_secs` cuts it to that
+/// length. Bytes that are not a video answer [`EngineError::BadInput`].
+pub fn transcode(
+    video: &[u8],
+    size: Option<(u32, u32)>,
+    max_secs: Option<f32>,
+    progress: &mut dyn FnMut(u32),
+    cancel: &dyn Fn() -> bool,
+) -> Result<VideoOut, EngineError> {
+    let info = probe(video)?;
+    let (w, h) = match size {
+        Some((w, h)) => even_size(w, h)?,
+        None => even_size(info.width, info.height)?,
+    };
+    let filter = if (w, h) == (info.width, info.height) {
+        "setsar=1".to_string()
+    } else {
+        format!(
+            "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},setsar=1"
+        )
+    };
+    let limit = max_secs
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(|s| (f64::from(s) * info.rate.as_f64()).round().max(1.0) as u64);
+    let planned = limit.map_or(info.frames, |l| l.min(info.frames.max(1)));
+    pass(
+        video, &filter, w, h, info.rate, planned, limit, progress, cancel,
     )
 }
 
