@@ -3,7 +3,7 @@
 // it has non-blank pixels; a blank frame or a 0 size is retried up to 5
 // times (waits of 300, 500, then 800 ms); a video that cannot play within
 // 5 s is captured anyway; a loading error rejects; on total failure an
-// empty poster with saturation 0.
+// empty poster with saturation 0. Also a video's metadata (size, seconds).
 
 /** §9 cover constants. */
 export const COVER_RETRIES = 5;
@@ -133,6 +133,30 @@ export async function captureCover(src: string): Promise<Cover> {
     }
     const canvas = document.createElement('canvas');
     return await retryCapture(() => frameCover(video, canvas), sleep);
+  } finally {
+    video.removeAttribute('src');
+    video.load();
+  }
+}
+
+/** A video's size and seconds, read from its metadata. */
+export interface VideoMeta {
+  width: number;
+  height: number;
+  duration: number;
+}
+
+/** Reads a video's metadata (rejects when it cannot be loaded within the load timeout). */
+export async function readVideoMeta(src: string): Promise<VideoMeta> {
+  const video = document.createElement('video');
+  video.muted = true;
+  video.preload = 'metadata';
+  const loaded = waitFor(video, 'loadedmetadata', LOAD_TIMEOUT_MS, false);
+  video.src = src;
+  video.load();
+  try {
+    await loaded;
+    return { width: video.videoWidth, height: video.videoHeight, duration: Number.isFinite(video.duration) ? video.duration : 0 };
   } finally {
     video.removeAttribute('src');
     video.load();

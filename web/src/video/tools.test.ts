@@ -65,7 +65,7 @@ describe('tool bodies', () => {
     expect(checkTool('upscale', null, true)).toBe('videoSourceMissing');
     expect(checkTool('extend', { ...upload, duration: 61 }, true)).toBe('videoSourceTooLong');
     expect(checkTool('extend', { ...upload, duration: 0 }, true)).toBe('videoSourceTooLong');
-    expect(checkTool('upscale', { ...upload, width: 3840 }, true)).toBe('ImageSizeExceedsError');
+    expect(checkTool('upscale', { ...upload, width: 3840 }, true)).toBe('videoUpscaleTooLarge');
     expect(checkTool('frameInterpolation', { ...upload, width: 3840 }, true)).toBeNull();
   });
 

@@ -76,13 +76,13 @@ export function sourceSeconds(source: VideoSource): number {
 }
 
 /** A message key of a client-side check, else null (the server checks the same). */
-export type ToolProblem = 'videoSourceMissing' | 'videoSourceTooLong' | 'ImageSizeExceedsError' | 'NeedLogin';
+export type ToolProblem = 'videoSourceMissing' | 'videoSourceTooLong' | 'videoUpscaleTooLarge' | 'NeedLogin';
 
 export function checkTool(tool: VideoTool, source: VideoSource | null, loggedIn: boolean): ToolProblem | null {
   if (!loggedIn) return 'NeedLogin';
   if (source === null) return 'videoSourceMissing';
   if (!(source.duration > 0) || source.duration > TOOL_MAX_SOURCE_SECS) return 'videoSourceTooLong';
-  if (tool === 'upscale' && Math.max(source.width, source.height) >= UPSCALE_MAX_SIDE) return 'ImageSizeExceedsError';
+  if (tool === 'upscale' && Math.max(source.width, source.height) >= UPSCALE_MAX_SIDE) return 'videoUpscaleTooLarge';
   return null;
 }
 

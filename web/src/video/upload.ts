@@ -261,7 +261,7 @@ export class VideoUploader {
     if (s.status !== 'fail' || this.file === null) return null;
     if (s.fileId === null) return this.start(this.file, s.fileName);
     this.emit({ type: 'resume' });
-    let done: boolean[] = [];
+    let done: boolean[];
     try {
       const addr = await this.deps.api.post<PreSignAddr>(UPLOAD_PATHS.preSignAddr, { file_id: s.fileId });
       if (addr.confirmed) return this.finish();
