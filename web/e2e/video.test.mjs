@@ -12,7 +12,8 @@
 // with ffmpeg is uploaded in parts (the progress bar reaches complete, its
 // cover is captured) and upscaled; the finished video's action bar runs
 // frame interpolation with parent_task_id, and "Reuse" fills the form from
-// the first task. Screenshots: docs/screenshots/video.png, video-tools.png.
+// the first task. A part whose PUT keeps failing stops the upload with
+// uploadError after 3 retries; "Resume" continues the same upload. Screenshots: docs/screenshots/video.png, video-tools.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -310,6 +311,43 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       await panel.locator('img.gen-image__preview').waitFor();
       assert.deepEqual(pageProblems, []);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an upload whose part keeps failing stops with uploadError after 3 retries and resumes on the same upload', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'easel-video-'));
+    const mp4 = path.join(dir, 'again.mp4');
+    const p = await context.newPage();
+    p.setDefaultTimeout(TIMEOUT_MS);
+    p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    try {
+      execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=24', '-t', '1', '-pix_fmt', 'yuv420p', mp4]);
+      // The network drops the first 4 PUTs (the part and its 3 retries).
+      let dropped = 0;
+      await p.route(/\/api\/v1\/resource\/upload\//, (route) => (dropped++ < 4 ? route.abort('failed') : route.continue()));
+      const calls = [];
+      p.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.startsWith('/api/v1/resource/pre-sign/')) calls.push(u.pathname.slice('/api/v1/resource/pre-sign/'.length));
+      });
+      await p.goto(new URL('/en/create/video', backend.url).href);
+      await p.getByRole('tab', { name: 'Edit a video', exact: true }).click();
+      const panel = p.getByRole('tabpanel');
+      await panel.getByLabel('Video file', { exact: true }).setInputFiles(mp4);
+      await p.locator('[data-testid="video-upload"][data-status="fail"]').waitFor({ timeout: 30_000 });
+      assert.equal(dropped, 4);
+      const message = p.getByTestId('video-upload-message');
+      assert.equal(await message.getAttribute('data-key'), 'uploadError');
+      assert.match((await message.textContent()) ?? '', /^The file was not uploaded\. Please upload it again\./);
+      await panel.getByRole('button', { name: /^Resume the upload/ }).click();
+      await p.locator('[data-testid="video-upload"][data-status="complete"]').waitFor();
+      assert.equal(await p.getByTestId('video-upload-progress').getAttribute('value'), '100');
+      // One pre-sign only: the retry asked which parts the server holds and kept the file_id.
+      assert.deepEqual(calls, ['get', 'getPreSignAddr', 'confirmPart', 'confirm']);
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
