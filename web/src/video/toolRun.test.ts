@@ -15,7 +15,7 @@ import { INITIAL_UPLOAD } from './upload';
 const source: VideoSource = { kind: 'task', taskId: 't1', mp4: '/files/t/t1/a.mp4', poster: undefined, width: 640, height: 360, duration: 5 };
 
 function apiAnswering(answer: () => Promise<unknown>) {
-  const post = vi.fn((_path: string, _body?: unknown) => answer());
+  const post = vi.fn<(path: string, body?: unknown) => Promise<unknown>>(() => answer());
   return { api: { post } as unknown as Pick<ApiClient, 'post'>, post };
 }
 
