@@ -302,6 +302,15 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       assert.equal((await ires.json()).status.code, 10000);
       await page.getByRole('status').filter({ hasText: TEXT.started }).waitFor();
 
+      // "My videos" lists the finished videos; picking one makes it the source; the upload comes back with its tab.
+      await panel.getByRole('radio', { name: 'My videos', exact: true }).click();
+      const mine = panel.getByRole('radiogroup', { name: 'My videos' });
+      await mine.locator(`[data-task-id="${doneTask.id}"]`).click();
+      await page.getByTestId('video-tool-source').filter({ hasText: /^Your video · 1280×720 · \d+(\.\d)? s$/ }).waitFor();
+      assert.equal(await mine.locator(`[data-task-id="${body.data.id}"]`).count(), 1, 'the upscaled video is listed');
+      await panel.getByRole('radio', { name: 'Upload a video', exact: true }).click();
+      await page.getByTestId('video-tool-source').filter({ hasText: 'out.mp4 · 320×240 · 2 s' }).waitFor();
+
       // "Reuse" on the first task opens image to video with its prompt.
       const first = page.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"]`);
       await first.getByTestId('video-action-bar').getByRole('button', { name: 'Reuse', exact: true }).click();

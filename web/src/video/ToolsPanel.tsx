@@ -19,7 +19,7 @@ import {
   videoToolOptionsAtom,
   videoToolProblemAtom,
   videoToolSourceAtom,
-  videoUploadAtom,
+  videoUploadedAtom,
 } from './toolRun';
 import { EXTEND_DURATIONS, VIDEO_TOOLS, checkTool, myVideos, taskSource, toolEstimateBody } from './tools';
 import type { VideoSource } from './tools';
@@ -109,12 +109,13 @@ export function ToolsPanel() {
   const [kind, setKind] = useAtom(videoSourceKindAtom);
   const [source, setSource] = useAtom(videoToolSourceAtom);
   const [options, setOptions] = useAtom(videoToolOptionsAtom);
-  const upload = useAtomValue(videoUploadAtom);
+  const uploaded = useAtomValue(videoUploadedAtom);
 
   function chooseKind(k: 'upload' | 'task') {
+    if (k === kind) return;
     setKind(k);
-    // An upload that finished stays the source when going back to it.
-    setSource(k === 'upload' && upload.status === 'complete' && upload.url !== null && source?.kind === 'upload' ? source : null);
+    // A finished upload is the source again when going back to it.
+    setSource(k === 'upload' ? uploaded : null);
   }
 
   return (

@@ -25,6 +25,8 @@ export const videoToolAtom = atom<VideoTool>('upscale');
 /** Where the source comes from: an upload or the user's earlier videos. */
 export const videoSourceKindAtom = atom<'upload' | 'task'>('upload');
 export const videoToolSourceAtom = atom<VideoSource | null>(null);
+/** The finished upload as a source (the source again when going back to "upload"). */
+export const videoUploadedAtom = atom<VideoSource | null>(null);
 export const videoToolOptionsAtom = atom<ToolOptions>(DEFAULT_TOOL_OPTIONS);
 export const videoToolBusyAtom = atom(false);
 export const videoToolProblemAtom = atom<VideoShownProblem | null>(null);
@@ -54,6 +56,7 @@ export async function uploadVideo(store: AppStore, api: Pick<ApiClient, 'post'>,
   localUrl = local;
   store.set(videoCoverAtom, null);
   store.set(videoToolSourceAtom, null);
+  store.set(videoUploadedAtom, null);
   store.set(videoToolProblemAtom, null);
   const meta = readVideoMeta(local).catch(() => ({ width: 0, height: 0, duration: 0 }));
   void captureCover(local)
@@ -78,11 +81,16 @@ export async function retryVideoUpload(store: AppStore, api: Pick<ApiClient, 'po
 /** §4: a refresh while in error clears the upload. */
 export function refreshVideoUpload(store: AppStore, api: Pick<ApiClient, 'post'>): void {
   videoUploader(store, api).refresh();
-  if (store.get(videoUploadAtom).status === 'init') store.set(videoCoverAtom, null);
+  if (store.get(videoUploadAtom).status === 'init') {
+    store.set(videoCoverAtom, null);
+    store.set(videoUploadedAtom, null);
+  }
 }
 
 function takeUpload(store: AppStore, url: string, name: string, meta: { width: number; height: number; duration: number }): string {
-  if (store.get(videoSourceKindAtom) === 'upload') store.set(videoToolSourceAtom, { kind: 'upload', url, name, ...meta });
+  const source: VideoSource = { kind: 'upload', url, name, ...meta };
+  store.set(videoUploadedAtom, source);
+  if (store.get(videoSourceKindAtom) === 'upload') store.set(videoToolSourceAtom, source);
   return url;
 }
 
