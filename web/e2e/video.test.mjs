@@ -8,9 +8,16 @@
 // (its HLS playlist natively where Chromium plays HLS, else through hls.js).
 // Then the same task in a browser without native HLS plays through hls.js
 // (playlists and segments fetched, the lowest level first), and with no
-// hls_uris the MP4 plays directly. Screenshot: docs/screenshots/video.png.
+// hls_uris the MP4 plays directly. On the "Edit a video" tab an MP4 made
+// with ffmpeg is uploaded in parts (the progress bar reaches complete, its
+// cover is captured) and upscaled; the finished video's action bar runs
+// frame interpolation with parent_task_id, and "Reuse" fills the form from
+// the first task. A part whose PUT keeps failing stops the upload with
+// uploadError after 3 retries; "Resume" continues the same upload. Screenshots: docs/screenshots/video.png, video-tools.png.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -24,6 +31,7 @@ const TIMEOUT_MS = 20_000;
 const TEXT = {
   pleaseSelectImage: 'Please select an image.',
   createSuccess: 'Task created. It appears in your task list.',
+  started: 'New task started.',
 };
 
 /** @type {Awaited<ReturnType<typeof startBackend>> | undefined} */
@@ -219,6 +227,138 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
     await page.getByRole('button', { name: 'Generate', exact: true }).click();
     assert.equal(await page.getByTestId('video-problem').getAttribute('data-key'), 'pleaseSelectImage');
     assert.deepEqual(pageProblems, []);
+  });
+
+  test('edit a video: upload an MP4 in parts (progress to complete, cover), upscale it, interpolate its frames, reuse a task', async () => {
+    assert.ok(doneTask, 'the first test made a video');
+    const dir = await mkdtemp(path.join(tmpdir(), 'easel-video-'));
+    const mp4 = path.join(dir, 'out.mp4');
+    try {
+      execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=24', '-t', '2', '-pix_fmt', 'yuv420p', mp4]);
+      await page.goto(new URL('/en/create/video', backend.url).href);
+      await page.getByRole('tab', { name: 'Edit a video', exact: true }).click();
+      const panel = page.getByRole('tabpanel');
+      await panel.getByRole('heading', { name: 'Edit a video' }).waitFor();
+      assert.equal(await panel.getByRole('radio', { name: /^Upscale/ }).getAttribute('aria-checked'), 'true');
+      assert.equal(await panel.getByRole('radio', { name: 'Upload a video' }).getAttribute('aria-checked'), 'true');
+
+      // Without a source: the page's own check.
+      await page.getByTestId('video-tool-run').click();
+      assert.equal(await page.getByTestId('video-tool-problem').getAttribute('data-key'), 'videoSourceMissing');
+
+      const calls = [];
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.startsWith('/api/v1/resource/')) calls.push(`${r.method()} ${u.pathname.replace(/\/upload\/[^/]+\/(\d+)$/, '/upload/{id}/$1')}`);
+      });
+      await panel.getByLabel('Video file', { exact: true }).setInputFiles(mp4);
+      const upload = page.locator('[data-testid="video-upload"][data-status="complete"]');
+      await upload.waitFor();
+      assert.equal(await page.getByTestId('video-upload-progress').getAttribute('value'), '100');
+      assert.equal(await page.getByTestId('video-upload-state').textContent(), 'out.mp4 uploaded');
+      // Spec 2 §7: pre-sign (category 8), PUT the part, confirm it, then confirm the file.
+      assert.deepEqual(calls, [
+        'POST /api/v1/resource/pre-sign/get',
+        'PUT /api/v1/resource/upload/{id}/0',
+        'POST /api/v1/resource/pre-sign/confirmPart',
+        'POST /api/v1/resource/pre-sign/confirm',
+      ]);
+      // The cover: a frame of the video (testsrc is never blank).
+      const cover = page.getByTestId('video-cover');
+      await cover.waitFor();
+      assert.equal(await cover.getAttribute('data-saturation'), '1');
+      assert.match((await cover.getAttribute('src')) ?? '', /^data:image\/jpeg;base64,/);
+      await page.getByTestId('video-tool-source').filter({ hasText: 'out.mp4 · 320×240 · 2 s' }).waitFor();
+
+      const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/upscale') && r.request().method() === 'POST');
+      await page.getByTestId('video-tool-run').click();
+      const res = await response;
+      const sent = JSON.parse(res.request().postData() ?? '{}');
+      assert.match(sent.meta.generate_video.video_url, /\/files\/u\/[0-9a-f]+\/out\.mp4$/);
+      assert.equal(sent.meta.generate_video.duration, 2);
+      assert.deepEqual([sent.meta.width, sent.meta.height], [640, 480]);
+      assert.equal(sent.parent_task_id, undefined);
+      const body = await res.json();
+      assert.equal(body.status.code, 10000, JSON.stringify(body.status));
+      await page.getByRole('status').filter({ hasText: TEXT.createSuccess }).waitFor();
+      const card = page.locator(`[data-testid="task-card"][data-task-id="${body.data.id}"]`);
+      await card.locator('[data-testid="task-video"]').waitFor({ timeout: 180_000 });
+      const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [body.data.id] }, token)).items[0];
+      assert.equal(task.status, 3, JSON.stringify(task));
+      assert.equal(task.type, 47, 'a video upscale task');
+      assert.deepEqual([task.width, task.height], [640, 480]);
+      await shot('video-tools');
+
+      // The finished video's action bar: the video tools, no audio buttons.
+      const bar = card.getByTestId('video-action-bar');
+      const names = await bar.getByRole('button').allTextContents();
+      assert.deepEqual(names, ['Extend video', 'Upscale video', 'Extend frames']);
+      const interp = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/frame-interpolation') && r.request().method() === 'POST');
+      await bar.getByRole('button', { name: 'Extend frames', exact: true }).click();
+      const ires = await interp;
+      const isent = JSON.parse(ires.request().postData() ?? '{}');
+      assert.equal(isent.parent_task_id, body.data.id);
+      assert.equal(isent.meta.generate_video.duration, 2);
+      assert.equal((await ires.json()).status.code, 10000);
+      await page.getByRole('status').filter({ hasText: TEXT.started }).waitFor();
+
+      // "My videos" lists the finished videos; picking one makes it the source; the upload comes back with its tab.
+      await panel.getByRole('radio', { name: 'My videos', exact: true }).click();
+      const mine = panel.getByRole('radiogroup', { name: 'My videos' });
+      await mine.locator(`[data-task-id="${doneTask.id}"]`).click();
+      await page.getByTestId('video-tool-source').filter({ hasText: /^Your video · 1280×720 · \d+(\.\d)? s$/ }).waitFor();
+      assert.equal(await mine.locator(`[data-task-id="${body.data.id}"]`).count(), 1, 'the upscaled video is listed');
+      await panel.getByRole('radio', { name: 'Upload a video', exact: true }).click();
+      await page.getByTestId('video-tool-source').filter({ hasText: 'out.mp4 · 320×240 · 2 s' }).waitFor();
+
+      // "Reuse" on the first task opens image to video with its prompt.
+      const first = page.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"]`);
+      await first.getByTestId('video-action-bar').getByRole('button', { name: 'Reuse', exact: true }).click();
+      await panel.getByRole('heading', { name: 'Image to video' }).waitFor();
+      assert.equal(await page.getByRole('tab', { name: 'Image to video', exact: true }).getAttribute('aria-selected'), 'true');
+      assert.equal(await panel.getByLabel('Prompt', { exact: true }).inputValue(), 'a slow dawn over a mountain valley');
+      await panel.locator('img.gen-image__preview').waitFor();
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an upload whose part keeps failing stops with uploadError after 3 retries and resumes on the same upload', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'easel-video-'));
+    const mp4 = path.join(dir, 'again.mp4');
+    const p = await context.newPage();
+    p.setDefaultTimeout(TIMEOUT_MS);
+    p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+    try {
+      execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=24', '-t', '1', '-pix_fmt', 'yuv420p', mp4]);
+      // The network drops the first 4 PUTs (the part and its 3 retries).
+      let dropped = 0;
+      await p.route(/\/api\/v1\/resource\/upload\//, (route) => (dropped++ < 4 ? route.abort('failed') : route.continue()));
+      const calls = [];
+      p.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.startsWith('/api/v1/resource/pre-sign/')) calls.push(u.pathname.slice('/api/v1/resource/pre-sign/'.length));
+      });
+      await p.goto(new URL('/en/create/video', backend.url).href);
+      await p.getByRole('tab', { name: 'Edit a video', exact: true }).click();
+      const panel = p.getByRole('tabpanel');
+      await panel.getByLabel('Video file', { exact: true }).setInputFiles(mp4);
+      await p.locator('[data-testid="video-upload"][data-status="fail"]').waitFor({ timeout: 30_000 });
+      assert.equal(dropped, 4);
+      const message = p.getByTestId('video-upload-message');
+      assert.equal(await message.getAttribute('data-key'), 'uploadError');
+      assert.match((await message.textContent()) ?? '', /^The file was not uploaded\. Please upload it again\./);
+      await panel.getByRole('button', { name: /^Resume the upload/ }).click();
+      await p.locator('[data-testid="video-upload"][data-status="complete"]').waitFor();
+      assert.equal(await p.getByTestId('video-upload-progress').getAttribute('value'), '100');
+      // One pre-sign only: the retry asked which parts the server holds and kept the file_id.
+      assert.deepEqual(calls, ['get', 'getPreSignAddr', 'confirmPart', 'confirm']);
+      assert.deepEqual(pageProblems, []);
+    } finally {
+      await p.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   /** Opens the video page in a fresh page of the same context, after `setup(page)`; answers the task's player. */

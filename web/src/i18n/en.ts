@@ -52,7 +52,7 @@ export const en = {
   PleaseSelectBaseName: 'Please select a base model.',
   pleaseUoloadImage: 'Please upload an image.',
   pleaseSelectImage: 'Please select an image.',
-  uploadError: 'The image was not uploaded. Please upload it again.',
+  uploadError: 'The file was not uploaded. Please upload it again.',
   studio25: 'A selected LoRA does not fit the base model of this checkpoint. Remove it or turn on LoRA-ignore.',
   ImageSizeTooSmall: 'The image size is below the minimum for this model.',
   ImageSizeTooLarge: 'The image size is above the maximum for this model.',

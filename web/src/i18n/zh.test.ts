@@ -3,6 +3,7 @@ import { en } from './en';
 import type { MessageKey } from './en';
 import { contentLanguage, errorMessage, messagesFor, renderErrorMessage, translate } from './messages';
 import { untranslatedKeys, zh, zh_partial } from './zh';
+import { en_video } from './en.video';
 import { ApiError } from '../api/client';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -20,6 +21,13 @@ describe('Chinese table', () => {
     }
     const table = messagesFor('zhCN');
     expect(renderErrorMessage(table, errorMessage(new ApiError({ code: 20005, key: 'PasswordError', msg: '' }, 400)))).toBe('密码错误，请重试。');
+  });
+
+  it('translates every text of the video page and its upload messages', () => {
+    for (const key of [...(Object.keys(en_video) as MessageKey[]), 'uploadError', 'uploadVideoError'] as MessageKey[]) {
+      expect(zh_partial[key], key).toBeTruthy();
+      expect(zh[key], key).not.toBe(en[key]);
+    }
   });
 
   it('keeps the placeholders of every English text', () => {

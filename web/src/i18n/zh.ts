@@ -4,6 +4,7 @@
 // fills every missing key from English, so a page never shows a raw key.
 import { en } from './en';
 import type { MessageKey, MessageTable } from './en';
+import { zh_video } from './zh.video';
 
 export const zh_partial: Partial<MessageTable> = {
   // Server message keys.
@@ -28,7 +29,6 @@ export const zh_partial: Partial<MessageTable> = {
   PleaseSelectBaseName: '请选择基础模型。',
   pleaseUoloadImage: '请上传图片。',
   pleaseSelectImage: '请选择图片。',
-  uploadError: '图片未上传成功，请重新上传。',
   studio25: '所选 LoRA 与该模型的基础模型不兼容。请移除它或开启忽略 LoRA。',
   ImageSizeTooSmall: '图片尺寸低于该模型的最小值。',
   ImageSizeTooLarge: '图片尺寸超过该模型的最大值。',
@@ -574,6 +574,7 @@ export const zh_partial: Partial<MessageTable> = {
   'gen.lane.standard': '普通通道',
   'gen.lane.upgrade': '开通快速通道',
   'gen.loraVip': '查看会员权益',
+  ...zh_video,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -13,6 +13,7 @@ import { TaskStatus } from './types';
 import type { Task } from './types';
 import { videoOutputs } from '../video/player';
 import { VideoPlayer } from '../video/VideoPlayer';
+import { VideoActionBar } from '../video/VideoActionBar';
 
 function kindLabel(t: Translate, type: number): string {
   const key = `tasks.kind.${type}`;
@@ -103,6 +104,8 @@ function Results({ task }: { task: Task }) {
         {videos.map((v, i) => (
           <VideoPlayer key={v.mp4} output={v} label={t('video.output', { index: i + 1, count: videos.length })} />
         ))}
+        {/* The tools work on the task's first video (backend tasks/video.rs source_video). */}
+        {videos[0] && <VideoActionBar task={task} output={videos[0]} />}
       </div>
     );
   }

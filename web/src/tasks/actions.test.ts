@@ -17,6 +17,15 @@ describe('the action bar gating table', () => {
     });
   });
 
+  it('shows an account the video tools on a video, without audio (add music, lip sync)', () => {
+    expect(visibleActions(grantedPermissions(true), 'video')).toEqual({
+      edit: ['videoExtension', 'videoUpscale', 'videoExtendFrame'],
+      more: [],
+    });
+    expect(visibleActions(new Set(['audioToVideo', 'lipSyncVideo', 'videoUpscale']), 'video').edit).toEqual(['videoUpscale', 'addMusic', 'lipsync']);
+    expect(visibleActions(grantedPermissions(false), 'video')).toEqual({ edit: [], more: [] });
+  });
+
   it('shows a visitor only what needs no account', () => {
     expect(visibleActions(grantedPermissions(false))).toEqual({
       edit: [],

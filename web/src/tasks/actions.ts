@@ -97,8 +97,9 @@ export const ACTION_TABLE: readonly ActionDef[] = [
 
 /**
  * The keys Easel grants (spec 2 §6 leaves the mapping to users open). An
- * account gets every image action the server performs; a visitor only the
- * ones that need no account. Video, audio, 3D, chat, editing with masks,
+ * account gets every image action the server performs and the video tools
+ * (extend, upscale, frame interpolation); a visitor only the ones that need
+ * no account. Audio (add music, lip sync), 3D, chat, editing with masks,
  * feedback and report are not offered (no service behind them yet).
  */
 export function grantedPermissions(loggedIn: boolean): ReadonlySet<PermissionKey> {
@@ -113,16 +114,23 @@ export function grantedPermissions(loggedIn: boolean): ReadonlySet<PermissionKey
     'imageSmartExpand',
     'supportSave',
     'supportPublish',
+    'videoExtend',
+    'videoUpscale',
+    'videoExtendFrame',
   ]);
 }
+
+/** The buttons that act on a video result; the rest act on an image. */
+export const VIDEO_ACTIONS: ReadonlySet<ActionButton> = new Set<ActionButton>(['videoExtension', 'videoUpscale', 'videoExtendFrame', 'addMusic', 'lipsync']);
 
 /** Buttons shown but not usable yet, with the tooltip saying why (none today: post opens the publish dialog). */
 export const DISABLED_ACTIONS: Partial<Record<ActionButton, MessageKey>> = {};
 
-/** The buttons to show, by group, in table order. */
-export function visibleActions(granted: ReadonlySet<PermissionKey>): Record<ActionGroup, ActionButton[]> {
+/** The buttons to show on an image (or a video) result, by group, in table order. */
+export function visibleActions(granted: ReadonlySet<PermissionKey>, media: 'image' | 'video' = 'image'): Record<ActionGroup, ActionButton[]> {
   const out: Record<ActionGroup, ActionButton[]> = { edit: [], more: [] };
   for (const def of ACTION_TABLE) {
+    if (VIDEO_ACTIONS.has(def.button) !== (media === 'video')) continue;
     if (granted.has(def.permission)) out[def.group].push(def.button);
   }
   return out;

@@ -3,7 +3,7 @@ import { tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
 import { estimateVideo } from '../api/video';
-import type { VideoParams } from '../api/video';
+import type { VideoEstimate, VideoParams } from '../api/video';
 import { refreshBalance } from '../generator/GenerateBar';
 import { balanceAtom } from '../generator/atoms';
 import { isMessageKey } from '../i18n/messages';
@@ -33,7 +33,6 @@ export function VideoBar({ params }: { params: VideoParams }) {
   const [generating] = useAtom(videoGeneratingAtom);
   const [problem, setProblem] = useAtom(videoProblemAtom);
   const [estimate, setEstimate] = useAtom(videoEstimateAtom);
-  const balance = useAtomValue(balanceAtom);
   const token = useAtomValue(tokenAtom);
   const trackTask = useSetAtom(trackTaskAtom);
 
@@ -77,7 +76,6 @@ export function VideoBar({ params }: { params: VideoParams }) {
     });
   }
 
-  const shownBalance = balance !== null && balance.token === token ? balance.available : null;
   return (
     <div className="gen-bar">
       {problem && (
@@ -86,16 +84,7 @@ export function VideoBar({ params }: { params: VideoParams }) {
         </p>
       )}
       <div className="gen-bar__row">
-        <div className="gen-bar__info" aria-live="polite">
-          <span data-testid="video-cost">{estimate ? t('gen.costs', { n: estimate.calculate_coins }) : t('gen.costsUnknown')}</span>
-          {estimate && showDiscount(tab, estimate) && (
-            <span className="video-discount" data-testid="video-discount">
-              <s className="muted">{estimate.calculate_coins_before_discount}</s> {t('video.discount', { rate: estimate.discount_off_rate })}
-            </span>
-          )}
-          {estimate && estimate.estimate_time > 0 && <span className="muted">{t('video.estimateTime', { seconds: estimate.estimate_time })}</span>}
-          {shownBalance !== null && <span className="muted">{t('gen.balance', { n: shownBalance })}</span>}
-        </div>
+        <VideoBarEstimate estimate={estimate} testId="video-cost" discount={showDiscount(tab, estimate)} />
         <button
           type="submit"
           className="button button--primary gen-bar__go"
@@ -109,6 +98,26 @@ export function VideoBar({ params }: { params: VideoParams }) {
           {generating ? t('gen.generating') : t('gen.generate')}
         </button>
       </div>
+    </div>
+  );
+}
+
+/** The cost line: the estimate (or "shown when ready"), the discount where it applies (§5), the time and the balance. */
+export function VideoBarEstimate({ estimate, testId, discount = false }: { estimate: VideoEstimate | null; testId: string; discount?: boolean }) {
+  const t = useT();
+  const balance = useAtomValue(balanceAtom);
+  const token = useAtomValue(tokenAtom);
+  const shownBalance = balance !== null && balance.token === token ? balance.available : null;
+  return (
+    <div className="gen-bar__info" aria-live="polite">
+      <span data-testid={testId}>{estimate ? t('gen.costs', { n: estimate.calculate_coins }) : t('gen.costsUnknown')}</span>
+      {estimate && discount && (
+        <span className="video-discount" data-testid="video-discount">
+          <s className="muted">{estimate.calculate_coins_before_discount}</s> {t('video.discount', { rate: estimate.discount_off_rate })}
+        </span>
+      )}
+      {estimate && estimate.estimate_time > 0 && <span className="muted">{t('video.estimateTime', { seconds: estimate.estimate_time })}</span>}
+      {shownBalance !== null && <span className="muted">{t('gen.balance', { n: shownBalance })}</span>}
     </div>
   );
 }

@@ -6,7 +6,8 @@ import { errorMessage, renderErrorMessage } from '../i18n/messages';
 import { useMessages, useT } from '../i18n/useT';
 import { appStore, useAtom, useAtomValue } from '../state/jotai';
 import { TaskPanel } from '../tasks';
-import { videoParamsAtom, videoProblemAtom, videoTabAtom } from './atoms';
+import { videoParamsAtom, videoPartAtom, videoProblemAtom, videoTabAtom } from './atoms';
+import { ToolsPanel } from './ToolsPanel';
 import { VideoBar } from './VideoBar';
 import { VideoFields } from './VideoFields';
 import { VIDEO_TABS } from './model';
@@ -27,7 +28,9 @@ async function loadParams(): Promise<void> {
 function Tabs({ panelId }: { panelId: string }) {
   const t = useT();
   const [tab, setTab] = useAtom(videoTabAtom);
+  const [part, setPart] = useAtom(videoPartAtom);
   const [, setProblem] = useAtom(videoProblemAtom);
+  const tools = part === 'tools';
   return (
     <div className="gen-tabs video-tabs" role="tablist" aria-label={t('video.tabs')}>
       {VIDEO_TABS.map((id) => (
@@ -36,17 +39,29 @@ function Tabs({ panelId }: { panelId: string }) {
           type="button"
           role="tab"
           id={`video-tab-${id}`}
-          className={id === tab ? 'gen-tabs__tab gen-tabs__tab--active' : 'gen-tabs__tab'}
-          aria-selected={id === tab}
+          className={id === tab && !tools ? 'gen-tabs__tab gen-tabs__tab--active' : 'gen-tabs__tab'}
+          aria-selected={id === tab && !tools}
           aria-controls={panelId}
           onClick={() => {
             setTab(id);
+            setPart('generate');
             setProblem(null);
           }}
         >
           {t(`video.tab.${id}`)}
         </button>
       ))}
+      <button
+        type="button"
+        role="tab"
+        id="video-tab-tools"
+        className={tools ? 'gen-tabs__tab gen-tabs__tab--active' : 'gen-tabs__tab'}
+        aria-selected={tools}
+        aria-controls={panelId}
+        onClick={() => setPart('tools')}
+      >
+        {t('video.tab.tools')}
+      </button>
     </div>
   );
 }
@@ -55,6 +70,7 @@ function Workspace({ params }: { params: VideoParams }) {
   const t = useT();
   const panelId = useId();
   const tab = useAtomValue(videoTabAtom);
+  const tools = useAtomValue(videoPartAtom) === 'tools';
   return (
     <div className="gen video">
       <div className="gen__main">
@@ -65,20 +81,36 @@ function Workspace({ params }: { params: VideoParams }) {
           </p>
         </header>
         <Tabs panelId={panelId} />
-        <form
-          id={panelId}
-          className="gen-form panel"
-          role="tabpanel"
-          aria-labelledby={`video-tab-${tab}`}
-          data-tab={tab}
-          noValidate
-          onSubmit={(e) => e.preventDefault()}
-        >
-          <h2 className="gen-form__title">{t(`video.tab.${tab}`)}</h2>
-          <p className="muted gen-small gen-form__hint">{t(`video.hint.${tab}`)}</p>
-          <VideoFields key={tab} params={params} />
-          <VideoBar params={params} />
-        </form>
+        {tools ? (
+          <form
+            id={panelId}
+            className="gen-form panel"
+            role="tabpanel"
+            aria-labelledby="video-tab-tools"
+            data-tab="tools"
+            noValidate
+            onSubmit={(e) => e.preventDefault()}
+          >
+            <h2 className="gen-form__title">{t('video.tab.tools')}</h2>
+            <p className="muted gen-small gen-form__hint">{t('video.hint.tools')}</p>
+            <ToolsPanel />
+          </form>
+        ) : (
+          <form
+            id={panelId}
+            className="gen-form panel"
+            role="tabpanel"
+            aria-labelledby={`video-tab-${tab}`}
+            data-tab={tab}
+            noValidate
+            onSubmit={(e) => e.preventDefault()}
+          >
+            <h2 className="gen-form__title">{t(`video.tab.${tab}`)}</h2>
+            <p className="muted gen-small gen-form__hint">{t(`video.hint.${tab}`)}</p>
+            <VideoFields key={tab} params={params} />
+            <VideoBar params={params} />
+          </form>
+        )}
       </div>
       <aside className="gen__tasks" aria-label={t('gen.tasks')}>
         <TaskPanel />

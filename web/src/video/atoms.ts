@@ -29,3 +29,7 @@ export const videoProblemAtom = atom<VideoShownProblem | null>(null);
 
 /** The last estimate of the shown form. */
 export const videoEstimateAtom = atom<VideoEstimate | null>(null);
+
+/** The page's part: the generation tabs, or the tools on an existing video. */
+export type VideoPagePart = 'generate' | 'tools';
+export const videoPartAtom = atom<VideoPagePart>('generate');
