@@ -101,6 +101,37 @@ fn allowed_type(ct: &str) -> bool {
         || ct == "application/octet-stream"
 }
 
+/// Upload categories of spec 2 §7: video and audio.
+const CATEGORY_VIDEO: i64 = 8;
+const CATEGORY_AUDIO: i64 = 59;
+
+/// The type an upload is stored and served as: a video (category 8) or
+/// audio (59) upload sent as `application/octet-stream` (the spec's audio
+/// helper does) takes its type from the file name, so that it plays in a
+/// browser and a video is checked by ffprobe like any other.
+fn media_type(category: Option<i64>, file_name: &str, ct: &str) -> String {
+    if ct != "application/octet-stream" {
+        return ct.to_owned();
+    }
+    let ext = file_name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match (category, ext.as_str()) {
+        (Some(CATEGORY_VIDEO), "webm") => "video/webm",
+        (Some(CATEGORY_VIDEO), "mov") => "video/quicktime",
+        (Some(CATEGORY_VIDEO), "mkv") => "video/x-matroska",
+        (Some(CATEGORY_VIDEO), _) => "video/mp4",
+        (Some(CATEGORY_AUDIO), "mp3") => "audio/mpeg",
+        (Some(CATEGORY_AUDIO), "wav") => "audio/wav",
+        (Some(CATEGORY_AUDIO), "ogg" | "opus") => "audio/ogg",
+        (Some(CATEGORY_AUDIO), "m4a" | "mp4") => "audio/mp4",
+        (Some(CATEGORY_AUDIO), _) => "audio/aac",
+        _ => ct,
+    }
+    .to_owned()
+}
+
 pub async fn pre_sign_get(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -131,11 +162,15 @@ pub async fn pre_sign_get(
             format!("files may be at most {max} bytes"),
         ));
     }
-    let content_type = body
-        .content_type
-        .clone()
-        .unwrap_or_else(|| "application/octet-stream".into())
-        .to_lowercase();
+    let content_type = media_type(
+        body.category,
+        &body.file_name,
+        &body
+            .content_type
+            .clone()
+            .unwrap_or_else(|| "application/octet-stream".into())
+            .to_lowercase(),
+    );
     if !allowed_type(&content_type) {
         return Err(ApiError::with_msg(
             ErrorCode::InvalidParams,

@@ -185,9 +185,20 @@ async fn frame_interpolation(
     create(req, s, b.into_inner(), "frame-interpolation").await
 }
 
-/// The action an estimate is for: multi-image by its task domain type (25),
+/// The action an estimate is for: a tool by its `action` code (47-49),
+/// multi-image by its task domain type (25),
 /// image-to-video (effects, Live2D) when images are given, else text.
 fn estimate_action(b: &VideoCreateRequest) -> Option<VideoAction> {
+    // The tools say which they are by their action code (47, 48, 49).
+    if let Some(tool) = b
+        .extra
+        .get("action")
+        .and_then(|a| a.as_i64().or_else(|| a.as_str()?.trim().parse().ok()))
+        .and_then(VideoAction::from_code)
+        .filter(|a| a.is_tool())
+    {
+        return Some(tool);
+    }
     let path = match b.task_domain_type {
         Some(25) => "multi-img-to-video",
         _ if b

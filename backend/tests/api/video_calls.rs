@@ -94,6 +94,23 @@ async fn camera_config_model_param_meta_info_and_histories() {
         .unwrap();
     assert!(h["items"].as_array().unwrap().is_empty());
 
+    // The tools' estimate: by their action code.
+    for action in [47, 48, 49] {
+        let est: Value = c
+            .post(
+                "/api/v1/task/v2/video/estimate",
+                &json!({"action": action, "parent_task_id": vid,
+                    "meta": {"width": 1280, "height": 1280, "prompt": "",
+                             "generate_video": {"generate_video_duration": 5}}}),
+            )
+            .await
+            .unwrap();
+        assert!(
+            est["calculate_coins"].as_i64().unwrap() > 0,
+            "{action}: {est}"
+        );
+    }
+
     // Restoring: the payload as sent and the tab it opens in.
     let m: Value = c
         .post(
