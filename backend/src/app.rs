@@ -320,7 +320,13 @@ impl Application {
         mall.start().await?;
         let editor =
             crate::editor::EditorService::new(store.clone(), tasks.clone(), objects.clone());
+        let upload_sweeper = crate::uploads::UploadSweeper::new(store.clone(), objects.clone());
+        upload_sweeper.clone().start(
+            Duration::from_secs(settings.generation.upload_ttl_secs),
+            Duration::from_secs(settings.generation.upload_sweep_secs),
+        );
         let state = web::Data::new(AppState {
+            upload_sweeper,
             editor,
             mall,
             square,

@@ -26,6 +26,7 @@ pub mod routes;
 pub mod square;
 pub mod state;
 pub mod tasks;
+pub mod uploads;
 pub mod web;
 pub mod worker;
 pub mod ws;

@@ -52,4 +52,6 @@ pub struct AppState {
     pub ornaments: crate::ornaments::OrnamentService,
     /// The video editor: workspaces, the media bin, exports.
     pub editor: crate::editor::EditorService,
+    /// Removes uploads left unconfirmed.
+    pub upload_sweeper: crate::uploads::UploadSweeper,
 }

@@ -357,6 +357,12 @@ impl Settings {
         if let Some(v) = env("EASEL_MAX_MEDIA_UPLOAD_BYTES") {
             g.max_media_upload_bytes = num("EASEL_MAX_MEDIA_UPLOAD_BYTES", v)?;
         }
+        if let Some(v) = env("EASEL_UPLOAD_TTL_SECS") {
+            g.upload_ttl_secs = num("EASEL_UPLOAD_TTL_SECS", v)?;
+        }
+        if let Some(v) = env("EASEL_UPLOAD_SWEEP_SECS") {
+            g.upload_sweep_secs = num::<u64>("EASEL_UPLOAD_SWEEP_SECS", v)?.max(1);
+        }
         if let Some(v) = env("EASEL_REFERENCE_STEP_MS") {
             g.reference_step_ms = num("EASEL_REFERENCE_STEP_MS", v)?;
         }

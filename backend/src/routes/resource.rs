@@ -197,6 +197,7 @@ pub async fn pre_sign_get(
     uploads(&state)
         .put(&Key::of(&file_id), &Key::empty(), &row)
         .await?;
+    state.upload_sweeper.opened(&row).await?;
     let base = base_url(&req);
     let pre_signs: Vec<String> = row
         .part_tokens
@@ -209,9 +210,7 @@ pub async fn pre_sign_get(
     ))
 }
 
-fn part_key(file_id: &str, part: usize) -> String {
-    format!("up/{file_id}/part-{part}")
-}
+use crate::uploads::part_key;
 
 /// PUT of one part to its pre-signed URL.
 pub async fn put_part(
@@ -376,11 +375,13 @@ pub async fn confirm(
         }
     }
     let key = final_key.clone();
+    let closed = row.clone();
     table
         .update(&Key::of(&row.file_id), &Key::empty(), Some(row), move |r| {
             r.key = Some(key.clone())
         })
         .await?;
+    state.upload_sweeper.closed(&closed).await?;
     Ok(ok(json!({ "status": 0, "url": url })))
 }
 

@@ -86,6 +86,10 @@ pub struct GenerationSettings {
     /// Largest video, audio or other file upload (joined and served by
     /// ranges, never held whole), in bytes.
     pub max_media_upload_bytes: u64,
+    /// An upload not confirmed this long after it began is removed, seconds.
+    pub upload_ttl_secs: u64,
+    /// How often abandoned uploads are looked for, seconds.
+    pub upload_sweep_secs: u64,
     /// Extra time per progress step of the reference engine (demos, tests of long work).
     pub reference_step_ms: u64,
     /// Tasks an account without the unlimited queue (spec 2 §6) may have
@@ -105,6 +109,8 @@ impl Default for GenerationSettings {
             visitor_daily_quota: 5,
             max_upload_bytes: 50 * 1024 * 1024,
             max_media_upload_bytes: 1_073_741_824,
+            upload_ttl_secs: 24 * 3600,
+            upload_sweep_secs: 600,
             reference_step_ms: 0,
             queue_limit: 10,
         }

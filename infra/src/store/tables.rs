@@ -40,6 +40,8 @@ pub const TASKS_BY_OWNER: TableDef = regular("tasks_by_owner");
 pub const TASKS_OPEN: TableDef = regular("tasks_open");
 /// pk (file id) · ck () → `UploadRow`. Pre-signed uploads and their parts.
 pub const UPLOADS: TableDef = regular("uploads");
+/// pk ("open") · ck (created at ms, file id) → (). Uploads not confirmed yet, oldest first, for the sweeper.
+pub const UPLOADS_OPEN: TableDef = regular("uploads_open");
 /// pk (channel id) · ck () → `ChannelRow`. The channel and its message sequence (compare-and-set).
 pub const CHANNELS: TableDef = regular("channels");
 /// pk (invite code) · ck () → channel id. Joining by invite code.
@@ -214,6 +216,7 @@ pub const ALL: &[TableDef] = &[
     TASKS_BY_OWNER,
     TASKS_OPEN,
     UPLOADS,
+    UPLOADS_OPEN,
     CHANNELS,
     CHANNEL_BY_INVITE,
     CHANNEL_MEMBERS,

@@ -1,0 +1,111 @@
+//! Abandoned uploads: every pre-signed upload is listed in `UPLOADS_OPEN`
+//! (by creation time) until it is confirmed; a sweeper removes the parts
+//! and the row of uploads left unconfirmed longer than the settings'
+//! `upload_ttl_secs` (a client that gave up, or never came back to resume).
+//! The row is removed by compare-and-set, so an upload that moved on while
+//! it was being looked at is left alone.
+
+use std::time::Duration;
+
+use infra::objects::{DynObjects, ObjectKey};
+use infra::store::{tables, DynStore, Key, ScanRange, Table};
+
+use crate::accounts::now_millis;
+use crate::routes::resource::UploadRow;
+
+/// The one partition of the open-uploads index.
+const OPEN: &str = "open";
+
+#[derive(Clone)]
+pub struct UploadSweeper {
+    uploads: Table<UploadRow>,
+    open: Table<()>,
+    objects: DynObjects,
+}
+
+/// An upload's part, in the object store.
+pub fn part_key(file_id: &str, part: usize) -> String {
+    format!("up/{file_id}/part-{part}")
+}
+
+impl UploadSweeper {
+    pub fn new(store: DynStore, objects: DynObjects) -> UploadSweeper {
+        UploadSweeper {
+            uploads: Table::new(store.clone(), &tables::UPLOADS),
+            open: Table::new(store, &tables::UPLOADS_OPEN),
+            objects,
+        }
+    }
+
+    fn ck(row: &UploadRow) -> Key {
+        Key::empty().i64(row.created_at).str(&row.file_id)
+    }
+
+    /// Lists a new upload as open.
+    pub async fn opened(&self, row: &UploadRow) -> infra::store::StoreResult<()> {
+        self.open.put(&Key::of(OPEN), &Self::ck(row), &()).await
+    }
+
+    /// A confirmed upload is no longer open.
+    pub async fn closed(&self, row: &UploadRow) -> infra::store::StoreResult<()> {
+        self.open.delete(&Key::of(OPEN), &Self::ck(row)).await
+    }
+
+    /// Removes the uploads created before `now - ttl` that are still not
+    /// confirmed; answers how many were removed.
+    pub async fn sweep(&self, ttl: Duration) -> anyhow::Result<usize> {
+        let cutoff = now_millis() - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        let range = ScanRange {
+            to: std::ops::Bound::Excluded(Key::empty().i64(cutoff)),
+            ..ScanRange::all(500)
+        };
+        let page = self.open.scan(&Key::of(OPEN), &range).await?;
+        let mut removed = 0;
+        for (ck, ()) in page.rows {
+            let mut r = ck.reader();
+            let (Some(_), Some(file_id)) = (r.i64(), r.str()) else {
+                self.open.delete(&Key::of(OPEN), &ck).await?;
+                continue;
+            };
+            let pk = Key::of(&file_id);
+            if let Some(row) = self.uploads.get(&pk, &Key::empty()).await? {
+                if row.key.is_some() {
+                    // Confirmed after all (its index entry was not removed).
+                    self.open.delete(&Key::of(OPEN), &ck).await?;
+                    continue;
+                }
+                if self
+                    .uploads
+                    .compare_and_set(&pk, &Key::empty(), &row, None)
+                    .await?
+                    .is_err()
+                {
+                    continue;
+                }
+                for i in 0..row.parts_done.len() {
+                    if let Ok(k) = ObjectKey::parse(&part_key(&file_id, i)) {
+                        let _ = self.objects.delete(&k).await;
+                    }
+                }
+                removed += 1;
+                tracing::info!(file_id, size = row.size, "upload abandoned: removed");
+            }
+            self.open.delete(&Key::of(OPEN), &ck).await?;
+        }
+        Ok(removed)
+    }
+
+    /// Sweeps every `every` in the background.
+    pub fn start(self, ttl: Duration, every: Duration) {
+        actix_web::rt::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(e) = self.sweep(ttl).await {
+                    tracing::warn!(error = %e, "upload sweep failed");
+                }
+            }
+        });
+    }
+}
