@@ -11,6 +11,7 @@ import { ExportPanel } from './ExportPanel';
 import { MediaBin } from './MediaBin';
 import { editorSession } from './services';
 import { TimelinePanel } from './TimelinePanel';
+import { MAX_NAME_CHARS } from './timeline';
 import './editor.css';
 
 /** The workspace picker, New, the name, Undo, Delete and the save state. */
@@ -51,7 +52,7 @@ function WorkspaceBar() {
         <>
           <label className="editor-field editor-field--grow">
             <span>{t('editor.name')}</span>
-            <input type="text" value={open.name} maxLength={100} onChange={(e) => editorSession.rename(e.target.value)} />
+            <input type="text" value={open.name} maxLength={MAX_NAME_CHARS} onChange={(e) => editorSession.rename(e.target.value)} />
           </label>
           <button type="button" className="button" disabled={history.length === 0} onClick={() => editorSession.undo()}>
             {t('editor.undo')}

@@ -8,7 +8,7 @@ import { createAppStore } from '../state/jotai';
 import type { EditorApi, EditorWorkspace, ExportCheck, Material, Timeline } from './api';
 import { AUDIO_UPLOAD_CATEGORY, VIDEO_UPLOAD_CATEGORY } from './api';
 import { editorExportAtom, editorHistoryAtom, editorMaterialsAtom, editorOpenAtom, editorProblemAtom, editorSaveAtom, editorUploadAtom, editorWorkspacesAtom } from './atoms';
-import { EditorSession, EXPORT_POLL_MS, SAVE_DEBOUNCE_MS, uploadCategory, videoTaskOutputs } from './session';
+import { EditorSession, EXPORT_POLL_MS, OPERATIONS_PER_SAVE, SAVE_DEBOUNCE_MS, uploadCategory, videoTaskOutputs } from './session';
 import { addClip, moveClip, replaceClip } from './timeline';
 
 function workspace(id: string, over: Partial<EditorWorkspace> = {}): EditorWorkspace {
@@ -122,6 +122,15 @@ describe('EditorSession', () => {
     session.edit({ op: 'moveClip', from: 0, to: 0 }, (t) => moveClip(t, 0, 0));
     expect(store.get(editorSaveAtom)).toBe('saved');
     expect(store.get(editorHistoryAtom)).toHaveLength(3);
+  });
+
+  it('logs many operations in batches the server takes', async () => {
+    const { api, clock, session } = setup();
+    await session.loadWorkspaces();
+    for (let i = 0; i < 120; i++) session.edit({ op: 'addClip', material_id: 'm1', index: i }, (t) => addClip(t, m1));
+    await clock.fire();
+    expect(api.saveOperations.mock.calls.map((c) => (c[1] as unknown[]).length)).toEqual([OPERATIONS_PER_SAVE, OPERATIONS_PER_SAVE, 20]);
+    expect((api.saveOperations.mock.calls[2]?.[1] as Array<{ index: number }>)[19]?.index).toBe(119);
   });
 
   it('undoes the last operation and logs the undo', async () => {

@@ -31,6 +31,8 @@ import type { EditOp } from './timeline';
 export const SAVE_DEBOUNCE_MS = 800;
 /** Export progress is asked for this often (the brief: every second). */
 export const EXPORT_POLL_MS = 1_000;
+/** The server takes at most this many operations per operation/save. */
+export const OPERATIONS_PER_SAVE = 50;
 /** Materials and workspaces per page. */
 export const EDITOR_PAGE_SIZE = 50;
 
@@ -299,9 +301,9 @@ export class EditorSession {
       this.upsert(saved);
       const now = this.store.get(editorOpenAtom);
       if (now?.workspace.workspace_id === id) this.store.set(editorOpenAtom, { ...now, workspace: saved });
-      if (ops.length > 0) {
-        const at = this.now();
-        await this.api.saveOperations(id, ops.map((o) => ({ ...o, at })));
+      const at = this.now();
+      for (let i = 0; i < ops.length; i += OPERATIONS_PER_SAVE) {
+        await this.api.saveOperations(id, ops.slice(i, i + OPERATIONS_PER_SAVE).map((o) => ({ ...o, at })));
       }
       if (!this.dirty) this.store.set(editorSaveAtom, 'saved');
       this.store.set(editorProblemAtom, null);

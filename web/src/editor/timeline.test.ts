@@ -125,13 +125,14 @@ describe("the server's checks", () => {
     ['silent', material('silent', { has_audio: false })],
   ]);
 
-  it('accepts a valid timeline', () => {
+  it('accepts a valid timeline, up to the longest edit', () => {
+    expect(timelineProblem(tl(...Array.from({ length: 20 }, (): [string, number, number] => ['a', 0, 15])), new Map([['a', material('a', { duration: 15 })]]))).toBeNull();
     expect(timelineProblem({ ...tl(['a', 0, 5], ['a', 1, 2]), music: { material_id: 'song', start: 0, volume: 1 } }, bin)).toBeNull();
   });
 
   it('names what the server would refuse', () => {
     expect(timelineProblem(tl(...Array.from({ length: MAX_CLIPS + 1 }, (): [string, number, number] => ['a', 0, 1])), bin)).toBe('editor.problem.tooManyClips');
-    expect(timelineProblem(tl(...Array.from({ length: 41 }, (): [string, number, number] => ['a', 0, 15])), bin)).toBe('editor.problem.tooLong');
+    expect(timelineProblem(tl(...Array.from({ length: 21 }, (): [string, number, number] => ['a', 0, 15])), new Map([['a', material('a', { duration: 15 })]]))).toBe('editor.problem.tooLong');
     expect(timelineProblem(tl(['gone', 0, 1]), bin)).toBe('editor.problem.missingMaterial');
     expect(timelineProblem(tl(['song', 0, 1]), bin)).toBe('editor.problem.missingMaterial');
     expect(timelineProblem(tl(['a', 2, 6]), bin)).toBe('editor.problem.badTrim');

@@ -6,12 +6,14 @@ import type { Clip, Material, Music, Timeline } from './api';
 
 /** The shortest trim window the editor makes, seconds. */
 export const MIN_CLIP_SECS = 0.1;
-/** The server's limits on a timeline. */
+/** The server's limits on a timeline (protocol/src/video/editor.rs). */
 export const MAX_CLIPS = 50;
-export const MAX_TOTAL_SECS = 600;
+export const MAX_TOTAL_SECS = 300;
 /** Music volume bounds (1 = as is). */
 export const MIN_VOLUME = 0;
 export const MAX_VOLUME = 2;
+/** Longest workspace name, characters. */
+export const MAX_NAME_CHARS = 80;
 /** Undo keeps this many steps. */
 export const HISTORY_LIMIT = 100;
 

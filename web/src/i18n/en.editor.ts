@@ -66,7 +66,7 @@ export const en_editor = {
   'editor.volume': 'Volume {pct}%',
   'editor.musicStart': 'Music starts at (s)',
   'editor.problem.tooManyClips': 'A timeline holds at most 50 clips.',
-  'editor.problem.tooLong': 'The edit may last at most 10 minutes.',
+  'editor.problem.tooLong': 'The edit may last at most 5 minutes.',
   'editor.problem.missingMaterial': 'A clip or the music uses media that is no longer in your media bin.',
   'editor.problem.badTrim': 'A clip is trimmed outside its media.',
   'editor.export': 'Export',

@@ -66,7 +66,7 @@ export const zh_editor: Partial<MessageTable> = {
   'editor.volume': '音量 {pct}%',
   'editor.musicStart': '配乐起始位置（秒）',
   'editor.problem.tooManyClips': '时间线最多容纳 50 个片段。',
-  'editor.problem.tooLong': '剪辑总时长不能超过 10 分钟。',
+  'editor.problem.tooLong': '剪辑总时长不能超过 5 分钟。',
   'editor.problem.missingMaterial': '有片段或配乐使用的素材已不在素材库中。',
   'editor.problem.badTrim': '有片段的裁剪超出了素材范围。',
   'editor.export': '导出',
