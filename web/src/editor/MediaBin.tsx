@@ -25,8 +25,8 @@ function MaterialItem({ m }: { m: Material }) {
       {m.poster_url !== null ? (
         <img className="editor-material__thumb" src={m.poster_url} alt="" loading="lazy" />
       ) : (
-        <span className="editor-material__thumb editor-material__thumb--audio" aria-hidden="true">
-          ♪
+        <span className={m.kind === 'audio' ? 'editor-material__thumb editor-material__thumb--audio' : 'editor-material__thumb'} aria-hidden="true">
+          {m.kind === 'audio' ? '♪' : '▶'}
         </span>
       )}
       <div className="editor-material__info">

@@ -108,8 +108,8 @@ function ClipRow({ clip, index, count, material, selected }: { clip: Clip; index
   const [, select] = useAtom(editorSelectedAtom);
   const n = index + 1;
   const duration = material?.duration ?? clip.end;
-  const trim = (next: Clip) => {
-    editorSession.edit({ op: 'trimClip', index, start: next.start, end: next.end }, (tl) => replaceClip(tl, index, next));
+  const trim = (next: Clip, drag = false) => {
+    editorSession.edit({ op: 'trimClip', index, start: next.start, end: next.end }, (tl) => replaceClip(tl, index, next), drag);
   };
   const move = (to: number) => {
     editorSession.edit({ op: 'moveClip', from: index, to }, (tl) => moveClip(tl, index, to));
@@ -125,7 +125,13 @@ function ClipRow({ clip, index, count, material, selected }: { clip: Clip; index
       aria-current={selected ? 'true' : undefined}
     >
       <button type="button" className="editor-clip__pick" onClick={() => select(index)} aria-label={t('editor.selectClip', { n })}>
-        {material?.poster_url ? <img src={material.poster_url} alt="" /> : <span className="editor-material__thumb" />}
+        {material?.poster_url ? (
+          <img src={material.poster_url} alt="" />
+        ) : (
+          <span className="editor-material__thumb" aria-hidden="true">
+            ▶
+          </span>
+        )}
         <span>
           <strong>{t('editor.clipN', { n })}</strong> <span className="muted gen-small">{material?.name ?? t('editor.missing')}</span>
         </span>
@@ -141,7 +147,7 @@ function ClipRow({ clip, index, count, material, selected }: { clip: Clip; index
           step={0.1}
           value={clip.start}
           aria-label={t('editor.startHandle', { n })}
-          onChange={(e) => trim(trimStart(clip, Number(e.target.value), duration))}
+          onChange={(e) => trim(trimStart(clip, Number(e.target.value), duration), true)}
         />
         <input
           type="range"
@@ -151,7 +157,7 @@ function ClipRow({ clip, index, count, material, selected }: { clip: Clip; index
           step={0.1}
           value={clip.end}
           aria-label={t('editor.endHandle', { n })}
-          onChange={(e) => trim(trimEnd(clip, Number(e.target.value), duration))}
+          onChange={(e) => trim(trimEnd(clip, Number(e.target.value), duration), true)}
         />
         <span className="muted gen-small" data-testid="clip-length">
           {t('editor.length', { len: formatSecs(clipLength(clip)), of: formatSecs(duration) })}
@@ -218,7 +224,7 @@ function MusicTrack({ materials }: { materials: ReadonlyMap<string, Material> })
                 max={MAX_VOLUME}
                 step={0.05}
                 value={music.volume}
-                onChange={(e) => editorSession.edit({ op: 'musicVolume', volume: Number(e.target.value) }, (tl) => setMusicVolume(tl, Number(e.target.value)))}
+                onChange={(e) => editorSession.edit({ op: 'musicVolume', volume: Number(e.target.value) }, (tl) => setMusicVolume(tl, Number(e.target.value)), true)}
               />
             </label>
             <SecondsInput

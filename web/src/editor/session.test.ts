@@ -92,8 +92,9 @@ describe('EditorSession', () => {
     await session.loadWorkspaces();
     session.edit({ op: 'addClip', material_id: 'm1', index: 0 }, (t) => addClip(t, m1));
     session.edit({ op: 'addClip', material_id: 'm1', index: 1 }, (t) => addClip(t, m1));
-    session.edit({ op: 'trimClip', index: 1, start: 1, end: 4 }, (t) => replaceClip(t, 1, { material_id: 'm1', start: 1, end: 4 }));
-    session.edit({ op: 'trimClip', index: 1, start: 2, end: 4 }, (t) => replaceClip(t, 1, { material_id: 'm1', start: 2, end: 4 }));
+    // Two drags of one handle: one log entry, one undo step.
+    session.edit({ op: 'trimClip', index: 1, start: 1, end: 4 }, (t) => replaceClip(t, 1, { material_id: 'm1', start: 1, end: 4 }), true);
+    session.edit({ op: 'trimClip', index: 1, start: 2, end: 4 }, (t) => replaceClip(t, 1, { material_id: 'm1', start: 2, end: 4 }), true);
     session.rename('Holiday');
     expect(store.get(editorOpenAtom)?.timeline.clips).toEqual([
       { material_id: 'm1', start: 0, end: 4 },

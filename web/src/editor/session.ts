@@ -228,13 +228,17 @@ export class EditorSession {
 
   // --- Editing ----------------------------------------------------------
 
-  /** Applies `change` to the timeline, logs `op` and schedules a save; no-op changes are dropped. */
-  edit(op: EditOp, change: (t: Timeline) => Timeline): void {
+  /**
+   * Applies `change` to the timeline, logs `op` and schedules a save; no-op
+   * changes are dropped. `drag`: from a handle or slider, so successive drags
+   * of one value make one undo step.
+   */
+  edit(op: EditOp, change: (t: Timeline) => Timeline, drag = false): void {
     const open = this.store.get(editorOpenAtom);
     if (open === null) return;
     const next = change(open.timeline);
     if (sameTimeline(next, open.timeline)) return;
-    this.store.set(editorHistoryAtom, pushHistory(this.store.get(editorHistoryAtom), op, open.timeline));
+    this.store.set(editorHistoryAtom, pushHistory(this.store.get(editorHistoryAtom), op, open.timeline, drag));
     this.store.set(editorOpenAtom, { ...open, timeline: next });
     this.pending = pushPending(this.pending, op);
     this.schedule();

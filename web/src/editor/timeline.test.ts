@@ -146,15 +146,19 @@ describe('history and the operation log', () => {
   const t1 = tl(['a', 1, 5]);
   const trim = (index: number, start: number): EditOp => ({ op: 'trimClip', index, start, end: 5 });
 
-  it('merges repeated edits of one value into one undo step that keeps the first timeline', () => {
-    let h: HistoryEntry[] = pushHistory([], trim(0, 1), t0);
-    h = pushHistory(h, trim(0, 2), t1);
-    expect(h).toEqual([{ op: trim(0, 2), before: t0 }]);
-    h = pushHistory(h, trim(1, 2), t1);
+  it('merges drags of one value into one undo step that keeps the first timeline; typed values stay apart', () => {
+    let h: HistoryEntry[] = pushHistory([], trim(0, 1), t0, true);
+    h = pushHistory(h, trim(0, 2), t1, true);
+    expect(h).toEqual([{ op: trim(0, 2), before: t0, merge: true }]);
+    h = pushHistory(h, trim(1, 2), t1, true);
     expect(h).toHaveLength(2);
-    h = pushHistory(h, { op: 'moveClip', from: 0, to: 1 }, t1);
-    h = pushHistory(h, { op: 'moveClip', from: 1, to: 0 }, t1);
+    // A typed trim after a drag of the same clip is its own step, and so is the next one.
+    h = pushHistory(h, trim(1, 3), t1);
+    h = pushHistory(h, trim(1, 4), t1);
     expect(h).toHaveLength(4);
+    h = pushHistory(h, { op: 'moveClip', from: 0, to: 1 }, t1, true);
+    h = pushHistory(h, { op: 'moveClip', from: 1, to: 0 }, t1, true);
+    expect(h).toHaveLength(6);
   });
 
   it('keeps the last 100 steps', () => {

@@ -165,13 +165,14 @@ export type EditOp =
   | { op: 'rename'; name: string }
   | { op: 'undo'; undone: EditOp };
 
-/** An undo step: the timeline before the operation. */
+/** An undo step: the timeline before the operation; `merge` when it came from a drag. */
 export interface HistoryEntry {
   op: EditOp;
   before: Timeline;
+  merge: boolean;
 }
 
-/** Repeated edits of one value (typing a trim or the name, dragging the volume) merge into one step. */
+/** Repeated edits of one value (a trim, the name, the volume) may merge into one log entry or undo step. */
 export function mergesWith(last: EditOp | undefined, next: EditOp): boolean {
   if (last === undefined) return false;
   if (last.op === 'trimClip' && next.op === 'trimClip') return last.index === next.index;
@@ -181,11 +182,15 @@ export function mergesWith(last: EditOp | undefined, next: EditOp): boolean {
   return false;
 }
 
-/** The history after `op` turned `before` into a new timeline. */
-export function pushHistory(history: readonly HistoryEntry[], op: EditOp, before: Timeline): HistoryEntry[] {
+/**
+ * The history after `op` turned `before` into a new timeline. `merge`: the
+ * op comes from dragging a handle or slider, and merges with the previous
+ * drag of the same value into one undo step; typed values are steps of their own.
+ */
+export function pushHistory(history: readonly HistoryEntry[], op: EditOp, before: Timeline, merge = false): HistoryEntry[] {
   const last = history[history.length - 1];
-  if (last !== undefined && mergesWith(last.op, op)) return [...history.slice(0, -1), { op, before: last.before }];
-  return [...history, { op, before }].slice(-HISTORY_LIMIT);
+  if (merge && last !== undefined && last.merge && mergesWith(last.op, op)) return [...history.slice(0, -1), { op, before: last.before, merge }];
+  return [...history, { op, before, merge }].slice(-HISTORY_LIMIT);
 }
 
 /** Pending log entries with `op` added; a merged edit replaces the previous one. */
