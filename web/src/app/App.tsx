@@ -3,6 +3,8 @@ import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
 import { AgentPage } from '../agent/AgentPage';
 import { ChannelsPage } from '../channels/ChannelsPage';
+import { EditorPage } from '../editor/EditorPage';
+import { isEditorPath } from '../editor/route';
 import { isChannelsPath } from '../channels/route';
 import { isTavernPath } from '../tavern/route';
 import { TavernPage } from '../tavern/TavernPage';
@@ -40,6 +42,8 @@ export function page(rest: string): ReactNode {
     case '/agent':
       return <AgentPage />;
     default:
+      // `/create/video/editor`: the video editor.
+      if (isEditorPath(path)) return <EditorPage />;
       // `/create`, `/studio` and `/create/{generateType}` (a known type only).
       if (parseGeneratorRoute(path) !== null) return <GeneratorPage />;
       // `/channels` and `/channels/{id}`.

@@ -51,6 +51,17 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Uploads `file` and answers its URL. */
 export async function uploadFile(options: UploadOptions): Promise<string> {
+  return (await uploadFileWithId(options)).url;
+}
+
+/** An uploaded file: its id (for calls that take `file_id`) and its URL. */
+export interface UploadedFile {
+  file_id: string;
+  url: string;
+}
+
+/** Uploads `file` and answers its id and URL. */
+export async function uploadFileWithId(options: UploadOptions): Promise<UploadedFile> {
   const { api, file, fileName, category } = options;
   const put = options.put ?? xhrPut;
   const sleep = options.sleep ?? defaultSleep;
@@ -82,7 +93,7 @@ export async function uploadFile(options: UploadOptions): Promise<string> {
   }
   const confirmed = await api.post<Confirmed>('/api/v1/resource/pre-sign/confirm', { file_id: sign.file_id });
   if (confirmed.status !== undefined && Number(confirmed.status) !== 0) throw new Error('upload not confirmed');
-  return confirmed.url;
+  return { file_id: sign.file_id, url: confirmed.url };
 }
 
 /** Natural size of an image file, read in the browser. */

@@ -13,10 +13,12 @@ import { en_tavern } from './en.tavern';
 import { en_works } from './en.works';
 import { en_ornaments } from './en.ornaments';
 import { en_video } from './en.video';
+import { en_editor } from './en.editor';
 
 export const en = {
   ...en_generator,
   ...en_video,
+  ...en_editor,
   ...en_tasks,
   ...en_promptui,
   ...en_channels,

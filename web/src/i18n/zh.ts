@@ -5,8 +5,10 @@
 import { en } from './en';
 import type { MessageKey, MessageTable } from './en';
 import { zh_video } from './zh.video';
+import { zh_editor } from './zh.editor';
 
 export const zh_partial: Partial<MessageTable> = {
+  ...zh_editor,
   // Server message keys.
   NeedLogin: '请先登录。',
   AccountNoExistent: '没有使用此邮箱的账号。',

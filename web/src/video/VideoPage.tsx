@@ -1,4 +1,8 @@
 import { useEffect, useId } from 'react';
+import { Link } from '../app/Link';
+import { EDITOR_PATH } from '../editor/route';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
 import { api } from '../app/services';
 import { fetchVideoParams } from '../api/video';
 import type { VideoParams } from '../api/video';
@@ -71,11 +75,15 @@ function Workspace({ params }: { params: VideoParams }) {
   const panelId = useId();
   const tab = useAtomValue(videoTabAtom);
   const tools = useAtomValue(videoPartAtom) === 'tools';
+  const locale = useAtomValue(localeAtom);
   return (
     <div className="gen video">
       <div className="gen__main">
         <header className="gen__header">
           <h1>{t('video.title')}</h1>
+          <Link to={localePath(locale, EDITOR_PATH)} className="button" data-testid="open-editor">
+            {t('video.openEditor')}
+          </Link>
           <p className="gen__note" data-testid="video-engine">
             {params.neural ? t('video.engine', { label: params.engine }) : t('video.engineReference', { label: params.engine })}
           </p>
