@@ -13,6 +13,16 @@ pub async fn probe_stored(
     key: &ObjectKey,
     size: u64,
 ) -> Result<engines::reference::video::MediaInfo, String> {
+    Ok(inspect_stored(objects, key, size, false).await?.0)
+}
+
+/// [`probe_stored`], and for a video with `poster`, its middle frame as a PNG.
+pub async fn inspect_stored(
+    objects: &DynObjects,
+    key: &ObjectKey,
+    size: u64,
+    poster: bool,
+) -> Result<(engines::reference::video::MediaInfo, Option<Vec<u8>>), String> {
     use std::io::Write;
     let tmp = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
     let mut file = tmp.reopen().map_err(|e| e.to_string())?;
@@ -31,11 +41,19 @@ pub async fn probe_stored(
             .map_err(|e| e.to_string())?;
     }
     let path = tmp.path().to_path_buf();
-    let info =
-        tokio::task::spawn_blocking(move || engines::reference::video::probe_media_path(&path))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+    let out = tokio::task::spawn_blocking(move || {
+        let info = engines::reference::video::probe_media_path(&path)?;
+        let png = match (&info.video, poster) {
+            (Some(_), true) => {
+                engines::reference::video::poster_png(&path, info.duration_ms / 2).ok()
+            }
+            _ => None,
+        };
+        Ok::<_, engines::EngineError>((info, png))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
     drop(tmp);
-    Ok(info)
+    Ok(out)
 }

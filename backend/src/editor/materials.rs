@@ -93,7 +93,18 @@ impl EditorService {
                     .key
                     .clone()
                     .ok_or_else(|| invalid("the upload is not confirmed yet"))?;
-                (key, up.file_name.clone(), MaterialSource::Upload, None)
+                // The poster made when the video was confirmed.
+                let poster = crate::routes::resource::poster_key(file_id);
+                let poster = match ObjectKey::parse(&poster) {
+                    Ok(k) => self
+                        .objects
+                        .head(&k)
+                        .await
+                        .map_err(ApiError::internal)?
+                        .map(|_| file_url(&poster)),
+                    Err(_) => None,
+                };
+                (key, up.file_name.clone(), MaterialSource::Upload, poster)
             }
             (None, Some(_)) => {
                 let task_id = required(&r.task_id, "task_id")?;

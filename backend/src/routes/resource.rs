@@ -303,7 +303,10 @@ pub async fn confirm(
         return Ok(ok(json!({ "url": url })));
     }
     if row.key.is_some() {
-        return Ok(ok(json!({ "status": 0, "url": url })));
+        let poster_url = poster_url(&state, &req, &row.file_id).await;
+        return Ok(ok(
+            json!({ "status": 0, "url": url, "poster_url": poster_url }),
+        ));
     }
     if row.parts_done.iter().any(|d| !d) {
         return Err(ApiError::with_msg(
@@ -363,9 +366,20 @@ pub async fn confirm(
         if row.content_type.starts_with("video/") {
             // What it claims: a video ffprobe can read (spec 2 §8).
             let key = object_key(&final_key)?;
-            if let Err(why) = probe_video(&state, &key, n).await {
-                let _ = state.objects.delete(&key).await;
-                return Err(ApiError::with_msg(ErrorCode::UploadVideoError, why));
+            match probe_video(&state, &key, n).await {
+                Err(why) => {
+                    let _ = state.objects.delete(&key).await;
+                    return Err(ApiError::with_msg(ErrorCode::UploadVideoError, why));
+                }
+                // A poster for every video (spec 2 §4): the middle frame.
+                Ok(Some(png)) => {
+                    state
+                        .objects
+                        .put(&object_key(&poster_key(&row.file_id))?, png, "image/png")
+                        .await
+                        .map_err(ApiError::internal)?;
+                }
+                Ok(None) => {}
             }
         }
     }
@@ -382,20 +396,36 @@ pub async fn confirm(
         })
         .await?;
     state.upload_sweeper.closed(&closed).await?;
-    Ok(ok(json!({ "status": 0, "url": url })))
+    let poster_url = poster_url(&state, &req, &closed.file_id).await;
+    Ok(ok(
+        json!({ "status": 0, "url": url, "poster_url": poster_url }),
+    ))
 }
 
-/// Checks that a stored upload is a video ffprobe can read.
+/// Checks that a stored upload is a video ffprobe can read; answers its
+/// poster (the middle frame, PNG).
 async fn probe_video(
     state: &AppState,
     key: &infra::objects::ObjectKey,
     size: u64,
-) -> Result<(), String> {
-    let info = crate::media::probe_stored(&state.objects, key, size).await?;
+) -> Result<Option<Vec<u8>>, String> {
+    let (info, poster) = crate::media::inspect_stored(&state.objects, key, size, true).await?;
     match info.video {
-        Some(v) if v.width > 0 && v.height > 0 => Ok(()),
+        Some(v) if v.width > 0 && v.height > 0 => Ok(poster),
         _ => Err("the file has no video picture".into()),
     }
+}
+
+/// The URL of an uploaded video's poster, when it has one.
+async fn poster_url(state: &AppState, req: &HttpRequest, file_id: &str) -> Option<String> {
+    let key = object_key(&poster_key(file_id)).ok()?;
+    state.objects.head(&key).await.ok().flatten()?;
+    Some(format!("{}/files/{}", base_url(req), poster_key(file_id)))
+}
+
+/// Where an uploaded video's poster is kept.
+pub fn poster_key(file_id: &str) -> String {
+    format!("u/{file_id}/poster.png")
 }
 
 // Objects up to this size are answered in one piece; larger ones (and

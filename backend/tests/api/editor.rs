@@ -113,6 +113,10 @@ async fn an_edit_of_two_clips_and_music_exports_as_a_video() {
     let uploaded = call(&c, "material/upload", json!({"file_id": clip})).await;
     assert_eq!(uploaded["has_audio"], true);
     assert_eq!(uploaded["name"], "street.mp4");
+    assert!(uploaded["poster_url"]
+        .as_str()
+        .unwrap()
+        .ends_with("/poster.png"));
     let song = upload(&c, &lavfi(0, 0, 8), "song.m4a", "audio/mp4", 59).await;
     let music = call(&c, "material/upload", json!({"file_id": song})).await;
     assert_eq!(music["kind"], "audio");

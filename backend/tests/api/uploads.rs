@@ -254,5 +254,69 @@ async fn a_video_upload_must_be_a_video() {
             (200, "video/mp4", clip.mp4.len()),
             "sent as {sent}, served as a video"
         );
+        // A poster for every video: its middle frame.
+        let (status, ct, png) = user
+            .get_bytes(done["poster_url"].as_str().unwrap())
+            .await
+            .unwrap();
+        assert_eq!((status, ct.as_str()), (200, "image/png"));
+        let poster = image::load_from_memory(&png).unwrap();
+        assert_eq!((poster.width(), poster.height()), (160, 90));
     }
+}
+
+#[tokio::test]
+async fn abandoned_uploads_are_swept_with_their_parts() {
+    let app = crate::helpers::spawn_app_with(&[
+        ("EASEL_UPLOAD_TTL_SECS", "1"),
+        ("EASEL_UPLOAD_SWEEP_SECS", "1"),
+    ])
+    .await;
+    let (_, user) = app.user("Quitter").await;
+    // Two parts announced; one sent, then the client goes away.
+    const CHUNK: u64 = 20 * MIB;
+    let size = CHUNK + 10;
+    let pre: Value = user
+        .post(
+            "/api/v1/resource/pre-sign/get",
+            &json!({"file_size": size, "file_name": "gone.mp4", "content_type": "video/mp4", "category": 8}),
+        )
+        .await
+        .unwrap();
+    let r = reqwest::Client::new()
+        .put(pre["pre_signs"][0].as_str().unwrap())
+        .body(part_bytes(0, CHUNK))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let parts = app
+        .data
+        .path()
+        .join("objects")
+        .join("up")
+        .join(pre["file_id"].as_str().unwrap());
+    assert!(parts.exists(), "the part is stored at {parts:?}");
+    // A confirmed upload of the same moment is kept.
+    let kept = upload(&user, &[7u8; 64], "audio/mp4").await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let e = user
+            .post::<_, Value>(
+                "/api/v1/resource/pre-sign/getPreSignAddr",
+                &json!({"file_id": pre["file_id"]}),
+            )
+            .await;
+        if e.is_err() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the upload was never swept"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(!parts.join("part-0").exists(), "its part is deleted");
+    let (status, _, body) = user.get_bytes(kept["url"].as_str().unwrap()).await.unwrap();
+    assert_eq!((status, body.len()), (200, 64));
 }

@@ -284,6 +284,35 @@ pub fn probe_media_path(path: &std::path::Path) -> Result<MediaInfo, EngineError
     ffmpeg::probe_media_file(path)
 }
 
+/// A poster for a video file on disk: its frame at `at_ms` (clamped to the
+/// video) as a PNG, by ffmpeg.
+pub fn poster_png(path: &std::path::Path, at_ms: u64) -> Result<Vec<u8>, EngineError> {
+    let dir = ffmpeg::tempdir()?;
+    let out = dir.path().join("poster.png");
+    let args: Vec<String> = vec![
+        "-hide_banner".into(),
+        "-loglevel".into(),
+        "error".into(),
+        "-nostdin".into(),
+        "-ss".into(),
+        format!("{:.3}", at_ms as f64 / 1000.0),
+        "-i".into(),
+        path.to_string_lossy().into_owned(),
+        "-frames:v".into(),
+        "1".into(),
+        "-update".into(),
+        "1".into(),
+        out.to_string_lossy().into_owned(),
+    ];
+    ffmpeg::run(&args, dir.path(), &|| false)?;
+    let png =
+        std::fs::read(&out).map_err(|e| EngineError::Failed(format!("no poster frame: {e}")))?;
+    if png.is_empty() {
+        return Err(EngineError::Failed("no poster frame".into()));
+    }
+    Ok(png)
+}
+
 /// Makes the video. `progress` gets 0..=100 as frames are written (never
 /// going down); `cancel` is polled between frames, and when it answers true
 /// the ffmpeg child is killed and the answer is [`EngineError::Cancelled`].
