@@ -142,3 +142,107 @@ async fn camera_config_model_param_meta_info_and_histories() {
         );
     }
 }
+
+/// The ffmpeg processes whose parent is `pid`.
+fn ffmpeg_children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...
+        let Some((comm, rest)) = stat.split_once(") ") else {
+            continue;
+        };
+        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) && comm.ends_with("(ffmpeg") {
+            out.push(child);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn cancel_mid_encode_stops_ffmpeg_and_refunds_once() {
+    use std::time::Duration;
+    let app = crate::helpers::spawn_app_with(&[
+        ("EASEL_REFERENCE_STEP_MS", "150"),
+        ("EASEL_WORKERS", "1"),
+    ])
+    .await;
+    let (_, c) = app.user("Quitter").await;
+    let assets = || async {
+        c.post::<_, Value>("/api/v1/payment/assets/get", &json!({}))
+            .await
+            .unwrap()
+    };
+    let before = assets().await;
+    let body = json!({"model_no": "wan_video", "model_ver_no": "wan_video",
+        "meta": {"prompt": "a slow tide", "width": 640, "height": 640, "aspect_ratio": "1:1",
+                 "n_iter": 1, "generate_video": {"generate_video_duration": 5}}});
+    let id = c
+        .create_task("/api/v1/task/v2/video/text-to-video", &body)
+        .await
+        .unwrap();
+    assert!(assets().await["held"].as_i64().unwrap() > 0);
+    // Mid-encode: running, some frames written, ffmpeg alive.
+    let deadline = std::time::Instant::now() + TASK_WAIT;
+    loop {
+        let t = c
+            .batch_progress(std::slice::from_ref(&id))
+            .await
+            .unwrap()
+            .remove(0);
+        if t.status == TaskStatus::Running && t.process >= 5 {
+            break;
+        }
+        assert!(
+            t.status != TaskStatus::Success,
+            "finished before it could be cancelled"
+        );
+        assert!(std::time::Instant::now() < deadline, "never ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pid = app.pid().unwrap();
+    assert!(!ffmpeg_children(pid).is_empty(), "the encoder runs");
+    let t: protocol::task::TaskView = c
+        .post(
+            "/api/v1/task/operate",
+            &json!({"id": id, "operate": "cancel"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(t.status, TaskStatus::Ended);
+    assert_eq!(t.deduction_detail.state, "voided");
+    // A second cancel changes nothing.
+    let _ = c
+        .post::<_, Value>(
+            "/api/v1/task/operate",
+            &json!({"id": id, "operate": "cancel"}),
+        )
+        .await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !ffmpeg_children(pid).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ffmpeg was not stopped"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = assets().await;
+    assert_eq!(after["coins"], before["coins"], "refunded: nothing charged");
+    assert_eq!(after["held"], 0);
+    assert_eq!(
+        after["available"], before["available"],
+        "refunded once, not twice"
+    );
+    let t = c
+        .batch_progress(std::slice::from_ref(&id))
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!((t.status, t.video_uris.len()), (TaskStatus::Ended, 0));
+}
