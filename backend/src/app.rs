@@ -326,6 +326,7 @@ impl Application {
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
         let state = web::Data::new(AppState {
+            reports: crate::reports::ReportService::new(store.clone()),
             upload_sweeper,
             editor,
             mall,

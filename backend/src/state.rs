@@ -52,6 +52,8 @@ pub struct AppState {
     pub ornaments: crate::ornaments::OrnamentService,
     /// The video editor: workspaces, the media bin, exports.
     pub editor: crate::editor::EditorService,
+    /// Users' reports of works.
+    pub reports: crate::reports::ReportService,
     /// Removes uploads left unconfirmed.
     pub upload_sweeper: crate::uploads::UploadSweeper,
 }

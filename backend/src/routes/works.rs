@@ -85,6 +85,26 @@ pub async fn video_play(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequ
     Ok(ok(json!({ "id": b.id, "plays": plays })))
 }
 
+#[derive(Debug, serde::Deserialize)]
+pub struct VideoReport {
+    pub id: String,
+    pub reason: String,
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// `ai-video/report` (spec 3 §7): reports a video post (one report per
+/// reporter and post; a second replaces the first).
+pub async fn video_report(a: Authed, s: web::Data<AppState>, b: Body<VideoReport>) -> ApiResult {
+    let me = &a.0.account.id;
+    let owner = s.square.video_author(Some(me), &b.id).await?;
+    let updated = s
+        .reports
+        .report(me, "video", &b.id, &owner, &b.reason, &b.detail)
+        .await?;
+    Ok(ok(json!({ "updated": updated })))
+}
+
 pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
     s.square.delete(&a.0.account, &b.id).await?;
     Ok(ok(json!({})))
@@ -233,6 +253,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/post/video/add", web::post().to(publish_video))
         .route("/ai-video/detail", web::post().to(video_detail))
         .route("/ai-video/play", web::post().to(video_play))
+        .route("/ai-video/report", web::post().to(video_report))
         .route("/post/video/edit", web::post().to(edit))
         .route("/post/detail", web::post().to(detail))
         .route("/post/content/check", web::post().to(check))

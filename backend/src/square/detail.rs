@@ -40,6 +40,15 @@ impl SquareService {
         self.detail_of(viewer, w).await
     }
 
+    /// The author of a video post the viewer may see (to report it).
+    pub async fn video_author(&self, viewer: Option<&str>, id: &str) -> Result<String, ApiError> {
+        let w = self.visible_work(viewer, id).await?;
+        if w.kind != PostKind::Video {
+            return Err(protocol::ErrorCode::NotFound.into());
+        }
+        Ok(w.author)
+    }
+
     /// `ai-video/play`: counts one play of a video post anyone may see;
     /// answers the plays so far.
     pub async fn video_play(&self, viewer: Option<&str>, id: &str) -> Result<i64, ApiError> {

@@ -196,6 +196,12 @@ pub const ORNAMENTS_WORN: TableDef = regular("ornaments_worn");
 /// pk (work id) · ck () → `WorkFrameRow`. The frame a work wears.
 pub const WORK_FRAMES: TableDef = regular("work_frames");
 
+// Reports of works (other than characters)
+/// pk ("{kind}:{object id}") · ck (reporter id) → `ReportRow`. One report per reporter and object.
+pub const REPORTS: TableDef = regular("reports");
+/// pk ("all") · ck (updated at ms, kind, object id, reporter) → (). Reports newest first, for operators.
+pub const REPORTS_BY_TIME: TableDef = regular("reports_by_time");
+
 // Video editor
 /// pk (account id) · ck (workspace id, time-ordered) → `WorkspaceRow`. An account's edits, newest last.
 pub const EDITOR_WORKSPACES: TableDef = regular("editor_workspaces");
@@ -284,6 +290,8 @@ pub const ALL: &[TableDef] = &[
     ORNAMENT_CLAIMS,
     ORNAMENTS_WORN,
     WORK_FRAMES,
+    REPORTS,
+    REPORTS_BY_TIME,
     // Video editor
     EDITOR_WORKSPACES,
     EDITOR_MATERIALS,
