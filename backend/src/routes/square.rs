@@ -119,7 +119,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ("/square/v3/model/list", K::Model, O::New, false),
         ("/square/v3/model/recommend", K::Model, O::Recommend, false),
         ("/square/v3/model/new/recommend", K::Model, O::New, false),
-        ("/square/v3/app/list", K::App, O::New, false),
         (
             "/square/v3/design_template/recommend",
             K::DesignTemplate,
@@ -172,15 +171,19 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     for &(path, kind, default, force) in feeds {
         cfg.route(path, web::post().to(feed_as(kind, default, force)));
     }
-    cfg.route("/square/v3/collect/list", web::post().to(collect_list))
-        .route("/square/v3/account/list", web::post().to(account_list))
-        .route("/square/v3/ai_filter", web::post().to(config))
-        .route("/square/column/config", web::post().to(config))
-        .route("/square/component/config-v2", web::post().to(config))
-        .route(
-            "/square/my-artwork/community",
-            web::post().to(super::works::my_works),
-        );
+    cfg.route(
+        "/square/v3/app/list",
+        web::post().to(super::video::effect_apps),
+    )
+    .route("/square/v3/collect/list", web::post().to(collect_list))
+    .route("/square/v3/account/list", web::post().to(account_list))
+    .route("/square/v3/ai_filter", web::post().to(config))
+    .route("/square/column/config", web::post().to(config))
+    .route("/square/component/config-v2", web::post().to(config))
+    .route(
+        "/square/my-artwork/community",
+        web::post().to(super::works::my_works),
+    );
 }
 
 #[cfg(test)]

@@ -34,6 +34,80 @@ pub fn scope() -> actix_web::Scope {
         .route("/model-param", web::post().to(model_param))
         .route("/get-meta-info", web::post().to(get_meta_info))
         .route("/histories", web::post().to(histories))
+        .route("/effect-preview", web::get().to(effect_preview))
+}
+
+/// What an effect preview is painted from, per input slot.
+const PREVIEW_SUBJECTS: [&str; 3] = [
+    "a portrait in warm light, soft background",
+    "a seaside town at golden hour",
+    "a forest path in autumn",
+];
+/// Preview side, pixels.
+const PREVIEW_SIDE: u32 = 320;
+
+/// `square/v3/app/list` (spec 3 §7: "the app/list call also supplies video
+/// effect templates"): the effect templates as AI-app cards (obj_type 14,
+/// spec 1 §3), with a preview picture, their input slots and cost.
+pub async fn effect_apps() -> ApiResult {
+    let items: Vec<_> = EFFECT_TEMPLATES
+        .iter()
+        .map(|t| {
+            json!({
+                "obj_type": 14,
+                "id": t.id,
+                "template_id": t.id,
+                "title": t.name,
+                "cover": {"url": format!("/api/v1/task/v2/video/effect-preview?id={}", t.id)},
+                "inputs": t.inputs,
+                "duration": t.duration,
+                "fps": t.fps,
+                "credits": t.credits,
+                "neural": false,
+            })
+        })
+        .collect();
+    Ok(ok(json!({ "items": items, "next_cursor": null })))
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct PreviewQuery {
+    id: String,
+}
+
+/// `GET video/effect-preview?id=`: a still of the effect template over the
+/// reference painting (PNG), made once and kept in the object store.
+async fn effect_preview(
+    s: web::Data<AppState>,
+    q: web::Query<PreviewQuery>,
+) -> Result<actix_web::HttpResponse, ApiError> {
+    let t = protocol::video::effect_template(&q.id).ok_or(ErrorCode::NotFound)?;
+    let key = crate::error::object_key(&format!("fx/{}/preview-{PREVIEW_SIDE}.png", t.id))?;
+    let png = match s.objects.get(&key).await.map_err(ApiError::internal)? {
+        Some(obj) => obj.bytes,
+        None => {
+            let (id, n) = (t.id, usize::from(t.inputs).clamp(1, PREVIEW_SUBJECTS.len()));
+            let png = web::block(move || {
+                engines::reference::video::effect_preview(
+                    id,
+                    PREVIEW_SUBJECTS.get(..n).unwrap_or(&PREVIEW_SUBJECTS),
+                    PREVIEW_SIDE,
+                )
+            })
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::internal)?;
+            s.objects
+                .put(&key, png.clone(), "image/png")
+                .await
+                .map_err(ApiError::internal)?;
+            png
+        }
+    };
+    Ok(actix_web::HttpResponse::Ok()
+        .content_type("image/png")
+        .insert_header(("cache-control", "public, max-age=86400"))
+        .body(png))
 }
 
 /// `task/v2/camera/config` (spec 2 §3, §7): the camera control modes, their

@@ -855,7 +855,6 @@ async fn feeds_of_missing_content_answer_empty_pages_and_tags_are_counted() {
     for path in [
         "/api/v1/square/v3/model/list",
         "/api/v1/square/v3/timbre/list",
-        "/api/v1/square/v3/app/list",
         "/api/v1/square/v3/ebook/list",
     ] {
         let p = post(&app.client, path, json!({"order_by": "new"})).await;

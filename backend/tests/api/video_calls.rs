@@ -55,6 +55,39 @@ async fn camera_config_model_param_meta_info_and_histories() {
         Some("InvalidParams")
     );
 
+    // The effect templates as AI-app cards with a preview picture.
+    let apps: Value = c
+        .post("/api/v1/square/v3/app/list", &json!({}))
+        .await
+        .unwrap();
+    let first = &apps["items"][0];
+    assert_eq!(
+        (first["obj_type"].as_u64(), first["id"].as_str()),
+        (Some(14), Some("zoom_burst"))
+    );
+    assert!(apps["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["inputs"] == 3));
+    let (status, ct, png) = c
+        .get_bytes(first["cover"]["url"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!((status, ct.as_str()), (200, "image/png"));
+    let img = image::load_from_memory(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (320, 320));
+    let (again_status, _, again) = c
+        .get_bytes("/api/v1/task/v2/video/effect-preview?id=zoom_burst")
+        .await
+        .unwrap();
+    assert_eq!((again_status, again), (200, png), "made once, kept");
+    let (missing, _, _) = c
+        .get_bytes("/api/v1/task/v2/video/effect-preview?id=nope")
+        .await
+        .unwrap();
+    assert_eq!(missing, 404);
+
     // An image task and a video task: histories has only the video.
     let sd = checkpoint(&c, "sd").await;
     let img = c
