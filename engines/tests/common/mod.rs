@@ -126,6 +126,7 @@ pub fn video_job(action: Action, w: u32, h: u32, secs: u32, images: &[VideoImage
         parent_task_id: None,
         sampler: None,
         scheduler: "normal".into(),
+        edit: None,
     };
     JobSpec {
         task_id: "task-7".into(),
