@@ -11,9 +11,12 @@
 // hls_uris the MP4 plays directly. On the "Edit a video" tab an MP4 made
 // with ffmpeg is uploaded in parts (the progress bar reaches complete, its
 // cover is captured) and upscaled; the finished video's action bar runs
-// frame interpolation with parent_task_id, and "Reuse" fills the form from
-// the first task. A part whose PUT keeps failing stops the upload with
-// uploadError after 3 retries; "Resume" continues the same upload. Screenshots: docs/screenshots/video.png, video-tools.png.
+// frame interpolation with parent_task_id, "My videos" lists the finished
+// videos (video/histories), and "Reuse" fills the form from the first task's
+// create payload (get-meta-info: model, duration, camera move, prompt,
+// picture). A part whose PUT keeps failing stops the upload with
+// uploadError after 3 retries; "Resume" continues the same upload.
+// Screenshots: docs/screenshots/video.png, video-tools.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -303,7 +306,9 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       await page.getByRole('status').filter({ hasText: TEXT.started }).waitFor();
 
       // "My videos" lists the finished videos; picking one makes it the source; the upload comes back with its tab.
+      const listed = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/histories') && r.request().method() === 'POST');
       await panel.getByRole('radio', { name: 'My videos', exact: true }).click();
+      assert.equal((await (await listed).json()).status.code, 10000);
       const mine = panel.getByRole('radiogroup', { name: 'My videos' });
       await mine.locator(`[data-task-id="${doneTask.id}"]`).click();
       await page.getByTestId('video-tool-source').filter({ hasText: /^Your video · 1280×720 · \d+(\.\d)? s$/ }).waitFor();
@@ -311,12 +316,24 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       await panel.getByRole('radio', { name: 'Upload a video', exact: true }).click();
       await page.getByTestId('video-tool-source').filter({ hasText: 'out.mp4 · 320×240 · 2 s' }).waitFor();
 
-      // "Reuse" on the first task opens image to video with its prompt.
+      // "Reuse" on the first task: its create payload (get-meta-info) opens image to video with
+      // everything it was made with: Flow, 5 s, Zoom at 4, the prompt and the picture (the task
+      // view alone would give the tab's first model, Lite, its 10 s and no camera move).
       const first = page.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"]`);
+      const meta = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/get-meta-info') && r.request().method() === 'POST');
       await first.getByTestId('video-action-bar').getByRole('button', { name: 'Reuse', exact: true }).click();
+      const mres = await meta;
+      assert.deepEqual(JSON.parse(mres.request().postData() ?? '{}'), { task_id: doneTask.id, task_flow_version: 'v2' });
+      const minfo = await mres.json();
+      assert.equal(minfo.status.code, 10000, JSON.stringify(minfo.status));
+      assert.equal(minfo.data.tab, 'img2video');
       await panel.getByRole('heading', { name: 'Image to video' }).waitFor();
       assert.equal(await page.getByRole('tab', { name: 'Image to video', exact: true }).getAttribute('aria-selected'), 'true');
       assert.equal(await panel.getByLabel('Prompt', { exact: true }).inputValue(), 'a slow dawn over a mountain valley');
+      assert.equal(await panel.getByLabel('Model', { exact: true }).inputValue(), 'easelFlow');
+      assert.equal(await panel.getByLabel('Duration', { exact: true }).inputValue(), '5');
+      assert.equal(await panel.getByLabel('Camera control', { exact: true }).inputValue(), 'Zoom');
+      assert.equal(await panel.getByLabel(/^Camera offset/).inputValue(), '4');
       await panel.locator('img.gen-image__preview').waitFor();
       assert.deepEqual(pageProblems, []);
     } finally {

@@ -1,6 +1,7 @@
 // Wire types and calls of the video feature (backend/src/routes/video.rs,
 // protocol/src/video/{request,models,cost}.rs, spec 2 §7). Keep the field
 // names exactly as on the wire.
+import type { ListAnswer } from '../tasks/types';
 import type { ApiClient, CallOptions } from './client';
 
 export const VIDEO_BASE = '/api/v1/task/v2/video';
@@ -10,6 +11,8 @@ export const VIDEO_PATHS = {
   multiImgToVideo: `${VIDEO_BASE}/multi-img-to-video`,
   estimate: `${VIDEO_BASE}/estimate`,
   modelGenParam: `${VIDEO_BASE}/model-gen-param`,
+  getMetaInfo: `${VIDEO_BASE}/get-meta-info`,
+  histories: `${VIDEO_BASE}/histories`,
 } as const;
 
 /** A `resolution_param.options[]` entry. */
@@ -118,4 +121,60 @@ export function createVideo(api: Poster, path: string, body: VideoCreateBody, op
 
 export function estimateVideo(api: Poster, body: VideoCreateBody, options?: CallOptions): Promise<VideoEstimate> {
   return api.post<VideoEstimate>(VIDEO_PATHS.estimate, body, options);
+}
+
+/**
+ * A video task's create payload as `get-meta-info` gives it back: the body
+ * as sent, re-serialized by the server (protocol/src/video/request.rs), so
+ * any field may be missing or null, and a camera mode may be a label
+ * (`Zoom`) or a wire name (`camera_movement`).
+ */
+export interface StoredVideoPayload {
+  model_no?: string | null;
+  model_ver_no?: string | null;
+  template_id?: string | null;
+  ss?: string | null;
+  task_domain_type?: number | null;
+  meta?: {
+    prompt?: string | null;
+    negative_prompt?: string | null;
+    enableNegativePrompts?: boolean | null;
+    width?: number | null;
+    height?: number | null;
+    aspect_ratio?: string | null;
+    n_iter?: number | null;
+    seed?: number | null;
+    generate_video?: {
+      generate_video_duration?: number | null;
+      camera_control_option?: { mode?: string | null; offset?: number | null } | null;
+      image_opts?: { mode?: string | null; url?: string | null }[] | null;
+      quality_mode?: string | null;
+    } | null;
+  } | null;
+}
+
+/** `get-meta-info`'s data (backend/src/routes/video.rs `get_meta_info`). */
+export interface VideoMetaInfo {
+  task_id: string;
+  task_flow_version: string;
+  /** The action's name, e.g. `textToVideo`. */
+  action: string;
+  task_domain_type: number;
+  /** The tab the task restores into (codes.rs `restore_tab`), or null. */
+  tab: string | null;
+  payload: StoredVideoPayload;
+  video_uris: string[];
+}
+
+/** The only task flow this server has. */
+export const TASK_FLOW_VERSION = 'v2';
+
+/** An own video task's create payload and restore tab; NotFound for another's task or a non-video task. */
+export function fetchVideoMetaInfo(api: Poster, taskId: string, options?: CallOptions): Promise<VideoMetaInfo> {
+  return api.post<VideoMetaInfo>(VIDEO_PATHS.getMetaInfo, { task_id: taskId, task_flow_version: TASK_FLOW_VERSION }, options);
+}
+
+/** The caller's finished video tasks (the tools included), newest first. */
+export function fetchVideoHistories(api: Poster, body: { limit?: number; cursor?: string }, options?: CallOptions): Promise<ListAnswer> {
+  return api.post<ListAnswer>(VIDEO_PATHS.histories, body, options);
 }

@@ -33,6 +33,7 @@ export const en = {
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',
   pleaseSelectEffect: 'Please choose an effect.',
+  pleaseSelectVideo: 'Please add a video clip to the timeline first.',
   videoQualityMemberOnly: 'This quality is for members. Choose 360p or become a member.',
   AccountNoExistent: 'No account uses this e-mail address.',
   ResetLinkExpired: 'This reset link has expired. Please request a new one.',

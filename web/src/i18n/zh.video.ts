@@ -5,6 +5,9 @@ import type { MessageTable } from './en';
 export const zh_video: Partial<MessageTable> = {
   uploadError: '文件未上传成功，请重新上传。',
   uploadVideoError: '无法读取此视频文件，请上传其他文件。',
+  pleaseSelectEffect: '请选择一个特效。',
+  pleaseSelectVideo: '请先在时间线上添加视频片段。',
+  videoQualityMemberOnly: '该画质仅限会员使用，请选择 360p 或成为会员。',
   CreativeCenterPopup12: '文件超过 1 GB，请选择更小的视频。',
   videoUploadingWait: '视频仍在上传，请等待上传完成。',
   videoSourceMissing: '请上传视频，或从你的视频中选择一个。',

@@ -2,14 +2,14 @@ import { useEffect, useId, useState } from 'react';
 import { loggedInAtom, tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
-import { VIDEO_PATHS } from '../api/video';
+import { VIDEO_PATHS, fetchVideoHistories } from '../api/video';
 import type { VideoEstimate } from '../api/video';
 import { refreshBalance } from '../generator/GenerateBar';
 import { isMessageKey } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { appStore, useAtom, useAtomValue, useSetAtom } from '../state/jotai';
 import { trackTaskAtom } from '../tasks';
-import type { ListAnswer, Task } from '../tasks/types';
+import type { Task } from '../tasks/types';
 import { readVideoMeta } from './cover';
 import {
   runVideoTool,
@@ -26,7 +26,7 @@ import type { VideoSource } from './tools';
 import { VideoBarEstimate, VIDEO_ESTIMATE_DEBOUNCE_MS } from './VideoBar';
 import { VideoUpload } from './VideoUpload';
 
-/** How many earlier tasks "my videos" looks through. */
+/** How many finished videos "my videos" lists. */
 const MY_VIDEOS_LIMIT = 50;
 
 /** "My videos": the user's finished video tasks to pick from. */
@@ -39,8 +39,8 @@ function MyVideos() {
 
   useEffect(() => {
     const controller = new AbortController();
-    api
-      .post<ListAnswer>('/api/v1/task/v2/histories', { limit: MY_VIDEOS_LIMIT }, { signal: controller.signal })
+    // The server's finished video tasks; myVideos keeps those with an MP4 to work on.
+    fetchVideoHistories(api, { limit: MY_VIDEOS_LIMIT }, { signal: controller.signal })
       .then((a) => setList({ state: 'ready', items: myVideos(a.items) }))
       .catch(() => {
         if (!controller.signal.aborted) setList({ state: 'error' });

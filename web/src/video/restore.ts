@@ -2,12 +2,27 @@
 // opens in, mirroring protocol/src/video/codes.rs `restore_tab` (domain type
 // 11 txt2video; 12 img2video, or img2Live2d for a Live2D (miniMax) model; 15
 // effect; 25 multiImg2video; task type 42 without images txt2video, with
-// images img2video), and the form filled from what the task view carries
-// (prompt, size, count, seed, input pictures).
-import type { VideoParams } from '../api/video';
+// images img2video), and the form filled either from the create payload
+// `get-meta-info` gives back (everything: model, size, duration, quality,
+// camera, frames, slots, template, prompts, seed) or, when that call fails,
+// from what the task view carries (prompt, size, count, seed, input pictures).
+import type { CameraModeLabel, StoredVideoPayload, VideoMetaInfo, VideoParams } from '../api/video';
 import type { ImageInput } from '../generator/config';
 import type { Task } from '../tasks/types';
-import { DEFAULT_DURATION, defaultVideoConfig, modelOf, modelsForTab, withModel } from './model';
+import {
+  CAMERA_MODES,
+  CAMERA_OFFSET_MAX,
+  CAMERA_OFFSET_MIN,
+  DEFAULT_DURATION,
+  MULTI_IMAGE_SLOTS,
+  defaultVideoConfig,
+  isVideoTab,
+  modelOf,
+  modelsForTab,
+  templateOf,
+  withModel,
+  withTemplate,
+} from './model';
 import type { VideoCaller, VideoConfig, VideoTab } from './model';
 import { VIDEO_ACTION_CODES } from './tools';
 
@@ -110,4 +125,97 @@ export function restoredConfig(tab: VideoTab, task: Pick<Task, 'type' | 'prompt'
   }
   if (c.aspectRatio === '') c = { ...c, aspectRatio: base.aspectRatio, width: base.width, height: base.height };
   return c;
+}
+
+/** A camera mode of a payload, its label (`Zoom`) or wire name (`camera_movement`), any case; else null. */
+export function parseCameraMode(mode: string | null | undefined): CameraModeLabel | null {
+  const norm = (x: string) => x.trim().toLowerCase().replace(/[ -]/g, '_');
+  if (typeof mode !== 'string') return null;
+  const t = norm(mode);
+  return CAMERA_MODES.find((m) => norm(m) === t) ?? null;
+}
+
+/** The picture URLs of a payload's image_opts, in the order sent (empty URLs left out). */
+export function payloadImageUrls(payload: StoredVideoPayload): string[] {
+  return (payload.meta?.generate_video?.image_opts ?? []).flatMap((o) => (typeof o.url === 'string' && o.url !== '' ? [o.url] : []));
+}
+
+/**
+ * The tab a `get-meta-info` answer restores into: its `tab`, or (an unknown
+ * name) `restore_tab` of its domain type, model and pictures; null for a
+ * task no tab makes (the tools).
+ */
+export function metaInfoTab(params: VideoParams, info: Pick<VideoMetaInfo, 'tab' | 'task_domain_type' | 'payload'>): VideoTab | null {
+  if (isVideoTab(info.tab)) return info.tab;
+  if (info.tab === null) return null;
+  return restoreTab(params, info.task_domain_type, TASK_TYPE_VIDEO, info.payload.model_no ?? '', payloadImageUrls(info.payload).length > 0);
+}
+
+const positive = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;
+
+/**
+ * The form of `tab` filled from a task's create `payload`: the model (when
+ * the tab offers it, else the tab's first), size and aspect, duration,
+ * quality, camera mode and offset, count, seed, prompt, negative prompt
+ * (on when one was sent), first/last frame, multi-image slots, the effect
+ * template and its slots; then fitted to the model as a model pick would
+ * (a value the model does not allow falls back to its own). `pictures`
+ * holds the payload's pictures with their sizes, by URL (a missing one is
+ * restored 0×0).
+ */
+export function payloadConfig(tab: VideoTab, payload: StoredVideoPayload, pictures: ReadonlyMap<string, ImageInput>, params: VideoParams, caller: VideoCaller): VideoConfig {
+  const base = defaultVideoConfig(tab, params, caller);
+  const meta: NonNullable<StoredVideoPayload['meta']> = payload.meta ?? {};
+  const video: NonNullable<typeof meta.generate_video> = meta.generate_video ?? {};
+  const picture = (url: string): ImageInput => pictures.get(url) ?? { url, name: decodeURIComponent(url.split('/').pop() ?? '') || 'image', width: 0, height: 0 };
+  const opts = (video.image_opts ?? []).flatMap((o) => (typeof o.url === 'string' && o.url !== '' ? [{ mode: o.mode ?? 'image', image: picture(o.url) }] : []));
+  const negative = meta.negative_prompt ?? '';
+  const camera = parseCameraMode(video.camera_control_option?.mode);
+  const offset = video.camera_control_option?.offset;
+  const seconds = video.generate_video_duration;
+  const sent = positive(seconds);
+  let c: VideoConfig = {
+    ...base,
+    prompt: meta.prompt ?? '',
+    negative,
+    enableNegative: meta.enableNegativePrompts ?? negative.trim() !== '',
+    nIter: positive(meta.n_iter) ? Math.floor(meta.n_iter) : base.nIter,
+    seed: positive(meta.seed) ? String(Math.floor(meta.seed)) : '',
+    width: positive(meta.width) ? meta.width : base.width,
+    height: positive(meta.height) ? meta.height : base.height,
+    aspectRatio: meta.aspect_ratio || base.aspectRatio,
+    duration: sent ? seconds : base.duration,
+    durationChosen: true,
+    quality: video.quality_mode ?? null,
+    cameraMode: camera,
+    cameraOffset: camera !== null && typeof offset === 'number' && Number.isFinite(offset) ? Math.max(CAMERA_OFFSET_MIN, Math.min(CAMERA_OFFSET_MAX, Math.round(offset))) : 0,
+  };
+  switch (tab) {
+    case 'img2video': {
+      const last = opts.find((o) => o.mode === 'last_frame')?.image ?? null;
+      const first = opts.find((o) => o.mode !== 'last_frame')?.image ?? null;
+      c = { ...c, firstFrame: first, lastFrame: last };
+      break;
+    }
+    case 'img2Live2d':
+      c = { ...c, firstFrame: (opts.find((o) => o.mode === 'live2d') ?? opts[0])?.image ?? null };
+      break;
+    case 'multiImg2video':
+      c = { ...c, images: Array.from({ length: MULTI_IMAGE_SLOTS }, (_, i) => opts[i]?.image ?? null) };
+      break;
+    case 'effect': {
+      const template = templateOf(params, payload.template_id ?? null) ?? templateOf(params, base.templateId);
+      const images = opts.map((o) => o.image);
+      // The template's slots and its own duration; an unknown template: the tab's first.
+      return template ? withTemplate({ ...c, modelNo: '', images, durationChosen: false }, template) : { ...c, modelNo: '', images, durationChosen: false };
+    }
+    case 'txt2video':
+      break;
+  }
+  const wanted = modelOf(params, payload.model_no ?? '');
+  const model = wanted && modelsForTab(params, tab).includes(wanted) ? wanted : modelOf(params, base.modelNo);
+  // The duration is kept (snapped to the model's list) as if picked; it counts as picked only when one was sent.
+  if (model) c = withModel(c, model, caller);
+  if (model?.family === 'stream') c = { ...c, duration: DEFAULT_DURATION, durationChosen: false };
+  return { ...c, durationChosen: c.durationChosen && sent };
 }

@@ -1,10 +1,12 @@
 // "Reuse" of a video task and the video tools run from a result's action
-// bar, over the app's store: reuse opens the video page on the tab the task
-// restores to (restore.ts), its form filled from the task; a tool button
-// creates the tool's task on the result with parent_task_id.
+// bar, over the app's store: reuse asks `get-meta-info` for the task's
+// create payload and opens the video page on the tab it restores to, its
+// form filled from the payload (restore.ts); when that call fails, from the
+// task view. A tool button creates the tool's task on the result with
+// parent_task_id.
 import { tokenAtom } from '../account/atoms';
 import type { ApiClient } from '../api/client';
-import { fetchVideoParams } from '../api/video';
+import { fetchVideoMetaInfo, fetchVideoParams } from '../api/video';
 import type { VideoParams } from '../api/video';
 import type { ImageInput } from '../generator/config';
 import { paymentInfoAtom, roleAtom } from '../generator/atoms';
@@ -13,11 +15,11 @@ import { localeAtom, navigate, routeAtom } from '../router/router';
 import type { AppStore } from '../state/jotai';
 import { trackTaskAtom } from '../tasks/atoms';
 import type { Task } from '../tasks/types';
-import { videoConfigsAtom, videoParamsAtom, videoPartAtom, videoTabAtom } from './atoms';
+import { videoConfigsAtom, videoParamsAtom, videoPartAtom, videoProblemAtom, videoTabAtom } from './atoms';
 import { readVideoMeta } from './cover';
-import type { VideoCaller, VideoTab } from './model';
+import type { VideoCaller, VideoConfig, VideoTab } from './model';
 import type { VideoOutput } from './player';
-import { restoredConfig, taskRestoreTab } from './restore';
+import { metaInfoTab, payloadConfig, payloadImageUrls, restoredConfig, taskRestoreTab } from './restore';
 import { DEFAULT_TOOL_OPTIONS, TOOL_PATHS, checkTool, toolRequest } from './tools';
 import type { ToolProblem, VideoSource, VideoTool } from './tools';
 
@@ -51,19 +53,47 @@ async function pictureOf(url: string): Promise<ImageInput> {
   }
 }
 
+/** A task's tab and the form restored into it; tab null: the task restores to none. */
+type Restored = { tab: VideoTab; config: VideoConfig } | { tab: null };
+
+/** The restored form of `task` and its tab, from its create payload; null when the call fails. */
+async function fromPayload(store: AppStore, api: Pick<ApiClient, 'post'>, params: VideoParams, task: Task): Promise<Restored | null> {
+  let info;
+  try {
+    info = await fetchVideoMetaInfo(api, task.id);
+  } catch {
+    return null;
+  }
+  const tab = metaInfoTab(params, info);
+  if (tab === null) return { tab };
+  const urls = [...new Set(payloadImageUrls(info.payload))];
+  const pictures = new Map((await Promise.all(urls.map(pictureOf))).map((p) => [p.url, p]));
+  return { tab, config: payloadConfig(tab, info.payload, pictures, params, callerOf(store)) };
+}
+
+/** The restored form of `task` and its tab, from the task view (prompt, size, count, seed, pictures). */
+async function fromTaskView(store: AppStore, params: VideoParams, task: Task): Promise<Restored> {
+  const tab = taskRestoreTab(params, task);
+  if (tab === null) return { tab };
+  const images = await Promise.all(task.preprocess_images.map(pictureOf));
+  return { tab, config: restoredConfig(tab, task, images, params, callerOf(store)) };
+}
+
 /**
- * Restores `task` into the video form (§4 "restoring a task"): answers the
- * tab it opened, or null when the task restores to none (tools, images).
+ * Restores `task` into the video form (§4 "restoring a task"): everything
+ * its create payload carries (`get-meta-info`), or what the task view
+ * carries when that call fails; answers the tab it opened, or null when the
+ * task restores to none (tools, images).
  */
 export async function reuseVideoTask(store: AppStore, api: Pick<ApiClient, 'post'>, task: Task): Promise<VideoTab | null> {
   const params = await videoParams(store, api);
-  const tab = taskRestoreTab(params, task);
-  if (tab === null) return null;
-  const images = await Promise.all(task.preprocess_images.map(pictureOf));
-  const config = restoredConfig(tab, task, images, params, callerOf(store));
+  const restored = (await fromPayload(store, api, params, task)) ?? (await fromTaskView(store, params, task));
+  if (restored.tab === null) return null;
+  const { tab, config } = restored;
   store.set(videoConfigsAtom, (all) => ({ ...all, [tab]: config }));
   store.set(videoTabAtom, tab);
   store.set(videoPartAtom, 'generate');
+  store.set(videoProblemAtom, null);
   const route = store.get(routeAtom);
   if (route.rest.replace(/\/$/, '') !== VIDEO_PAGE) navigate(store, localePath(store.get(localeAtom), VIDEO_PAGE));
   return tab;
