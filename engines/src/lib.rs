@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod comfyui;
 pub mod openai;
+mod openai_api;
 pub mod openai_video;
 pub mod pacer;
 pub mod reference;

@@ -14,15 +14,15 @@ use image::{imageops, DynamicImage, Rgba, RgbaImage};
 use protocol::task::{Action, EngineInfo, InputRole, JobSpec};
 use reqwest::Url;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::comfyui::media;
+use crate::openai_api::{error_message, prompt_text, OpenAiApi};
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
 
 /// How long one generation request may take (hosted APIs take up to a
 /// minute or two for large images; local servers on a CPU much longer).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a running request looks at the cancel flag.
 const POLL: Duration = Duration::from_millis(250);
 /// The prompt sent for a variation without one: the edits endpoint needs a
@@ -36,24 +36,17 @@ const VARIATION_PROMPT: &str = "A close variation of this image, same subject an
 /// build's HTTP client has no TLS, so OpenAI's own HTTPS endpoint needs a
 /// local plain-HTTP forwarding proxy.
 pub struct OpenAiImages {
-    /// API base with a trailing slash (`http://host:port/v1/`), so routes
-    /// join under it.
-    base: Url,
-    /// `host[:port]`, for the label.
-    host: String,
-    /// Sent as `Authorization: Bearer`; never logged (see the `Debug` impl).
-    api_key: Option<String>,
+    /// Base URL, key and HTTP client.
+    api: OpenAiApi,
     /// The API's model name; without one the job's model id is sent.
     model: Option<String>,
     timeout: Duration,
-    http: reqwest::Client,
 }
 
 impl std::fmt::Debug for OpenAiImages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiImages")
-            .field("base", &self.base.as_str())
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api", &self.api)
             .field("model", &self.model)
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
@@ -67,18 +60,10 @@ impl OpenAiImages {
         api_key: Option<String>,
         model: Option<String>,
     ) -> Result<OpenAiImages, String> {
-        let (base, host) = crate::http_base(url)?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .build()
-            .map_err(|e| format!("http client: {e}"))?;
         Ok(OpenAiImages {
-            base,
-            host,
-            api_key: api_key.filter(|k| !k.trim().is_empty()),
+            api: OpenAiApi::new(url, api_key)?,
             model: model.filter(|m| !m.trim().is_empty()),
             timeout: DEFAULT_TIMEOUT,
-            http,
         })
     }
 
@@ -89,23 +74,10 @@ impl OpenAiImages {
         self
     }
 
-    fn url(&self, route: &str) -> Result<Url, EngineError> {
-        self.base
-            .join(route)
-            .map_err(|e| EngineError::Failed(format!("bad API route {route}: {e}")))
-    }
-
     fn model_for(&self, job: &JobSpec) -> Option<String> {
         self.model
             .clone()
             .or_else(|| Some(job.model.clone()).filter(|m| !m.is_empty()))
-    }
-
-    fn authorized(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.api_key {
-            Some(key) => req.bearer_auth(key),
-            None => req,
-        }
     }
 
     /// The request for a job.
@@ -127,8 +99,12 @@ impl OpenAiImages {
             if let (Some(m), Some(obj)) = (model, body.as_object_mut()) {
                 obj.insert("model".into(), json!(m));
             }
-            let req = self.http.post(self.url("images/generations")?).json(&body);
-            return Ok(self.authorized(req));
+            let req = self
+                .api
+                .http
+                .post(self.api.url("images/generations")?)
+                .json(&body);
+            return Ok(self.api.authorized(req));
         }
 
         let init = LoadedInput::find(inputs, InputRole::Init).ok_or_else(|| {
@@ -178,8 +154,12 @@ impl OpenAiImages {
         if let Some(m) = model {
             form = form.text("model", m);
         }
-        let req = self.http.post(self.url("images/edits")?).multipart(form);
-        Ok(self.authorized(req))
+        let req = self
+            .api
+            .http
+            .post(self.api.url("images/edits")?)
+            .multipart(form);
+        Ok(self.api.authorized(req))
     }
 
     async fn execute(
@@ -242,7 +222,7 @@ impl OpenAiImages {
     /// only to the API's own origin, never to a third-party storage host.
     async fn fetch(&self, url: &str) -> Result<Vec<u8>, EngineError> {
         let url = Url::parse(url)
-            .or_else(|_| self.base.join(url))
+            .or_else(|_| self.api.base.join(url))
             .map_err(|e| EngineError::Failed(format!("image API sent a bad url: {e}")))?;
         if url.scheme() != "http" {
             return Err(EngineError::Failed(format!(
@@ -251,10 +231,10 @@ impl OpenAiImages {
                 url.scheme()
             )));
         }
-        let same_origin = url.origin() == self.base.origin();
-        let mut req = self.http.get(url).timeout(self.timeout);
+        let same_origin = url.origin() == self.api.base.origin();
+        let mut req = self.api.http.get(url).timeout(self.timeout);
         if same_origin {
-            req = self.authorized(req);
+            req = self.api.authorized(req);
         }
         let resp = req.send().await.map_err(transport)?;
         let status = resp.status();
@@ -276,7 +256,7 @@ impl Engine for OpenAiImages {
         EngineInfo {
             name: "openai".into(),
             neural: true,
-            label: format!("OpenAI-compatible images at {}", self.host),
+            label: format!("OpenAI-compatible images at {}", self.api.host),
         }
     }
 
@@ -324,16 +304,6 @@ impl Engine for OpenAiImages {
     }
 }
 
-/// The API has no negative prompt: it is appended as an instruction.
-fn prompt_text(prompt: &str, negative: &str) -> String {
-    let negative = negative.trim();
-    if negative.is_empty() {
-        prompt.to_string()
-    } else {
-        format!("{prompt}\n\nAvoid: {negative}")
-    }
-}
-
 fn png(img: RgbaImage) -> Result<Vec<u8>, EngineError> {
     media::encode_png(&DynamicImage::ImageRgba8(img))
 }
@@ -373,18 +343,6 @@ fn expansion_canvas(job: &JobSpec, source: &RgbaImage) -> (RgbaImage, RgbaImage)
         i64::from(job.up_margin),
     );
     (canvas, mask)
-}
-
-/// `error.message` of an OpenAI error envelope (some compatible servers
-/// send `error` as a plain string).
-fn error_message(body: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    let error = v.get("error")?;
-    error
-        .get("message")
-        .and_then(Value::as_str)
-        .or_else(|| error.as_str())
-        .map(str::to_string)
 }
 
 /// The request never got an answer: the server is down, unreachable or
@@ -434,7 +392,7 @@ mod tests {
         let e =
             OpenAiImages::new("http://10.0.0.2:8080/v1", Some("sk-secret".into()), None).unwrap();
         assert_eq!(
-            e.url("images/generations").unwrap().as_str(),
+            e.api.url("images/generations").unwrap().as_str(),
             "http://10.0.0.2:8080/v1/images/generations"
         );
         assert!(!format!("{e:?}").contains("sk-secret"));

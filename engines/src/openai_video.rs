@@ -23,12 +23,12 @@ use std::time::Duration;
 use image::{imageops, DynamicImage};
 use protocol::task::{Action, EngineInfo, JobSpec};
 use protocol::video::VideoImageRole;
-use reqwest::Url;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::comfyui::media;
+use crate::openai_api::{error_message, prompt_text, OpenAiApi};
 use crate::remote_video::{self, Span};
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
 
@@ -42,7 +42,6 @@ pub const DEFAULT_MODEL: &str = "sora-2";
 pub const SECONDS: [u32; 3] = [4, 8, 12];
 /// `size`s the API accepts.
 pub const SIZES: [(u32, u32); 4] = [(720, 1280), (1280, 720), (1024, 1792), (1792, 1024)];
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// One status request.
 const STATUS_TIMEOUT: Duration = Duration::from_secs(60);
 /// How often a running request looks at the cancel flag.
@@ -51,22 +50,18 @@ const TICK: Duration = Duration::from_millis(100);
 /// An OpenAI-compatible video API. The URL is the API base including `/v1`
 /// and must be `http://` (this build has no TLS client).
 pub struct OpenAiVideos {
-    base: Url,
-    host: String,
-    /// Sent as `Authorization: Bearer`; never logged, and cut out of any
-    /// server message quoted in an error.
-    api_key: Option<String>,
+    /// Base URL, key (never logged, cut out of any server message quoted
+    /// in an error) and HTTP client.
+    api: OpenAiApi,
     model: String,
     poll: Duration,
     timeout: Duration,
-    http: reqwest::Client,
 }
 
 impl std::fmt::Debug for OpenAiVideos {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiVideos")
-            .field("base", &self.base.as_str())
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api", &self.api)
             .field("model", &self.model)
             .field("poll", &self.poll)
             .field("timeout", &self.timeout)
@@ -94,21 +89,13 @@ impl OpenAiVideos {
         model: Option<String>,
         poll_ms: Option<u64>,
     ) -> Result<OpenAiVideos, String> {
-        let (base, host) = crate::http_base(url)?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .build()
-            .map_err(|e| format!("http client: {e}"))?;
         Ok(OpenAiVideos {
-            base,
-            host,
-            api_key: api_key.filter(|k| !k.trim().is_empty()),
+            api: OpenAiApi::new(url, api_key)?,
             model: model
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| DEFAULT_MODEL.into()),
             poll: Duration::from_millis(poll_ms.unwrap_or(DEFAULT_POLL_MS).max(10)),
             timeout: DEFAULT_TIMEOUT,
-            http,
         })
     }
 
@@ -117,27 +104,6 @@ impl OpenAiVideos {
     pub fn with_timeout(mut self, timeout: Duration) -> OpenAiVideos {
         self.timeout = timeout;
         self
-    }
-
-    fn url(&self, route: &str) -> Result<Url, EngineError> {
-        self.base
-            .join(route)
-            .map_err(|e| EngineError::Failed(format!("bad API route {route}: {e}")))
-    }
-
-    fn authorized(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.api_key {
-            Some(key) => req.bearer_auth(key),
-            None => req,
-        }
-    }
-
-    /// A server's text with the API key cut out (some servers echo it).
-    fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "<redacted>"),
-            _ => text.to_string(),
-        }
     }
 
     /// Sends a request and reads its body; a non-2xx answer is an error
@@ -160,7 +126,9 @@ impl OpenAiVideos {
         }
         let msg = error_message(&body)
             .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(300).collect());
-        let msg = self.redact(&format!("video API {what}: HTTP {status}: {msg}"));
+        let msg = self
+            .api
+            .redact(&format!("video API {what}: HTTP {status}: {msg}"));
         Err(if status.is_server_error() || status.as_u16() == 429 {
             EngineError::Unavailable(msg)
         } else {
@@ -169,7 +137,7 @@ impl OpenAiVideos {
     }
 
     fn transport(&self, what: &str, e: &reqwest::Error) -> EngineError {
-        EngineError::Unavailable(self.redact(&format!("video API {what}: {e}")))
+        EngineError::Unavailable(self.api.redact(&format!("video API {what}: {e}")))
     }
 
     fn parse(&self, what: &str, body: &[u8]) -> Result<VideoJob, EngineError> {
@@ -198,21 +166,29 @@ impl OpenAiVideos {
                 .map_err(|e| EngineError::Failed(format!("multipart: {e}")))?;
             form = form.part("input_reference", part);
         }
-        let req = self.authorized(self.http.post(self.url("videos")?).multipart(form));
+        let req = self
+            .api
+            .authorized(self.api.http.post(self.api.url("videos")?).multipart(form));
         let body = self.exchange("create", req, STATUS_TIMEOUT).await?;
         self.parse("create", &body)
     }
 
     /// `GET /videos/{id}`.
     async fn status(&self, id: &str) -> Result<VideoJob, EngineError> {
-        let req = self.authorized(self.http.get(self.url(&format!("videos/{id}"))?));
+        let req = self
+            .api
+            .authorized(self.api.http.get(self.api.url(&format!("videos/{id}"))?));
         let body = self.exchange("status", req, STATUS_TIMEOUT).await?;
         self.parse("status", &body)
     }
 
     /// `GET /videos/{id}/content`: the MP4.
     async fn content(&self, id: &str, deadline: Instant) -> Result<Vec<u8>, EngineError> {
-        let req = self.authorized(self.http.get(self.url(&format!("videos/{id}/content"))?));
+        let req = self.api.authorized(
+            self.api
+                .http
+                .get(self.api.url(&format!("videos/{id}/content"))?),
+        );
         let left = deadline.saturating_duration_since(Instant::now());
         self.exchange("download", req, left.max(STATUS_TIMEOUT))
             .await
@@ -220,8 +196,8 @@ impl OpenAiVideos {
 
     /// `DELETE /videos/{id}` for a job given up on. Best effort.
     async fn abandon(&self, id: &str) {
-        let req = match self.url(&format!("videos/{id}")) {
-            Ok(url) => self.authorized(self.http.delete(url)),
+        let req = match self.api.url(&format!("videos/{id}")) {
+            Ok(url) => self.api.authorized(self.api.http.delete(url)),
             Err(_) => return,
         };
         if let Err(e) = self.exchange("delete", req, STATUS_TIMEOUT).await {
@@ -262,7 +238,8 @@ impl OpenAiVideos {
                         })
                         .unwrap_or_else(|| "no reason given".into());
                     return Err(EngineError::Failed(
-                        self.redact(&format!("the video API failed the video: {why}")),
+                        self.api
+                            .redact(&format!("the video API failed the video: {why}")),
                     ));
                 }
                 "queued" | "in_progress" => {}
@@ -380,7 +357,7 @@ impl Engine for OpenAiVideos {
         EngineInfo {
             name: "openai_video".into(),
             neural: true,
-            label: format!("OpenAI-compatible video at {}", self.host),
+            label: format!("OpenAI-compatible video at {}", self.api.host),
         }
     }
 
@@ -474,27 +451,6 @@ fn reference_image(bytes: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, EngineEr
     media::encode_png(&DynamicImage::ImageRgba8(cropped))
 }
 
-/// The API has no negative prompt: it is appended as an instruction.
-fn prompt_text(prompt: &str, negative: &str) -> String {
-    let negative = negative.trim();
-    if negative.is_empty() {
-        prompt.to_string()
-    } else {
-        format!("{prompt}\n\nAvoid: {negative}")
-    }
-}
-
-/// `error.message` of an OpenAI error envelope (or `error` as a string).
-fn error_message(body: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    let error = v.get("error")?;
-    error
-        .get("message")
-        .and_then(Value::as_str)
-        .or_else(|| error.as_str())
-        .map(str::to_string)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,7 +491,7 @@ mod tests {
     fn keys_are_redacted_from_messages() {
         let e = OpenAiVideos::new("http://h:1/v1", Some("sk-secret".into()), None, None).unwrap();
         assert_eq!(
-            e.redact("Incorrect API key provided: sk-secret."),
+            e.api.redact("Incorrect API key provided: sk-secret."),
             "Incorrect API key provided: <redacted>."
         );
         assert!(!format!("{e:?}").contains("sk-secret"));
