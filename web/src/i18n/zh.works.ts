@@ -19,6 +19,7 @@ export const zh_works: Partial<MessageTable> = {
   'works.visibility.private': '仅自己',
   'works.form.title': '标题',
   'works.form.description': '简介',
+  'works.form.article': '文章（Markdown）',
   'works.form.tags': '标签',
   'works.form.tagsHint': '用逗号分隔，最多 {max} 个',
   'works.form.nsfw': '敏感内容（未选择显示的观众会看到模糊效果）',
