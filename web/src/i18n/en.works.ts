@@ -60,7 +60,7 @@ export const en_works = {
   'works.publish.videoNote': 'The video is posted with this poster as its preview.',
 
   'works.video': 'Video: {title}',
-  'works.plays': '{plays} plays',
+  'works.plays': 'Plays: {plays}',
   'works.report.open': 'Report',
   'works.report.title': 'Report this video',
   'works.report.intro': 'Tell the operators what is wrong with this video. Your report stays private; reporting again replaces your earlier report.',

@@ -40,7 +40,7 @@ export const zh_works: Partial<MessageTable> = {
   'works.publish.videoNote': '视频将以此封面作为预览发布。',
 
   'works.video': '视频：{title}',
-  'works.plays': '{plays} 次播放',
+  'works.plays': '播放 {plays} 次',
   'works.report.open': '举报',
   'works.report.title': '举报此视频',
   'works.report.intro': '告诉运营人员这个视频有什么问题。你的举报不会公开；再次举报会替换你之前的举报。',
