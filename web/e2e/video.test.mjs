@@ -15,8 +15,13 @@
 // videos (video/histories), and "Reuse" fills the form from the first task's
 // create payload (get-meta-info: model, duration, camera move, prompt,
 // picture). A part whose PUT keeps failing stops the upload with
-// uploadError after 3 retries; "Resume" continues the same upload.
-// Screenshots: docs/screenshots/video.png, video-tools.png.
+// uploadError after 3 retries; "Resume" continues the same upload. Last,
+// the first video is posted to the square from its result ("Post": the
+// publish dialog's video mode, post/video/add), the task links to its work,
+// the work page plays it (readyState >= 2) and counts one play per page view
+// (ai-video/play), and another user reports it (ai-video/report; a second
+// report replaces the first).
+// Screenshots: docs/screenshots/video.png, video-tools.png, video-work.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -25,7 +30,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, signUp, until } from './helpers.mjs';
+import { apiCall, apiPost, signUp, until } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -295,7 +300,7 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       // The finished video's action bar: the video tools, no audio buttons.
       const bar = card.getByTestId('video-action-bar');
       const names = await bar.getByRole('button').allTextContents();
-      assert.deepEqual(names, ['Extend video', 'Upscale video', 'Extend frames']);
+      assert.deepEqual(names, ['Extend video', 'Upscale video', 'Extend frames', 'Post']);
       const interp = page.waitForResponse((r) => r.url().endsWith('/api/v1/task/v2/video/frame-interpolation') && r.request().method() === 'POST');
       await bar.getByRole('button', { name: 'Extend frames', exact: true }).click();
       const ires = await interp;
@@ -455,5 +460,145 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
     } finally {
       await p.close();
     }
+  });
+
+  test('post the finished video to the square; its work page plays it and counts a play; another user reports it', async () => {
+    assert.ok(doneTask, 'the first test made a video');
+    const TITLE = 'Dawn over the valley';
+    await page.goto(new URL('/en/create/video', backend.url).href);
+    const card = page.locator(`[data-testid="task-card"][data-task-id="${doneTask.id}"]`);
+    const bar = card.getByTestId('video-action-bar');
+    await bar.getByRole('button', { name: 'Post', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Post to the square' });
+    await dialog.waitFor();
+    // The video mode: the poster as the preview; no picture choice, no hidden parameters.
+    assert.equal(await dialog.getByRole('img', { name: 'Poster of the video' }).getAttribute('src'), doneTask.img_uris[0]);
+    assert.equal(await dialog.locator('.publish-images input').count(), 0);
+    assert.equal(await dialog.getByLabel('Hide the prompt and parameters').count(), 0);
+    await dialog.getByLabel('Title').fill(TITLE);
+    await dialog.getByLabel('Description').fill('A slow dawn, made on the video page.');
+    await dialog.getByLabel('Tags').fill('dawn, valley');
+    const posting = page.waitForResponse((r) => r.url().endsWith('/api/v1/post/video/add') && r.request().method() === 'POST');
+    await dialog.getByRole('button', { name: 'Post', exact: true }).click();
+    const res = await posting;
+    assert.deepEqual(JSON.parse(res.request().postData() ?? '{}'), {
+      task_id: doneTask.id,
+      title: TITLE,
+      description: 'A slow dawn, made on the video page.',
+      tags: ['dawn', 'valley'],
+      visibility: 'public',
+      nsfw: false,
+    });
+    const answer = await res.json();
+    assert.equal(answer.status.code, 10000, JSON.stringify(answer.status));
+    const workId = answer.data.id;
+    assert.ok(workId);
+    const done = page.getByRole('dialog', { name: 'Posted!' });
+    await done.getByTestId('publish-done').waitFor();
+    // The result now shows it is posted, linking to its work.
+    const posted = card.getByTestId('posted-link');
+    assert.equal(await posted.getAttribute('href'), `/en/artWorkDetail/${encodeURIComponent(workId)}`);
+    assert.equal(await bar.getByRole('button', { name: 'Post', exact: true }).count(), 0);
+    const task = (await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [doneTask.id] }, token)).items[0];
+    assert.equal(task.pub_artwork_no, workId);
+
+    await done.getByRole('button', { name: 'Check it now' }).click();
+    await page.waitForURL(new RegExp(`/en/artWorkDetail/${workId}$`));
+    const work = page.getByTestId('work-page');
+    await work.getByRole('heading', { name: TITLE }).waitFor();
+    const video = work.getByTestId('work-video').locator('video');
+    assert.equal(await video.getAttribute('src'), doneTask.video_uris[0]);
+    assert.equal(await video.getAttribute('poster'), doneTask.img_uris[0]);
+    assert.equal(await video.getAttribute('data-playback'), 'mp4');
+    // One's own video has no "Report".
+    assert.equal(await work.getByTestId('report-button').count(), 0);
+
+    /** Plays the page's video until it has data and advances; answers the play calls seen meanwhile. */
+    async function play(p, v, playCalls) {
+      const counted = p.waitForResponse((r) => r.url().endsWith('/api/v1/ai-video/play') && r.request().method() === 'POST');
+      await v.evaluate(async (el) => {
+        el.muted = true;
+        await el.play();
+      });
+      const playRes = await counted;
+      assert.deepEqual(JSON.parse(playRes.request().postData() ?? '{}'), { id: workId });
+      const body = await playRes.json();
+      assert.equal(body.status.code, 10000, JSON.stringify(body.status));
+      await until(p, 'the video to have data', () => v.evaluate((el) => el.readyState >= 2), 15_000);
+      await until(p, 'the video to advance', () => v.evaluate((el) => el.currentTime > 0), 15_000);
+      // Pausing and playing again in the same page view counts nothing more.
+      await v.evaluate(async (el) => {
+        el.pause();
+        await el.play();
+      });
+      await until(p, 'the video to play again', () => v.evaluate((el) => !el.paused && el.readyState >= 2), 15_000);
+      await v.evaluate((el) => el.pause());
+      assert.equal(playCalls.length, 1, playCalls.join(','));
+      return body.data.plays;
+    }
+    const ownPlays = [];
+    page.on('request', (r) => r.url().endsWith('/api/v1/ai-video/play') && ownPlays.push(r.url()));
+    assert.equal(await play(page, video, ownPlays), 1);
+    await work.getByTestId('work-plays').filter({ hasText: 'Plays: 1' }).waitFor();
+    await shot('video-work');
+
+    // Another user watches it (a second play) and reports it.
+    const { token: other } = await signUp(backend.url, { prefix: 'viewer', password: 'viewer-test-1', name: 'Video Viewer' });
+    const otherContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      await otherContext.addCookies([{ name: 'T', value: other, url: backend.url }]);
+      const p = await otherContext.newPage();
+      p.setDefaultTimeout(TIMEOUT_MS);
+      p.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
+      const theirPlays = [];
+      p.on('request', (r) => r.url().endsWith('/api/v1/ai-video/play') && theirPlays.push(r.url()));
+      await p.goto(new URL(`/en/artWorkDetail/${encodeURIComponent(workId)}`, backend.url).href);
+      await p.getByTestId('account-name').filter({ hasText: 'Video Viewer' }).waitFor();
+      const theirs = p.getByTestId('work-page');
+      await theirs.getByRole('heading', { name: TITLE }).waitFor();
+      assert.equal(await play(p, theirs.getByTestId('work-video').locator('video'), theirPlays), 2);
+
+      await theirs.getByTestId('report-button').click();
+      const report = p.getByRole('dialog', { name: 'Report this video' });
+      await report.waitFor();
+      // A reason first; "Something else" needs a detail: checked before sending.
+      const reports = [];
+      p.on('request', (r) => r.url().endsWith('/api/v1/ai-video/report') && reports.push(r.postData()));
+      await report.getByRole('button', { name: 'Send report' }).click();
+      await report.getByRole('alert').filter({ hasText: 'Choose a reason.' }).waitFor();
+      await report.getByLabel('Reason').selectOption('other');
+      await report.getByRole('button', { name: 'Send report' }).click();
+      await report.getByRole('alert').filter({ hasText: 'Describe the problem in the details.' }).waitFor();
+      assert.deepEqual(reports, []);
+
+      await report.getByLabel('Reason').selectOption('spam');
+      const sent = p.waitForResponse((r) => r.url().endsWith('/api/v1/ai-video/report') && r.request().method() === 'POST');
+      await report.getByRole('button', { name: 'Send report' }).click();
+      const rres = await sent;
+      assert.deepEqual(JSON.parse(rres.request().postData() ?? '{}'), { id: workId, reason: 'spam', detail: '' });
+      const rbody = await rres.json();
+      assert.equal(rbody.status.code, 10000, JSON.stringify(rbody.status));
+      assert.deepEqual(rbody.data, { updated: false });
+      await report.getByTestId('report-done').filter({ hasText: 'Thank you. Your report was sent.' }).waitFor();
+      await report.getByRole('button', { name: 'Close' }).last().click();
+      await report.waitFor({ state: 'detached' });
+
+      // A second report replaces the first.
+      await theirs.getByTestId('report-button').click();
+      await report.getByLabel('Reason').selectOption('other');
+      await report.getByLabel('Details').fill('This clip is copied from another creator.');
+      const again = p.waitForResponse((r) => r.url().endsWith('/api/v1/ai-video/report') && r.request().method() === 'POST');
+      await report.getByRole('button', { name: 'Send report' }).click();
+      assert.deepEqual((await (await again).json()).data, { updated: true });
+      await report.getByTestId('report-done').filter({ hasText: 'Thank you. Your report was updated.' }).waitFor();
+      await p.close();
+    } finally {
+      await otherContext.close();
+    }
+    // The author cannot report their own video: the server's own rule, as the API answers it.
+    const own = await apiCall(backend.url, '/api/v1/ai-video/report', { id: workId, reason: 'spam', detail: '' }, token);
+    assert.notEqual(own.status.code, 10000);
+    assert.equal(own.status.msg, 'you cannot report your own work');
+    assert.deepEqual(pageProblems, []);
   });
 });

@@ -1,4 +1,5 @@
-// English strings of a work's page, its comments, and the publish and edit dialogs, spread into en.ts.
+// English strings of a work's page, its comments, the publish and edit dialogs, and a video post's
+// player and report dialog, spread into en.ts.
 export const en_works = {
   'works.missing.title': 'This work is not here',
   'works.missing.text': 'It was deleted, or its author shows it only to some people.',
@@ -55,6 +56,33 @@ export const en_works = {
   'works.publish.doneText': 'Your work is on the square.',
   'works.publish.checkNow': 'Check it now',
   'works.publish.later': 'Later',
+  'works.publish.videoPoster': 'Poster of the video',
+  'works.publish.videoNote': 'The video is posted with this poster as its preview.',
+
+  'works.video': 'Video: {title}',
+  'works.plays': 'Plays: {plays}',
+  'works.report.open': 'Report',
+  'works.report.title': 'Report this video',
+  'works.report.intro': 'Tell the operators what is wrong with this video. Your report stays private; reporting again replaces your earlier report.',
+  'works.report.reason': 'Reason',
+  'works.report.choose': 'Choose a reason',
+  'works.report.reason.sexual_minors': 'Sexual content involving minors',
+  'works.report.reason.hate': 'Hate or harassment',
+  'works.report.reason.violence': 'Violence or threats',
+  'works.report.reason.spam': 'Spam or advertising',
+  'works.report.reason.impersonation': 'Pretends to be a real person or another creator',
+  'works.report.reason.other': 'Something else',
+  'works.report.detail': 'Details',
+  'works.report.detailOptional': 'Optional: what you saw and where',
+  'works.report.detailRequired': 'Required for “Something else”: what is wrong?',
+  'works.report.send': 'Send report',
+  'works.report.sending': 'Sending…',
+  'works.report.sent': 'Thank you. Your report was sent.',
+  'works.report.updated': 'Thank you. Your report was updated.',
+  'works.report.reasonNeeded': 'Choose a reason.',
+  'works.report.detailTooLong': 'The details may have at most {max} characters.',
+  'works.report.detailNeeded': 'Describe the problem in the details.',
+  'works.report.detailInvalid': 'The details contain characters that cannot be sent.',
 
   'works.article.write': 'Write an article',
   'works.article.title': 'Write an article',

@@ -30,6 +30,15 @@ describe('Chinese table', () => {
     }
   });
 
+  it('translates posting to the square and a video post’s page (player, plays, report)', () => {
+    const keys = (Object.keys(en) as MessageKey[]).filter((k) => k.startsWith('works.publish.') || k.startsWith('works.report.') || k.startsWith('works.form.'));
+    expect(keys.length).toBeGreaterThan(30);
+    for (const key of [...keys, 'works.video', 'works.plays', 'tasks.action.post'] as MessageKey[]) {
+      expect(zh_partial[key], key).toBeTruthy();
+      expect(zh[key], key).not.toBe(en[key]);
+    }
+  });
+
   it('keeps the placeholders of every English text', () => {
     for (const [key, text] of Object.entries(zh_partial) as Array<[MessageKey, string]>) {
       expect(placeholders(text), key).toEqual(placeholders(en[key]));

@@ -6,6 +6,7 @@ import { en } from './en';
 import type { MessageKey, MessageTable } from './en';
 import { zh_video } from './zh.video';
 import { zh_editor } from './zh.editor';
+import { zh_works } from './zh.works';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -577,6 +578,7 @@ export const zh_partial: Partial<MessageTable> = {
   'gen.lane.upgrade': '开通快速通道',
   'gen.loraVip': '查看会员权益',
   ...zh_video,
+  ...zh_works,
 };
 
 /** The Chinese table with every key: missing ones in English. */

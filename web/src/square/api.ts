@@ -18,9 +18,11 @@ import type {
   ProfileEdit,
   PublishArticleRequest,
   PublishPictureRequest,
+  PublishVideoRequest,
   ReactionAnswer,
   SearchKind,
   TermCount,
+  VideoReportReason,
   Visibility,
   WorkDetail,
 } from './types';
@@ -88,6 +90,29 @@ export class SquareApi {
 
   publishArticle(req: PublishArticleRequest): Promise<{ id: string }> {
     return this.call('post/article/add', req);
+  }
+
+  /** Posts a finished video task (`post/video/add`); answers the new work's id. */
+  publishVideo(req: PublishVideoRequest): Promise<{ id: string }> {
+    return this.call('post/video/add', req);
+  }
+
+  /** A video post's page (`ai-video/detail`); other posts answer NotFound. */
+  videoDetail(id: string): Promise<WorkDetail> {
+    return this.call('ai-video/detail', { id });
+  }
+
+  /** Counts one play of a video post (`ai-video/play`); answers the plays so far. */
+  async videoPlay(id: string): Promise<number> {
+    const d = await this.call<unknown>('ai-video/play', { id });
+    const plays = typeof d === 'object' && d !== null ? (d as { plays?: unknown }).plays : 0;
+    return typeof plays === 'number' ? plays : 0;
+  }
+
+  /** Reports someone else's video post (`ai-video/report`); answers whether it replaced the caller's earlier report. */
+  async reportVideo(id: string, reason: VideoReportReason, detail: string): Promise<boolean> {
+    const d = await this.call<unknown>('ai-video/report', { id, reason, detail: detail.trim() });
+    return typeof d === 'object' && d !== null && (d as { updated?: unknown }).updated === true;
   }
 
   /** Edits a work; the call depends on its kind. */

@@ -138,6 +138,19 @@ export interface PublishPictureRequest {
   images: string[];
 }
 
+/** `post/video/add` from a finished video task (protocol `PublishVideoRequest`; the server takes the task's poster). */
+export interface PublishVideoRequest {
+  task_id: string;
+  title: string;
+  description: string;
+  tags: string[];
+  visibility: Visibility;
+  nsfw: boolean;
+}
+
+/** Why a video post is reported (protocol/src/character_extras.rs `ReportReason`). */
+export type VideoReportReason = 'sexual_minors' | 'hate' | 'violence' | 'spam' | 'impersonation' | 'other';
+
 export interface PublishArticleRequest {
   title: string;
   content: string;

@@ -17,11 +17,13 @@ describe('the action bar gating table', () => {
     });
   });
 
-  it('shows an account the video tools on a video, without audio (add music, lip sync)', () => {
+  it('shows an account the video tools and "Post" on a video, without audio (add music, lip sync)', () => {
     expect(visibleActions(grantedPermissions(true), 'video')).toEqual({
       edit: ['videoExtension', 'videoUpscale', 'videoExtendFrame'],
-      more: [],
+      more: ['post'],
     });
+    expect(visibleActions(new Set(['supportPublish', 'supportSave']), 'video')).toEqual({ edit: [], more: ['post'] });
+    expect(visibleActions(new Set(['videoUpscale']), 'video')).toEqual({ edit: ['videoUpscale'], more: [] });
     expect(visibleActions(new Set(['audioToVideo', 'lipSyncVideo', 'videoUpscale']), 'video').edit).toEqual(['videoUpscale', 'addMusic', 'lipsync']);
     expect(visibleActions(grantedPermissions(false), 'video')).toEqual({ edit: [], more: [] });
   });

@@ -123,14 +123,17 @@ export function grantedPermissions(loggedIn: boolean): ReadonlySet<PermissionKey
 /** The buttons that act on a video result; the rest act on an image. */
 export const VIDEO_ACTIONS: ReadonlySet<ActionButton> = new Set<ActionButton>(['videoExtension', 'videoUpscale', 'videoExtendFrame', 'addMusic', 'lipsync']);
 
+/** The buttons that act on either a picture or a video result (posting to the square). */
+export const ANY_MEDIA_ACTIONS: ReadonlySet<ActionButton> = new Set<ActionButton>(['post']);
+
 /** Buttons shown but not usable yet, with the tooltip saying why (none today: post opens the publish dialog). */
 export const DISABLED_ACTIONS: Partial<Record<ActionButton, MessageKey>> = {};
 
-/** The buttons to show on an image (or a video) result, by group, in table order. */
+/** The buttons to show on an image (or a video) result, by group, in table order (post on both). */
 export function visibleActions(granted: ReadonlySet<PermissionKey>, media: 'image' | 'video' = 'image'): Record<ActionGroup, ActionButton[]> {
   const out: Record<ActionGroup, ActionButton[]> = { edit: [], more: [] };
   for (const def of ACTION_TABLE) {
-    if (VIDEO_ACTIONS.has(def.button) !== (media === 'video')) continue;
+    if (!ANY_MEDIA_ACTIONS.has(def.button) && VIDEO_ACTIONS.has(def.button) !== (media === 'video')) continue;
     if (granted.has(def.permission)) out[def.group].push(def.button);
   }
   return out;

@@ -1,13 +1,20 @@
 import { useMemo, useState } from 'react';
-import { loggedInAtom } from '../account/atoms';
+import { accountAtom, loggedInAtom } from '../account/atoms';
+import { Link } from '../app/Link';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
 import { useT } from '../i18n/useT';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
+import { workPath } from '../square/route';
 import { appStore, useAtomValue } from '../state/jotai';
 import { ACTION_LABELS, grantedPermissions, visibleActions } from '../tasks/actions';
 import type { ActionButton } from '../tasks/actions';
+import { isOwnTask } from '../tasks/model';
 import { sayError } from '../tasks/runner';
+import { TaskStatus } from '../tasks/types';
 import type { Task } from '../tasks/types';
+import { PublishDialog } from '../works/PublishDialog';
 import { videoParamsAtom } from './atoms';
 import type { VideoOutput } from './player';
 import { taskRestoreTab } from './restore';
@@ -25,14 +32,24 @@ const BUTTON_TOOL: Partial<Record<ActionButton, VideoTool>> = {
  * The result action bar of a finished video (spec 2 §2): extend, upscale and
  * frame interpolation (each gated by its permission key; add music and lip
  * sync stay hidden: no audio service), each creating the tool's task with
- * parent_task_id; and "reuse", which restores the task into the form.
+ * parent_task_id; "reuse", which restores the task into the form; and
+ * "Post" (supportPublish), the owner's, opening the publish dialog in its
+ * video mode; a posted task links to its work instead.
  */
 export function VideoActionBar({ task, output }: { task: Task; output: VideoOutput }) {
   const t = useT();
   const loggedIn = useAtomValue(loggedInAtom);
   const params = useAtomValue(videoParamsAtom);
-  const buttons = useMemo(() => visibleActions(grantedPermissions(loggedIn), 'video').edit.filter((b) => BUTTON_TOOL[b] !== undefined), [loggedIn]);
+  const groups = useMemo(() => visibleActions(grantedPermissions(loggedIn), 'video'), [loggedIn]);
+  const buttons = groups.edit.filter((b) => BUTTON_TOOL[b] !== undefined);
+  const me = useAtomValue(accountAtom)?.id ?? null;
+  const locale = useAtomValue(localeAtom);
   const [busy, setBusy] = useState<string | null>(null);
+  const [publishing, setPublishing] = useState(false);
+  // As on a picture: the owner posts a finished video once; then it links to the work.
+  const postable = groups.more.includes('post');
+  const canPost = loggedIn && task.status === TaskStatus.Success && isOwnTask(task, me);
+  const posted = task.pub_artwork_no ?? null;
   // Reuse is offered where the task restores to a tab (params unknown yet: offered, checked on press).
   const reusable = params.state !== 'ready' || taskRestoreTab(params.params, task) !== null;
 
@@ -63,7 +80,7 @@ export function VideoActionBar({ task, output }: { task: Task; output: VideoOutp
     }
   }
 
-  if (buttons.length === 0 && !reusable) return null;
+  if (buttons.length === 0 && !reusable && !postable && !posted) return null;
   return (
     <div className="action-bar video-action-bar" role="toolbar" aria-label={t('tasks.actions.label')} data-testid="video-action-bar">
       <div className="action-bar__group" role="group" aria-label={t('tasks.actions.edit')}>
@@ -86,6 +103,27 @@ export function VideoActionBar({ task, output }: { task: Task; output: VideoOutp
           </button>
         )}
       </div>
+      {posted ? (
+        <Link to={localePath(locale, workPath(posted))} className="button action-bar__button action-bar__posted" data-testid="posted-link">
+          {t('works.publish.posted')}
+        </Link>
+      ) : (
+        postable && (
+          <div className="action-bar__group" role="group" aria-label={t('tasks.actions.more')}>
+            <button
+              type="button"
+              className="button action-bar__button"
+              disabled={!canPost || busy !== null}
+              title={canPost ? undefined : t('works.publish.notYours')}
+              data-action="post"
+              onClick={() => setPublishing(true)}
+            >
+              {t(ACTION_LABELS.post)}
+            </button>
+          </div>
+        )
+      )}
+      {publishing && <PublishDialog task={task} onClose={() => setPublishing(false)} />}
     </div>
   );
 }

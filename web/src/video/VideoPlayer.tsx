@@ -15,8 +15,9 @@ function browserSupport(video: HTMLVideoElement | null, hlsJs: boolean) {
 /**
  * One video output: `<video controls poster>` playing the HLS playlist (natively,
  * or through hls.js loaded on demand) or the MP4, and a download link for the MP4.
+ * `onPlaying` hears each time playback starts (or resumes).
  */
-export function VideoPlayer({ output, label }: { output: VideoOutput; label: string }) {
+export function VideoPlayer({ output, label, onPlaying }: { output: VideoOutput; label: string; onPlaying?: (() => void) | undefined }) {
   const t = useT();
   const ref = useRef<HTMLVideoElement>(null);
   const [playback, setPlayback] = useState<Playback | null>(null);
@@ -89,9 +90,10 @@ export function VideoPlayer({ output, label }: { output: VideoOutput; label: str
         aria-label={label}
         data-testid="task-video"
         data-playback={playback?.kind ?? ''}
+        onPlaying={onPlaying}
       />
       <figcaption className="video-result__bar">
-        <span className="muted">{t('tasks.size', { width: output.width, height: output.height })}</span>
+        <span className="muted">{output.width > 0 && output.height > 0 ? t('tasks.size', { width: output.width, height: output.height }) : null}</span>
         <a className="button" href={output.mp4} download data-testid="video-download">
           {t('video.download')}
         </a>

@@ -11,7 +11,8 @@ import { tasksAtom } from '../tasks/atoms';
 import { sourceImages } from '../tasks/requests';
 import type { Task } from '../tasks/types';
 import { useErrorText } from '../tavern/useErrorText';
-import { checkPublish } from './publish';
+import { videoOutputs } from '../video/player';
+import { checkPublish, checkPublishVideo } from './publish';
 import type { PublishField, PublishForm, ProblemKey } from './publish';
 import { WorkFields } from './WorkFields';
 
@@ -24,15 +25,18 @@ function markPublished(taskId: string, workId: string): void {
 
 /**
  * Publishes a finished task's pictures to the square: title, description,
- * tags, visibility, NSFW, hidden parameters and which pictures. After
- * success the dialog offers "Check it now" (spec 1 §2), going to the new
- * work's page.
+ * tags, visibility, NSFW, hidden parameters and which pictures. A video
+ * task posts its video instead (`post/video/add`, the poster as its
+ * preview; no picture choice, no hidden parameters). After success the
+ * dialog offers "Check it now" (spec 1 §2), going to the new work's page.
  */
 export function PublishDialog({ task, onClose }: { task: Task; onClose: () => void }) {
   const t = useT();
   const errorText = useErrorText();
   const locale = useAtomValue(localeAtom);
-  const images = sourceImages(task);
+  // A video task posts its first video (the one the server takes, with its poster).
+  const video = videoOutputs(task)[0];
+  const images = video ? [] : sourceImages(task);
   const [form, setForm] = useState<PublishForm>({
     title: '',
     description: '',
@@ -49,7 +53,7 @@ export function PublishDialog({ task, onClose }: { task: Task; onClose: () => vo
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const checked = checkPublish(form, [task.id]);
+    const checked = video ? checkPublishVideo(form, task.id) : checkPublish(form, [task.id]);
     if (!checked.ok) {
       setProblems(checked.problems);
       return;
@@ -58,7 +62,7 @@ export function PublishDialog({ task, onClose }: { task: Task; onClose: () => vo
     setBusy(true);
     setError(null);
     try {
-      const { id } = await squareApi.publishPicture(checked.request);
+      const { id } = 'task_id' in checked.request ? await squareApi.publishVideo(checked.request) : await squareApi.publishPicture(checked.request);
       markPublished(task.id, id);
       setPublished(id);
     } catch (err) {
@@ -112,6 +116,12 @@ export function PublishDialog({ task, onClose }: { task: Task; onClose: () => vo
           </fieldset>
         )}
         {images.length === 1 && images[0] && <img className="publish-images__single" src={images[0].url} alt="" />}
+        {video && (
+          <figure className="publish-video" data-testid="publish-video">
+            {video.poster ? <img className="publish-images__single" src={video.poster} alt={t('works.publish.videoPoster')} /> : null}
+            <figcaption className="muted">{t('works.publish.videoNote')}</figcaption>
+          </figure>
+        )}
         {problems.images && (
           <p className="sq-error" role="alert">
             {t(problems.images)}
@@ -121,6 +131,7 @@ export function PublishDialog({ task, onClose }: { task: Task; onClose: () => vo
           value={form}
           onChange={(v) => setForm((f) => ({ ...f, ...v }))}
           problems={problems}
+          showHideParams={!video}
         />
         {error !== null && (
           <p className="sq-error" role="alert">

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { accountAtom, loggedInAtom } from '../account/atoms';
 import { isApiError } from '../api/client';
 import { Link } from '../app/Link';
@@ -21,6 +21,9 @@ import { useLoaded } from '../tavern/useLoaded';
 import { Comments } from './Comments';
 import { EditWorkDialog } from './EditWorkDialog';
 import { ParamsPanel } from './ParamsPanel';
+import { ReportVideoDialog } from './ReportVideoDialog';
+import { oncePerView, workVideoOutput } from './videoWork';
+import { VideoPlayer } from '../video/VideoPlayer';
 import '../square/square.css';
 import './works.css';
 
@@ -79,6 +82,11 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
   const [deleting, setDeleting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [reporting, setReporting] = useState(false);
+  const [plays, setPlays] = useState<number | null>(null);
+  const video = workVideoOutput(work);
+  // One play counted per page view, when playback first starts.
+  const countPlay = useMemo(() => oncePerView(() => squareApi.videoPlay(work.id), setPlays), [work.id, setPlays]);
 
   async function collect() {
     setError(null);
@@ -143,8 +151,12 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           </>
         ) : (
           <div className="work__media">
-            {work.video_url && <video className="work__video" src={work.video_url} controls poster={work.images[0]?.url} />}
-            {!work.video_url &&
+            {video && (
+              <div className="work__player" data-testid="work-video">
+                <VideoPlayer output={video} label={t('works.video', { title: work.title || t('square.card.untitled') })} onPlaying={countPlay} />
+              </div>
+            )}
+            {!video &&
               work.images.map((img, i) => (
                 <figure key={img.url} className="work__figure">
                   <WorkFrameOverlay url={work.frame} />
@@ -186,6 +198,11 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           <button type="button" className="button" onClick={() => void share()}>
             {t('works.share')}
           </button>
+          {video && me !== null && !mine && (
+            <button type="button" className="button" onClick={() => setReporting(true)} data-testid="report-button">
+              {t('works.report.open')}
+            </button>
+          )}
         </div>
         {mine && <WorkFramePicker workId={work.id} frame={work.frame} onChange={(frame) => onChanged({ ...loaded, frame })} />}
         {error !== null && (
@@ -196,6 +213,12 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
         <p className="muted work__stats">
           {t('works.stats', { views: shortCount(work.views), comments: shortCount(work.comments) })} ·{' '}
           <time dateTime={new Date(work.create_at).toISOString()}>{new Date(work.create_at).toLocaleDateString()}</time>
+          {plays !== null && (
+            <>
+              {' · '}
+              <span data-testid="work-plays">{t('works.plays', { plays: shortCount(plays) })}</span>
+            </>
+          )}
           {work.visibility !== 'public' && <> · {t(`works.visibility.${work.visibility}`)}</>}
         </p>
         {work.description !== '' && <p className="work__description">{work.description}</p>}
@@ -248,6 +271,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           }}
         />
       )}
+      {reporting && <ReportVideoDialog workId={work.id} onClose={() => setReporting(false)} />}
       {deleting && (
         <ConfirmDialog
           title={t('works.deleteTitle')}

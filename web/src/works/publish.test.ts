@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBody, checkPublish, checkTitle, MAX_DESCRIPTION_CHARS, normaliseTags, splitTags } from './publish';
+import { checkBody, checkPublish, checkPublishVideo, checkTitle, MAX_DESCRIPTION_CHARS, normaliseTags, splitTags } from './publish';
 import type { PublishForm } from './publish';
 
 const FORM: PublishForm = { title: ' A cat ', description: ' sea\nside ', tags: '#Cat, cat , sea  side', visibility: 'followers', nsfw: true, hideParams: true, images: ['/files/a.png'] };
@@ -42,5 +42,13 @@ describe('publish form checks (protocol/src/square/work.rs)', () => {
   it('names every field that fails', () => {
     const bad = checkPublish({ ...FORM, title: 'x'.repeat(101), description: 'd'.repeat(2001), tags: 'ok, no<>', images: [] }, ['t1']);
     expect(bad).toEqual({ ok: false, problems: { title: 'WorkTitleTooLong', description: 'WorkTextTooLong', tags: 'WorkTagInvalid', images: 'square.publish.noImage' } });
+  });
+
+  it('a video post: the same texts for one task, no pictures, no hidden parameters', () => {
+    expect(checkPublishVideo({ ...FORM, images: [] }, 'v1')).toEqual({
+      ok: true,
+      request: { task_id: 'v1', title: 'A cat', description: 'sea\nside', tags: ['Cat', 'sea side'], visibility: 'followers', nsfw: true },
+    });
+    expect(checkPublishVideo({ ...FORM, title: 'x'.repeat(101), tags: '<b>' }, 'v1')).toEqual({ ok: false, problems: { title: 'WorkTitleTooLong', tags: 'WorkTagInvalid' } });
   });
 });

@@ -3,7 +3,7 @@
 // description of at most 2000, at most 10 tags of 1 to 30 letters, digits,
 // spaces, `_` or `-`; no control characters. A failed check names the
 // server's message key, so the form shows the text the server would.
-import type { PublishPictureRequest, Visibility } from '../square/types';
+import type { PublishPictureRequest, PublishVideoRequest, Visibility } from '../square/types';
 
 export const MAX_TITLE_CHARS = 100;
 export const MAX_DESCRIPTION_CHARS = 2000;
@@ -78,15 +78,23 @@ export type PublishField = 'title' | 'description' | 'tags' | 'images';
 
 export type Checked = { ok: true; request: PublishPictureRequest } | { ok: false; problems: Partial<Record<PublishField, ProblemKey>> };
 
-/** Checks the form for the tasks `taskIds`; answers the request to send, or each field's problem. */
-export function checkPublish(form: PublishForm, taskIds: readonly string[]): Checked {
-  const problems: Partial<Record<PublishField, ProblemKey>> = {};
+type Problems = Partial<Record<PublishField, ProblemKey>>;
+
+/** The title, description and tags of `form`: their problems, and the tags as the server keeps them. */
+function checkTexts(form: PublishForm): { problems: Problems; tags: string[] } {
+  const problems: Problems = {};
   const title = checkTitle(form.title);
   if (title) problems.title = title;
   const description = checkBody(form.description, MAX_DESCRIPTION_CHARS);
   if (description) problems.description = description;
   const tags = normaliseTags(splitTags(form.tags));
   if (tags.problem) problems.tags = tags.problem;
+  return { problems, tags: tags.tags };
+}
+
+/** Checks the form for the tasks `taskIds`; answers the request to send, or each field's problem. */
+export function checkPublish(form: PublishForm, taskIds: readonly string[]): Checked {
+  const { problems, tags } = checkTexts(form);
   if (form.images.length === 0 || form.images.length > MAX_IMAGES_PER_POST) problems.images = 'square.publish.noImage';
   if (Object.keys(problems).length > 0) return { ok: false, problems };
   return {
@@ -95,11 +103,34 @@ export function checkPublish(form: PublishForm, taskIds: readonly string[]): Che
       task_ids: [...taskIds],
       title: form.title.trim(),
       description: form.description.trim(),
-      tags: tags.tags,
+      tags,
       visibility: form.visibility,
       nsfw: form.nsfw,
       hide_params: form.hideParams,
       images: [...form.images],
+    },
+  };
+}
+
+export type CheckedVideo = { ok: true; request: PublishVideoRequest } | { ok: false; problems: Partial<Record<PublishField, ProblemKey>> };
+
+/**
+ * Checks the form for posting the video task `taskId` (`post/video/add`):
+ * the same texts as a picture post; no picture choice (the server posts the
+ * task's first video with its poster) and no hidden parameters.
+ */
+export function checkPublishVideo(form: PublishForm, taskId: string): CheckedVideo {
+  const { problems, tags } = checkTexts(form);
+  if (Object.keys(problems).length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    request: {
+      task_id: taskId,
+      title: form.title.trim(),
+      description: form.description.trim(),
+      tags,
+      visibility: form.visibility,
+      nsfw: form.nsfw,
     },
   };
 }
