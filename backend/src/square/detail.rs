@@ -90,6 +90,15 @@ impl SquareService {
         };
         let following = self.is_following(viewer, &w.author).await?;
         let author = self.card_author(&w.author).await;
+        let plays = if w.kind == PostKind::Video {
+            self.inner
+                .t
+                .work_counts
+                .get(&Key::of(&w.id), &Key::of(count::PLAYS))
+                .await?
+        } else {
+            0
+        };
         let frame = match self.inner.decor.get() {
             Some(d) => d.frame_url(&w.id, &w.author).await,
             None => None,
@@ -116,6 +125,8 @@ impl SquareService {
             author,
             images: w.images,
             video_url: w.video_url,
+            hls_url: w.hls_url,
+            plays,
             content,
             content_html,
             params: if w.hide_params && !own {

@@ -22,6 +22,9 @@ pub struct WorkRow {
     pub images: Vec<WorkImage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub video_url: Option<String>,
+    /// A task's video: its HLS master playlist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hls_url: Option<String>,
     /// The tasks it was published from, and their parameters.
     pub task_ids: Vec<String>,
     pub params: Vec<GenParams>,

@@ -248,6 +248,7 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
                     height: 256,
                 }],
                 video_url: None,
+                hls_url: None,
                 task_ids: Vec::new(),
                 params: Vec::new(),
                 create_at: at,

@@ -282,6 +282,7 @@ impl SquareService {
             hide_params: r.hide_params,
             images,
             video_url: None,
+            hls_url: None,
             task_ids: ids,
             params: tasks.iter().map(params_of).collect(),
             create_at: now,
@@ -326,6 +327,7 @@ impl SquareService {
             hide_params: false,
             images,
             video_url: None,
+            hls_url: None,
             task_ids: Vec::new(),
             params: Vec::new(),
             create_at: now,
@@ -351,7 +353,7 @@ impl SquareService {
             &r.tags,
         )?;
         let work_id = uuid::Uuid::now_v7().simple().to_string();
-        let (video, mut images, task) = match (r.task_id.as_deref(), r.video_url.as_deref()) {
+        let (video, hls, mut images, task) = match (r.task_id.as_deref(), r.video_url.as_deref()) {
             (Some(t), None) => {
                 let t = self.task_for_publish(&who.id, t).await?;
                 let v = t
@@ -370,7 +372,8 @@ impl SquareService {
                         height: o.height,
                     })
                     .collect();
-                (file_url(&v.key), poster, Some(t))
+                let hls = v.hls.as_deref().map(file_url);
+                (file_url(&v.key), hls, poster, Some(t))
             }
             (None, Some(u)) => {
                 let url = self.own_file(u).await?;
@@ -381,7 +384,7 @@ impl SquareService {
                         "a video post takes an MP4, WebM, MOV, M4V, MKV or OGG file",
                     ));
                 }
-                (url, Vec::new(), None)
+                (url, None, Vec::new(), None)
             }
             _ => {
                 return Err(ApiError::with_msg(
@@ -413,6 +416,7 @@ impl SquareService {
             hide_params: false,
             images,
             video_url: Some(video),
+            hls_url: hls,
             task_ids: task.iter().map(|t| t.id.clone()).collect(),
             params: task.iter().map(params_of).collect(),
             create_at: now,

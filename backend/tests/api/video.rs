@@ -162,6 +162,12 @@ async fn video_tasks_make_mp4_files_with_posters() {
             .unwrap();
         assert_eq!(p["plays"], n);
     }
+    let d: Value = c
+        .post("/api/v1/ai-video/detail", &json!({"id": work}))
+        .await
+        .unwrap();
+    assert_eq!(d["plays"], 2, "{d}");
+    assert!(d["hls_url"].as_str().unwrap().ends_with(".m3u8"), "{d}");
     let e = c
         .post::<_, Value>("/api/v1/ai-video/play", &json!({"id": "no-such-work"}))
         .await

@@ -223,6 +223,13 @@ pub struct WorkDetail {
     /// Video posts: the video's URL.
     #[serde(default)]
     pub video_url: Option<String>,
+    /// Video posts made from a task: its HLS master playlist (adaptive
+    /// streaming); `None` for uploaded videos.
+    #[serde(default)]
+    pub hls_url: Option<String>,
+    /// Video posts: how many times it was played (`ai-video/play`).
+    #[serde(default)]
+    pub plays: i64,
     /// Articles: the Markdown source (the author's, for editing) and the
     /// sanitised HTML everyone is shown.
     #[serde(default)]

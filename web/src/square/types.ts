@@ -108,6 +108,10 @@ export interface WorkDetail {
   author: CardAuthor;
   images: WorkImage[];
   video_url?: string | null;
+  /** A task's video: its HLS master playlist. */
+  hls_url?: string | null;
+  /** Video posts: plays so far. */
+  plays?: number;
   /** Articles: the author's Markdown and the server-sanitised HTML. */
   content?: string | null;
   content_html?: string | null;

@@ -83,7 +83,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [reporting, setReporting] = useState(false);
-  const [plays, setPlays] = useState<number | null>(null);
+  const [plays, setPlays] = useState<number | null>(work.video_url ? (work.plays ?? null) : null);
   const video = workVideoOutput(work);
   // One play counted per page view, when playback first starts.
   const countPlay = useMemo(() => oncePerView(() => squareApi.videoPlay(work.id), setPlays), [work.id, setPlays]);

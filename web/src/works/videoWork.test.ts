@@ -13,6 +13,8 @@ describe('a video post page (pure parts)', () => {
     expect(workVideoOutput({ video_url: '/files/u/clip.mp4', images: [] })).toEqual({ mp4: '/files/u/clip.mp4', hls: undefined, poster: undefined, width: 0, height: 0 });
     expect(workVideoOutput({ video_url: null, images: [{ url: '/files/a.png', width: 1, height: 1 }] })).toBeNull();
     expect(workVideoOutput({ images: [] })).toBeNull();
+    // A task's video streams adaptively.
+    expect(workVideoOutput({ video_url: '/files/v/out0.mp4', hls_url: '/files/v/hls/master.m3u8', images: [] })?.hls).toBe('/files/v/hls/master.m3u8');
   });
 
   it('counts one play per page view, and again only after a failed count', async () => {

@@ -1,6 +1,6 @@
 // A video post's page, its pure parts: the player's output from the work
-// (`artwork/detail` / `ai-video/detail` answer `video_url` and the poster in
-// `images`; no HLS playlist, so the MP4 plays), counting one play per page
+// (`artwork/detail` / `ai-video/detail` answer `video_url`, `hls_url` for a
+// task's video, and the poster in `images`), counting one play per page
 // view (`ai-video/play`), and the report form's check (the server's rules of
 // protocol/src/character_extras.rs `normalise_report`).
 import { checkReport, REPORT_REASONS } from '../tavern/extras';
@@ -14,11 +14,12 @@ export { REPORT_DETAIL_MAX } from '../tavern/extras';
 export const VIDEO_REPORT_REASONS: readonly VideoReportReason[] = REPORT_REASONS;
 
 /** The player's output of a video work (its poster the work's first picture); null for other works. */
-export function workVideoOutput(work: Pick<WorkDetail, 'video_url' | 'images'>): VideoOutput | null {
+export function workVideoOutput(work: Pick<WorkDetail, 'video_url' | 'hls_url' | 'images'>): VideoOutput | null {
   const mp4 = work.video_url ?? '';
   if (mp4 === '') return null;
   const poster = work.images[0];
-  return { mp4, hls: undefined, poster: poster?.url, width: poster?.width ?? 0, height: poster?.height ?? 0 };
+  const hls = work.hls_url ? work.hls_url : undefined;
+  return { mp4, hls, poster: poster?.url, width: poster?.width ?? 0, height: poster?.height ?? 0 };
 }
 
 /**
