@@ -137,16 +137,19 @@ pub(crate) async fn upload(args: &HarnessArgs) -> Result<Report, HarnessError> {
     .await
     .map_err(|_| api_err("pre-sign/get", "no answer"))?
     .map_err(|e| api_err("pre-sign/get", e))?;
-    let file_id = pre["file_id"]
-        .as_str()
+    let file_id = pre
+        .get("file_id")
+        .and_then(Value::as_str)
         .ok_or_else(|| api_err("pre-sign/get", format!("no file_id in {pre}")))?
         .to_owned();
-    let chunk = pre["chunk_size"]
-        .as_u64()
+    let chunk = pre
+        .get("chunk_size")
+        .and_then(Value::as_u64)
         .filter(|c| *c > 0)
         .ok_or_else(|| api_err("pre-sign/get", "no chunk_size"))?;
-    let urls: Vec<String> = pre["pre_signs"]
-        .as_array()
+    let urls: Vec<String> = pre
+        .get("pre_signs")
+        .and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(|u| u.as_str().map(str::to_owned))
@@ -220,8 +223,8 @@ pub(crate) async fn upload(args: &HarnessArgs) -> Result<Report, HarnessError> {
     let server_cpu = cpu.used();
     let (peak, samples) = sampler.finish().await?;
     let rss_after = pid.and_then(procfs::rss_bytes);
-    let url = done["url"].as_str().map(str::to_owned);
-    if done["status"].as_i64() != Some(0) || url.is_none() {
+    let url = done.get("url").and_then(Value::as_str).map(str::to_owned);
+    if done.get("status").and_then(Value::as_i64) != Some(0) || url.is_none() {
         return Err(api_err("confirm", format!("answered {done}")));
     }
     let secs = elapsed.as_secs_f64();
@@ -284,7 +287,7 @@ mod tests {
 
     #[test]
     fn the_last_part_holds_the_rest() {
-        let mib = 1024 * 1024;
+        let mib: u64 = 1024 * 1024;
         let size = 1024 * mib;
         let chunk = 20 * mib;
         assert_eq!(size.div_ceil(chunk), 52);

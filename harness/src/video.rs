@@ -158,21 +158,34 @@ async fn one_task(user: &RestClient, path: &str, body: &Value) -> TaskEnd {
             Ok(Err(e)) => return TaskEnd::TimedOut(format!("polling {id}: {e}")),
             Ok(Ok(v)) => v,
         };
-        let Some(t) = items["items"].as_array().and_then(|a| a.first()).cloned() else {
+        let Some(t) = items
+            .get("items")
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .cloned()
+        else {
             continue;
         };
-        match t["status"].as_u64() {
+        match t.get("status").and_then(Value::as_u64) {
             Some(3) | Some(4) => break t,
             _ => continue,
         }
     };
     let wall = start.elapsed();
-    if task["status"].as_u64() != Some(3) {
-        let why = task["reason"].as_str().unwrap_or("no reason given");
+    if task.get("status").and_then(Value::as_u64) != Some(3) {
+        let why = task
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("no reason given");
         return TaskEnd::Failed(why.to_owned());
     }
     let mut videos = Vec::new();
-    for uri in task["video_uris"].as_array().into_iter().flatten() {
+    for uri in task
+        .get("video_uris")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let Some(uri) = uri.as_str() else {
             videos.push(None);
             continue;
