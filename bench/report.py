@@ -2,7 +2,7 @@
 """Writes docs/benchmarks.md from the JSON records of scripts/bench.
 
 Each record is one run of one scenario against one server: the driver's
-report (`easel harness --json` or the socket.io driver, same shape) plus the
+report (`easel-harness --json` or the socket.io driver, same shape) plus the
 server's CPU and RSS sampled from /proc around the run. Per server and
 scenario the report takes the median over runs, computes CPU-µs per
 delivered frame and memory per session, and sets Easel beside every
@@ -167,6 +167,39 @@ def figures(rec):
             rate_limited=rate_limited,
             writes_skipped=c.get("writes_skipped", 0),
         )
+    elif sc == "video":
+        wall = extra("task_wall_ms")
+        at_size = r.get("video_secs_at_size")
+        f.update(
+            videos=c.get("videos"),
+            video_secs=at_size,
+            window_s=r.get("window_secs"),
+            cpu_own_s=r.get("server_cpu_own_secs"),
+            cpu_children_s=r.get("server_cpu_children_secs"),
+            # Recomputed from the parts, so an older report without the figure still has it.
+            video_per_cpu=per(at_size, cpu),
+            wall_p50_s=per(wall.get("p50"), 1000.0) if wall.get("count") else None,
+            wall_max_s=per(wall.get("max"), 1000.0) if wall.get("count") else None,
+            failed=c.get("failed", 0) + c.get("refused", 0) + c.get("timed_out", 0),
+            unreadable=c.get("unreadable_videos", 0) + c.get("wrong_size", 0),
+        )
+    elif sc == "upload":
+        mib = 1024.0 * 1024.0
+        rss = lambda k: per(r.get(k), mib)
+        before, peak = r.get("rss_before_bytes"), r.get("rss_peak_bytes")
+        f.update(
+            size_mib=per(r.get("bytes"), mib),
+            mb_per_sec=r.get("mb_per_sec"),
+            mib_per_sec=r.get("mib_per_sec"),
+            put_p50_ms=lat.get("p50"),
+            put_p99_ms=lat.get("p99"),
+            join_ms=r.get("join_ms"),
+            rss_before_mib=rss("rss_before_bytes"),
+            rss_peak_mib=rss("rss_peak_bytes"),
+            rss_after_mib=rss("rss_after_bytes"),
+            rss_growth_mib=per(peak - before, mib) if before is not None and peak is not None else None,
+            rss_samples=r.get("rss_samples"),
+        )
     return f
 
 
@@ -244,6 +277,16 @@ COLUMNS = {
              ("read_errors", "read errors"), ("write_errors", "write errors"),
              ("rate_limited", "of which rate-limited"), ("writes_skipped", "writes skipped")],
 }
+COLUMNS["video"] = [("videos", "videos"), ("video_secs", "seconds of video"), ("window_s", "window s"),
+                    ("cpu_s", "server CPU s"), ("cpu_children_s", "of which ffmpeg s"),
+                    ("video_per_cpu", "s of video per CPU s"), ("wall_p50_s", "task wall p50 s"),
+                    ("wall_max_s", "task wall max s"), ("failed", "failed, refused or timed out"),
+                    ("unreadable", "unreadable or wrong size")]
+COLUMNS["upload"] = [("size_mib", "file MiB"), ("mb_per_sec", "MB/s end to end"), ("mib_per_sec", "MiB/s"),
+                     ("put_p50_ms", "part PUT p50 ms"), ("put_p99_ms", "part PUT p99 ms"), ("join_ms", "join ms"),
+                     ("cpu_s", "server CPU s"), ("rss_before_mib", "RSS before MiB"),
+                     ("rss_peak_mib", "RSS peak MiB"), ("rss_after_mib", "RSS after MiB"),
+                     ("rss_growth_mib", "peak − before MiB"), ("rss_samples", "RSS samples")]
 for _k in ("progress",):
     COLUMNS[_k] = COLUMNS[_k][:3] + [("fanout_p50_ms", "fan-out p50 ms"), ("fanout_p99_ms", "fan-out p99 ms"),
                                       ("fanout_measured", "fan-out is")] \
@@ -449,7 +492,7 @@ model, see the notes) and **easel-redis** (the same with `EASEL_REDIS`: bus and 
 **node-socketio** (socket.io rooms), **py-aiohttp** (aiohttp shaped like ComfyUI's `/ws` +
 `POST /prompt`) and **py-socketio** (python-socketio, shaped like InvokeAI's event server).
 The socket.io peers are driven by `bench/node-socketio/driver.mjs` (socket.io has its own
-wire protocol); the others by `easel harness --protocol bare`. See `bench/README.md`.
+wire protocol); the others by `easel-harness --protocol bare`. See `bench/README.md`.
 """
 
 NOTES = {
@@ -507,8 +550,23 @@ NOTES = {
             "is raised (`EASEL_SQUARE_WRITES_PER_MIN`). *Page* latency runs from each read's intended send "
             "time to its answer; *CPU µs/page* is the server's CPU over the window, writes included, divided "
             "by the pages read. *Reads/s* and *writes/s* count answered calls.",
+    "video": "Easel only, on the reference engine (non-neural: classical frames encoded by Debian's ffmpeg, "
+             "x264 `veryfast`, run as child processes of the server and so pinned to its core, plus the "
+             "poster and the HLS renditions of every video). One user makes text-to-video tasks at "
+             "1280×720 (16:9, the model in the settings), a few at a time, one after another for the window; "
+             "the lanes then finish the task they run. *Seconds of video* is read from each downloaded MP4's "
+             "header (mvhd duration; the tkhd size must be 1280×720). *Server CPU* is the server's utime + "
+             "stime plus its waited-for children's (ffmpeg) from the first create to the last task's end; "
+             "*s of video per CPU s* divides the two. *Task wall* runs from the create to the final status.",
+    "upload": "Easel only. One generated file (incompressible bytes, made 20 MiB part by part just before "
+              "each PUT: the driver never holds the file) through the chunked upload: `resource/pre-sign/get` "
+              "as `audio/mp4` in category 59 (audio: the server stores and joins it without ffprobe; "
+              "generated bytes are no video, and a real video of 1 GiB was not made for the bench), then per "
+              "part a PUT to its pre-signed URL and `confirmPart`, one part after another, then `confirm`, "
+              "which joins the parts in the object store (*join*). *MB/s* (10^6 bytes) runs from pre-sign to "
+              "confirm answered. The server's RSS is sampled every 100 ms over the same span.",
 }
-ORDER = ["idle", "progress", "watchers", "channel", "chat", "create", "soak", "feed"]
+ORDER = ["idle", "progress", "watchers", "channel", "chat", "create", "soak", "feed", "video", "upload"]
 
 
 def render(summary, command, settings, durability="", analysis=""):

@@ -207,6 +207,51 @@ class ReportTest(unittest.TestCase):
         self.assertIn("## feed", text)
         self.assertIn("`easel seed-square`", text)
 
+    def test_video_seconds_per_cpu_second_and_task_wall(self):
+        mib = 1024 * 1024
+        recs = [
+            rec("easel", "video", 1, {"videos": 6, "failed": 1, "refused": 0, "timed_out": 0,
+                                      "unreadable_videos": 0, "wrong_size": 1},
+                video_secs=35.0, video_secs_at_size=30.0, window_secs=70.0, server_cpu_secs=60.0,
+                server_cpu_own_secs=20.0, server_cpu_children_secs=40.0,
+                task_wall_ms={"p50": 21500.0, "max": 30000.0, "count": 6}),
+            {"server": "bare-actix", "scenario": "video", "na": "Easel-only scenario"},
+        ]
+        s = report.summarise(recs)
+        v = s["video"]["easel"]
+        # Only the seconds at the requested size count, over server + ffmpeg CPU.
+        self.assertAlmostEqual(v["video_per_cpu"], 0.5)
+        self.assertEqual(v["video_secs"], 30.0)
+        self.assertEqual(v["cpu_children_s"], 40.0)
+        self.assertAlmostEqual(v["wall_p50_s"], 21.5)
+        self.assertEqual((v["failed"], v["unreadable"]), (1, 1))
+        md = report.table("video", s["video"])
+        self.assertIn("s of video per CPU s", md)
+        self.assertIn("| easel | 6 | 30.00 | 70.00 | 60.00 | 40.00 | 0.50 | 21.50 | 30.00 | 1 | 1 | 1 |", md)
+        self.assertIn("n/a (Easel-only scenario)", md)
+        # No CPU figure at all (a remote server): no ratio rather than a wrong one.
+        r = rec("easel", "video", 1, {"videos": 1}, video_secs_at_size=5.0)
+        r["proc"] = {}
+        self.assertIsNone(report.figures(r)["video_per_cpu"])
+
+        up = [rec("easel", "upload", n, {"parts": 52, "bytes": 1024 * mib}, bytes=1024 * mib,
+                  mb_per_sec=mbs, mib_per_sec=mbs / 1.048576, join_ms=900.0, server_cpu_secs=3.0,
+                  rss_before_bytes=40 * mib, rss_peak_bytes=peak * mib, rss_after_bytes=45 * mib, rss_samples=80)
+              for n, mbs, peak in ((1, 100.0, 90), (2, 300.0, 70), (3, 200.0, 80))]
+        s = report.summarise(up)
+        u = s["upload"]["easel"]
+        self.assertEqual(u["size_mib"], 1024.0)
+        self.assertEqual(u["mb_per_sec"], 200.0)
+        self.assertEqual(u["rss_peak_mib"], 80.0)
+        self.assertEqual(u["rss_growth_mib"], 40.0)
+        self.assertEqual(u["runs"], 3)
+        md = report.table("upload", s["upload"])
+        self.assertIn("RSS peak MiB", md)
+        self.assertIn("| easel | 1,024 | 200.00 |", md)
+        text = report.render(s, "make bench", "runs=3")
+        self.assertIn("## upload", text)
+        self.assertIn("`audio/mp4` in category 59", text)
+
     def test_render_writes_every_section(self):
         with tempfile.TemporaryDirectory() as d:
             import json

@@ -1,6 +1,7 @@
 //! The `easel` command: `serve` runs the product, `migrate` applies the
-//! ScyllaDB schema, `prompt parse` prints a prompt's parse result, `harness`
-//! runs the load harness (the `easel-harness` crate) against a server.
+//! ScyllaDB schema, `prompt parse` prints a prompt's parse result,
+//! `seed-square` fills a data folder's square for benchmarks. The load
+//! harness is its own binary, `easel-harness` (the `harness/` crate).
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
@@ -59,9 +60,6 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Drive a server through its protocol and report figures (a table on
-    /// stderr; with --json, one JSON object on stdout).
-    Harness(Box<harness::HarnessArgs>),
 }
 
 #[derive(Subcommand)]
@@ -90,13 +88,11 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let command = match cli.command {
         Command::Prompt { action } => return prompt(action),
-        Command::Harness(args) => return run_harness(args),
         other => other,
     };
     let settings = Settings::load().context("loading settings")?;
     match command {
         Command::Prompt { action } => prompt(action),
-        Command::Harness(args) => run_harness(args),
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
@@ -152,35 +148,6 @@ fn prompt(action: PromptAction) -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// `easel harness ...` (the `easel-harness` crate): its own runtime, no
-/// settings (it is a client).
-fn run_harness(args: Box<harness::HarnessArgs>) -> anyhow::Result<()> {
-    // Pinned to one core (`taskset -c 1`, as `make bench` runs it), a
-    // multi-thread runtime would have the block_on thread and its worker
-    // take turns on that core: one thread drives everything instead.
-    let one_core = std::thread::available_parallelism().map_or(true, |n| n.get() == 1);
-    let rt = if one_core {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-    }
-    .context("starting the runtime")?;
-    let report = rt.block_on(harness::run(&args))?;
-    eprint!("{}", report.table());
-    if args.json {
-        let json = serde_json::to_string(&report).context("serialising the report")?;
-        #[allow(clippy::print_stdout)]
-        {
-            println!("{json}");
-        }
-    }
-    Ok(())
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {

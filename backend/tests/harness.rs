@@ -1,9 +1,13 @@
-//! `easel harness idle` against a real `easel serve`: the command's JSON
-//! contract and that every session authenticates and gets heartbeat acks.
+//! The load harness's `idle` scenario (the `easel-harness` crate, run in
+//! process) against a real `easel serve`: the report's JSON contract and
+//! that every session authenticates and gets heartbeat acks. The
+//! `easel-harness` binary itself is tested in `harness/tests/cli.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+
+use clap::Parser;
 
 struct Server(Child);
 
@@ -40,29 +44,33 @@ fn start(data: &std::path::Path) -> (Server, String) {
     (Server(child), url)
 }
 
-#[test]
-fn idle_holds_every_session_and_prints_one_json_object() {
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: harness::HarnessArgs,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_holds_every_session_and_reports_by_the_json_contract() {
     let data = tempfile::tempdir().unwrap();
     let (server, url) = start(data.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_easel"))
-        .args(["harness", "idle", "--target", &url])
-        .args([
-            "--sessions",
-            "20",
-            "--duration-secs",
-            "2",
-            "--rate",
-            "5",
-            "--json",
-        ])
-        .env("RUST_LOG", "error")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "harness failed: {stderr}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout.trim().lines().count(), 1, "one JSON line: {stdout}");
-    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let cli = Cli::try_parse_from([
+        "easel-harness",
+        "idle",
+        "--target",
+        &url,
+        "--sessions",
+        "20",
+        "--duration-secs",
+        "2",
+        "--rate",
+        "5",
+        "--json",
+    ])
+    .unwrap();
+    let report = harness::run(&cli.args).await.unwrap();
+    let table = report.table();
+    let v = serde_json::to_value(&report).unwrap();
     assert_eq!(v["scenario"], "idle");
     assert_eq!(v["target"], url.as_str());
     assert_eq!(v["sessions"], 20);
@@ -86,8 +94,5 @@ fn idle_holds_every_session_and_prints_one_json_object() {
     // The server is local: its pid is found from the port and its memory read.
     assert_eq!(v["server_memory"]["pid"], server.0.id());
     assert!(v["server_memory"]["rss_after_bytes"].as_u64().unwrap() > 0);
-    assert!(
-        stderr.contains("authenticated"),
-        "table on stderr: {stderr}"
-    );
+    assert!(table.contains("authenticated"), "the table: {table}");
 }

@@ -1,10 +1,10 @@
 // The load driver for the socket.io peers (node-socketio and py-socketio).
-// `easel harness` speaks raw WebSocket frames and cannot talk socket.io's own
+// `easel-harness` speaks raw WebSocket frames and cannot talk socket.io's own
 // protocol (Engine.IO packets around socket.io events), so this driver runs
 // the same scenarios with socket.io-client, carrying the same bench frames
 // as the payload of the "frame" event, on the same fixed timetable (latency
 // from the intended send time, no coordinated omission), and prints the same
-// JSON shape as `easel harness --json`.
+// JSON shape as `easel-harness --json`.
 //
 //   node driver.mjs idle|channel|progress --target http://127.0.0.1:PORT [--json]
 //     [--sessions N] [--duration-secs S] [--rate R] [--members M] [--channels K]

@@ -1,7 +1,8 @@
 //! The server's memory and CPU time from `/proc` when it runs on this
 //! machine: the pid of the process listening on the target port (through
 //! the socket inode in `/proc/net/tcp*` and the `/proc/<pid>/fd` links),
-//! its VmRSS, and its utime + stime.
+//! its VmRSS, and its utime + stime (and cutime + cstime, the CPU of the
+//! children it has waited for, such as the reference engine's ffmpeg).
 
 use std::collections::HashSet;
 
@@ -83,6 +84,31 @@ pub fn parse_cpu_ticks(stat: &str) -> Option<u64> {
     Some(utime + stime)
 }
 
+/// (utime + stime, cutime + cstime) in clock ticks: the process's own CPU
+/// and that of its children it has waited for.
+pub fn parse_cpu_ticks_split(stat: &str) -> Option<(u64, u64)> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    match f.as_slice() {
+        [utime, stime, cutime, cstime] => Some((utime + stime, cutime + cstime)),
+        _ => None,
+    }
+}
+
+/// The CPU `pid` has used itself and through the children it has waited
+/// for, in seconds: `(own, children)`.
+pub fn cpu_seconds_split(pid: u32) -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (own, children) = parse_cpu_ticks_split(&stat)?;
+    Some((own as f64 / USER_HZ, children as f64 / USER_HZ))
+}
+
 /// The CPU time `pid` has used (all its threads), in seconds.
 pub fn cpu_seconds(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -144,6 +170,15 @@ mod tests {
         let stat =
             "4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 75 0 0 20 0 4 0 1000 0 0";
         assert_eq!(parse_cpu_ticks(stat), Some(325));
+        assert_eq!(parse_cpu_ticks_split(stat), Some((325, 0)));
+        let with_children =
+            "9 (ffmpeg parent) R 1 9 9 0 -1 0 0 0 0 0 120 30 400 50 20 0 4 0 1000 0 0";
+        assert_eq!(parse_cpu_ticks_split(with_children), Some((150, 450)));
+        assert_eq!(
+            parse_cpu_ticks_split("9 (x) R 1 9 9 0 -1 0 0 0 0 0 120 30 400"),
+            None
+        );
+        assert!(cpu_seconds_split(std::process::id()).is_some());
         assert_eq!(parse_cpu_ticks("4242 (x) S 1"), None);
         assert_eq!(parse_cpu_ticks("no parens"), None);
         // This process has run some code by now, and the window never goes back.

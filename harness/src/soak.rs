@@ -7,7 +7,7 @@
 //!
 //! Issue 8 asks for 30 minutes; the bench runs `BENCH_SOAK_SECS` (120 s by
 //! default) so a full bench stays short: `BENCH_SOAK_SECS=1800` (or
-//! `easel harness soak --duration-secs 1800`) runs the real thing.
+//! `easel-harness soak --duration-secs 1800`) runs the real thing.
 
 use std::time::{Duration, Instant};
 

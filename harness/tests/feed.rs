@@ -1,4 +1,4 @@
-//! `easel harness feed` against a small fake square (actix-web, the
+//! `easel-harness feed` against a small fake square (actix-web, the
 //! contract's calls only): set-up signs up, follows and publishes finished
 //! tasks by their owners; reads follow cursors; likes never repeat and
 //! undos only follow likes; every call the run made is accounted for.

@@ -1,5 +1,5 @@
 //! `easel seed-square`: fills a data folder's square with synthetic works
-//! for the feed benchmark (`easel harness feed`), straight through the
+//! for the feed benchmark (`easel-harness feed`), straight through the
 //! Store's tables, as the service would have written them. Accounts get an
 //! unusable password (nobody logs in as them); a dozen small gradient
 //! pictures serve as covers; likes, collects, comments and views are drawn
