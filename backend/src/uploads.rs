@@ -1,4 +1,5 @@
-//! Abandoned uploads: every pre-signed upload is listed in `UPLOADS_OPEN`
+//! Uploads (the rows behind spec 2 §7's chunked upload; the calls are in
+//! `routes/resource.rs`) and abandoned uploads: every pre-signed upload is listed in `UPLOADS_OPEN`
 //! (by creation time) until it is confirmed; a sweeper removes the parts
 //! and the row of uploads left unconfirmed longer than the settings'
 //! `upload_ttl_secs` (a client that gave up, or never came back to resume).
@@ -11,7 +12,34 @@ use infra::objects::{DynObjects, ObjectKey};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
 
 use crate::accounts::now_millis;
-use crate::routes::resource::UploadRow;
+use serde::{Deserialize, Serialize};
+
+/// Upload categories of spec 2 §7: video and audio.
+pub const CATEGORY_VIDEO: i64 = 8;
+pub const CATEGORY_AUDIO: i64 = 59;
+
+/// `UPLOADS` row: a pre-signed upload, its parts and, once confirmed, its file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadRow {
+    pub file_id: String,
+    pub owner: String,
+    pub file_name: String,
+    pub content_type: String,
+    pub size: u64,
+    pub category: i64,
+    pub chunk_size: u64,
+    /// One random token per part: the capability in its pre-signed URL.
+    pub part_tokens: Vec<String>,
+    pub parts_done: Vec<bool>,
+    /// Key of the joined file once confirmed.
+    pub key: Option<String>,
+    pub created_at: i64,
+}
+
+/// Where an uploaded video's poster is kept.
+pub fn poster_key(file_id: &str) -> String {
+    format!("u/{file_id}/poster.png")
+}
 
 /// The one partition of the open-uploads index.
 const OPEN: &str = "open";

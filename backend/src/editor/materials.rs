@@ -17,6 +17,7 @@ use super::{account, invalid, paging, required, EditorService};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 use crate::tasks::{row::file_url, Requester};
+use crate::uploads::{CATEGORY_AUDIO, CATEGORY_VIDEO};
 
 /// `EDITOR_MATERIALS` row: the material as answered, and its file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,10 +26,6 @@ pub struct MaterialRow {
     /// The file's key in the object store.
     pub key: String,
 }
-
-/// Upload categories the bin takes (spec 2 §7: 8 video, 59 audio).
-const CATEGORY_VIDEO: i64 = 8;
-const CATEGORY_AUDIO: i64 = 59;
 
 impl EditorService {
     /// `material/list`: newest first, optionally of one kind.
@@ -94,7 +91,7 @@ impl EditorService {
                     .clone()
                     .ok_or_else(|| invalid("the upload is not confirmed yet"))?;
                 // The poster made when the video was confirmed.
-                let poster = crate::routes::resource::poster_key(file_id);
+                let poster = crate::uploads::poster_key(file_id);
                 let poster = match ObjectKey::parse(&poster) {
                     Ok(k) => self
                         .objects

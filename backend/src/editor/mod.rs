@@ -26,8 +26,8 @@ use serde_json::json;
 
 use crate::accounts::now_millis;
 use crate::error::ApiError;
-use crate::routes::resource::UploadRow;
 use crate::tasks::{row::file_url, Requester, TaskService};
+use crate::uploads::UploadRow;
 pub use materials::MaterialRow;
 
 /// Rows per page when the caller does not say, and at most.
@@ -330,7 +330,7 @@ impl EditorService {
         if row.action != protocol::task::Action::VideoEdit {
             return Err(ErrorCode::NotFound.into());
         }
-        let cancelled = row.status_desc == "user cancelled";
+        let cancelled = row.status_desc == crate::tasks::machine::CANCELLED_DESC;
         let done = row.status == TaskStatus::Success;
         let first = |video: bool| {
             row.outputs

@@ -12,7 +12,7 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use infra::store::{tables, Key, Table};
 use protocol::ErrorCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::accounts::now_millis;
@@ -22,23 +22,6 @@ use crate::state::AppState;
 
 /// Parts are at most this large (spec 2 §9: 20 MB chunks).
 pub const CHUNK_SIZE: u64 = 20 * 1024 * 1024;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UploadRow {
-    pub file_id: String,
-    pub owner: String,
-    pub file_name: String,
-    pub content_type: String,
-    pub size: u64,
-    pub category: i64,
-    pub chunk_size: u64,
-    /// One random token per part: the capability in its pre-signed URL.
-    pub part_tokens: Vec<String>,
-    pub parts_done: Vec<bool>,
-    /// Key of the joined file once confirmed.
-    pub key: Option<String>,
-    pub created_at: i64,
-}
 
 #[derive(Debug, Deserialize)]
 pub struct PreSignRequest {
@@ -100,10 +83,6 @@ fn allowed_type(ct: &str) -> bool {
         || ct.starts_with("audio/")
         || ct == "application/octet-stream"
 }
-
-/// Upload categories of spec 2 §7: video and audio.
-const CATEGORY_VIDEO: i64 = 8;
-const CATEGORY_AUDIO: i64 = 59;
 
 /// The type an upload is stored and served as: a video (category 8) or
 /// audio (59) upload sent as `application/octet-stream` (the spec's audio
@@ -210,7 +189,7 @@ pub async fn pre_sign_get(
     ))
 }
 
-use crate::uploads::part_key;
+use crate::uploads::{part_key, poster_key, UploadRow, CATEGORY_AUDIO, CATEGORY_VIDEO};
 
 /// PUT of one part to its pre-signed URL.
 pub async fn put_part(
@@ -421,11 +400,6 @@ async fn poster_url(state: &AppState, req: &HttpRequest, file_id: &str) -> Optio
     let key = object_key(&poster_key(file_id)).ok()?;
     state.objects.head(&key).await.ok().flatten()?;
     Some(format!("{}/files/{}", base_url(req), poster_key(file_id)))
-}
-
-/// Where an uploaded video's poster is kept.
-pub fn poster_key(file_id: &str) -> String {
-    format!("u/{file_id}/poster.png")
 }
 
 // Objects up to this size are answered in one piece; larger ones (and

@@ -9,6 +9,9 @@ use protocol::task::{TaskStatus, WorkerEvent};
 
 use super::row::{HoldState, TaskRow};
 
+/// `status_desc` of a task its owner cancelled.
+pub const CANCELLED_DESC: &str = "user cancelled";
+
 /// What can happen to a task.
 #[derive(Debug, Clone)]
 pub enum TaskOp {
@@ -132,7 +135,7 @@ pub fn transition(
         }
         TaskOp::Cancel => {
             next.status = TaskStatus::Ended;
-            next.status_desc = "user cancelled".into();
+            next.status_desc = CANCELLED_DESC.into();
             next.reason = Some("cancelled by the user".into());
             next.hold = resolve_hold(row.hold, false);
             next.finished_at = Some(now);
