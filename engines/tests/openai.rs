@@ -9,8 +9,11 @@ use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod common;
+
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use base64::Engine as _;
+use common::multipart;
 use easel_engines::openai::OpenAiImages;
 use easel_engines::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Progress};
 use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
@@ -63,46 +66,6 @@ fn b64(bytes: &[u8]) -> String {
 fn parse_size(size: &str) -> (u32, u32) {
     let (w, h) = size.split_once('x').unwrap();
     (w.parse().unwrap(), h.parse().unwrap())
-}
-
-/// Minimal multipart/form-data reader: field name -> (file name, bytes).
-fn multipart(content_type: &str, body: &[u8]) -> HashMap<String, (Option<String>, Vec<u8>)> {
-    let boundary = content_type
-        .split("boundary=")
-        .nth(1)
-        .unwrap()
-        .trim_matches('"');
-    let delim = format!("--{boundary}").into_bytes();
-    let mut starts = Vec::new();
-    let mut i = 0;
-    while i + delim.len() <= body.len() {
-        if body[i..i + delim.len()] == delim[..] {
-            starts.push(i);
-            i += delim.len();
-        } else {
-            i += 1;
-        }
-    }
-    let mut parts = HashMap::new();
-    for pair in starts.windows(2) {
-        let seg = &body[pair[0] + delim.len()..pair[1]];
-        let seg = seg.strip_prefix(b"\r\n").unwrap();
-        let seg = seg.strip_suffix(b"\r\n").unwrap();
-        let split = seg.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let headers = String::from_utf8_lossy(&seg[..split]).to_string();
-        let field = |key: &str| {
-            headers
-                .split(';')
-                .map(str::trim)
-                .find_map(|p| p.strip_prefix(&format!("{key}=\"")))
-                .map(|v| v.split('"').next().unwrap().to_string())
-        };
-        parts.insert(
-            field("name").unwrap(),
-            (field("filename"), seg[split + 4..].to_vec()),
-        );
-    }
-    parts
 }
 
 fn record(req: &HttpRequest, body: &[u8], fake: &Fake) {

@@ -4,7 +4,8 @@
     clippy::indexing_slicing,
     dead_code
 )]
-//! What the remote video adapters' tests share: video jobs, real video
+//! What the remote adapters' tests share (the multipart reader also serves
+//! the image adapter's): video jobs, real video
 //! files made by Debian's ffmpeg (what a fake server hands back), a
 //! progress recorder, a multipart reader, and the checks every video
 //! output must pass (ffprobe reads the MP4, the HLS master comes first, the
