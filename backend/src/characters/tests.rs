@@ -51,6 +51,8 @@ async fn chat_calls() {
     s.touch_recent("bob", &public).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     s.touch_recent("alice", &draft).await.unwrap();
+    // Times are in milliseconds: two touches in one would tie.
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     s.touch_recent("alice", &public).await.unwrap();
     assert_eq!(s.load_for_chat("bob", &public).await.unwrap().chat_count, 2);
     let e = s.touch_recent("bob", "missing").await.unwrap_err();
