@@ -162,10 +162,25 @@ pub fn worker_settings(settings: &Settings, name: String) -> WorkerSettings {
     }
 }
 
-/// The engine router from the settings.
-pub fn engine_router(settings: &Settings) -> anyhow::Result<Arc<Router>> {
+/// The speech engines from the settings (`timbre/tts`, chat replies, and
+/// the audio engine's voices).
+pub fn speaker(settings: &Settings) -> Arc<dyn audio::speech::Speaker> {
+    audio::speech::Speakers::new(settings.audio.clone())
+}
+
+/// The engine router from the settings: the configured engines, the audio
+/// engine, then the reference engine.
+pub fn engine_router(
+    settings: &Settings,
+    speaker: Arc<dyn audio::speech::Speaker>,
+) -> anyhow::Result<Arc<Router>> {
     Ok(Arc::new(
-        Router::from_config(&settings.engines).map_err(|e| anyhow::anyhow!("engines: {e}"))?,
+        Router::from_config(&settings.engines)
+            .map_err(|e| anyhow::anyhow!("engines: {e}"))?
+            .with_engine(Arc::new(audio::AudioEngine::new(
+                speaker,
+                settings.audio.clone(),
+            ))),
     ))
 }
 
@@ -178,7 +193,8 @@ impl Application {
         let objects = open_objects(&settings)?;
         probe_objects(&objects, &settings.objects).await?;
         let queue = open_queue(&settings).await?;
-        let router = engine_router(&settings)?;
+        let speaker = speaker(&settings);
+        let router = engine_router(&settings, speaker.clone())?;
         let g = settings.generation.clone();
         let ledger = Ledger::new(store.clone());
         let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
@@ -326,6 +342,7 @@ impl Application {
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
         let state = web::Data::new(AppState {
+            speaker,
             reports: crate::reports::ReportService::new(store.clone()),
             upload_sweeper,
             editor,

@@ -183,7 +183,7 @@ async fn worker(
     let queue = easel::app::open_queue(&settings).await?;
     let objects = easel::app::open_objects(&settings)?;
     easel::app::probe_objects(&objects, &settings.objects).await?;
-    let router = easel::app::engine_router(&settings)?;
+    let router = easel::app::engine_router(&settings, easel::app::speaker(&settings))?;
     let name = name.unwrap_or_else(|| format!("worker-{}", std::process::id()));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut handles = Vec::new();

@@ -54,6 +54,8 @@ pub struct AppState {
     pub editor: crate::editor::EditorService,
     /// Users' reports of works.
     pub reports: crate::reports::ReportService,
+    /// The speech engines (`timbre/tts`, chat replies).
+    pub speaker: std::sync::Arc<dyn audio::speech::Speaker>,
     /// Removes uploads left unconfirmed.
     pub upload_sweeper: crate::uploads::UploadSweeper,
 }

@@ -125,6 +125,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             frames: 0,
             face_strength: 0.0,
             video: None,
+            audio: None,
         },
         request: Value::Null,
         prompt: "p".into(),

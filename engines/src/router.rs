@@ -138,6 +138,20 @@ impl Router {
         Ok(Router { routes })
     }
 
+    /// Adds an engine built outside this crate (the audio engine) after the
+    /// configured ones and before the built-in reference engine.
+    pub fn with_engine(mut self, engine: Arc<dyn Engine>) -> Router {
+        let at = self.routes.len().saturating_sub(1);
+        self.routes.insert(
+            at,
+            Route {
+                select: Selector::default(),
+                engine,
+            },
+        );
+        self
+    }
+
     /// The first engine whose selector matches and which supports the job.
     pub fn pick(&self, action: Action, family: &str) -> Option<Arc<dyn Engine>> {
         self.routes

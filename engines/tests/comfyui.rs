@@ -418,6 +418,7 @@ fn job(action: Action) -> JobSpec {
         frames: 0,
         face_strength: 0.0,
         video: None,
+        audio: None,
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+mod audio_env;
 mod mall;
 mod sections;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
@@ -115,6 +116,9 @@ pub struct Settings {
     pub engines: Vec<engines::EngineConfig>,
     /// The language model for chat, prompt polish and the generation agent.
     pub llm: llm::LlmConfig,
+    /// Speech engines, voices, music (`[audio]`; `EASEL_TTS_*`,
+    /// `EASEL_VOICE_PYTHON`, `EASEL_SOUNDFONT`).
+    pub audio: audio::AudioConfig,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -138,6 +142,7 @@ struct FileSettings {
     mall: Option<MallSettings>,
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
+    audio: Option<audio::AudioConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -171,6 +176,7 @@ impl Settings {
             square: SquareSettings::default(),
             mall: MallSettings::default(),
             llm: llm::LlmConfig::default(),
+            audio: audio::AudioConfig::default(),
             engines: Vec::new(),
         }
     }
@@ -250,6 +256,9 @@ impl Settings {
         }
         if let Some(v) = f.llm {
             self.llm = v;
+        }
+        if let Some(v) = f.audio {
+            self.audio = v;
         }
         Ok(())
     }
@@ -528,6 +537,7 @@ impl Settings {
                 },
             );
         }
+        audio_env::apply(&mut self.audio, env);
         if self.objects != "local" && !self.objects.starts_with("s3://") {
             return Err(ConfigError::Invalid(format!(
                 "objects {:?}: expected `local` or `s3://bucket`",

@@ -47,6 +47,7 @@ fn job(task: &str, attempt: u32) -> JobSpec {
         frames: 0,
         face_strength: 0.0,
         video: None,
+        audio: None,
     }
 }
 

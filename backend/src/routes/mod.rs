@@ -6,12 +6,16 @@ use actix_web::web;
 mod account;
 mod admin;
 mod agent;
+mod audio;
+mod audio_stream;
 mod character;
 mod character_extras;
 mod chat;
 mod comment;
 mod editor;
+mod face;
 mod im;
+mod lipsync;
 mod ornament;
 mod payment;
 mod polish;
@@ -21,6 +25,7 @@ mod social;
 mod square;
 mod system;
 pub mod task;
+mod timbre;
 mod tool;
 mod translate;
 mod video;
@@ -38,6 +43,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(search::routes)
             .configure(square::routes)
             .configure(ornament::routes)
+            .configure(timbre::routes)
+            .configure(face::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -142,6 +149,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     .service(
                         web::scope("/v2")
                             .service(video::scope())
+                            .service(audio::scope())
                             .route(
                                 "/text-to-img",
                                 web::post().to(task::create_as(Action::TextToImage)),
@@ -184,6 +192,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             )
             .service(
                 web::scope("/resource")
+                    .configure(face::resource_routes)
                     .route("/pre-sign/get", web::post().to(resource::pre_sign_get))
                     .route("/pre-sign/confirm", web::post().to(resource::confirm))
                     .route("/pre-sign/confirmPart", web::post().to(resource::confirm))
@@ -232,7 +241,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/stream")
             .route("/tool/prompt/text", web::get().to(polish::polish))
-            .route("/task/gen-agent/conv", web::post().to(agent::stream)),
+            .route("/task/gen-agent/conv", web::post().to(agent::stream))
+            .configure(audio_stream::routes),
     );
     cfg.route("/files/{key:.*}", web::get().to(resource::file));
 }

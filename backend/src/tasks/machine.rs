@@ -208,6 +208,7 @@ mod tests {
                 frames: 0,
                 face_strength: 0.0,
                 video: None,
+                audio: None,
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),

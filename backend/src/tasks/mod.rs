@@ -4,6 +4,7 @@
 //! save, speed-up).
 
 pub mod actor;
+mod audio;
 pub mod core;
 mod history;
 pub mod machine;

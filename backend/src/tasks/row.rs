@@ -157,7 +157,12 @@ impl TaskRow {
             // A video's poster is its image; the MP4s are `video_uris`.
             img_uris: outputs
                 .iter()
-                .filter(|o| !o.mime.starts_with("video/"))
+                .filter(|o| o.mime.starts_with("image/"))
+                .map(|o| o.url.clone())
+                .collect(),
+            audio_uris: outputs
+                .iter()
+                .filter(|o| o.mime.starts_with("audio/"))
                 .map(|o| o.url.clone())
                 .collect(),
             video_uris: outputs

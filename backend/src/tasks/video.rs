@@ -120,6 +120,7 @@ impl TaskService {
             frames: v.frames,
             face_strength: 0.0,
             video: Some(v.clone()),
+            audio: None,
         };
         let p = Prepared {
             category: Category::Normal,
@@ -258,6 +259,7 @@ impl TaskService {
             frames: v.frames,
             face_strength: 0.0,
             video: Some(v.clone()),
+            audio: None,
         };
         Ok(Prepared {
             category: Category::Normal,

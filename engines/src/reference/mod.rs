@@ -61,8 +61,8 @@ impl Engine for ReferenceEngine {
         }
     }
 
-    fn supports(&self, _action: Action, _family: &str) -> bool {
-        true
+    fn supports(&self, action: Action, _family: &str) -> bool {
+        !action.is_audio()
     }
 
     async fn run(
@@ -130,6 +130,16 @@ fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outc
         | Action::VideoExtend
         | Action::FrameInterpolation
         | Action::VideoEdit => video_task::run(job, inputs, t),
+        // Audio runs in `easel-audio`'s engine, routed before this one.
+        Action::TextToAudioEffect
+        | Action::TextToMusic
+        | Action::VideoToAudio
+        | Action::AudioToLipVideo
+        | Action::VideoAddMusic
+        | Action::TimbreTrain => Err(EngineError::BadInput(format!(
+            "{} is an audio action: the audio engine runs it",
+            job.action.name()
+        ))),
     }
 }
 
@@ -258,6 +268,7 @@ fn role_name(role: InputRole) -> &'static str {
         InputRole::VideoImage => "video image",
         InputRole::VideoSource => "source video",
         InputRole::Music => "music",
+        InputRole::Audio => "audio",
     }
 }
 

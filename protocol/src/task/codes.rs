@@ -58,6 +58,12 @@ int_enum! {
         VideoExtend = 48, "videoExtend";
         FrameInterpolation = 49, "frameInterpolation";
         VideoEdit = 50, "videoEdit";
+        TextToAudioEffect = 51, "textToAudioEffect";
+        TextToMusic = 52, "textToMusic";
+        VideoToAudio = 53, "videoToAudio";
+        AudioToLipVideo = 54, "audioToLipVideo";
+        VideoAddMusic = 55, "videoAddMusic";
+        TimbreTrain = 56, "timbreTrain";
     }
 }
 
@@ -76,6 +82,21 @@ impl Action {
                 | Action::VideoExtend
                 | Action::FrameInterpolation
                 | Action::VideoEdit
+        )
+    }
+
+    /// The audio actions (spec 2 §1, §7; spec 3 §7 timbre training), made
+    /// from an `audio::AudioJob` carried in the job. Their outputs are audio
+    /// files (`audio_uris`), and an MP4 for those that make a video.
+    pub const fn is_audio(self) -> bool {
+        matches!(
+            self,
+            Action::TextToAudioEffect
+                | Action::TextToMusic
+                | Action::VideoToAudio
+                | Action::AudioToLipVideo
+                | Action::VideoAddMusic
+                | Action::TimbreTrain
         )
     }
 
@@ -116,7 +137,7 @@ impl Action {
 
     /// Tabs that work on an input image (spec 1 §5: pleaseUoloadImage / pleaseSelectImage).
     pub const fn needs_image(self) -> bool {
-        !matches!(self, Action::TextToImage | Action::TextToVideo)
+        !matches!(self, Action::TextToImage | Action::TextToVideo) && !self.is_audio()
     }
 
     /// Whether the output is a text (image description) rather than media.
@@ -206,6 +227,13 @@ mod tests {
             (Action::VideoExtend, 48),
             (Action::FrameInterpolation, 49),
             (Action::VideoEdit, 50),
+            // Audio (ours: the spec names the calls, not their codes).
+            (Action::TextToAudioEffect, 51),
+            (Action::TextToMusic, 52),
+            (Action::VideoToAudio, 53),
+            (Action::AudioToLipVideo, 54),
+            (Action::VideoAddMusic, 55),
+            (Action::TimbreTrain, 56),
         ];
         assert_eq!(table.len(), Action::ALL.len());
         for &a in Action::ALL.iter().filter(|a| a.is_video()) {

@@ -50,6 +50,16 @@ fn per_output(job: &JobSpec) -> i64 {
         | Action::VideoEdit => job.video.as_ref().map_or(10, |v| {
             crate::video::cost::video_cost(v) / i64::from(v.n_iter.max(1))
         }),
+        // Priced by the audio table (`audio::job::audio_cost`).
+        Action::TextToAudioEffect
+        | Action::TextToMusic
+        | Action::VideoToAudio
+        | Action::AudioToLipVideo
+        | Action::VideoAddMusic
+        | Action::TimbreTrain => job
+            .audio
+            .as_ref()
+            .map_or(2, |a| crate::audio::job::audio_cost(job.action, a)),
     }
 }
 
@@ -92,6 +102,14 @@ pub fn estimate_secs(job: &JobSpec) -> u32 {
                 .as_ref()
                 .map_or(30, crate::video::cost::video_estimate_secs),
         ),
+        Action::TextToAudioEffect
+        | Action::TextToMusic
+        | Action::VideoToAudio
+        | Action::AudioToLipVideo
+        | Action::VideoAddMusic
+        | Action::TimbreTrain => f64::from(job.audio.as_ref().map_or(10, |a| {
+            crate::audio::job::audio_estimate_secs(job.action, a)
+        })),
     };
     (secs.ceil() as u32).max(1)
 }
@@ -126,6 +144,7 @@ mod tests {
             frames,
             face_strength: 0.0,
             video: None,
+            audio: None,
         }
     }
 

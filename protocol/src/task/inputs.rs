@@ -71,6 +71,13 @@ pub(super) fn collect_inputs(action: Action, meta: &TaskMeta) -> Result<Inputs<'
         | Action::VideoExtend
         | Action::FrameInterpolation
         | Action::VideoEdit => return Err(ErrorCode::InvalidParams),
+        // Audio actions are prepared by their own services, never here.
+        Action::TextToAudioEffect
+        | Action::TextToMusic
+        | Action::VideoToAudio
+        | Action::AudioToLipVideo
+        | Action::VideoAddMusic
+        | Action::TimbreTrain => return Err(ErrorCode::InvalidParams),
         Action::TextToImage => {
             if let Some((u, url)) = unit {
                 urls.push((InputRole::Condition, url.to_string()));

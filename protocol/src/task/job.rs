@@ -66,6 +66,9 @@ pub struct JobSpec {
     /// rate, camera move, images by role); `None` for images.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub video: Option<crate::video::VideoJob>,
+    /// Audio actions: the normalised audio job; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<crate::audio::AudioJob>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +98,9 @@ pub enum InputRole {
     VideoSource,
     /// An editor export's music track (audio, or a video with sound).
     Music,
+    /// An audio input: speech to lip-sync to, a voice sample to train on,
+    /// a clip to mix in.
+    Audio,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -420,6 +420,13 @@ pub fn prepare(
         | Action::VideoExtend
         | Action::FrameInterpolation
         | Action::VideoEdit => return Err(ErrorCode::InvalidParams),
+        // Audio actions are prepared by their own services, never here.
+        Action::TextToAudioEffect
+        | Action::TextToMusic
+        | Action::VideoToAudio
+        | Action::AudioToLipVideo
+        | Action::VideoAddMusic
+        | Action::TimbreTrain => return Err(ErrorCode::InvalidParams),
         Action::Expansion => {
             let canvas = (side(meta.width, d.width), side(meta.height, d.height));
             if canvas.0 > MAX_OUTPUT_SIDE || canvas.1 > MAX_OUTPUT_SIDE {
@@ -580,6 +587,7 @@ pub fn prepare(
 
     let job = JobSpec {
         video: None,
+        audio: None,
         task_id: String::new(),
         attempt: 0,
         action,

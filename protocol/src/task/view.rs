@@ -68,6 +68,10 @@ pub struct TaskView {
     /// holds their posters.
     #[serde(default)]
     pub video_uris: Vec<String>,
+    /// Audio tasks: one audio file per output (AAC in M4A, or Opus;
+    /// DESIGN.md Contracts "Audio").
+    #[serde(default)]
+    pub audio_uris: Vec<String>,
     /// Video tasks: each video's HLS master playlist (adaptive streaming,
     /// 360p up to the video's own height), in the order of `video_uris`.
     #[serde(default)]

@@ -37,7 +37,7 @@ mod blend;
 mod camera;
 mod edit;
 mod effects;
-mod ffmpeg;
+pub mod ffmpeg;
 mod source;
 mod still;
 mod stream;

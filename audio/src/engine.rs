@@ -1,0 +1,68 @@
+//! The audio engine: runs the audio actions (`Action::is_audio`) for the
+//! workers behind `engines::Engine`, one module per action family. Its
+//! outputs are audio files (and an MP4 for the actions that make a video).
+
+use std::sync::Arc;
+
+use engines::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Progress};
+use protocol::task::{Action, EngineInfo, JobSpec};
+
+use crate::speech::Speaker;
+use crate::AudioConfig;
+
+/// The label of the non-neural reference audio.
+pub const LABEL: &str = "Easel reference audio (non-neural)";
+
+/// What every audio action may use.
+pub struct AudioContext {
+    pub speaker: Arc<dyn Speaker>,
+    pub config: AudioConfig,
+}
+
+/// Runs audio tasks.
+pub struct AudioEngine {
+    ctx: Arc<AudioContext>,
+}
+
+impl AudioEngine {
+    pub fn new(speaker: Arc<dyn Speaker>, config: AudioConfig) -> AudioEngine {
+        AudioEngine {
+            ctx: Arc::new(AudioContext { speaker, config }),
+        }
+    }
+
+    /// The engine's own label (actions may answer a more precise one, e.g.
+    /// when a neural voice spoke).
+    pub fn reference_info() -> EngineInfo {
+        EngineInfo {
+            name: "reference-audio".into(),
+            neural: false,
+            label: LABEL.into(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Engine for AudioEngine {
+    fn info(&self) -> EngineInfo {
+        Self::reference_info()
+    }
+
+    fn supports(&self, action: Action, _family: &str) -> bool {
+        action.is_audio()
+    }
+
+    async fn run(
+        &self,
+        job: &JobSpec,
+        _inputs: Vec<LoadedInput>,
+        _progress: Arc<dyn Progress>,
+        _cancel: Cancel,
+    ) -> Result<EngineResult, EngineError> {
+        let _ctx = &self.ctx;
+        Err(EngineError::Failed(format!(
+            "{} is not built yet",
+            job.action.name()
+        )))
+    }
+}

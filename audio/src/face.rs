@@ -1,0 +1,1 @@
+//! Face detection (SeetaFace through `rustface`, its BSD-2 model bundled).

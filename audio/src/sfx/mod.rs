@@ -1,0 +1,1 @@
+//! Sound effects synthesised from a description by signal graphs (non-neural, labelled).
