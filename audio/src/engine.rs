@@ -55,14 +55,28 @@ impl Engine for AudioEngine {
     async fn run(
         &self,
         job: &JobSpec,
-        _inputs: Vec<LoadedInput>,
-        _progress: Arc<dyn Progress>,
-        _cancel: Cancel,
+        inputs: Vec<LoadedInput>,
+        progress: Arc<dyn Progress>,
+        cancel: Cancel,
     ) -> Result<EngineResult, EngineError> {
-        let _ctx = &self.ctx;
-        Err(EngineError::Failed(format!(
-            "{} is not built yet",
-            job.action.name()
-        )))
+        let ctx = self.ctx.clone();
+        match job.action {
+            Action::TextToAudioEffect => {
+                crate::sfx::run_task(ctx, job, inputs, progress, cancel).await
+            }
+            Action::TextToMusic | Action::VideoToAudio | Action::VideoAddMusic => {
+                crate::music::run_task(ctx, job, inputs, progress, cancel).await
+            }
+            Action::AudioToLipVideo => {
+                crate::lipsync::run_task(ctx, job, inputs, progress, cancel).await
+            }
+            Action::TimbreTrain => {
+                crate::speech::training::run_task(ctx, job, inputs, progress, cancel).await
+            }
+            other => Err(EngineError::BadInput(format!(
+                "{} is not an audio action",
+                other.name()
+            ))),
+        }
     }
 }

@@ -100,6 +100,31 @@ error_codes! {
     PleaseSelectEffect = (40070, "pleaseSelectEffect", 400, "please select an effect");
     /// The video editor's export of a timeline with no clips.
     PleaseSelectVideo = (40071, "pleaseSelectVideo", 400, "please add a video clip to the timeline");
+    /// Audio (spec 2 §7-§8, spec 3 §7 Timbre): an uploaded file that ffmpeg
+    /// cannot decode as audio (checked by decoding, not by its extension).
+    UploadAudioError = (40022, "uploadAudioError", 400, "the file is not audio we can read; please upload another");
+    /// Speech without text.
+    AudioTextEmpty = (40080, "audioTextEmpty", 400, "please enter the text to speak");
+    /// Speech text over the limit of one call.
+    AudioTextTooLong = (40081, "audioTextTooLong", 400, "the text is too long to speak at once");
+    /// An audio input (or the audio a call would make) longer than allowed.
+    AudioTooLong = (40082, "audioTooLong", 400, "the audio is too long");
+    /// A duration outside the allowed range.
+    AudioDurationInvalid = (40083, "audioDurationInvalid", 400, "this duration is not allowed");
+    /// Sound effects and music without a description.
+    AudioPromptEmpty = (40084, "audioPromptEmpty", 400, "please describe the sound you want");
+    /// A voice still training (or whose training failed) used to speak.
+    TimbreNotReady = (40085, "timbreNotReady", 409, "this voice is not ready yet");
+    /// Voice training without usable samples.
+    TimbreSamplesInvalid = (40086, "timbreSamplesInvalid", 400, "add 1 to 5 voice samples of 3 to 60 seconds each");
+    /// No face in the picture or video given to lip-sync or face detection.
+    NoFaceFound = (40087, "noFaceFound", 400, "no face was found; please use a picture or video with one clear face");
+    /// Lip-sync from audio without an audio clip.
+    PleaseUploadAudio = (40088, "pleaseUploadAudio", 400, "please upload an audio clip");
+    /// Speech did not finish within the call's deadline (`timbre/tts`, 60 s).
+    SpeechTimeout = (50381, "speechTimeout", 503, "speaking took too long; please try a shorter text");
+    /// The speech engine a voice needs is not installed or not reachable.
+    SpeechUnavailable = (50380, "speechUnavailable", 503, "the speech engine is not available");
     /// A member-only video quality (PixVerse 540p, 720p, 1080p; spec 2 §6) asked by a free account.
     VideoQualityMemberOnly = (40370, "videoQualityMemberOnly", 403, "this video quality is for members");
     /// An invite code that does not exist.

@@ -3,6 +3,8 @@
 //! [`Speakers`], which routes a [`VoiceSpec`] to its engine by
 //! `VoiceSpec::engine`.
 
+pub mod training;
+
 use std::sync::Arc;
 
 use engines::Cancel;

@@ -1,0 +1,22 @@
+//! Voice training: measures uploaded samples (pitch, range, rate, brightness) and maps them onto a stock voice's parameters.
+
+use std::sync::Arc;
+
+use engines::{Cancel, EngineError, EngineResult, LoadedInput, Progress};
+use protocol::task::JobSpec;
+
+use crate::engine::AudioContext;
+
+/// Runs one voice-training job for the audio engine.
+pub async fn run_task(
+    _ctx: Arc<AudioContext>,
+    job: &JobSpec,
+    _inputs: Vec<LoadedInput>,
+    _progress: Arc<dyn Progress>,
+    _cancel: Cancel,
+) -> Result<EngineResult, EngineError> {
+    Err(EngineError::Failed(format!(
+        "{} is not built yet",
+        job.action.name()
+    )))
+}
