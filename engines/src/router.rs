@@ -27,6 +27,10 @@ pub enum EngineKind {
         /// this server take text- and image-to-video jobs.
         #[serde(default)]
         wan: Option<comfyui::WanModels>,
+        /// The ACE-Step model: set (`ace = {}` takes the defaults) to let
+        /// this server take text-to-music jobs.
+        #[serde(default)]
+        ace: Option<comfyui::AceModels>,
     },
     /// An OpenAI-compatible image API (`/v1/images/generations`, `/v1/images/edits`).
     Openai {
@@ -96,11 +100,15 @@ impl Router {
                     url,
                     checkpoint,
                     wan,
+                    ace,
                 } => {
                     let mut e = comfyui::ComfyUi::new(url, checkpoint.clone())
                         .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?;
                     if let Some(wan) = wan {
                         e = e.with_wan(wan.clone());
+                    }
+                    if let Some(ace) = ace {
+                        e = e.with_ace(ace.clone());
                     }
                     Arc::new(e)
                 }

@@ -4,8 +4,10 @@
 //! WebSocket messages, records the workflows it is sent, and "runs" them by
 //! writing a real VP9 WebM (ffmpeg's test pattern) at the size, length and
 //! frame rate the workflow asks, listed in `/history` the way ComfyUI lists
-//! a saved video (`images` with `animated: [true]`). A fake that follows
-//! the documented API, not a real ComfyUI.
+//! a saved video (`images` with `animated: [true]`). An ACE-Step music
+//! workflow is "run" by writing a FLAC of the asked length, listed under
+//! `audio` as `SaveAudio` lists it. A fake that follows the documented API,
+//! not a real ComfyUI.
 
 mod common;
 
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use common::{check_videos, make_video, multipart, video_inputs, video_job, Recorder};
-use easel_engines::comfyui::{ComfyUi, WanModels};
+use easel_engines::comfyui::{AceModels, ComfyUi, WanModels};
 use easel_engines::{Cancel, Engine, EngineError, EngineResult, LoadedInput};
 use protocol::task::{Action, JobSpec};
 use protocol::video::VideoImageRole;
@@ -82,6 +84,32 @@ async fn run_script(fake: web::Data<Fake>, client: String, id: String, workflow:
         Script::Succeed | Script::NotVideo => {
             for v in 1..=4 {
                 send(&mut s, step(v)).await;
+            }
+            if let Some(save) = class(&workflow, "SaveAudio") {
+                let secs = class(&workflow, "EmptyAceStepLatentAudio").unwrap()["inputs"]
+                    ["seconds"]
+                    .as_f64()
+                    .unwrap();
+                let prefix = save["inputs"]["filename_prefix"].as_str().unwrap();
+                let name = format!("audio/{prefix}_00001_.flac");
+                let bytes = if fake.script == Script::NotVideo {
+                    b"<html>not audio</html>".to_vec()
+                } else {
+                    make_flac(secs)
+                };
+                fake.files.lock().unwrap().insert(name.clone(), bytes);
+                fake.history.lock().unwrap().insert(
+                    id.clone(),
+                    json!({"prompt": [1, id, workflow, {}, ["8"]],
+                           "outputs": {"8": {"audio": [{"filename": name, "subfolder": "", "type": "output"}]}},
+                           "status": {"status_str": "success", "completed": true, "messages": []}}),
+                );
+                send(
+                    &mut s,
+                    json!({"type": "executing", "data": {"node": null, "prompt_id": id}}),
+                )
+                .await;
+                return;
             }
             // What the workflow asks: its latent node's size and length,
             // the save node's frame rate.
@@ -216,6 +244,40 @@ fn start(script: Script) -> (String, web::Data<Fake>) {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/// A FLAC of a 440 Hz tone, `secs` long, as ACE-Step's `SaveAudio` writes.
+fn make_flac(secs: f64) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.flac");
+    let ok = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i"])
+        .arg(format!(
+            "sine=frequency=440:duration={secs}:sample_rate=44100"
+        ))
+        .args(["-c:a", "flac", "-y"])
+        .arg(&out)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    std::fs::read(out).unwrap()
+}
+
+/// Seconds of the first audio stream of a file, by ffprobe.
+fn audio_secs(bytes: &[u8]) -> f64 {
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), bytes).unwrap();
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "a:0", "-show_entries"])
+        .args(["stream=codec_name,duration", "-of", "csv=p=0"])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut parts = text.trim().split(',');
+    assert_eq!(parts.next(), Some("aac"), "{text}");
+    parts.next().unwrap().parse().unwrap()
+}
 
 fn engine(url: &str) -> ComfyUi {
     ComfyUi::new(url, None)
@@ -448,4 +510,54 @@ async fn video_needs_the_wan_setting_and_a_first_frame() {
         matches!(result, Err(EngineError::BadInput(_))),
         "{result:?}"
     );
+}
+
+fn music_job(duration: f32, vocals: bool) -> JobSpec {
+    let mut job = video_job(Action::TextToMusic, 0, 0, 1, &[]);
+    job.video = None;
+    job.audio = Some(protocol::audio::AudioJob {
+        prompt: "upbeat synth pop".into(),
+        lyrics: "[verse]\nneon lights".into(),
+        duration,
+        vocals,
+        ..Default::default()
+    });
+    job
+}
+
+#[tokio::test]
+async fn music_runs_the_ace_step_workflow_and_gives_an_m4a_of_the_asked_length() {
+    let (url, fake) = start(Script::Succeed);
+    let e = engine(&url).with_ace(AceModels::default());
+    assert!(e.supports(Action::TextToMusic, "audio"));
+    assert!(!engine(&url).supports(Action::TextToMusic, "audio"));
+    assert!(!e.supports(Action::TextToAudioEffect, "audio"));
+    let (result, rec) = run(&e, &music_job(3.0, true), vec![]).await;
+    let result = result.unwrap();
+    assert_eq!(result.outputs.len(), 1);
+    let out = &result.outputs[0];
+    assert_eq!((out.mime.as_str(), out.ext.as_str()), ("audio/aac", "m4a"));
+    let secs = audio_secs(&out.bytes);
+    assert!((secs - 3.0).abs() < 0.05, "{secs}");
+    let w = &fake.prompts.lock().unwrap()[0];
+    let enc = &class(w, "TextEncodeAceStepAudio").unwrap()["inputs"];
+    assert_eq!(enc["tags"], "upbeat synth pop");
+    assert_eq!(enc["lyrics"], "[verse]\nneon lights");
+    assert_eq!(
+        class(w, "CheckpointLoaderSimple").unwrap()["inputs"]["ckpt_name"],
+        json!(AceModels::default().checkpoint)
+    );
+    assert_eq!(rec.seen().last(), Some(&100));
+}
+
+#[tokio::test]
+async fn music_that_is_not_audio_or_fails_is_an_error() {
+    let (url, _fake) = start(Script::NotVideo);
+    let e = engine(&url).with_ace(AceModels::default());
+    let err = run(&e, &music_job(2.0, false), vec![]).await.0.unwrap_err();
+    assert!(matches!(err, EngineError::Failed(_)), "{err}");
+    let (url, _fake) = start(Script::Error);
+    let e = engine(&url).with_ace(AceModels::default());
+    let err = run(&e, &music_job(2.0, false), vec![]).await.0.unwrap_err();
+    assert!(err.to_string().contains("out of memory"), "{err}");
 }

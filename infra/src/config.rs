@@ -482,6 +482,10 @@ impl Settings {
                     wan: env("EASEL_COMFYUI_WAN")
                         .filter(|v| v == "1" || v == "true")
                         .map(|_| engines::comfyui::WanModels::default()),
+                    // ACE-Step music, with ComfyUI's example file name.
+                    ace: env("EASEL_COMFYUI_ACE")
+                        .filter(|v| v == "1" || v == "true")
+                        .map(|_| engines::comfyui::AceModels::default()),
                 },
                 select: Default::default(),
             });

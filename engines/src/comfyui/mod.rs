@@ -13,6 +13,7 @@
 //! (message shapes, routes, answers), not against a real ComfyUI: none can
 //! run where this was written.
 
+mod ace;
 mod events;
 mod follow;
 pub(crate) mod media;
@@ -30,6 +31,7 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
+pub use ace::AceModels;
 pub use wan::WanModels;
 use wire::{
     check, rejection, transport, HistoryEntry, ImageRef, NodeOutput, Queued, Saved, Uploaded,
@@ -68,6 +70,8 @@ pub struct ComfyUi {
     controlnets: HashMap<String, String>,
     /// Wan model files; `None`: this server takes no video jobs.
     wan: Option<WanModels>,
+    /// The ACE-Step model; `None`: this server takes no music jobs.
+    ace: Option<AceModels>,
     timeout: Duration,
     http: reqwest::Client,
 }
@@ -104,6 +108,7 @@ impl ComfyUi {
             checkpoint: checkpoint.filter(|c| !c.trim().is_empty()),
             controlnets: HashMap::new(),
             wan: None,
+            ace: None,
             timeout: DEFAULT_TIMEOUT,
             http,
         })
@@ -128,6 +133,12 @@ impl ComfyUi {
     /// first-and-last-frame) with Wan 2.x workflows loading these files.
     pub fn with_wan(mut self, models: WanModels) -> ComfyUi {
         self.wan = Some(models);
+        self
+    }
+
+    /// Lets this server take text-to-music jobs with ACE-Step.
+    pub fn with_ace(mut self, models: AceModels) -> ComfyUi {
+        self.ace = Some(models);
         self
     }
 
@@ -313,6 +324,9 @@ impl ComfyUi {
                 .execute_video(job, inputs, progress, cancel, deadline)
                 .await;
         }
+        if ace::supports(job.action) {
+            return self.execute_music(job, progress, cancel, deadline).await;
+        }
         let prepared = self.prepare(job, &inputs)?;
         drop(inputs);
         let mut names = Inputs {
@@ -347,7 +361,11 @@ impl ComfyUi {
         let saved = self
             .run_prompt(&workflow, job, progress.as_ref(), cancel, deadline)
             .await?;
-        let images: Vec<ImageRef> = saved.into_iter().map(|s| s.file).collect();
+        let images: Vec<ImageRef> = saved
+            .into_iter()
+            .filter(|s| !s.audio)
+            .map(|s| s.file)
+            .collect();
         if images.is_empty() {
             return Err(EngineError::Failed("ComfyUI saved no images".into()));
         }
@@ -388,6 +406,9 @@ impl Engine for ComfyUi {
     fn supports(&self, action: Action, _family: &str) -> bool {
         if action.is_video() {
             return self.wan.is_some() && wan::supports(action);
+        }
+        if action.is_audio() {
+            return self.ace.is_some() && ace::supports(action);
         }
         matches!(
             action,

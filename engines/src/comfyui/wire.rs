@@ -34,7 +34,7 @@ pub(crate) struct HistoryStatus {
     pub(crate) status_str: String,
 }
 
-/// One output node's saved files. Video nodes (`SaveWEBM`, `SaveVideo`,
+/// One output node's saved files (sound files under `audio`). Video nodes (`SaveWEBM`, `SaveVideo`,
 /// `SaveAnimatedWEBP`) list their file under `images` with `animated:
 /// [true]` (ComfyUI's `PreviewVideo` UI output); the VideoHelperSuite's
 /// `VHS_VideoCombine` under `gifs`.
@@ -46,6 +46,9 @@ pub(crate) struct NodeOutput {
     pub(crate) animated: Vec<bool>,
     #[serde(default)]
     pub(crate) gifs: Vec<ImageRef>,
+    /// `SaveAudio` (and its MP3 and Opus twins) list their files here.
+    #[serde(default)]
+    pub(crate) audio: Vec<ImageRef>,
 }
 
 impl NodeOutput {
@@ -56,11 +59,18 @@ impl NodeOutput {
             .into_iter()
             .map(move |file| Saved {
                 animated: animated || is_video_name(&file.filename),
+                audio: false,
                 file,
             })
             .chain(self.gifs.into_iter().map(|file| Saved {
                 file,
                 animated: true,
+                audio: false,
+            }))
+            .chain(self.audio.into_iter().map(|file| Saved {
+                file,
+                animated: false,
+                audio: true,
             }))
     }
 }
@@ -71,6 +81,8 @@ pub(crate) struct Saved {
     pub(crate) file: ImageRef,
     /// A video or an animation rather than a still image.
     pub(crate) animated: bool,
+    /// A sound file.
+    pub(crate) audio: bool,
 }
 
 fn is_video_name(name: &str) -> bool {
