@@ -8,6 +8,7 @@
 )]
 
 mod accounts;
+mod audio_stream;
 mod agent;
 mod channels;
 mod character_extras;
