@@ -6,8 +6,7 @@ import { useId, useState } from 'react';
 import type { ReactNode } from 'react';
 import { api } from '../app/services';
 import { uploadFile } from '../generator/upload';
-import { isApiError } from '../api/client';
-import { isMessageKey } from '../i18n/messages';
+import { errorText } from '../timbre/errors';
 import { useT } from '../i18n/useT';
 import { useAtom } from '../state/jotai';
 import { VoicePicker } from '../timbre/VoicePicker';
@@ -87,12 +86,6 @@ function Choice<T extends string>({ legend, options, value, onChange, name, labe
       ))}
     </fieldset>
   );
-}
-
-function errorText(t: ReturnType<typeof useT>, e: unknown): string {
-  if (isApiError(e) && e.key && isMessageKey(e.key)) return t(e.key);
-  if (isApiError(e)) return e.msg;
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** Upload a file and answer its URL; the state line under the input. */
