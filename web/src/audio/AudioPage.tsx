@@ -4,6 +4,10 @@
 // and the task list (audio tasks show their results there).
 import { useId } from 'react';
 import { tokenAtom } from '../account/atoms';
+import { Link } from '../app/Link';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
+import { TIMBRE_PATH } from '../timbre/route';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
 import { isMessageKey } from '../i18n/messages';
@@ -147,12 +151,16 @@ export function AudioPage() {
   const t = useT();
   const panelId = useId();
   const tab = useAtomValue(audioTabAtom);
+  const locale = useAtomValue(localeAtom);
   return (
     <section className="generator" aria-label={t('audio.title')}>
       <div className="gen audio">
         <div className="gen__main">
           <header className="gen__header">
             <h1>{t('audio.title')}</h1>
+            <Link to={localePath(locale, TIMBRE_PATH)} className="button" data-testid="open-voices">
+              {t('timbre.title')}
+            </Link>
             <p className="gen__note">{t('audio.note')}</p>
           </header>
           <Tabs panelId={panelId} />
