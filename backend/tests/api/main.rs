@@ -8,8 +8,8 @@
 )]
 
 mod accounts;
-mod audio_stream;
 mod agent;
+mod audio_stream;
 mod channels;
 mod character_extras;
 mod characters;

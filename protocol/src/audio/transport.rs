@@ -35,10 +35,14 @@ pub struct DecodedAudio {
     pub sample_rate: u32,
 }
 
-/// Why an audio upload is refused: the code and the sentence for `msg`.
+/// The announced size of an audio upload: refused (with the code and the
+/// sentence for `msg`) when empty or over 50 MiB.
 pub fn check_upload_size(size: u64) -> Result<(), (ErrorCode, String)> {
     if size == 0 {
-        return Err((ErrorCode::InvalidParams, "file_size must be positive".into()));
+        return Err((
+            ErrorCode::InvalidParams,
+            "file_size must be positive".into(),
+        ));
     }
     if size > MAX_UPLOAD_BYTES {
         return Err((
@@ -53,7 +57,10 @@ pub fn check_upload_size(size: u64) -> Result<(), (ErrorCode, String)> {
 /// length, at most ten minutes of it.
 pub fn check_decoded(found: &DecodedAudio) -> Result<(), (ErrorCode, String)> {
     if found.channels == 0 || found.sample_rate == 0 {
-        return Err((ErrorCode::UploadAudioError, "the file holds no audio".into()));
+        return Err((
+            ErrorCode::UploadAudioError,
+            "the file holds no audio".into(),
+        ));
     }
     if !found.duration_secs.is_finite() || found.duration_secs <= 0.0 {
         return Err((ErrorCode::UploadAudioError, "the audio is empty".into()));
@@ -192,11 +199,7 @@ mod tests {
             ),
         ];
         for (found, want) in cases {
-            assert_eq!(
-                check_decoded(&found).err().map(|e| e.0),
-                want,
-                "{found:?}"
-            );
+            assert_eq!(check_decoded(&found).err().map(|e| e.0), want, "{found:?}");
         }
     }
 
@@ -229,6 +232,9 @@ mod tests {
         for (key, want) in cases {
             assert_eq!(key_owner(key), want, "{key}");
         }
-        assert_eq!(key_owner(&speech_key("a1", "n.m4a")), KeyOwner::Account("a1".into()));
+        assert_eq!(
+            key_owner(&speech_key("a1", "n.m4a")),
+            KeyOwner::Account("a1".into())
+        );
     }
 }
