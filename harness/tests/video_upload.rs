@@ -112,7 +112,7 @@ async fn file() -> HttpResponse {
 
 async fn pre_sign(state: State, req: HttpRequest, body: web::Json<Value>) -> HttpResponse {
     let mut f = state.lock().unwrap();
-    if body["content_type"] != "audio/mp4" || body["category"] != 59 {
+    if body["content_type"] != "application/octet-stream" || body["category"] != 0 {
         f.wrong.push(format!("pre-sign {body}"));
     }
     f.size = body["file_size"].as_u64().unwrap();
@@ -150,12 +150,12 @@ async fn confirm(state: State, body: web::Json<Value>) -> HttpResponse {
                 f.wrong.push(format!("confirmPart {i} before its PUT"));
             }
             f.confirmed_parts += 1;
-            ok(json!({"url": "http://x/files/u/f1/bench-upload.m4a"}))
+            ok(json!({"url": "http://x/files/u/f1/bench-upload.bin"}))
         }
         None => {
             f.joined = true;
             ok(
-                json!({"status": 0, "url": "http://x/files/u/f1/bench-upload.m4a", "poster_url": null}),
+                json!({"status": 0, "url": "http://x/files/u/f1/bench-upload.bin", "poster_url": null}),
             )
         }
     }

@@ -1,6 +1,129 @@
 //! The audio download event stream (spec 2 §7): an audio file as `chunk`
 //! events of base64 `audioData`, then an `end` event, under `/api/stream`.
+//!
+//! `GET /api/stream/audio?url=/files/...`: the caller's own file only (an
+//! upload, an output of their task, speech made for them) or a voice's
+//! public preview. An unknown file, another account's, or one that is not
+//! audio answers the JSON envelope 404 before the stream starts; a read that
+//! fails midway ends the stream with an `error` event (the client then has
+//! no `end` and reports the download failed).
 
-use actix_web::web;
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use base64::Engine as _;
+use infra::store::{tables, Key, Table};
+use protocol::audio::transport::{self, KeyOwner};
+use protocol::ErrorCode;
+use serde::Deserialize;
 
-pub fn routes(_cfg: &mut web::ServiceConfig) {}
+use crate::error::{object_key, ApiError};
+use crate::state::AppState;
+use crate::tasks::Requester;
+use crate::uploads::UploadRow;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/audio", web::get().to(download));
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DownloadQuery {
+    pub url: String,
+}
+
+/// Whether `who` may read the object `key`: the rule of [`transport::key_owner`]
+/// against the upload and task rows.
+async fn may_read(state: &AppState, who: &Requester, key: &str) -> Result<bool, ApiError> {
+    let account = match who {
+        Requester::Account(a) => Some(a.id.as_str()),
+        Requester::Visitor { .. } => None,
+    };
+    Ok(match transport::key_owner(key) {
+        KeyOwner::Public => true,
+        KeyOwner::Other => false,
+        KeyOwner::Account(id) => account == Some(id.as_str()),
+        KeyOwner::Upload(file_id) => {
+            let uploads: Table<UploadRow> = Table::new(state.store.clone(), &tables::UPLOADS);
+            uploads
+                .get(&Key::of(&file_id), &Key::empty())
+                .await?
+                .is_some_and(|row| {
+                    Some(row.owner.as_str()) == account && row.key.as_deref() == Some(key)
+                })
+        }
+        KeyOwner::Task(task_id) => match state.tasks.owned(who, &task_id).await {
+            Ok(row) => row.outputs.iter().any(|o| o.key == key),
+            Err(e) if e.code == ErrorCode::NotFound => false,
+            Err(e) => return Err(e),
+        },
+    })
+}
+
+/// The stream of `url`'s bytes as `chunk` events, then `end`.
+pub async fn download(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<DownloadQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let who = crate::routes::task::requester(&req, &state).await?;
+    let missing = || ApiError::with_msg(ErrorCode::NotFound, "no such audio file");
+    let key = crate::tasks::object_key_of_url(&query.url).ok_or_else(missing)?;
+    if !may_read(&state, &who, &key).await? {
+        return Err(missing());
+    }
+    let key = object_key(&key)?;
+    let meta = state
+        .objects
+        .head(&key)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(missing)?;
+    if !meta.content_type.starts_with("audio/") {
+        return Err(missing());
+    }
+    let size = meta.size;
+    let objects = state.objects.clone();
+    // (next offset, finished)
+    let events = futures_util::stream::unfold((0u64, false), move |(at, done)| {
+        let (objects, key) = (objects.clone(), key.clone());
+        async move {
+            if done {
+                return None;
+            }
+            if at >= size {
+                return Some((Bytes::from(transport::end_event()), (at, true)));
+            }
+            let want = (transport::CHUNK_BYTES as u64).min(size - at);
+            match objects.get_range(&key, at, want).await {
+                Ok(Some(bytes)) if !bytes.is_empty() => {
+                    let next = at + bytes.len() as u64;
+                    let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                    Some((Bytes::from(transport::chunk_event(&b64)), (next, false)))
+                }
+                other => {
+                    let why = match other {
+                        Err(e) => e.to_string(),
+                        _ => "the file ended early".to_owned(),
+                    };
+                    tracing::warn!(key = %key.as_str(), at, error = %why, "audio stream cut");
+                    let data = serde_json::json!({
+                        "key": ErrorCode::Internal.key(),
+                        "msg": "the audio could not be read to the end",
+                    });
+                    Some((
+                        Bytes::from(transport::sse_event(transport::EVENT_ERROR, &data)),
+                        (at, true),
+                    ))
+                }
+            }
+        }
+    });
+    let body = futures_util::StreamExt::map(events, Ok::<Bytes, std::convert::Infallible>);
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Already "encoded": keeps the Compress middleware from buffering events.
+        .insert_header((header::CONTENT_ENCODING, "identity"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body))
+}

@@ -88,8 +88,11 @@ fn allowed_type(ct: &str) -> bool {
 /// audio (59) upload sent as `application/octet-stream` (the spec's audio
 /// helper does) takes its type from the file name, so that it plays in a
 /// browser and a video is checked by ffprobe like any other.
+/// An audio upload (59) is always stored as audio (it is decoded at
+/// confirmation, whatever it was declared as).
 fn media_type(category: Option<i64>, file_name: &str, ct: &str) -> String {
-    if ct != "application/octet-stream" {
+    let audio_declared_otherwise = category == Some(CATEGORY_AUDIO) && !ct.starts_with("audio/");
+    if ct != "application/octet-stream" && !audio_declared_otherwise {
         return ct.to_owned();
     }
     let ext = file_name
@@ -124,6 +127,10 @@ pub async fn pre_sign_get(
         .to_lowercase();
     // Images are read whole (to check them); video, audio and other files
     // are joined and served by ranges, so they may be far larger.
+    if body.category == Some(CATEGORY_AUDIO) {
+        protocol::audio::transport::check_upload_size(body.file_size)
+            .map_err(|(code, msg)| ApiError::with_msg(code, msg))?;
+    }
     let max = if wanted_type.starts_with("image/") {
         state.settings.generation.max_upload_bytes
     } else {
@@ -342,7 +349,16 @@ pub async fn confirm(
                 format!("the parts hold {n} bytes, not the {} announced", row.size),
             ));
         }
-        if row.content_type.starts_with("video/") {
+        if row.category == CATEGORY_AUDIO || row.content_type.starts_with("audio/") {
+            // Audio is what decodes as audio, within 10 minutes (spec 2 §8).
+            let key = object_key(&final_key)?;
+            if let Err((code, why)) =
+                crate::media::check_stored_audio(&state.objects, &key, n).await
+            {
+                let _ = state.objects.delete(&key).await;
+                return Err(ApiError::with_msg(code, why));
+            }
+        } else if row.content_type.starts_with("video/") {
             // What it claims: a video ffprobe can read (spec 2 §8).
             let key = object_key(&final_key)?;
             match probe_video(&state, &key, n).await {

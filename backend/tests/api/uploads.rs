@@ -347,7 +347,22 @@ async fn abandoned_uploads_are_swept_with_their_parts() {
         .join(pre["file_id"].as_str().unwrap());
     assert!(parts.exists(), "the part is stored at {parts:?}");
     // A confirmed upload of the same moment is kept.
-    let kept = upload(&user, &[7u8; 64], "audio/mp4").await.unwrap();
+    // (Real audio: audio uploads are checked by decoding.)
+    let tone = {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("tone.m4a");
+        let ok = std::process::Command::new("ffmpeg")
+            .args(["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i"])
+            .arg("sine=frequency=330:duration=1")
+            .args(["-c:a", "aac"])
+            .arg(&out)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        std::fs::read(out).unwrap()
+    };
+    let kept = upload(&user, &tone, "audio/mp4").await.unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let e = user
@@ -367,5 +382,5 @@ async fn abandoned_uploads_are_swept_with_their_parts() {
     }
     assert!(!parts.join("part-0").exists(), "its part is deleted");
     let (status, _, body) = user.get_bytes(kept["url"].as_str().unwrap()).await.unwrap();
-    assert_eq!((status, body.len()), (200, 64));
+    assert_eq!((status, body.len()), (200, tone.len()));
 }

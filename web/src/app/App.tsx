@@ -8,6 +8,8 @@ import { isEditorPath } from '../editor/route';
 import { isChannelsPath } from '../channels/route';
 import { isTavernPath } from '../tavern/route';
 import { TavernPage } from '../tavern/TavernPage';
+import { parseTimbrePath } from '../timbre/route';
+import { TimbrePage } from '../timbre/TimbrePage';
 import { contentLanguage } from '../i18n/messages';
 import { PromptEditorPage } from '../prompt/ui';
 import { LandingPage } from '../router/LandingPage';
@@ -50,6 +52,8 @@ export function page(rest: string): ReactNode {
       if (isChannelsPath(path)) return <ChannelsPage />;
       // `/tavern` and `/tavern/...` (characters and their chats).
       if (isTavernPath(path)) return <TavernPage />;
+      // `/timbre` and `/timbre/...` (voices).
+      if (parseTimbrePath(path) !== null) return <TimbrePage />;
       // `/ornaments`: the ornament shop.
       if (isOrnamentsPath(path)) return <ShopPage />;
       return mallPage(path) ?? squarePage(path) ?? <NotFoundPage />;

@@ -17,6 +17,7 @@ import type { UnavailableGroup } from './tabs';
 import type { MessageKey } from '../i18n/messages';
 import { Workspace } from './Workspace';
 import { VideoPage } from '../video/VideoPage';
+import { AudioPage } from '../audio/AudioPage';
 import './generator.css';
 
 /** Loads the catalogue once. */
@@ -94,7 +95,6 @@ function useQuery(studio: boolean) {
 const GROUP_LABELS: Readonly<Record<UnavailableGroup, MessageKey>> = {
   effect: 'gen.group.effect',
   app: 'gen.group.app',
-  generateAudio: 'gen.group.generateAudio',
   multiImage: 'gen.group.multiImage',
 };
 
@@ -127,6 +127,7 @@ export function GeneratorPage() {
   useQuery(studio);
 
   if (where.kind === 'video') return <VideoPage />;
+  if (where.kind === 'audio') return <AudioPage />;
   if (where.kind === 'unavailable') return <Unavailable group={t(GROUP_LABELS[where.group])} />;
   if (where.kind === 'unknown') return <Unavailable group={where.value} />;
   if (catalogue.state === 'loading') {

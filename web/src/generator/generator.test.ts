@@ -67,7 +67,7 @@ describe('tabs and actions', () => {
     expect(workspaceRoute('/studio')).toEqual({ kind: 'image', studio: true });
     expect(workspaceRoute('/create/image')).toEqual({ kind: 'image', studio: false });
     expect(workspaceRoute('/create/video')).toEqual({ kind: 'video' });
-    expect(workspaceRoute('/create/audio')).toEqual({ kind: 'unavailable', group: 'generateAudio' });
+    expect(workspaceRoute('/create/audio')).toEqual({ kind: 'audio' });
     expect(workspaceRoute('/create/ai-app')).toEqual({ kind: 'unavailable', group: 'app' });
     expect(workspaceRoute('/create/element')).toEqual({ kind: 'unavailable', group: 'multiImage' });
     expect(workspaceRoute('/create/effect')).toEqual({ kind: 'unavailable', group: 'effect' });

@@ -147,12 +147,13 @@ export const GENERATE_TYPES = {
 export type GenerateType = keyof typeof GENERATE_TYPES;
 
 /** Tab groups of issues not built yet: they show a "not available yet" panel. */
-export type UnavailableGroup = Exclude<(typeof GENERATE_TYPES)[GenerateType], 'generateImage' | 'generateVideo'>;
+export type UnavailableGroup = Exclude<(typeof GENERATE_TYPES)[GenerateType], 'generateImage' | 'generateVideo' | 'generateAudio'>;
 
 /** What a workspace route opens. */
 export type WorkspaceRoute =
   | { kind: 'image'; studio: boolean }
   | { kind: 'video' }
+  | { kind: 'audio' }
   | { kind: 'unavailable'; group: UnavailableGroup }
   | { kind: 'unknown'; value: string };
 
@@ -166,5 +167,6 @@ export function workspaceRoute(rest: string): WorkspaceRoute {
   const group = GENERATE_TYPES[value as GenerateType];
   if (group === 'generateImage') return { kind: 'image', studio: false };
   if (group === 'generateVideo') return { kind: 'video' };
+  if (group === 'generateAudio') return { kind: 'audio' };
   return { kind: 'unavailable', group };
 }

@@ -14,6 +14,7 @@ import { en_works } from './en.works';
 import { en_ornaments } from './en.ornaments';
 import { en_video } from './en.video';
 import { en_editor } from './en.editor';
+import { en_audio } from './en.audio';
 
 export const en = {
   ...en_generator,
@@ -29,6 +30,7 @@ export const en = {
   ...en_profile,
   ...en_ornaments,
   ...en_mall,
+  ...en_audio,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -7,6 +7,7 @@ import type { MessageKey, MessageTable } from './en';
 import { zh_video } from './zh.video';
 import { zh_editor } from './zh.editor';
 import { zh_works } from './zh.works';
+import { zh_audio } from './zh.audio';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -579,6 +580,7 @@ export const zh_partial: Partial<MessageTable> = {
   'gen.loraVip': '查看会员权益',
   ...zh_video,
   ...zh_works,
+  ...zh_audio,
 };
 
 /** The Chinese table with every key: missing ones in English. */

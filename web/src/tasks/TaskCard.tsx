@@ -14,6 +14,7 @@ import type { Task } from './types';
 import { videoOutputs } from '../video/player';
 import { VideoPlayer } from '../video/VideoPlayer';
 import { VideoActionBar } from '../video/VideoActionBar';
+import { WaveformPlayer } from '../audio/WaveformPlayer';
 
 function kindLabel(t: Translate, type: number): string {
   const key = `tasks.kind.${type}`;
@@ -94,9 +95,27 @@ function Progress({ task }: { task: Task }) {
   );
 }
 
+/** An audio task's files in waveform players, with the engine that made them. */
+function AudioResults({ task }: { task: Task }) {
+  const t = useT();
+  const audios = task.audio_uris ?? [];
+  return (
+    <div className="task-results task-results--audio" data-testid="task-audio">
+      {audios.map((url, i) => (
+        <figure key={url} className="task-result task-result--audio">
+          <WaveformPlayer src={url} engine={i === 0 ? task.engine : null} testId="task-audio-player" />
+          {audios.length > 1 && <figcaption className="muted">{t('tasks.audioOutput', { index: i + 1, count: audios.length })}</figcaption>}
+        </figure>
+      ))}
+    </div>
+  );
+}
+
 function Results({ task }: { task: Task }) {
   const t = useT();
   const videos = videoOutputs(task);
+  const hasAudio = (task.audio_uris ?? []).length > 0;
+  if (hasAudio && videos.length === 0) return <AudioResults task={task} />;
   if (videos.length > 0) {
     // Video tasks: a player per output (img_uris are their posters).
     return (
@@ -106,6 +125,7 @@ function Results({ task }: { task: Task }) {
         ))}
         {/* The tools work on the task's first video (backend tasks/video.rs source_video). */}
         {videos[0] && <VideoActionBar task={task} output={videos[0]} />}
+        {hasAudio && <AudioResults task={task} />}
       </div>
     );
   }

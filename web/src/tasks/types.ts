@@ -60,6 +60,8 @@ export interface Task {
   img_uris: string[];
   /** Video tasks: one MP4 per output; `img_uris` holds their posters. */
   video_uris?: string[];
+  /** Audio tasks (actions 51-56): the audio files (audio/aac M4A), first the main one. */
+  audio_uris?: string[];
   /** Video tasks: one HLS master playlist per output, where the server made them (may be empty). */
   hls_uris?: string[];
   reverse_prompts: string[];

@@ -142,6 +142,7 @@ function ChatPanel({ character, sessionId, session, onSessionChange, onToggleSes
           characterSettings={character.settings}
           defaultTitle={defaultTitle}
           onSaved={onSessionChange}
+          onVoice={onSessionChange}
           onClose={() => setSettingsOpen(false)}
           onPersona={() => {
             setSettingsOpen(false);

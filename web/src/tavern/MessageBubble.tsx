@@ -6,6 +6,7 @@ import { continueReply, deleteMessage, editMessage, likeMessage, regenerate, tav
 import { Avatar } from './Avatar';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ChatMessage } from './model';
+import { ReplySpeechControl } from './ReplySpeech';
 
 /** A thumb, up (like) or down (dislike), drawn so it shows without an emoji font. */
 function Thumb({ down }: { down: boolean }) {
@@ -132,6 +133,7 @@ export function MessageBubble(props: BubbleProps) {
           </p>
         )}
         {!mine && <ModelLine msg={msg} />}
+        {!mine && <ReplySpeechControl msgId={msg.msg_id} />}
         {settled && !editing && (
           <div className="bubble__actions" role="group" aria-label={t('tavern.chat.actions')}>
             <button type="button" className="bubble__action" onClick={() => void act.copy()}>

@@ -8,6 +8,7 @@ import type { ChatSession, ChatSettings } from './model';
 import { checkSessionEdit, DEFAULT_SETTINGS, sessionChange, SETTINGS_LIMITS, settingValue, TITLE_MAX } from './settings';
 import type { SettingsField, SettingsProblem } from './settings';
 import { useErrorText } from './useErrorText';
+import { SessionVoice } from './ReplySpeech';
 
 const FIELD_KEYS = {
   temperature: 'tavern.settings.temperature',
@@ -81,6 +82,8 @@ export function SessionSettingsDialog(props: {
   onClose: () => void;
   /** Opens the user's chat persona instead (this dialog closes). */
   onPersona: () => void;
+  /** The session's voice was saved (at once, without the form's Save). */
+  onVoice?: (session: ChatSession) => void;
 }) {
   const t = useT();
   const errorText = useErrorText();
@@ -128,6 +131,7 @@ export function SessionSettingsDialog(props: {
         <SettingField field="temperature" value={settings.temperature} onChange={set('temperature')} />
         <SettingField field="top_p" value={settings.top_p} onChange={set('top_p')} />
         <SettingField field="max_reply_tokens" value={settings.max_reply_tokens} onChange={set('max_reply_tokens')} />
+        <SessionVoice sessionId={session.session_id} timbreId={session.timbre_id ?? ''} onSaved={(timbre_id) => props.onVoice?.({ ...session, timbre_id })} />
         <div className="session-settings__persona">
           <p className="field__hint">{t('tavern.persona.fromSettings')}</p>
           <button type="button" className="button button--small" aria-haspopup="dialog" onClick={props.onPersona}>

@@ -102,6 +102,8 @@ export interface ChatSession {
   update_at: number | null;
   last_message: string;
   datacard_ids: string[];
+  /** The session's voice (`session/timbre/set`); empty or absent: replies are not spoken. */
+  timbre_id?: string;
   /** The session's model settings (null when the server did not say). */
   settings: ChatSettings | null;
 }
@@ -268,6 +270,7 @@ export function parseSession(v: unknown): ChatSession | null {
     update_at: time(v.update_at),
     last_message: str(v.last_message),
     datacard_ids: strings(v.datacard_ids),
+    timbre_id: str(v.timbre_id),
     settings: parseSettings(v.settings),
   };
 }

@@ -8,6 +8,7 @@ import { appStore } from '../state/jotai';
 import type { AppStore } from '../state/jotai';
 import { chatLogsAtom, chatResyncAtom, openSessionAtom, sessionBadgesAtom, sessionListStaleAtom } from './atoms';
 import { applyFrame, EMPTY_LOG, parseStreamFrame } from './model';
+import { applySpeechFrame } from './speech';
 
 /**
  * Applies one pushed frame to `store`'s chat logs; other kinds are ignored.
@@ -38,9 +39,10 @@ export function applyTavernFrame(store: AppStore, pushed: PushFrame): void {
   }
 }
 
-/** Pass to the socket client's push dispatcher (frame 11). */
+/** Pass to the socket client's push dispatcher (frame 11, and frame 13's spoken replies). */
 export function tavernPushHook(frame: PushFrame): void {
   applyTavernFrame(appStore, frame);
+  applySpeechFrame(appStore, frame);
 }
 
 /** After a resume that lost frames: the open session reads its newest reply again. */
