@@ -16,6 +16,7 @@ mod chat;
 mod comments;
 mod editor;
 mod helpers;
+mod lipsync;
 mod mall;
 mod ornaments;
 mod polish;
