@@ -17,6 +17,7 @@ mod chat;
 mod comments;
 mod editor;
 mod helpers;
+mod lipsync;
 mod mall;
 mod ornaments;
 mod polish;
