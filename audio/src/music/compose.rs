@@ -88,7 +88,7 @@ fn section(p: usize, n: usize) -> Section {
         return Section::Outro;
     }
     let k = if n >= 4 { p - 1 } else { p };
-    if (k / 2) % 2 == 0 {
+    if (k / 2).is_multiple_of(2) {
         Section::Verse
     } else {
         Section::Chorus
@@ -164,7 +164,7 @@ pub fn lyric_lines(lyrics: &str) -> Vec<Vec<String>> {
     lyrics
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !(l.starts_with('[') && l.ends_with(']')))
+        .filter(|l| !(l.is_empty() || (l.starts_with('[') && l.ends_with(']'))))
         .map(|l| {
             l.split_whitespace()
                 .map(|w| {
@@ -466,7 +466,7 @@ fn sing_line(
             let at = t0 + pos * slot;
             let len = (step * slot * 0.92).min(2.0 * beat);
             let last = i + 1 == total;
-            let strong = (pos as usize) % 4 == 0;
+            let strong = (pos as usize).is_multiple_of(4);
             let deg = if last {
                 degree as i32
             } else if strong {

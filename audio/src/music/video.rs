@@ -140,6 +140,12 @@ pub async fn soundtrack(
     if video_secs <= 0.05 {
         return Err(AudioError::BadInput("the video has no length".into()));
     }
+    if video_secs > protocol::audio::music::MAX_VIDEO_SECS + 0.5 {
+        return Err(AudioError::BadInput(format!(
+            "the video is {video_secs:.0} s long; soundtracks are made for videos up to {} s",
+            protocol::audio::music::MAX_VIDEO_SECS
+        )));
+    }
     let seconds = if job.action == Action::VideoAddMusic && a.duration > 0.0 {
         f64::from(a.duration).min(video_secs)
     } else {

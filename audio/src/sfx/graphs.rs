@@ -274,7 +274,7 @@ pub fn render(kind: Kind, buf: &mut [f32], rate: u32, rng: &mut Rng) {
                     rate,
                     sec(0.06),
                 );
-                let pan = if i % 2 == 0 { -0.3 } else { 0.3 };
+                let pan = if i.is_multiple_of(2) { -0.3 } else { 0.3 };
                 place(buf, sec(t), &step, 2.5, pan, rate, &decay(35.0));
                 place(buf, sec(t), &grit, 0.25, pan, rate, &decay(60.0));
             }
@@ -536,7 +536,12 @@ pub fn ambience(buf: &mut [f32], rate: u32, h: u64, rng: &mut Rng) {
     let bed = take(Box::new(g), rate, frames);
     place(buf, 0, &bed, 1.0, 0.0, rate, &|_| 1.0);
     let root = 55.0 * 2f32.powf(((h >> 20) % 24) as f32 / 12.0);
-    let fifth = root * if (h >> 30) % 2 == 0 { 1.5 } else { 1.2 };
+    let fifth = root
+        * if (h >> 30).is_multiple_of(2) {
+            1.5
+        } else {
+            1.2
+        };
     for (f, pan) in [(root, -0.4), (fifth, 0.4)] {
         let tone = take(
             Box::new(sine_hz(f) + sine_hz(f * 2.003) * 0.3),

@@ -50,9 +50,8 @@ pub fn kinds_of(prompt: &str, negative: &str) -> Vec<Kind> {
         list.iter().any(|w| {
             keys.iter().any(|k| {
                 w == k
-                    || w.strip_prefix(k).is_some_and(|rest| {
-                        ["s", "es", "ing", "ed", "y", "er", "ers"].contains(&rest)
-                    })
+                    || w.strip_prefix(k)
+                        .is_some_and(|rest| ["s", "es", "ing", "ed", "y"].contains(&rest))
             })
         })
     };
