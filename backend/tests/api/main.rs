@@ -9,6 +9,7 @@
 
 mod accounts;
 mod agent;
+mod audio;
 mod channels;
 mod character_extras;
 mod characters;
