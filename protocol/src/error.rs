@@ -113,6 +113,12 @@ error_codes! {
     AudioDurationInvalid = (40083, "audioDurationInvalid", 400, "this duration is not allowed");
     /// Sound effects and music without a description.
     AudioPromptEmpty = (40084, "audioPromptEmpty", 400, "please describe the sound you want");
+    /// Music and effects: a description over its limit.
+    AudioPromptTooLong = (40095, "audioPromptTooLong", 400, "the description is too long");
+    /// Music: lyrics over their limit.
+    LyricsTooLong = (40096, "lyricsTooLong", 400, "the lyrics are too long");
+    /// Music with sung vocals (`vocalSongs`) but no lyrics to sing.
+    LyricsEmpty = (40097, "lyricsEmpty", 400, "please write or generate the lyrics to sing");
     /// A voice still training (or whose training failed) used to speak.
     TimbreNotReady = (40085, "timbreNotReady", 409, "this voice is not ready yet");
     /// Voice training without usable samples.

@@ -242,7 +242,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         web::scope("/api/stream")
             .route("/tool/prompt/text", web::get().to(polish::polish))
             .route("/task/gen-agent/conv", web::post().to(agent::stream))
-            .configure(audio_stream::routes),
+            .configure(audio_stream::routes)
+            .configure(audio::stream_routes),
     );
     cfg.route("/files/{key:.*}", web::get().to(resource::file));
 }

@@ -9,6 +9,7 @@
 
 mod accounts;
 mod agent;
+mod audio;
 mod audio_stream;
 mod channels;
 mod character_extras;
