@@ -276,12 +276,9 @@ pub fn scan_video(path: &Path, cancel: &Cancel) -> Result<VideoFaces, AudioError
         Rate::whole(1)
     };
     let filter = format!("scale={sw}:{sh}:flags=bilinear,setsar=1");
-    let mut dec = Decoder::start(path, &filter, sw, sh, rate, Some(u64::from(n)))
-        .map_err(engine_err)?;
-    let (fx, fy) = (
-        v.width as f32 / sw as f32,
-        v.height as f32 / sh as f32,
-    );
+    let mut dec =
+        Decoder::start(path, &filter, sw, sh, rate, Some(u64::from(n))).map_err(engine_err)?;
+    let (fx, fy) = (v.width as f32 / sw as f32, v.height as f32 / sh as f32);
     let mut frames = Vec::new();
     let mut i = 0u32;
     while let Some(rgb) = dec.next_frame().map_err(engine_err)? {
@@ -360,7 +357,9 @@ mod tests {
 
     #[test]
     fn tiny_or_empty_pictures() {
-        assert!(detect_gray(&[0; 30 * 30], 30, 30).unwrap_or_default().is_empty());
+        assert!(detect_gray(&[0; 30 * 30], 30, 30)
+            .unwrap_or_default()
+            .is_empty());
         assert!(matches!(
             detect_gray(&[], 0, 0),
             Err(AudioError::BadInput(_))

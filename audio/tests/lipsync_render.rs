@@ -82,7 +82,14 @@ fn ffprobe_streams(mp4: &[u8]) -> Vec<(String, f64)> {
     let p = dir.path().join("o.mp4");
     std::fs::write(&p, mp4).unwrap();
     let out = Command::new("ffprobe")
-        .args(["-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0"])
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,duration",
+            "-of",
+            "csv=p=0",
+        ])
         .arg(&p)
         .output()
         .unwrap();
@@ -137,9 +144,16 @@ fn the_detector_finds_the_solvay_faces_and_none_in_a_painted_picture() {
     let f = faces[0];
     // Einstein's face is in the upper middle of the crop.
     let (cx, cy) = f.centre();
-    assert!((150.0..330.0).contains(&cx) && (40.0..200.0).contains(&cy), "{f:?}");
+    assert!(
+        (150.0..330.0).contains(&cx) && (40.0..200.0).contains(&cy),
+        "{f:?}"
+    );
     assert!((80..200).contains(&f.width), "{f:?}");
-    assert!(scan_image(&fixture("solvay-einstein.png")).unwrap().single_face);
+    assert!(
+        scan_image(&fixture("solvay-einstein.png"))
+            .unwrap()
+            .single_face
+    );
 
     let (_, _, group) = detect_image(&fixture("solvay-group.png")).unwrap();
     assert!(group.len() >= 3, "{group:?}");
@@ -173,7 +187,9 @@ fn a_video_is_scanned_at_two_frames_a_second() {
     let ok = Command::new("ffmpeg")
         .args(["-v", "error", "-loop", "1", "-i"])
         .arg(&png)
-        .args(["-t", "3", "-r", "10", "-pix_fmt", "yuv420p", "-c:v", "libx264"])
+        .args([
+            "-t", "3", "-r", "10", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+        ])
         .arg(&mp4)
         .status()
         .unwrap();
@@ -234,7 +250,10 @@ async fn a_still_picture_speaks_in_an_mp4_whose_streams_last_as_long() {
     let v = streams.iter().find(|s| s.0 == "video").unwrap().1;
     let a = streams.iter().find(|s| s.0 == "audio").unwrap().1;
     let total = f64::from(SPEAK_SECS + SILENT_SECS);
-    assert!((v - a).abs() <= 1.0 / 25.0 + 1e-3, "video {v} s, audio {a} s");
+    assert!(
+        (v - a).abs() <= 1.0 / 25.0 + 1e-3,
+        "video {v} s, audio {a} s"
+    );
     assert!((v - total).abs() <= 1.0 / 25.0, "video {v} s");
 
     // The mouth moves while it speaks, the rest of the picture does not,
@@ -252,7 +271,10 @@ async fn a_still_picture_speaks_in_an_mp4_whose_streams_last_as_long() {
         speaking_out = speaking_out.max(o);
     }
     assert!(speaking_in > 8.0, "mouth moved {speaking_in}");
-    assert!(speaking_in > 6.0 * speaking_out, "mouth {speaking_in}, rest {speaking_out}");
+    assert!(
+        speaking_in > 6.0 * speaking_out,
+        "mouth {speaking_in}, rest {speaking_out}"
+    );
     for f in &frames[frames.len() - 10..] {
         let (i, _) = diffs(f, rest, 480, region);
         assert!(i < 2.0, "the mouth moved in silence: {i}");
@@ -287,7 +309,9 @@ fn uploaded_audio_drives_a_video_cut_or_looped_to_its_length_and_render_speed() 
     let ok = Command::new("ffmpeg")
         .args(["-v", "error", "-loop", "1", "-i"])
         .arg(&png)
-        .args(["-t", "1", "-r", "30", "-pix_fmt", "yuv420p", "-c:v", "libx264"])
+        .args([
+            "-t", "1", "-r", "30", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+        ])
         .arg(&mp4)
         .status()
         .unwrap();
@@ -301,7 +325,10 @@ fn uploaded_audio_drives_a_video_cut_or_looped_to_its_length_and_render_speed() 
     let streams = ffprobe_streams(&out.mp4);
     let v = streams.iter().find(|s| s.0 == "video").unwrap().1;
     let a = streams.iter().find(|s| s.0 == "audio").unwrap().1;
-    assert!((v - a).abs() <= 1.0 / 25.0 + 1e-3, "video {v} s, audio {a} s");
+    assert!(
+        (v - a).abs() <= 1.0 / 25.0 + 1e-3,
+        "video {v} s, audio {a} s"
+    );
     let frames = frames_of(&out.mp4, out.width, out.height);
     assert_eq!(frames.len(), 60);
     let (_, _, faces) = detect_image(&fixture("solvay-einstein.png")).unwrap();

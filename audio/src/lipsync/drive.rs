@@ -338,6 +338,9 @@ mod tests {
         assert!(p[20].width < 0.9 && p[20].open > 0.3, "{:?}", p[20]);
         assert!(p[45].open < 0.01, "{:?}", p[45]);
         let v = visemes(&pcm, &phonemes, 25.0, 50);
-        assert_eq!((v[0], v[12], v[20], v[30]), (Viseme::Open, Viseme::Closed, Viseme::Rounded, Viseme::Rest));
+        assert_eq!(
+            (v[0], v[12], v[20], v[30]),
+            (Viseme::Open, Viseme::Closed, Viseme::Rounded, Viseme::Rest)
+        );
     }
 }

@@ -35,6 +35,31 @@ impl Mouth {
         }
     }
 
+    /// The mean colour of the cheeks beside and above the mouth.
+    pub fn skin(&self, src: &[u8], fw: usize, fh: usize) -> [f32; 3] {
+        let (mut sum, mut n) = ([0.0f32; 3], 0usize);
+        let half = (0.22 * self.w).max(1.0);
+        for side in [-1.0f32, 1.0] {
+            let (px, py) = (self.cx + side * 0.6 * self.w, self.cy - 1.0 * self.h);
+            let x0 = (px - half).max(0.0) as usize;
+            let x1 = ((px + half).max(0.0) as usize).min(fw);
+            let y0 = (py - half).max(0.0) as usize;
+            let y1 = ((py + half).max(0.0) as usize).min(fh);
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    for (c, acc) in sum.iter_mut().enumerate() {
+                        *acc += f32::from(src.get((y * fw + x) * 3 + c).copied().unwrap_or(0));
+                    }
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            return [150.0, 110.0, 100.0];
+        }
+        sum.map(|v| v / n as f32)
+    }
+
     /// The rectangle the warp may touch (x0, y0, x1, y1), inclusive-exclusive.
     pub fn region(&self, fw: u32, fh: u32) -> (usize, usize, usize, usize) {
         let x0 = (self.cx - 0.9 * self.w).floor().max(0.0) as usize;
@@ -135,6 +160,16 @@ pub fn warp(src: &[u8], dst: &mut [u8], w: u32, h: u32, m: &Mouth, pose: MouthPo
     let rx = 0.5 * m.w * width * 0.82;
     let ry = 0.5 * drop;
     let icy = m.cy + 0.5 * drop;
+    // The inner mouth is a darkened skin colour (reddish on a colour
+    // picture, grey on a black-and-white one); teeth a light tint of it.
+    let skin = m.skin(src, fw, fh);
+    let luma = 0.299 * skin[0] + 0.587 * skin[1] + 0.114 * skin[2];
+    let light = (luma * 1.3 + 50.0).min(235.0);
+    let tooth = [
+        0.25 * skin[0] + 0.75 * light,
+        0.25 * skin[1] + 0.75 * light,
+        0.25 * skin[2] + 0.72 * light,
+    ];
     for y in y0..y1 {
         let yf = y as f32;
         // Vertical profile of the jaw's displacement: opens from the lip
@@ -165,17 +200,18 @@ pub fn warp(src: &[u8], dst: &mut [u8], w: u32, h: u32, m: &Mouth, pose: MouthPo
                 // Feathered edge: full inside 0.75, none past 1.
                 let a = 1.0 - smoothstep(0.75, 1.0, d);
                 if a > 0.0 {
-                    let depth = (open * 1.4).min(0.92);
+                    // Darker towards the middle of the opening.
+                    let depth = (open * 1.6).min(0.95);
+                    let shade = 0.14 + 0.22 * d;
                     // Upper teeth: a lighter band at the top of a wide opening.
                     let teeth = if open > 0.35 && ey < -0.45 && ex.abs() < 0.7 {
-                        0.55 * smoothstep(0.35, 0.7, open)
+                        0.5 * smoothstep(0.35, 0.7, open)
                     } else {
                         0.0
                     };
-                    let inner = [46.0, 20.0, 22.0];
-                    let tooth = [205.0, 200.0, 190.0];
                     for c in 0..3 {
-                        let col = inner.get(c).copied().unwrap_or(0.0) * (1.0 - teeth)
+                        let sk = skin.get(c).copied().unwrap_or(0.0);
+                        let col = sk * shade * (1.0 - teeth)
                             + tooth.get(c).copied().unwrap_or(0.0) * teeth;
                         if let Some(p) = px.get_mut(c) {
                             *p += (col - *p) * a * depth;
@@ -238,14 +274,44 @@ mod tests {
         let m = Mouth::of_face(&face());
         let r = m.region(w as u32, h as u32);
         let mut open = src.clone();
-        warp(&src, &mut open, w as u32, h as u32, &m, MouthPose { open: 1.0, width: 1.0 });
+        warp(
+            &src,
+            &mut open,
+            w as u32,
+            h as u32,
+            &m,
+            MouthPose {
+                open: 1.0,
+                width: 1.0,
+            },
+        );
         assert!(diff(&src, &open, w, r, true) > 10.0);
         assert_eq!(diff(&src, &open, w, r, false), 0.0);
         let mut rest = src.clone();
-        warp(&src, &mut rest, w as u32, h as u32, &m, MouthPose { open: 0.0, width: 1.0 });
+        warp(
+            &src,
+            &mut rest,
+            w as u32,
+            h as u32,
+            &m,
+            MouthPose {
+                open: 0.0,
+                width: 1.0,
+            },
+        );
         assert_eq!(rest, src);
         let mut round = src.clone();
-        warp(&src, &mut round, w as u32, h as u32, &m, MouthPose { open: 0.0, width: 0.8 });
+        warp(
+            &src,
+            &mut round,
+            w as u32,
+            h as u32,
+            &m,
+            MouthPose {
+                open: 0.0,
+                width: 0.8,
+            },
+        );
         assert!(diff(&src, &round, w, r, true) > 0.5);
     }
 

@@ -172,14 +172,10 @@ pub fn render(
                 .video
                 .ok_or_else(|| AudioError::BadInput("the file has no pictures".into()))?;
             let (w, h) = output_size(v.width, v.height);
-            let face = scale_box(
-                main,
-                w as f32 / v.width as f32,
-                h as f32 / v.height as f32,
-            );
+            let face = scale_box(main, w as f32 / v.width as f32, h as f32 / v.height as f32);
             let filter = format!("scale={w}:{h}:flags=bicubic,setsar=1");
-            let dec = Decoder::start(path, &filter, w, h, Rate::whole(FPS), None)
-                .map_err(engine_err)?;
+            let dec =
+                Decoder::start(path, &filter, w, h, Rate::whole(FPS), None).map_err(engine_err)?;
             let frames = Frames::Video {
                 path: path.to_path_buf(),
                 filter,

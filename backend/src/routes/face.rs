@@ -22,10 +22,7 @@ use crate::uploads::UploadRow;
 /// Routes inside the `/resource` scope.
 pub fn resource_routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/video/detectFace", web::post().to(detect_face))
-        .route(
-            "/video/frameDescription",
-            web::post().to(frame_description),
-        );
+        .route("/video/frameDescription", web::post().to(frame_description));
 }
 
 /// Plain routes under `/api/v1`.
@@ -46,7 +43,6 @@ pub enum MediaKind {
 #[derive(Debug, Clone)]
 pub struct OwnedMedia {
     pub key: String,
-    pub content_type: String,
     pub size: u64,
     pub kind: MediaKind,
 }
@@ -100,7 +96,6 @@ pub async fn owned_media(
         .ok_or(ErrorCode::NotFound)?;
     Ok(OwnedMedia {
         kind: kind_of(&meta.content_type),
-        content_type: meta.content_type,
         size: meta.size,
         key,
     })
@@ -203,7 +198,10 @@ struct UrlBody {
 fn need_url(b: &UrlBody) -> Result<&str, ApiError> {
     let u = b.url.trim();
     if u.is_empty() {
-        return Err(ApiError::with_msg(ErrorCode::InvalidParams, "url is required"));
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "url is required",
+        ));
     }
     Ok(u)
 }

@@ -114,7 +114,10 @@ async fn face_calls_on_pictures_and_videos_and_their_bad_input() {
     let einstein = upload(&c, &fixture("solvay-einstein.png"), "e.png", "image/png", 0).await;
     let group = upload(&c, &fixture("solvay-group.png"), "g.png", "image/png", 0).await;
     let video_bytes = ffmpeg(
-        &["-loop", "1", "-i", "e.png", "-t", "3", "-r", "10", "-pix_fmt", "yuv420p", "-c:v", "libx264"],
+        &[
+            "-loop", "1", "-i", "e.png", "-t", "3", "-r", "10", "-pix_fmt", "yuv420p", "-c:v",
+            "libx264",
+        ],
         Some(("e.png", &fixture("solvay-einstein.png"))),
         "e.mp4",
     );
@@ -123,7 +126,10 @@ async fn face_calls_on_pictures_and_videos_and_their_bad_input() {
 
     // tool/face/detection on a picture.
     let d: Value = c.post(TOOL, &json!({"url": einstein})).await.unwrap();
-    assert_eq!((d["width"].as_u64(), d["height"].as_u64()), (Some(480), Some(480)));
+    assert_eq!(
+        (d["width"].as_u64(), d["height"].as_u64()),
+        (Some(480), Some(480))
+    );
     assert_eq!(d["faces"].as_array().unwrap().len(), 1, "{d}");
     assert!(d["faces"][0]["score"].as_f64().unwrap() >= 2.0);
     let g: Value = c.post(TOOL, &json!({"url": group})).await.unwrap();
@@ -131,7 +137,10 @@ async fn face_calls_on_pictures_and_videos_and_their_bad_input() {
 
     // detectFace on a picture and on a video sampled at 2 fps.
     let f: Value = c.post(DETECT, &json!({"url": einstein})).await.unwrap();
-    assert_eq!((f["has_face"].as_bool(), f["single_face"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(
+        (f["has_face"].as_bool(), f["single_face"].as_bool()),
+        (Some(true), Some(true))
+    );
     assert_eq!(f["frames_checked"], 1);
     let v: Value = c.post(DETECT, &json!({"url": video})).await.unwrap();
     assert_eq!(v["frames_checked"], 6, "{v}");
@@ -139,31 +148,67 @@ async fn face_calls_on_pictures_and_videos_and_their_bad_input() {
     assert_eq!(v["faces"].as_array().unwrap().len(), 6);
     assert_eq!(v["faces"][1]["time_ms"], 500);
     let gv: Value = c.post(DETECT, &json!({"url": group})).await.unwrap();
-    assert_eq!((gv["has_face"].as_bool(), gv["single_face"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(
+        (gv["has_face"].as_bool(), gv["single_face"].as_bool()),
+        (Some(true), Some(false))
+    );
     let none: Value = c
-        .post(DETECT, &json!({"url": upload(&c, &painted_png(), "p.png", "image/png", 0).await}))
+        .post(
+            DETECT,
+            &json!({"url": upload(&c, &painted_png(), "p.png", "image/png", 0).await}),
+        )
         .await
         .unwrap();
-    assert_eq!((none["has_face"].as_bool(), none["faces"].as_array().map(Vec::len)), (Some(false), Some(0)));
+    assert_eq!(
+        (
+            none["has_face"].as_bool(),
+            none["faces"].as_array().map(Vec::len)
+        ),
+        (Some(false), Some(0))
+    );
 
     // frameDescription of a picture and of a video's frame.
     let p: Value = c.post(DESCRIBE, &json!({"url": einstein})).await.unwrap();
     assert!(!p["description"].as_str().unwrap().is_empty());
     assert_eq!(p["engine"]["neural"], false);
-    let vf: Value = c.post(DESCRIBE, &json!({"url": video, "time_ms": 99_999})).await.unwrap();
+    let vf: Value = c
+        .post(DESCRIBE, &json!({"url": video, "time_ms": 99_999}))
+        .await
+        .unwrap();
     assert!(!vf["description"].as_str().unwrap().is_empty());
     assert!(vf["time_ms"].as_u64().unwrap() < 3000);
 
     // Bad input.
     assert_eq!(key_of(&c, DETECT, json!({})).await, "InvalidParams");
-    assert_eq!(key_of(&c, DETECT, json!({"url": "https://elsewhere.example/a.png"})).await, "uploadError");
-    assert_eq!(key_of(&c, DETECT, json!({"url": "/files/u/nope/x.png"})).await, "NotFound");
-    assert_eq!(key_of(&c, DETECT, json!({"url": sound})).await, "uploadVideoError");
-    assert_eq!(key_of(&c, DESCRIBE, json!({"url": sound})).await, "uploadVideoError");
+    assert_eq!(
+        key_of(
+            &c,
+            DETECT,
+            json!({"url": "https://elsewhere.example/a.png"})
+        )
+        .await,
+        "uploadError"
+    );
+    assert_eq!(
+        key_of(&c, DETECT, json!({"url": "/files/u/nope/x.png"})).await,
+        "NotFound"
+    );
+    assert_eq!(
+        key_of(&c, DETECT, json!({"url": sound})).await,
+        "uploadVideoError"
+    );
+    assert_eq!(
+        key_of(&c, DESCRIBE, json!({"url": sound})).await,
+        "uploadVideoError"
+    );
     assert_eq!(key_of(&c, TOOL, json!({"url": video})).await, "uploadError");
     // Another account's files answer like missing ones.
     for path in [DETECT, DESCRIBE, TOOL] {
-        assert_eq!(key_of(&other, path, json!({"url": einstein})).await, "NotFound", "{path}");
+        assert_eq!(
+            key_of(&other, path, json!({"url": einstein})).await,
+            "NotFound",
+            "{path}"
+        );
     }
 }
 
@@ -187,7 +232,10 @@ async fn lip_sync_from_an_uploaded_clip_and_the_rules_of_its_request() {
     assert_eq!(done.video_uris.len(), 1);
     assert_eq!(done.img_uris.len(), 1);
     let engine = done.engine.clone().unwrap();
-    assert_eq!((engine.label.as_str(), engine.neural), ("Easel reference lip-sync (non-neural)", false));
+    assert_eq!(
+        (engine.label.as_str(), engine.neural),
+        ("Easel reference lip-sync (non-neural)", false)
+    );
     let (status, ct, mp4) = c.get_bytes(&done.video_uris[0]).await.unwrap();
     assert_eq!((status, ct.as_str()), (200, "video/mp4"));
     let (_, act, _) = c.get_bytes(&done.audio_uris[0]).await.unwrap();
@@ -197,7 +245,14 @@ async fn lip_sync_from_an_uploaded_clip_and_the_rules_of_its_request() {
     let path = dir.path().join("o.mp4");
     std::fs::write(&path, &mp4).unwrap();
     let out = Command::new("ffprobe")
-        .args(["-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0"])
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,duration",
+            "-of",
+            "csv=p=0",
+        ])
         .arg(&path)
         .output()
         .unwrap();
@@ -214,7 +269,10 @@ async fn lip_sync_from_an_uploaded_clip_and_the_rules_of_its_request() {
 
     // The text tab with the default voice queues a task.
     let t: Value = c
-        .post(LIP, &json!({"meta": {"parent_task_id": id, "text": "Hello there"}}))
+        .post(
+            LIP,
+            &json!({"meta": {"parent_task_id": id, "text": "Hello there"}}),
+        )
         .await
         .unwrap();
     assert!(t["id"].as_str().is_some());
@@ -225,20 +283,51 @@ async fn lip_sync_from_an_uploaded_clip_and_the_rules_of_its_request() {
     let cases = [
         (json!({"text": "hi"}), "pleaseSelectVideo"),
         (json!({"image_url": face}), "audioTextEmpty"),
-        (json!({"image_url": face, "text": "a".repeat(1001)}), "audioTextTooLong"),
-        (json!({"image_url": face, "text": "hi", "speed": 3}), "InvalidParams"),
-        (json!({"image_url": face, "lip_sync_tab": "lipSyncAudio"}), "pleaseUploadAudio"),
-        (json!({"image_url": face, "lip_sync_tab": "dance", "text": "hi"}), "InvalidParams"),
-        (json!({"image_url": face, "video_url": face, "text": "hi"}), "InvalidParams"),
+        (
+            json!({"image_url": face, "text": "a".repeat(1001)}),
+            "audioTextTooLong",
+        ),
+        (
+            json!({"image_url": face, "text": "hi", "speed": 3}),
+            "InvalidParams",
+        ),
+        (
+            json!({"image_url": face, "lip_sync_tab": "lipSyncAudio"}),
+            "pleaseUploadAudio",
+        ),
+        (
+            json!({"image_url": face, "lip_sync_tab": "dance", "text": "hi"}),
+            "InvalidParams",
+        ),
+        (
+            json!({"image_url": face, "video_url": face, "text": "hi"}),
+            "InvalidParams",
+        ),
         (json!({"image_url": no_face, "text": "hi"}), "noFaceFound"),
-        (json!({"image_url": face, "lip_sync_tab": "lipSyncAudio", "audio_url": long}), "audioTooLong"),
-        (json!({"image_url": face, "lip_sync_tab": "lipSyncAudio", "audio_url": face}), "uploadAudioError"),
+        (
+            json!({"image_url": face, "lip_sync_tab": "lipSyncAudio", "audio_url": long}),
+            "audioTooLong",
+        ),
+        (
+            json!({"image_url": face, "lip_sync_tab": "lipSyncAudio", "audio_url": face}),
+            "uploadAudioError",
+        ),
         (json!({"image_url": clip, "text": "hi"}), "uploadVideoError"),
-        (json!({"image_url": face, "text": "hi", "timbre_id": "no-such-voice"}), "NotFound"),
-        (json!({"image_url": "https://elsewhere.example/a.png", "text": "hi"}), "uploadError"),
+        (
+            json!({"image_url": face, "text": "hi", "timbre_id": "no-such-voice"}),
+            "NotFound",
+        ),
+        (
+            json!({"image_url": "https://elsewhere.example/a.png", "text": "hi"}),
+            "uploadError",
+        ),
     ];
     for (meta, key) in cases {
-        assert_eq!(key_of(&c, LIP, json!({ "meta": meta })).await, key, "{meta}");
+        assert_eq!(
+            key_of(&c, LIP, json!({ "meta": meta })).await,
+            key,
+            "{meta}"
+        );
     }
     // Another account's picture, clip or task answer like missing ones;
     // a visitor must log in.
@@ -247,15 +336,36 @@ async fn lip_sync_from_an_uploaded_clip_and_the_rules_of_its_request() {
         json!({"parent_task_id": id, "text": "hi"}),
     ];
     for meta in foreign {
-        assert_eq!(key_of(&other, LIP, json!({ "meta": meta })).await, "NotFound", "{meta}");
+        assert_eq!(
+            key_of(&other, LIP, json!({ "meta": meta })).await,
+            "NotFound",
+            "{meta}"
+        );
     }
-    let mine = upload(&other, &fixture("solvay-einstein.png"), "e.png", "image/png", 0).await;
+    let mine = upload(
+        &other,
+        &fixture("solvay-einstein.png"),
+        "e.png",
+        "image/png",
+        0,
+    )
+    .await;
     assert_eq!(
-        key_of(&other, LIP, json!({"meta": {"image_url": mine, "lip_sync_tab": "lipSyncAudio", "audio_url": clip}})).await,
+        key_of(
+            &other,
+            LIP,
+            json!({"meta": {"image_url": mine, "lip_sync_tab": "lipSyncAudio", "audio_url": clip}})
+        )
+        .await,
         "NotFound"
     );
     assert_eq!(
-        key_of(&app.client, LIP, json!({"meta": {"image_url": face, "text": "hi"}})).await,
+        key_of(
+            &app.client,
+            LIP,
+            json!({"meta": {"image_url": face, "text": "hi"}})
+        )
+        .await,
         "NeedLogin"
     );
 }

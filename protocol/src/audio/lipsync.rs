@@ -184,14 +184,20 @@ mod tests {
         let cases: Vec<(LipSyncMeta, Result<(LipSyncTab, LipSource), ErrorCode>)> = vec![
             (
                 meta(|_| {}),
-                Ok((LipSyncTab::Text, LipSource::Video("/files/u/a/v.mp4".into()))),
+                Ok((
+                    LipSyncTab::Text,
+                    LipSource::Video("/files/u/a/v.mp4".into()),
+                )),
             ),
             (
                 meta(|m| {
                     m.video_url = Some(" ".into());
                     m.image_url = Some("/files/u/a/i.png".into());
                 }),
-                Ok((LipSyncTab::Text, LipSource::Image("/files/u/a/i.png".into()))),
+                Ok((
+                    LipSyncTab::Text,
+                    LipSource::Image("/files/u/a/i.png".into()),
+                )),
             ),
             (
                 meta(|m| {
@@ -223,7 +229,10 @@ mod tests {
             ),
             (
                 meta(|m| m.text = Some(max.clone())),
-                Ok((LipSyncTab::Text, LipSource::Video("/files/u/a/v.mp4".into()))),
+                Ok((
+                    LipSyncTab::Text,
+                    LipSource::Video("/files/u/a/v.mp4".into()),
+                )),
             ),
             (meta(|m| m.speed = Some(2.5)), Err(ErrorCode::InvalidParams)),
             (meta(|m| m.speed = Some(0.4)), Err(ErrorCode::InvalidParams)),
@@ -241,7 +250,10 @@ mod tests {
                     m.text = None;
                     m.audio_url = Some("/files/u/b/a.m4a".into());
                 }),
-                Ok((LipSyncTab::Audio, LipSource::Video("/files/u/a/v.mp4".into()))),
+                Ok((
+                    LipSyncTab::Audio,
+                    LipSource::Video("/files/u/a/v.mp4".into()),
+                )),
             ),
         ];
         for (m, want) in cases {
