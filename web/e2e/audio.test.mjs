@@ -129,6 +129,7 @@ describe('audio', { timeout: 600_000 }, () => {
   });
 
   test('makes a song with lyrics: the task finishes and its audio plays', async () => {
+    await page.goto(at('/en/create/audio'));
     await page.getByTestId('audio-tab-music').click();
     await page.getByTestId('music-mode-vocalSongs').check();
     await page.getByTestId('music-prompt').fill('bright hopeful pop, 110 bpm');
@@ -151,6 +152,7 @@ describe('audio', { timeout: 600_000 }, () => {
   });
 
   test('uploads an audio clip, and a fake one is refused by decoding', async () => {
+    await page.goto(at('/en/create/audio'));
     await page.getByTestId('audio-tab-lipSync').click();
     await page.getByTestId('lipsync-tab-lipSyncAudio').check();
     await page.getByTestId('audio-file').setInputFiles({ name: 'tone.wav', mimeType: 'audio/wav', buffer: toneWav(2) });

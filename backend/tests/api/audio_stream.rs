@@ -177,25 +177,28 @@ async fn audio_uploads_decode_and_download_as_a_byte_exact_event_stream() {
 
 #[tokio::test]
 async fn audio_uploads_that_are_not_audio_or_too_big_or_long_are_refused_with_keys() {
+    // The files first: making them takes seconds, longer than an idle
+    // keep-alive connection lives.
+    let mute = ffmpeg(
+        &["testsrc=size=160x120:rate=10:duration=1"],
+        &["-pix_fmt", "yuv420p", "-c:v", "libx264", "-f", "mp4"],
+        "mute.mp4",
+    );
+    // 601 s of a small Opus file.
+    let long = ffmpeg(
+        &["sine=frequency=200:duration=601:sample_rate=8000"],
+        &["-ac", "1", "-c:a", "libopus", "-b:a", "6k", "-f", "ogg"],
+        "long.ogg",
+    );
     let app = spawn_app().await;
     let (_, user) = app.user("Mixer").await;
     // Text named like an MP3.
     let (http, e) = upload(&user, &[b'x'; 4000], "fake.mp3").await.unwrap_err();
     assert_eq!((http, e["key"].as_str()), (400, Some("uploadAudioError")));
     // A video with no sound track.
-    let mute = ffmpeg(
-        &["testsrc=size=160x120:rate=10:duration=1"],
-        &["-pix_fmt", "yuv420p", "-c:v", "libx264", "-f", "mp4"],
-        "mute.mp4",
-    );
     let (_, e) = upload(&user, &mute, "mute.m4a").await.unwrap_err();
     assert_eq!(e["key"], "uploadAudioError", "{e}");
-    // Over ten minutes (a small Opus file): audioTooLong.
-    let long = ffmpeg(
-        &["sine=frequency=200:duration=601:sample_rate=8000"],
-        &["-ac", "1", "-c:a", "libopus", "-b:a", "6k", "-f", "ogg"],
-        "long.ogg",
-    );
+    // Over ten minutes: audioTooLong.
     assert!(long.len() < 50 * 1024 * 1024);
     let (_, e) = upload(&user, &long, "long.ogg").await.unwrap_err();
     assert_eq!(e["key"], "audioTooLong", "{e}");

@@ -104,10 +104,11 @@ pub enum KeyOwner {
     Upload(String),
     /// `t/{task_id}/...`: a task's output; the task names the owner.
     Task(String),
-    /// `s/{account_id}/...`: speech made for that account (`timbre/tts`,
+    /// `tts/{account_id}/...`: speech made for that account (`timbre/tts`,
     /// a chat reply spoken).
     Account(String),
-    /// `vp/...`: a voice's preview clip, heard by anyone who may list it.
+    /// `timbre-preview/{file}`: a voice's preview clip (its name carries a
+    /// hash of the voice; `/files/` serves it to anyone holding the URL).
     Public,
     /// Anything else (parts of unfinished uploads, posters, previews of
     /// other families): not served by the audio stream.
@@ -116,6 +117,13 @@ pub enum KeyOwner {
 
 /// The owner class of an object key (no leading `/files/`).
 pub fn key_owner(key: &str) -> KeyOwner {
+    if let Some(file) = key.strip_prefix("timbre-preview/") {
+        return if file.is_empty() || file.contains('/') {
+            KeyOwner::Other
+        } else {
+            KeyOwner::Public
+        };
+    }
     let mut parts = key.split('/');
     let (Some(head), Some(id), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
         return KeyOwner::Other;
@@ -126,16 +134,15 @@ pub fn key_owner(key: &str) -> KeyOwner {
     match head {
         "u" => KeyOwner::Upload(id.to_owned()),
         "t" => KeyOwner::Task(id.to_owned()),
-        "s" => KeyOwner::Account(id.to_owned()),
-        "vp" => KeyOwner::Public,
+        "tts" => KeyOwner::Account(id.to_owned()),
         _ => KeyOwner::Other,
     }
 }
 
-/// Where speech made for `account` is stored: `s/{account}/{name}` (see
+/// Where speech made for `account` is stored: `tts/{account}/{name}` (see
 /// [`KeyOwner::Account`]).
 pub fn speech_key(account: &str, name: &str) -> String {
-    format!("s/{account}/{name}")
+    format!("tts/{account}/{name}")
 }
 
 #[cfg(test)]
@@ -221,8 +228,11 @@ mod tests {
         let cases = [
             ("u/abc/song.mp3", KeyOwner::Upload("abc".into())),
             ("t/t1/0-0-ff.m4a", KeyOwner::Task("t1".into())),
-            ("s/acc1/x.m4a", KeyOwner::Account("acc1".into())),
-            ("vp/espeak-en/preview.m4a", KeyOwner::Public),
+            ("tts/acc1/x.m4a", KeyOwner::Account("acc1".into())),
+            ("timbre-preview/v1-00ff.m4a", KeyOwner::Public),
+            ("timbre-preview/", KeyOwner::Other),
+            ("timbre-preview/a/b.m4a", KeyOwner::Other),
+            ("s/acc1/x.m4a", KeyOwner::Other),
             ("up/abc/part-0", KeyOwner::Other),
             ("u/abc", KeyOwner::Other),
             ("u//x", KeyOwner::Other),

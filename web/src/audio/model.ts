@@ -19,6 +19,8 @@ export type LipSyncTab = (typeof LIP_SYNC_TABS)[number];
 /** Limits the server applies (COMMON18). */
 export const LIMITS = {
   textMax: 1000,
+  promptMax: 1000,
+  lyricsMax: 3000,
   speedMin: 0.5,
   speedMax: 2,
   effect: { min: 1, max: 30, dft: 5 },
@@ -106,8 +108,7 @@ export function checkAudio(tab: AudioTab, forms: AudioForms): string | null {
         if (!(f.speed >= LIMITS.speedMin && f.speed <= LIMITS.speedMax)) return 'InvalidParams';
         return null;
       }
-      if (blank(f.prompt) && blank(f.lyrics)) return 'audioPromptEmpty';
-      return null;
+      return checkSong(f.prompt, f.lyrics, f.generateMode, '');
     }
     case 'effect':
       if (blank(forms.effect.prompt)) return 'audioPromptEmpty';
@@ -115,8 +116,10 @@ export function checkAudio(tab: AudioTab, forms: AudioForms): string | null {
     case 'lyrics':
       return blank(forms.lyrics.prompt) ? 'audioPromptEmpty' : null;
     case 'music':
-      if (blank(forms.music.prompt) && blank(forms.music.lyrics)) return 'audioPromptEmpty';
-      return inRange(forms.music.duration, LIMITS.music) ? null : 'audioDurationInvalid';
+      return (
+        checkSong(forms.music.prompt, forms.music.lyrics, forms.music.generateMode, forms.music.negativePrompt) ??
+        (inRange(forms.music.duration, LIMITS.music) ? null : 'audioDurationInvalid')
+      );
     case 'videoToAudio':
       return hasVideo(forms.videoToAudio.videoInfo) ? null : 'audio.needVideo';
     case 'lipSync': {
@@ -131,6 +134,15 @@ export function checkAudio(tab: AudioTab, forms: AudioForms): string | null {
       if (blank(forms.addMusic.paramsForm.prompt)) return 'audioPromptEmpty';
       return inRange(forms.addMusic.paramsForm.duration, LIMITS.addMusic) ? null : 'audioDurationInvalid';
   }
+}
+
+/** A song's rules (protocol/src/audio/music.rs): a description or lyrics; lyrics to sing when vocal. */
+function checkSong(prompt: string, lyrics: string, mode: GenerateMode, negative: string): string | null {
+  if (prompt.trim() === '' && lyrics.trim() === '') return 'audioPromptEmpty';
+  if ([...prompt.trim()].length > LIMITS.promptMax || [...negative.trim()].length > LIMITS.promptMax) return 'audioPromptTooLong';
+  if ([...lyrics.trim()].length > LIMITS.lyricsMax) return 'lyricsTooLong';
+  if (mode === 'vocalSongs' && !/[\p{L}\p{N}]/u.test(lyrics)) return 'lyricsEmpty';
+  return null;
 }
 
 export function hasVideo(v: VideoInfo): boolean {

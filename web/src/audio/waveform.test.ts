@@ -43,6 +43,18 @@ describe('audio page model', () => {
     expect(checkAudio('aiVoice', f)).toBeNull();
     f.aiVoice.kind = 'song';
     expect(checkAudio('aiVoice', f)).toBe('audioPromptEmpty');
+    f.aiVoice.prompt = 'calm folk';
+    expect(checkAudio('aiVoice', f)).toBe('lyricsEmpty');
+    f.aiVoice.generateMode = 'instrumental';
+    expect(checkAudio('aiVoice', f)).toBeNull();
+    f.music.prompt = 'x'.repeat(1001);
+    expect(checkAudio('music', f)).toBe('audioPromptTooLong');
+    f.music.prompt = 'jazz';
+    f.music.generateMode = 'vocalSongs';
+    f.music.lyrics = '... !';
+    expect(checkAudio('music', f)).toBe('lyricsEmpty');
+    f.music.lyrics = 'x'.repeat(3001);
+    expect(checkAudio('music', f)).toBe('lyricsTooLong');
     expect(checkAudio('effect', f)).toBe('audioPromptEmpty');
     f.effect.prompt = 'rain';
     f.effect.duration = 31;

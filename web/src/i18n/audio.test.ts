@@ -30,6 +30,9 @@ describe('audio strings', () => {
       'pleaseUploadAudio',
       'speechTimeout',
       'speechUnavailable',
+      'audioPromptTooLong',
+      'lyricsTooLong',
+      'lyricsEmpty',
     ];
     for (const key of keys) expect(Object.keys(en), key).toContain(key);
   });

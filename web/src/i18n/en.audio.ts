@@ -15,6 +15,9 @@ export const en_audio = {
   pleaseUploadAudio: 'Please upload an audio clip.',
   speechTimeout: 'Speaking took too long. Please try a shorter text.',
   speechUnavailable: 'The speech engine is not available right now.',
+  audioPromptTooLong: 'The description is too long.',
+  lyricsTooLong: 'The lyrics are too long.',
+  lyricsEmpty: 'Please write or generate the lyrics to sing.',
 
   // Task kinds (protocol action codes 51-56).
   'tasks.kind.51': 'Sound effect',

@@ -15,6 +15,9 @@ export const zh_audio: Record<keyof typeof en_audio, string> & Partial<MessageTa
   pleaseUploadAudio: '请上传一段音频。',
   speechTimeout: '朗读用时过长，请尝试更短的文字。',
   speechUnavailable: '语音引擎暂时不可用。',
+  audioPromptTooLong: '描述太长。',
+  lyricsTooLong: '歌词太长。',
+  lyricsEmpty: '请填写或生成要演唱的歌词。',
 
   'tasks.kind.51': '音效',
   'tasks.kind.52': '音乐',
