@@ -240,6 +240,7 @@ async fn a_still_picture_speaks_in_an_mp4_whose_streams_last_as_long() {
     let mimes: Vec<&str> = res.outputs.iter().map(|o| o.mime.as_str()).collect();
     assert_eq!(mimes, ["audio/aac", "video/mp4", "image/png"]);
     let mp4 = &res.outputs[1];
+    // LIPSYNC_DUMP=<dir> keeps the MP4 and poster to look at.
     if let Ok(d) = std::env::var("LIPSYNC_DUMP") {
         std::fs::write(format!("{d}/still.mp4"), &mp4.bytes).unwrap();
         std::fs::write(format!("{d}/poster.png"), &res.outputs[2].bytes).unwrap();

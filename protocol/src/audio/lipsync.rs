@@ -181,7 +181,8 @@ mod tests {
     fn tabs_sources_and_drives() {
         let long = "a".repeat(MAX_TEXT_CHARS + 1);
         let max = "é".repeat(MAX_TEXT_CHARS);
-        let cases: Vec<(LipSyncMeta, Result<(LipSyncTab, LipSource), ErrorCode>)> = vec![
+        type Want = Result<(LipSyncTab, LipSource), ErrorCode>;
+        let cases: Vec<(LipSyncMeta, Want)> = vec![
             (
                 meta(|_| {}),
                 Ok((
