@@ -4,6 +4,7 @@
 //! Architecture Invariant: handlers never touch a backend's API directly;
 //! they go through services (`accounts`) written against `infra`'s traits.
 
+pub mod access;
 pub mod accounts;
 pub mod actor_map;
 pub mod agent;

@@ -122,7 +122,7 @@ async fn source_video(s: &AppState, who: &Requester, v: &VideoRef) -> Result<Str
         }
         VideoRef::Url(url) => {
             let key = object_key_of_url(url).ok_or_else(missing)?;
-            if !readable_by(s, who, &key).await? {
+            if !crate::access::may_read(s, who, &key).await? {
                 return Err(missing());
             }
             key
@@ -141,33 +141,6 @@ async fn source_video(s: &AppState, who: &Requester, v: &VideoRef) -> Result<Str
         ));
     }
     Ok(key)
-}
-
-/// Whether `key` is the caller's: an upload of theirs (`u/{file_id}/..`,
-/// checked against its upload row) or an output of their task
-/// (`t/{task}/..`).
-async fn readable_by(s: &AppState, who: &Requester, key: &str) -> Result<bool, ApiError> {
-    let Requester::Account(a) = who else {
-        return Ok(false);
-    };
-    let mut parts = key.splitn(3, '/');
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some("u"), Some(file_id), Some(_)) => {
-            let uploads: infra::store::Table<crate::uploads::UploadRow> =
-                infra::store::Table::new(s.store.clone(), &infra::store::tables::UPLOADS);
-            Ok(uploads
-                .get(&infra::store::Key::of(file_id), &infra::store::Key::empty())
-                .await
-                .map_err(ApiError::internal)?
-                .is_some_and(|row| row.owner == a.id && row.key.as_deref() == Some(key)))
-        }
-        (Some("t"), Some(task), Some(_)) => match s.tasks.owned(who, task).await {
-            Ok(row) => Ok(row.outputs.iter().any(|o| o.key == key)),
-            Err(e) if e.code == ErrorCode::NotFound => Ok(false),
-            Err(e) => Err(e),
-        },
-        _ => Ok(false),
-    }
 }
 
 /// The language model request that writes lyrics.

@@ -12,15 +12,12 @@ use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use base64::Engine as _;
-use infra::store::{tables, Key, Table};
-use protocol::audio::transport::{self, KeyOwner};
+use protocol::audio::transport;
 use protocol::ErrorCode;
 use serde::Deserialize;
 
 use crate::error::{object_key, ApiError};
 use crate::state::AppState;
-use crate::tasks::Requester;
-use crate::uploads::UploadRow;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/audio", web::get().to(download));
@@ -29,34 +26,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 #[derive(Debug, Deserialize)]
 pub struct DownloadQuery {
     pub url: String,
-}
-
-/// Whether `who` may read the object `key`: the rule of [`transport::key_owner`]
-/// against the upload and task rows.
-async fn may_read(state: &AppState, who: &Requester, key: &str) -> Result<bool, ApiError> {
-    let account = match who {
-        Requester::Account(a) => Some(a.id.as_str()),
-        Requester::Visitor { .. } => None,
-    };
-    Ok(match transport::key_owner(key) {
-        KeyOwner::Public => true,
-        KeyOwner::Other => false,
-        KeyOwner::Account(id) => account == Some(id.as_str()),
-        KeyOwner::Upload(file_id) => {
-            let uploads: Table<UploadRow> = Table::new(state.store.clone(), &tables::UPLOADS);
-            uploads
-                .get(&Key::of(&file_id), &Key::empty())
-                .await?
-                .is_some_and(|row| {
-                    Some(row.owner.as_str()) == account && row.key.as_deref() == Some(key)
-                })
-        }
-        KeyOwner::Task(task_id) => match state.tasks.owned(who, &task_id).await {
-            Ok(row) => row.outputs.iter().any(|o| o.key == key),
-            Err(e) if e.code == ErrorCode::NotFound => false,
-            Err(e) => return Err(e),
-        },
-    })
 }
 
 /// The stream of `url`'s bytes as `chunk` events, then `end`.
@@ -68,7 +37,7 @@ pub async fn download(
     let who = crate::routes::task::requester(&req, &state).await?;
     let missing = || ApiError::with_msg(ErrorCode::NotFound, "no such audio file");
     let key = crate::tasks::object_key_of_url(&query.url).ok_or_else(missing)?;
-    if !may_read(&state, &who, &key).await? {
+    if !crate::access::may_read(&state, &who, &key).await? {
         return Err(missing());
     }
     let key = object_key(&key)?;

@@ -8,7 +8,6 @@
 //! file. [`owned_media`] is that check, shared with lip-sync.
 
 use actix_web::{web, HttpRequest};
-use infra::store::{tables, Key, Table};
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
@@ -17,7 +16,6 @@ use super::task::requester;
 use crate::error::{object_key, ok, ApiError, ApiResult};
 use crate::state::AppState;
 use crate::tasks::{object_key_of_url, Requester};
-use crate::uploads::UploadRow;
 
 /// Routes inside the `/resource` scope.
 pub fn resource_routes(cfg: &mut web::ServiceConfig) {
@@ -73,18 +71,7 @@ pub async fn owned_media(
             "the file must be uploaded to this server first",
         )
     })?;
-    let mut parts = key.split('/');
-    let owned = match (parts.next(), parts.next()) {
-        (Some("u"), Some(file_id)) => match who {
-            Requester::Account(a) => Table::<UploadRow>::new(state.store.clone(), &tables::UPLOADS)
-                .get(&Key::of(file_id), &Key::empty())
-                .await?
-                .is_some_and(|r| r.owner == a.id && r.key.is_some()),
-            Requester::Visitor { .. } => false,
-        },
-        (Some("t"), Some(task_id)) => state.tasks.owned(who, task_id).await.is_ok(),
-        _ => false,
-    };
+    let owned = crate::access::may_read(state, who, &key).await?;
     if !owned {
         return Err(ErrorCode::NotFound.into());
     }
