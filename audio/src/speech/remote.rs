@@ -92,9 +92,9 @@ impl RemoteSpeaker {
             call = call.bearer_auth(k);
         }
         let send = async {
-            let resp = call.send().await.map_err(|e| transport_error(e))?;
+            let resp = call.send().await.map_err(transport_error)?;
             let status = resp.status();
-            let bytes = resp.bytes().await.map_err(|e| transport_error(e))?;
+            let bytes = resp.bytes().await.map_err(transport_error)?;
             Ok::<_, AudioError>((status, bytes))
         };
         let (status, bytes) = tokio::select! {

@@ -146,9 +146,10 @@ pub async fn run_task(
         )];
         let m = measure_samples(&samples, progress.as_ref(), &cancel, &mut log)?;
         let v = voice_for(&m, &language);
+        let p = voice::espeak_params(&m);
         log.push(format!(
             "voice: eSpeak {} with pitch {}, range {}, rate {} wpm",
-            v.base, v.params["espeak_pitch"], v.params["espeak_range"], v.params["rate_wpm"]
+            v.base, p.espeak_pitch, p.espeak_range, p.rate_wpm
         ));
         progress.report(75);
         let speech = espeak::speak_blocking(
