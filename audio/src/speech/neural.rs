@@ -53,12 +53,10 @@ pub struct NeuralVoices {
 
 impl NeuralVoices {
     /// `python`: the venv's interpreter (`None`: `.venv-voice/bin/python`
-    /// under the current directory when it exists).
+    /// in the current directory or the nearest folder above the running
+    /// program, as `scripts/fetch-voices` makes it in the checkout).
     pub fn new(python: Option<PathBuf>, piper: bool) -> NeuralVoices {
-        let python = python.or_else(|| {
-            let p = PathBuf::from(".venv-voice/bin/python");
-            p.exists().then_some(p)
-        });
+        let python = python.or_else(default_python);
         NeuralVoices {
             python,
             piper,
@@ -266,6 +264,18 @@ impl NeuralVoices {
             }),
         })
     }
+}
+
+fn default_python() -> Option<PathBuf> {
+    let rel = Path::new(".venv-voice/bin/python");
+    if rel.exists() {
+        return Some(rel.to_path_buf());
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .map(|d| d.join(rel))
+        .find(|p| p.exists())
 }
 
 /// Piper's (noise_scale, noise_w) for an emotion: livelier emotions vary
