@@ -30,6 +30,9 @@ pub struct TrainResult {
     /// [`espeak::prosody`] plus the measured values.
     pub voice: VoiceSpec,
     pub log: Vec<String>,
+    /// Length of the preview clip (the task's audio output), seconds.
+    #[serde(default)]
+    pub preview_secs: f64,
 }
 
 /// The preview sentence a trained voice speaks.
@@ -169,6 +172,7 @@ pub async fn run_task(
                 measure: m,
                 voice: v,
                 log,
+                preview_secs: speech.pcm.duration(),
             },
             audio,
         ))
