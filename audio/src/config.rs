@@ -16,6 +16,11 @@ pub struct AudioConfig {
     /// The neural voice worker's Python (a venv with its pinned packages);
     /// `None` = look for `.venv-voice/bin/python` beside the binary's data.
     pub voice_python: Option<PathBuf>,
+    /// The remote speech server's default voice (`alloy` when unset).
+    pub tts_voice: Option<String>,
+    /// Turns the Piper joe voice off (`EASEL_VOICE_PIPER=0`): its model is
+    /// fine-tuned from lessac, whose dataset carries non-commercial terms.
+    pub disable_piper: bool,
     /// The SoundFont music is rendered with; `None` = Debian's FluidR3 GM.
     pub soundfont: Option<PathBuf>,
 }

@@ -293,6 +293,11 @@ impl Application {
             settings.redis.is_none(),
             settings.llm.max_reply_tokens,
         );
+        chats.set_speech(crate::timbre::chat::ChatSpeech {
+            speaker: speaker.clone(),
+            timbres: crate::timbre::TimbreService::new(store.clone(), objects.clone()),
+            bus: bus.clone(),
+        });
         // The square hands its implementation (works, notifications) to
         // `comment_targets.set_square` when it is built.
         let comment_targets = Arc::new(crate::comments::targets::Targets::new(characters.clone()));

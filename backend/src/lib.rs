@@ -28,6 +28,7 @@ pub mod routes;
 pub mod square;
 pub mod state;
 pub mod tasks;
+pub mod timbre;
 pub mod uploads;
 pub mod web;
 pub mod worker;

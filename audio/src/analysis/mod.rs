@@ -1,5 +1,8 @@
 //! Measurements of audio: loudness here; pitch and voice measurements in
-//! their own modules.
+//! their own modules ([`f0`]: YIN pitch, [`voice`]: voice measurements).
+
+pub mod f0;
+pub mod voice;
 
 /// Root mean square of samples (0 for none).
 pub fn rms(samples: &[f32]) -> f32 {

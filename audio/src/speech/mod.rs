@@ -3,6 +3,9 @@
 //! [`Speakers`], which routes a [`VoiceSpec`] to its engine by
 //! `VoiceSpec::engine`.
 
+pub mod espeak;
+pub mod neural;
+pub mod remote;
 pub mod training;
 
 use std::sync::Arc;
@@ -11,6 +14,8 @@ use engines::Cancel;
 use protocol::audio::VoiceSpec;
 
 use crate::{AudioConfig, AudioError, Pcm};
+use neural::NeuralVoices;
+use remote::RemoteSpeaker;
 
 /// What to say, and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,24 +58,82 @@ pub trait Speaker: Send + Sync + 'static {
     async fn speak(&self, req: SpeechRequest, cancel: Cancel) -> Result<Speech, AudioError>;
 }
 
-/// Every configured speech engine behind one [`Speaker`].
+/// Every configured speech engine behind one [`Speaker`]: `espeak` (in
+/// every language, always there), `piper` and `kokoro` (the neural worker,
+/// when its venv is installed), `remote` (when `tts_url` is set).
 pub struct Speakers {
-    #[allow(dead_code)]
-    config: AudioConfig,
+    neural: NeuralVoices,
+    remote: Option<RemoteSpeaker>,
 }
 
 impl Speakers {
     pub fn new(config: AudioConfig) -> Arc<Speakers> {
-        Arc::new(Speakers { config })
+        let remote = config.tts_url.as_deref().and_then(|url| {
+            RemoteSpeaker::new(
+                url,
+                config.tts_api_key.clone(),
+                config.tts_model.clone(),
+                REMOTE_TIMEOUT,
+            )
+            .map_err(|e| tracing::warn!("remote speech disabled: {e}"))
+            .ok()
+        });
+        Arc::new(Speakers {
+            neural: NeuralVoices::new(config.voice_python.clone(), !config.disable_piper),
+            remote,
+        })
+    }
+
+    /// Why an engine cannot speak here (`None`: it can, as far as is known
+    /// without trying).
+    pub fn unavailable_reason(&self, engine: &str) -> Option<String> {
+        match engine {
+            "espeak" => None,
+            "piper" | "kokoro" => self.neural.unavailable_reason(engine),
+            "remote" if self.remote.is_none() => {
+                Some("no remote speech server is configured (EASEL_TTS_URL)".into())
+            }
+            "remote" => None,
+            other => Some(format!("`{other}` is not a speech engine")),
+        }
+    }
+}
+
+/// How long a remote speech call may take.
+pub const REMOTE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(55);
+
+/// The human label of an engine.
+pub fn engine_label(engine: &str) -> &'static str {
+    match engine {
+        "piper" => neural::PIPER_LABEL,
+        "kokoro" => neural::KOKORO_LABEL,
+        "remote" => remote::LABEL,
+        _ => espeak::LABEL,
     }
 }
 
 #[async_trait::async_trait]
 impl Speaker for Speakers {
-    async fn speak(&self, req: SpeechRequest, _cancel: Cancel) -> Result<Speech, AudioError> {
-        Err(AudioError::Unavailable(format!(
-            "speech engine `{}` is not built yet",
-            req.voice.engine
-        )))
+    async fn speak(&self, req: SpeechRequest, cancel: Cancel) -> Result<Speech, AudioError> {
+        if req.text.trim().is_empty() {
+            return Err(AudioError::BadInput("there is no text to speak".into()));
+        }
+        match req.voice.engine.as_str() {
+            "espeak" | "" => {
+                tokio::task::spawn_blocking(move || espeak::speak_blocking(&req, &cancel))
+                    .await
+                    .map_err(|e| AudioError::Failed(format!("espeak panicked: {e}")))?
+            }
+            "piper" | "kokoro" => self.neural.speak(&req, &cancel).await,
+            "remote" => match &self.remote {
+                Some(r) => r.speak(&req, &cancel).await,
+                None => Err(AudioError::Unavailable(
+                    "no remote speech server is configured (EASEL_TTS_URL)".into(),
+                )),
+            },
+            other => Err(AudioError::BadInput(format!(
+                "`{other}` is not a speech engine"
+            ))),
+        }
     }
 }

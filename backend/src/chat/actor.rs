@@ -69,6 +69,8 @@ pub struct ChatCore {
     pub single_node: bool,
     /// The server's cap on reply length, whatever a session asks for.
     pub max_reply_tokens: u32,
+    /// Speaks finished replies of sessions with a voice (set once at start).
+    pub speech: std::sync::OnceLock<crate::timbre::chat::ChatSpeech>,
 }
 
 /// An error from the model: the reason is the engine's, which is safe to show.
@@ -405,6 +407,31 @@ impl ChatCore {
     }
 }
 
+/// Speaks a finished reply when its session has a voice.
+async fn speak_reply(core: &ChatCore, b: &Began, content: &str) {
+    let Some(speech) = core.speech.get() else {
+        return;
+    };
+    let timbre = match core
+        .sessions
+        .get(&Key::of(&b.session_id), &Key::empty())
+        .await
+    {
+        Ok(Some(s)) => s.timbre_id,
+        _ => return,
+    };
+    if timbre.is_empty() || content.trim().is_empty() {
+        return;
+    }
+    speech.reply_finished(
+        b.owner.clone(),
+        b.session_id.clone(),
+        b.row.id.clone(),
+        timbre,
+        content.to_string(),
+    );
+}
+
 /// A started reply, ready for its pump.
 struct Began {
     owner: String,
@@ -560,6 +587,9 @@ async fn pump(
     }
     if !gone {
         let content = lock(&b.live).content.clone();
+        if state == MessageState::Done {
+            speak_reply(&core, &b, &content).await;
+        }
         let now = now_millis();
         let r = core
             .sessions

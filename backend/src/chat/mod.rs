@@ -157,6 +157,11 @@ pub struct ChatService {
 }
 
 impl ChatService {
+    /// Turns on speaking finished replies of sessions with a voice.
+    pub fn set_speech(&self, speech: crate::timbre::chat::ChatSpeech) {
+        let _ = self.core.speech.set(speech);
+    }
+
     /// `single_node`: no Redis, so no other server shares the store (see
     /// `actor` on orphaned replies). `max_reply_tokens`: the server's cap.
     pub fn new(
@@ -175,6 +180,7 @@ impl ChatService {
             node: format!("chat-{}", uuid::Uuid::now_v7().simple()),
             single_node,
             max_reply_tokens,
+            speech: std::sync::OnceLock::new(),
         });
         ChatService {
             registry: ChatRegistry::new(core.clone()),

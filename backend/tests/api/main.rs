@@ -27,6 +27,7 @@ mod socket;
 mod square;
 mod tasks;
 mod tasks_queue;
+mod timbre;
 mod uploads;
 mod video;
 mod video_calls;

@@ -176,6 +176,14 @@ pub const PAYMENT_PENDING: TableDef = regular("payment_pending");
 pub const SUBSCRIPTIONS: TableDef = regular("subscriptions");
 /// pk (account id) · ck (mark name) → `i64`. Offer marks: the UTC day a popup was shown, whether a plan was ever bought.
 pub const MALL_MARKS: TableDef = regular("mall_marks");
+/// pk (voice id) · ck () → `TimbreRow`. A user's voice (timbre), by id.
+pub const TIMBRES: TableDef = regular("timbres");
+/// pk (account id) · ck (create_at ms, voice id) → `()`. An account's voices, newest last.
+pub const TIMBRES_BY_OWNER: TableDef = regular("timbres_by_owner");
+/// pk (bucket, always 0) · ck (create_at ms, voice id) → `()`. Public users' voices by time.
+pub const TIMBRES_PUBLIC: TableDef = regular("timbres_public");
+/// pk (preview clip object key) · ck () → `f64` (seconds). Voices' cached preview clips.
+pub const TIMBRE_PREVIEWS: TableDef = regular("timbre_previews");
 /// Used only by the store conformance suite.
 pub const CONFORMANCE: TableDef = regular("conformance");
 /// Used only by the store conformance suite.
@@ -282,6 +290,10 @@ pub const ALL: &[TableDef] = &[
     PAYMENT_PENDING,
     SUBSCRIPTIONS,
     MALL_MARKS,
+    TIMBRES,
+    TIMBRES_BY_OWNER,
+    TIMBRES_PUBLIC,
+    TIMBRE_PREVIEWS,
     CONFORMANCE,
     CONFORMANCE_COUNTERS,
     // Ornaments
