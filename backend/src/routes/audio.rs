@@ -88,7 +88,19 @@ async fn create(
     if !matches!(who, Requester::Account(_)) {
         return Err(ErrorCode::NeedLogin.into());
     }
-    let p = prepare_music(call, &music_request(&body)?)?;
+    let mut p = prepare_music(call, &music_request(&body)?)?;
+    // A song sung in a chosen voice: one the caller may use and is ready.
+    if let (MusicCall::Song, Some(id), Requester::Account(a)) = (call, &p.timbre_id, &who) {
+        let voice = crate::timbre::TimbreService::new(s.store.clone(), s.objects.clone())
+            .voice_for(Some(a.id.as_str()), Some(id))
+            .await?;
+        p.job.speech = Some(protocol::audio::SpeechSpec {
+            text: String::new(),
+            voice,
+            speed: 1.0,
+            emotion: String::new(),
+        });
+    }
     let action = match call {
         MusicCall::Effect => Action::TextToAudioEffect,
         MusicCall::Song => Action::TextToMusic,

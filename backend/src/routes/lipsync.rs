@@ -34,18 +34,20 @@ struct LipSyncRequest {
 /// it is spoken (English averages about 14).
 const CHARS_PER_SEC: f32 = 14.0;
 
-/// The voice that speaks for `timbre_id`: none = the default voice.
-/// Stored voices (timbre) are looked up here once the voices exist;
-/// until then an id names no voice.
+/// The voice that speaks for `timbre_id` (none = the default voice): a
+/// voice the caller may use and that is ready.
 async fn voice_of(
-    _state: &AppState,
-    _who: &Requester,
+    state: &AppState,
+    who: &Requester,
     timbre_id: Option<&str>,
 ) -> Result<VoiceSpec, ApiError> {
-    match timbre_id {
-        None => Ok(audio::lipsync::default_voice()),
-        Some(_) => Err(ApiError::with_msg(ErrorCode::NotFound, "no such voice")),
-    }
+    let viewer = match who {
+        Requester::Account(a) => Some(a.id.as_str()),
+        Requester::Visitor { .. } => None,
+    };
+    crate::timbre::TimbreService::new(state.store.clone(), state.objects.clone())
+        .voice_for(viewer, timbre_id)
+        .await
 }
 
 fn rule(e: ErrorCode) -> ApiError {

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use audio::speech::{engine_label, Speaker, SpeechRequest};
+use audio::speech::{engine_label, Speaker};
 use engines::Cancel;
 use infra::objects::{DynObjects, ObjectKey};
 use infra::store::{tables, DynStore, Key, ScanRange, Table};
@@ -19,7 +19,12 @@ use serde::{Deserialize, Serialize};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
+mod builtins;
 pub mod chat;
+mod speak;
+
+pub use builtins::{builtins, DEFAULT_VOICE};
+pub use speak::{speak_m4a, Spoken};
 
 /// How long `timbre/tts` may take.
 pub const TTS_DEADLINE: Duration = Duration::from_secs(60);
@@ -58,90 +63,6 @@ pub struct TimbreRow {
 fn invalid(msg: impl Into<String>) -> ApiError {
     ApiError::with_msg(ErrorCode::InvalidParams, msg)
 }
-
-/// The built-in voices, in a fixed order.
-pub fn builtins() -> Vec<TimbreRow> {
-    let mut out = Vec::new();
-    let row = |id: String,
-               name: String,
-               gender: &str,
-               age: &str,
-               language: &str,
-               intonation: &str,
-               engine: &str,
-               base: String| TimbreRow {
-        id,
-        owner: "system".into(),
-        owner_name: "Easel".into(),
-        name,
-        description: String::new(),
-        gender: gender.into(),
-        age: age.into(),
-        language: language.into(),
-        intonation: intonation.into(),
-        is_public: true,
-        status: "ready".into(),
-        voice: VoiceSpec {
-            engine: engine.into(),
-            base,
-            language: language.into(),
-            params: serde_json::json!({}),
-        },
-        preview_url: String::new(),
-        preview_duration: 0.0,
-        train_task_id: None,
-        samples: Vec::new(),
-        sample_secs: Vec::new(),
-        create_at: 0,
-    };
-    for lang in rules::LANGUAGES {
-        let v = audio::speech::espeak::language_voice(lang).unwrap_or("en-us");
-        for (g, variant, tone) in [("male", "m3", "steady"), ("female", "f3", "gentle")] {
-            out.push(row(
-                format!("sys-espeak-{lang}-{g}"),
-                format!("eSpeak {lang} {g}"),
-                g,
-                "adult",
-                lang,
-                tone,
-                "espeak",
-                format!("{v}+{variant}"),
-            ));
-        }
-    }
-    out.push(row(
-        "sys-piper-joe".into(),
-        "Joe".into(),
-        "male",
-        "adult",
-        "en",
-        "calm",
-        "piper",
-        "joe".into(),
-    ));
-    for (v, g, tone) in [
-        ("jf_alpha", "female", "gentle"),
-        ("jf_gongitsune", "female", "calm"),
-        ("jf_nezumi", "female", "lively"),
-        ("jf_tebukuro", "female", "cheerful"),
-        ("jm_kumo", "male", "steady"),
-    ] {
-        out.push(row(
-            format!("sys-kokoro-{v}"),
-            format!("Kokoro {v}"),
-            g,
-            "young",
-            "ja",
-            tone,
-            "kokoro",
-            v.into(),
-        ));
-    }
-    out
-}
-
-/// The voice `timbre/tts` uses without a `timbre_id`.
-pub const DEFAULT_VOICE: &str = "sys-espeak-en-female";
 
 pub fn view(r: &TimbreRow, viewer: Option<&str>) -> TimbreView {
     TimbreView {
@@ -226,6 +147,25 @@ impl TimbreService {
             .await?
             .filter(|r| r.is_public || viewer == Some(r.owner.as_str()))
             .ok_or_else(|| ErrorCode::NotFound.into())
+    }
+
+    /// The voice that speaks for `timbre_id` (none or empty = the default
+    /// voice) when `viewer` asks: one they may use (else NotFound) that is
+    /// ready (else TimbreNotReady). Lip-sync and sung songs use it.
+    pub async fn voice_for(
+        &self,
+        viewer: Option<&str>,
+        timbre_id: Option<&str>,
+    ) -> Result<VoiceSpec, ApiError> {
+        let id = timbre_id
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .unwrap_or(DEFAULT_VOICE);
+        let r = self.visible(viewer, id).await?;
+        if r.status != "ready" {
+            return Err(ErrorCode::TimbreNotReady.into());
+        }
+        Ok(r.voice)
     }
 
     async fn own(&self, owner: &str, id: &str) -> Result<TimbreRow, ApiError> {
@@ -662,84 +602,4 @@ fn page(all: Vec<TimbreView>, cursor: usize, limit: usize) -> (Vec<TimbreView>, 
     let items: Vec<TimbreView> = all.into_iter().skip(cursor).take(limit).collect();
     let next = more.then_some(cursor + items.len());
     (items, next)
-}
-
-/// Speech encoded: M4A bytes, seconds, the engine, what it applied.
-pub struct Spoken {
-    pub bytes: Vec<u8>,
-    pub duration: f64,
-    pub engine: String,
-    pub applied: serde_json::Value,
-}
-
-/// Speaks and encodes within [`TTS_DEADLINE`].
-pub async fn speak_m4a(
-    speaker: &dyn Speaker,
-    text: &str,
-    voice: VoiceSpec,
-    speed: f32,
-    emotion: &str,
-) -> Result<Spoken, ApiError> {
-    let cancel = Cancel::new();
-    let req = SpeechRequest {
-        text: text.into(),
-        voice,
-        speed,
-        emotion: emotion.into(),
-    };
-    let work = async {
-        let speech = speaker
-            .speak(req, cancel.clone())
-            .await
-            .map_err(speech_error)?;
-        let c = cancel.clone();
-        let pcm = speech.pcm.clone();
-        let bytes = tokio::task::spawn_blocking(move || {
-            audio::ffmpeg::encode(&pcm, audio::ffmpeg::Format::M4a, &c)
-        })
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(speech_error)?;
-        Ok::<_, ApiError>(Spoken {
-            bytes,
-            duration: speech.pcm.duration(),
-            engine: speech.engine,
-            applied: speech.applied,
-        })
-    };
-    match tokio::time::timeout(TTS_DEADLINE, work).await {
-        Ok(r) => r,
-        Err(_) => {
-            cancel.cancel();
-            Err(ErrorCode::SpeechTimeout.into())
-        }
-    }
-}
-
-fn speech_error(e: audio::AudioError) -> ApiError {
-    match e {
-        audio::AudioError::Unavailable(m) => ApiError::with_msg(ErrorCode::SpeechUnavailable, m),
-        audio::AudioError::BadInput(m) => invalid(m),
-        audio::AudioError::Cancelled => ErrorCode::SpeechTimeout.into(),
-        audio::AudioError::Failed(m) => ApiError::internal(m),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn builtins_cover_every_language_and_the_neural_voices() {
-        let b = builtins();
-        for l in rules::LANGUAGES {
-            assert!(b
-                .iter()
-                .any(|x| x.language == l && x.voice.engine == "espeak"));
-        }
-        assert_eq!(b.iter().filter(|x| x.voice.engine == "kokoro").count(), 5);
-        assert!(b.iter().any(|x| x.id == DEFAULT_VOICE));
-        let zh = b.iter().find(|x| x.id == "sys-espeak-zh-cn-male");
-        assert_eq!(zh.map(|x| x.voice.base.as_str()), Some("cmn+m3"));
-    }
 }
