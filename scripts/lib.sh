@@ -147,6 +147,7 @@ fetch_voices() {
     return 0
   fi
   need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-venv)"
+  python3 -c 'import ensurepip' 2>/dev/null || apt_install python3-venv
   say "neural voices: creating $venv (about 300 MB: onnxruntime, Piper joe, Kokoro-ja)"
   python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
   "$venv/bin/pip" install --disable-pip-version-check -q "${VOICE_PINS[@]}" >&2 \
