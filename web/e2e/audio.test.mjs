@@ -148,6 +148,7 @@ describe('audio', { timeout: 600_000 }, () => {
     const played = await playAndMeasure(player.locator('audio'));
     assert.ok(Math.abs(played.duration - 12) < 1.5, `the song lasts what was asked: ${played.duration}`);
     await player.getByTestId('audio-engine').waitFor();
+    await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, 'audio.png') });
   });
 

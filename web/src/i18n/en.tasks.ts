@@ -43,6 +43,7 @@ export const en_tasks = {
   'tasks.kind.13': 'Expand',
   'tasks.kind.other': 'Task',
   'tasks.notice.success': 'Your image is ready.',
+  'tasks.notice.audioSuccess': 'Your audio is ready.',
   'tasks.notice.successMany': '{count} tasks are done.',
   'tasks.notice.started': 'New task started.',
   'tasks.notice.saved': 'Saved to your collection.',

@@ -321,6 +321,7 @@ export const zh_partial: Partial<MessageTable> = {
   'tasks.kind.13': '扩图',
   'tasks.kind.other': '任务',
   'tasks.notice.success': '图片已生成。',
+  'tasks.notice.audioSuccess': '音频已生成。',
   'tasks.notice.successMany': '{count} 个任务已完成。',
   'tasks.notice.started': '新任务已开始。',
   'tasks.notice.saved': '已保存到你的收藏。',

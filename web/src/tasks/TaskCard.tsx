@@ -57,7 +57,7 @@ export const TaskCard = memo(function TaskCard({ id }: { id: string }) {
           {task.reason ? t('tasks.reason', { reason: task.reason }) : t('tasks.reasonUnknown')}
         </p>
       )}
-      {task.engine && <p className="muted task-card__engine">{t('tasks.engine', { label: task.engine.label })}</p>}
+      {task.engine && !audioOnly(task) && <p className="muted task-card__engine">{t('tasks.engine', { label: task.engine.label })}</p>}
       <div className="task-card__ops">
         {isActive(task) ? (
           <button type="button" className="button" onClick={() => void cancelTask(task.id)}>
@@ -95,6 +95,11 @@ function Progress({ task }: { task: Task }) {
   );
 }
 
+/** A task whose results are sound only: its players say which engine made them. */
+function audioOnly(task: Task): boolean {
+  return (task.audio_uris ?? []).length > 0 && (task.video_uris ?? []).length === 0;
+}
+
 /** An audio task's files in waveform players, with the engine that made them. */
 function AudioResults({ task }: { task: Task }) {
   const t = useT();
@@ -103,7 +108,7 @@ function AudioResults({ task }: { task: Task }) {
     <div className="task-results task-results--audio" data-testid="task-audio">
       {audios.map((url, i) => (
         <figure key={url} className="task-result task-result--audio">
-          <WaveformPlayer src={url} engine={i === 0 ? task.engine : null} testId="task-audio-player" />
+          <WaveformPlayer src={url} engine={i === 0 && audioOnly(task) ? task.engine : null} testId="task-audio-player" />
           {audios.length > 1 && <figcaption className="muted">{t('tasks.audioOutput', { index: i + 1, count: audios.length })}</figcaption>}
         </figure>
       ))}

@@ -204,7 +204,7 @@ export class TaskSync {
     const me = this.store.get(accountAtom)?.id ?? null;
     const mine = events.succeeded.filter((t) => isOwnTask(t, me));
     if (mine.length > 0) {
-      const single = mine.length === 1 ? ((mine[0]?.video_uris?.length ?? 0) > 0 ? 'tasks.notice.videoSuccess' : 'tasks.notice.success') : null;
+      const single = mine.length === 1 ? successNotice(mine[0]) : null;
       this.notice(single ?? 'tasks.notice.successMany', {
         count: mine.length,
       });
@@ -355,4 +355,11 @@ function normalise(answer: ListAnswer): ListAnswer {
     items: answer.items.map(asTask).filter((t): t is Task => t !== null),
     cursor: typeof answer.cursor === 'string' && answer.cursor !== '' ? answer.cursor : null,
   };
+}
+
+/** The notice of one finished task: video, audio or image. */
+function successNotice(t: { video_uris?: string[]; audio_uris?: string[] } | undefined) {
+  if ((t?.video_uris?.length ?? 0) > 0) return 'tasks.notice.videoSuccess' as const;
+  if ((t?.audio_uris?.length ?? 0) > 0) return 'tasks.notice.audioSuccess' as const;
+  return 'tasks.notice.success' as const;
 }
