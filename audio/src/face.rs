@@ -231,15 +231,6 @@ pub fn detect_image(bytes: &[u8]) -> Result<(u32, u32, Vec<FaceBox>), AudioError
     Ok((w, h, faces))
 }
 
-fn engine_err(e: EngineError) -> AudioError {
-    match e {
-        EngineError::Cancelled => AudioError::Cancelled,
-        EngineError::BadInput(m) => AudioError::BadInput(m),
-        EngineError::Unavailable(m) => AudioError::Unavailable(m),
-        EngineError::Failed(m) => AudioError::Failed(m),
-    }
-}
-
 /// The size frames are decoded at for detection: the video's own, scaled
 /// to fit [`MAX_SIDE`], even sides.
 fn scan_size(w: u32, h: u32) -> (u32, u32) {
@@ -256,7 +247,7 @@ pub fn scan_video(path: &Path, cancel: &Cancel) -> Result<VideoFaces, AudioError
         EngineError::Failed(m) | EngineError::BadInput(m) => {
             AudioError::BadInput(format!("not a readable video: {m}"))
         }
-        other => engine_err(other),
+        other => AudioError::from(other),
     })?;
     let Some(v) = info.video else {
         return Err(AudioError::BadInput("the file has no pictures".into()));
@@ -276,12 +267,12 @@ pub fn scan_video(path: &Path, cancel: &Cancel) -> Result<VideoFaces, AudioError
         Rate::whole(1)
     };
     let filter = format!("scale={sw}:{sh}:flags=bilinear,setsar=1");
-    let mut dec =
-        Decoder::start(path, &filter, sw, sh, rate, Some(u64::from(n))).map_err(engine_err)?;
+    let mut dec = Decoder::start(path, &filter, sw, sh, rate, Some(u64::from(n)))
+        .map_err(AudioError::from)?;
     let (fx, fy) = (v.width as f32 / sw as f32, v.height as f32 / sh as f32);
     let mut frames = Vec::new();
     let mut i = 0u32;
-    while let Some(rgb) = dec.next_frame().map_err(engine_err)? {
+    while let Some(rgb) = dec.next_frame().map_err(AudioError::from)? {
         if cancel.is_cancelled() {
             return Err(AudioError::Cancelled);
         }

@@ -38,15 +38,6 @@ impl Format {
     }
 }
 
-fn engine_err(e: EngineError) -> AudioError {
-    match e {
-        EngineError::Cancelled => AudioError::Cancelled,
-        EngineError::BadInput(m) => AudioError::BadInput(m),
-        EngineError::Unavailable(m) => AudioError::Unavailable(m),
-        EngineError::Failed(m) => AudioError::Failed(m),
-    }
-}
-
 /// Writes `pcm` as a 16-bit WAV file.
 pub fn write_wav(pcm: &Pcm, path: &Path) -> Result<(), AudioError> {
     let spec = hound::WavSpec {
@@ -68,7 +59,7 @@ pub fn write_wav(pcm: &Pcm, path: &Path) -> Result<(), AudioError> {
 
 /// The bytes of `pcm` as a 16-bit WAV file.
 pub fn wav_bytes(pcm: &Pcm) -> Result<Vec<u8>, AudioError> {
-    let dir = tempdir().map_err(engine_err)?;
+    let dir = tempdir().map_err(AudioError::from)?;
     let path = dir.path().join("a.wav");
     write_wav(pcm, &path)?;
     Ok(std::fs::read(path)?)
@@ -79,7 +70,7 @@ pub fn encode(pcm: &Pcm, format: Format, cancel: &Cancel) -> Result<Vec<u8>, Aud
     if pcm.samples.is_empty() || pcm.rate == 0 {
         return Err(AudioError::BadInput("no audio to encode".into()));
     }
-    let dir = tempdir().map_err(engine_err)?;
+    let dir = tempdir().map_err(AudioError::from)?;
     write_wav(pcm, &dir.path().join("in.wav"))?;
     let out = format!("out.{}", format.ext());
     let mut args: Vec<String> = ["-nostdin", "-v", "error", "-y", "-i", "in.wav"]
@@ -92,7 +83,7 @@ pub fn encode(pcm: &Pcm, format: Format, cancel: &Cancel) -> Result<Vec<u8>, Aud
     };
     args.extend(codec.iter().map(|s| s.to_string()));
     args.push(out.clone());
-    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(engine_err)?;
+    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(AudioError::from)?;
     Ok(std::fs::read(dir.path().join(out))?)
 }
 
@@ -100,7 +91,7 @@ pub fn encode(pcm: &Pcm, format: Format, cancel: &Cancel) -> Result<Vec<u8>, Aud
 /// a video's sound too) to `rate` Hz and `channels` channels. A file with
 /// no decodable audio is [`AudioError::BadInput`].
 pub fn decode(bytes: &[u8], rate: u32, channels: u16, cancel: &Cancel) -> Result<Pcm, AudioError> {
-    let input = temp_input(bytes).map_err(engine_err)?;
+    let input = temp_input(bytes).map_err(AudioError::from)?;
     decode_path(input.path(), rate, channels, cancel)
 }
 
@@ -111,7 +102,7 @@ pub fn decode_path(
     channels: u16,
     cancel: &Cancel,
 ) -> Result<Pcm, AudioError> {
-    let dir = tempdir().map_err(engine_err)?;
+    let dir = tempdir().map_err(AudioError::from)?;
     let args: Vec<String> = vec![
         "-nostdin".into(),
         "-v".into(),

@@ -55,6 +55,17 @@ impl From<AudioError> for engines::EngineError {
     }
 }
 
+impl From<engines::EngineError> for AudioError {
+    fn from(e: engines::EngineError) -> Self {
+        match e {
+            engines::EngineError::Cancelled => AudioError::Cancelled,
+            engines::EngineError::BadInput(m) => AudioError::BadInput(m),
+            engines::EngineError::Unavailable(m) => AudioError::Unavailable(m),
+            engines::EngineError::Failed(m) => AudioError::Failed(m),
+        }
+    }
+}
+
 impl From<std::io::Error> for AudioError {
     fn from(e: std::io::Error) -> Self {
         AudioError::Failed(format!("i/o: {e}"))

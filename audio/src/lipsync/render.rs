@@ -8,7 +8,7 @@ use std::path::Path;
 
 use engines::reference::video::ffmpeg::{run, tempdir, Decoder, Encoder};
 use engines::reference::video::{probe_media_path, Rate};
-use engines::{Cancel, EngineError};
+use engines::Cancel;
 use protocol::ErrorCode;
 
 use super::drive::{poses, MouthPose};
@@ -47,15 +47,6 @@ pub struct Rendered {
     pub frames: u32,
     /// The audio's length in seconds.
     pub secs: f64,
-}
-
-fn engine_err(e: EngineError) -> AudioError {
-    match e {
-        EngineError::Cancelled => AudioError::Cancelled,
-        EngineError::BadInput(m) => AudioError::BadInput(m),
-        EngineError::Unavailable(m) => AudioError::Unavailable(m),
-        EngineError::Failed(m) => AudioError::Failed(m),
-    }
 }
 
 /// The error of a source with no face.
@@ -115,7 +106,7 @@ impl Frames {
                 dec,
                 got,
             } => loop {
-                if let Some(f) = dec.next_frame().map_err(engine_err)? {
+                if let Some(f) = dec.next_frame().map_err(AudioError::from)? {
                     *got += 1;
                     return Ok(f);
                 }
@@ -124,7 +115,7 @@ impl Frames {
                 }
                 // Shorter than the audio: play it again.
                 *dec = Decoder::start(path, filter, *w, *h, Rate::whole(FPS), None)
-                    .map_err(engine_err)?;
+                    .map_err(AudioError::from)?;
                 *got = 0;
             },
         }
@@ -167,15 +158,15 @@ pub fn render(
         Source::Video(path) => {
             let scan = face::scan_video(path, cancel)?;
             let main = scan.main_face().ok_or_else(no_face)?;
-            let info = probe_media_path(path).map_err(engine_err)?;
+            let info = probe_media_path(path).map_err(AudioError::from)?;
             let v = info
                 .video
                 .ok_or_else(|| AudioError::BadInput("the file has no pictures".into()))?;
             let (w, h) = output_size(v.width, v.height);
             let face = scale_box(main, w as f32 / v.width as f32, h as f32 / v.height as f32);
             let filter = format!("scale={w}:{h}:flags=bicubic,setsar=1");
-            let dec =
-                Decoder::start(path, &filter, w, h, Rate::whole(FPS), None).map_err(engine_err)?;
+            let dec = Decoder::start(path, &filter, w, h, Rate::whole(FPS), None)
+                .map_err(AudioError::from)?;
             let frames = Frames::Video {
                 path: path.to_path_buf(),
                 filter,
@@ -195,7 +186,7 @@ pub fn render(
         .max_by(|a, b| a.1.open.total_cmp(&b.1.open))
         .map_or(0, |(i, _)| i);
     let m4a = encode(pcm, Format::M4a, cancel)?;
-    let mut enc = Encoder::start(w, h, Rate::whole(FPS)).map_err(engine_err)?;
+    let mut enc = Encoder::start(w, h, Rate::whole(FPS)).map_err(AudioError::from)?;
     let mut tracker = Tracker::new(face);
     let mut poster = Vec::new();
     for (i, p) in pose.iter().enumerate() {
@@ -212,12 +203,12 @@ pub fn render(
         if i == poster_at {
             poster.clone_from(&out);
         }
-        enc.write(&out).map_err(engine_err)?;
+        enc.write(&out).map_err(AudioError::from)?;
         if i % 10 == 0 {
             progress(0.05 + 0.85 * i as f32 / frames as f32);
         }
     }
-    let video = enc.finish().map_err(engine_err)?;
+    let video = enc.finish().map_err(AudioError::from)?;
     progress(0.92);
     let mp4 = mux(&video, &m4a, cancel)?;
     let poster = png(&poster, w, h)?;
@@ -235,7 +226,7 @@ pub fn render(
 
 /// The video's pictures with the audio's sound, streams copied.
 fn mux(video: &[u8], m4a: &[u8], cancel: &Cancel) -> Result<Vec<u8>, AudioError> {
-    let dir = tempdir().map_err(engine_err)?;
+    let dir = tempdir().map_err(AudioError::from)?;
     std::fs::write(dir.path().join("v.mp4"), video)?;
     std::fs::write(dir.path().join("a.m4a"), m4a)?;
     let args: Vec<String> = [
@@ -260,7 +251,7 @@ fn mux(video: &[u8], m4a: &[u8], cancel: &Cancel) -> Result<Vec<u8>, AudioError>
     .iter()
     .map(|s| s.to_string())
     .collect();
-    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(engine_err)?;
+    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(AudioError::from)?;
     Ok(std::fs::read(dir.path().join("out.mp4"))?)
 }
 

@@ -20,18 +20,9 @@ use crate::AudioError;
 /// A scene change above this score is a cut.
 const SCENE_THRESHOLD: f64 = 0.3;
 
-fn engine_err(e: EngineError) -> AudioError {
-    match e {
-        EngineError::Cancelled => AudioError::Cancelled,
-        EngineError::BadInput(m) => AudioError::BadInput(m),
-        EngineError::Unavailable(m) => AudioError::Unavailable(m),
-        EngineError::Failed(m) => AudioError::Failed(m),
-    }
-}
-
 /// The times (s) of a video's cuts, in order.
 pub fn detect_cuts(path: &Path, cancel: &Cancel) -> Result<Vec<f64>, AudioError> {
-    let dir = tempdir().map_err(engine_err)?;
+    let dir = tempdir().map_err(AudioError::from)?;
     let args: Vec<String> = vec![
         "-nostdin".into(),
         "-v".into(),
@@ -45,7 +36,7 @@ pub fn detect_cuts(path: &Path, cancel: &Cancel) -> Result<Vec<f64>, AudioError>
         "null".into(),
         "-".into(),
     ];
-    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(engine_err)?;
+    run(&args, dir.path(), &|| cancel.is_cancelled()).map_err(AudioError::from)?;
     let text = std::fs::read_to_string(dir.path().join("cuts.txt")).unwrap_or_default();
     Ok(parse_cuts(&text))
 }
@@ -107,7 +98,7 @@ pub fn mux(
     ] {
         args.push(a.into());
     }
-    run(&args, dir, &|| cancel.is_cancelled()).map_err(engine_err)?;
+    run(&args, dir, &|| cancel.is_cancelled()).map_err(AudioError::from)?;
     Ok(std::fs::read(dir.join("out.mp4"))?)
 }
 
@@ -121,10 +112,10 @@ pub async fn soundtrack(
     progress: &Arc<dyn Progress>,
     cancel: &Cancel,
 ) -> Result<EngineResult, AudioError> {
-    let input = Arc::new(temp_input(video).map_err(engine_err)?);
+    let input = Arc::new(temp_input(video).map_err(AudioError::from)?);
     let (inp, c2) = (input.clone(), cancel.clone());
     let (info, cuts) = tokio::task::spawn_blocking(move || {
-        let info = probe_media_file(inp.path()).map_err(engine_err)?;
+        let info = probe_media_file(inp.path()).map_err(AudioError::from)?;
         let v = info
             .video
             .clone()
@@ -165,7 +156,7 @@ pub async fn soundtrack(
     let song = super::make_song(ctx, brief, None, progress, cancel).await?;
     let (pcm, c3, has_audio) = (song.pcm, cancel.clone(), info.has_audio);
     let (m4a, mp4) = tokio::task::spawn_blocking(move || {
-        let dir = tempdir().map_err(engine_err)?;
+        let dir = tempdir().map_err(AudioError::from)?;
         let wav = dir.path().join("music.wav");
         write_wav(&pcm, &wav)?;
         let mp4 = mux(input.path(), &wav, has_audio, dir.path(), &c3)?;
