@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use engines::reference::video::ffmpeg::{probe_media_file, run, temp_input, tempdir};
-use engines::{Cancel, EngineError, EngineResult, Produced, Progress};
+use engines::{Cancel, EngineResult, Produced, Progress};
 use protocol::audio::AudioJob;
 use protocol::task::{Action, JobSpec};
 
