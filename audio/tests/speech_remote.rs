@@ -128,6 +128,12 @@ async fn remote_speech_follows_the_documented_api() {
         .await
         .unwrap();
     assert!(seen.lock().unwrap()[1].get("instructions").is_none());
+    // A request whose voice names none takes the configured default voice.
+    let mut blank = req("hi", "neutral");
+    blank.voice.base = String::new();
+    assert_eq!(r.body(&blank)["voice"], "alloy");
+    let r = r.with_default_voice(Some("coral".into()));
+    assert_eq!(r.body(&blank)["voice"], "coral");
 
     // The server's error message comes through.
     match r.speak(&req("", ""), &Cancel::new()).await.unwrap_err() {

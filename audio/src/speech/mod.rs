@@ -75,6 +75,7 @@ impl Speakers {
                 config.tts_model.clone(),
                 REMOTE_TIMEOUT,
             )
+            .map(|r| r.with_default_voice(config.tts_voice.clone()))
             .map_err(|e| tracing::warn!("remote speech disabled: {e}"))
             .ok()
         });

@@ -23,6 +23,8 @@ pub struct RemoteSpeaker {
     url: String,
     api_key: Option<String>,
     model: String,
+    /// The voice of requests whose voice names none (`EASEL_TTS_VOICE`).
+    default_voice: String,
     client: reqwest::Client,
 }
 
@@ -55,14 +57,23 @@ impl RemoteSpeaker {
             model: model
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| "gpt-4o-mini-tts".into()),
+            default_voice: "alloy".into(),
             client,
         })
+    }
+
+    /// The voice used when a request names none (default `alloy`).
+    pub fn with_default_voice(mut self, voice: Option<String>) -> RemoteSpeaker {
+        if let Some(v) = voice.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()) {
+            self.default_voice = v;
+        }
+        self
     }
 
     /// The request body for a speech request.
     pub fn body(&self, req: &SpeechRequest) -> serde_json::Value {
         let voice = if req.voice.base.trim().is_empty() {
-            "alloy"
+            self.default_voice.as_str()
         } else {
             req.voice.base.trim()
         };
