@@ -3,7 +3,7 @@
 //! `square/timbre/{comprehensive-rec, my, voice/list}`.
 
 use actix_web::{web, HttpRequest};
-use protocol::audio::timbre::{self as rules, TimbreFilter, TRAINING_NOTE};
+use protocol::audio::timbre::{self as rules, TimbreFilter, TimbreOrder, TRAINING_NOTE};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
 use protocol::task::{Action, InputRole, TaskStatus};
 use protocol::ErrorCode;
@@ -319,19 +319,16 @@ struct ListBody {
     cursor: Option<String>,
     #[serde(default)]
     limit: Option<usize>,
-    /// `recommend`, `hot`, `new`: every order lists users' public voices
-    /// newest first, then the built-ins (no use counts are kept yet).
+    /// `recommend` (the default: uses blended with freshness), `hot` (most
+    /// used first) or `new` (newest first).
     #[serde(default)]
     order_by: Option<String>,
     #[serde(flatten)]
     filter: TimbreFilter,
 }
 
-fn check_order(o: &Option<String>) -> Result<(), ApiError> {
-    match o.as_deref().map(str::trim) {
-        None | Some("") | Some("recommend") | Some("hot") | Some("new") => Ok(()),
-        Some(_) => Err(invalid("order_by is recommend, hot or new")),
-    }
+fn check_order(o: &Option<String>) -> Result<TimbreOrder, ApiError> {
+    TimbreOrder::parse(o.as_deref()).ok_or_else(|| invalid("order_by is recommend, hot or new"))
 }
 
 fn cursor(c: &Option<String>) -> Result<usize, ApiError> {
@@ -344,10 +341,16 @@ fn cursor(c: &Option<String>) -> Result<usize, ApiError> {
 async fn public_list(req: HttpRequest, s: State, b: web::Json<ListBody>) -> ApiResult {
     let caller = optional_caller(&req, &s).await?;
     let viewer = caller.as_ref().map(|c| c.account.id.as_str());
-    check_order(&b.order_by)?;
+    let order = check_order(&b.order_by)?;
     let filter = b.filter.normalised().map_err(invalid)?;
     let (items, next) = service(&s)
-        .public_list(viewer, &filter, cursor(&b.cursor)?, b.limit.unwrap_or(20))
+        .public_list(
+            viewer,
+            &filter,
+            order,
+            cursor(&b.cursor)?,
+            b.limit.unwrap_or(20),
+        )
         .await?;
     Ok(ok(
         json!({"items": items, "next_cursor": next.map(|n| n.to_string())}),

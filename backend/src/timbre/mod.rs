@@ -9,8 +9,10 @@ use std::time::Duration;
 use audio::speech::{engine_label, Speaker};
 use engines::Cancel;
 use infra::objects::{DynObjects, ObjectKey};
-use infra::store::{tables, DynStore, Key, ScanRange, Table};
-use protocol::audio::timbre::{self as rules, EngineLabel, TimbreFields, TimbreFilter, TimbreView};
+use infra::store::{tables, Counters, DynStore, Key, ScanRange, Table};
+use protocol::audio::timbre::{
+    self as rules, EngineLabel, TimbreFields, TimbreFilter, TimbreOrder, TimbreView,
+};
 use protocol::audio::VoiceSpec;
 use protocol::character::OwnerView;
 use protocol::ErrorCode;
@@ -113,8 +115,16 @@ pub struct TimbreService {
     tasks: Table<crate::tasks::row::TaskRow>,
     /// Preview clip key → its duration (seconds).
     previews: Table<f64>,
+    /// Uses per voice (pk [`USES`], ck voice id): speech, chat replies,
+    /// lip-sync and songs. They rank `hot` and `recommend`.
+    uses: Counters,
     objects: DynObjects,
 }
+
+/// The counters row of voice uses.
+const USES: &str = "timbre_uses";
+/// Public voices read at most to rank a `hot` or `recommend` list.
+const MAX_RANKED: usize = 500;
 
 fn ck(at: i64, id: &str) -> Key {
     Key::empty().i64(at).str(id)
@@ -128,9 +138,25 @@ impl TimbreService {
             public: Table::new(store.clone(), &tables::TIMBRES_PUBLIC),
             uploads: Table::new(store.clone(), &tables::UPLOADS),
             previews: Table::new(store.clone(), &tables::TIMBRE_PREVIEWS),
+            uses: Counters::new(store.clone(), &tables::COUNTERS),
             tasks: Table::new(store, &tables::TASKS),
             objects,
         }
+    }
+
+    /// Counts one use of a voice (best effort: a failed count is logged).
+    pub async fn record_use(&self, id: &str) {
+        if let Err(e) = self.uses.add(&Key::of(USES), &Key::of(id), 1).await {
+            tracing::warn!(error = %e, voice = id, "counting a voice's use failed");
+        }
+    }
+
+    /// Fills each view's `uses` from the counters.
+    async fn fill_uses(&self, views: &mut [TimbreView]) -> Result<(), ApiError> {
+        for v in views.iter_mut() {
+            v.uses = self.uses.get(&Key::of(USES), &Key::of(&v.id)).await?;
+        }
+        Ok(())
     }
 
     /// A voice `viewer` may use: built-in, public, or their own; else NotFound.
@@ -165,6 +191,7 @@ impl TimbreService {
         if r.status != "ready" {
             return Err(ErrorCode::TimbreNotReady.into());
         }
+        self.record_use(&r.id).await;
         Ok(r.voice)
     }
 
@@ -501,16 +528,23 @@ impl TimbreService {
         }
     }
 
-    /// Public voices (users' newest first, then the built-ins), filtered.
+    /// Public voices, filtered: `new` lists users' newest first, then the
+    /// built-ins; `hot` and `recommend` rank the newest [`MAX_RANKED`]
+    /// public voices and the built-ins by their uses
+    /// (`rules::order_voices`).
     pub async fn public_list(
         &self,
         viewer: Option<&str>,
         filter: &TimbreFilter,
+        order: TimbreOrder,
         cursor: usize,
         limit: usize,
     ) -> Result<(Vec<TimbreView>, Option<usize>), ApiError> {
         let limit = limit.clamp(1, MAX_LIST);
-        let want = cursor + limit + 1;
+        let want = match order {
+            TimbreOrder::New => cursor + limit + 1,
+            TimbreOrder::Hot | TimbreOrder::Recommend => MAX_RANKED,
+        };
         let mut all = Vec::new();
         self.scan_index(
             &self.public,
@@ -527,6 +561,13 @@ impl TimbreService {
                 .map(|b| view(b, viewer))
                 .filter(|v| filter.matches(v)),
         );
+        if order == TimbreOrder::New {
+            let (mut items, next) = page(all, cursor, limit);
+            self.fill_uses(&mut items).await?;
+            return Ok((items, next));
+        }
+        self.fill_uses(&mut all).await?;
+        rules::order_voices(&mut all, order, now_millis());
         Ok(page(all, cursor, limit))
     }
 
@@ -549,7 +590,9 @@ impl TimbreService {
             cursor + limit + 1,
         )
         .await?;
-        Ok(page(all, cursor, limit))
+        let (mut items, next) = page(all, cursor, limit);
+        self.fill_uses(&mut items).await?;
+        Ok((items, next))
     }
 
     /// `timbre/tts`: speaks `text` in a voice the caller may use, stores
@@ -571,6 +614,7 @@ impl TimbreService {
         if r.status != "ready" {
             return Err(ErrorCode::TimbreNotReady.into());
         }
+        self.record_use(&r.id).await;
         let Spoken {
             bytes,
             duration,

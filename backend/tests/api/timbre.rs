@@ -555,3 +555,76 @@ async fn a_session_with_a_voice_speaks_its_replies() {
         "{n}"
     );
 }
+
+#[tokio::test]
+async fn hot_and_recommended_voices_rank_by_their_uses() {
+    let app = spawn_app().await;
+    let (_, ann) = app.user("Ann").await;
+    let v: Value = ann
+        .post(
+            "/api/v1/timbre/edit",
+            &json!({"name": "Crier", "gender": "female", "age": "young", "language": "it",
+                    "intonation": "lively", "is_public": true}),
+        )
+        .await
+        .unwrap();
+    let mine = v["id"].as_str().unwrap().to_string();
+    // An Italian built-in voice spoken three times, Ann's voice once.
+    let list = |order: &'static str| {
+        let ann = ann.clone();
+        async move {
+            let l: Value = ann
+                .post(
+                    "/api/v1/square/timbre/voice/list",
+                    &json!({"languages": ["it"], "order_by": order, "limit": 10}),
+                )
+                .await
+                .unwrap();
+            l["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    (
+                        t["id"].as_str().unwrap().to_string(),
+                        t["uses"].as_i64().unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let newest = list("new").await;
+    assert_eq!(newest[0], (mine.clone(), 0), "{newest:?}");
+    let builtin = newest
+        .iter()
+        .map(|(id, _)| id.clone())
+        .find(|id| id.starts_with("sys-"))
+        .unwrap();
+    for (voice, times) in [(&builtin, 3), (&mine, 1)] {
+        for _ in 0..times {
+            let _: Value = ann
+                .post(
+                    "/api/v1/timbre/tts",
+                    &json!({"text": "ciao", "timbre_id": voice}),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let hot = list("hot").await;
+    assert_eq!(hot[0], (builtin.clone(), 3), "{hot:?}");
+    assert_eq!(hot[1], (mine.clone(), 1), "{hot:?}");
+    // A new voice used once still leads `recommend` over a built-in
+    // used three times (freshness), and `new` keeps creation order.
+    assert_eq!(list("recommend").await[0].0, mine);
+    assert_eq!(list("new").await[0], (mine, 1));
+    assert_eq!(
+        key_of(
+            &ann,
+            "/api/v1/square/timbre/voice/list",
+            json!({"order_by": "best"})
+        )
+        .await,
+        "InvalidParams"
+    );
+}

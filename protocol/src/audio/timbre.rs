@@ -230,6 +230,63 @@ pub fn intonation_prosody(intonation: &str) -> (i32, i32, f32) {
     }
 }
 
+/// How a voice list is ordered (`order_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimbreOrder {
+    /// A blend of use and freshness (the default, and `comprehensive-rec`).
+    Recommend,
+    /// Most used first.
+    Hot,
+    /// Newest first.
+    New,
+}
+
+impl TimbreOrder {
+    /// `recommend`, `hot` or `new` (absent or empty: recommend).
+    pub fn parse(s: Option<&str>) -> Option<TimbreOrder> {
+        match s.map(str::trim).unwrap_or("") {
+            "" | "recommend" => Some(TimbreOrder::Recommend),
+            "hot" => Some(TimbreOrder::Hot),
+            "new" => Some(TimbreOrder::New),
+            _ => None,
+        }
+    }
+}
+
+/// Days over which a voice's freshness halves in `recommend`.
+pub const RECOMMEND_HALF_LIFE_DAYS: f64 = 7.0;
+
+/// A voice's `recommend` score at `now_ms`: `ln(1 + uses)` plus a
+/// freshness bonus of 2 halving every [`RECOMMEND_HALF_LIFE_DAYS`] (the
+/// built-ins, made at time 0, have none), so a new voice is seen before
+/// it is used and a much-used one stays up.
+pub fn recommend_score(uses: i64, create_at_ms: i64, now_ms: i64) -> f64 {
+    let used = (1.0 + uses.max(0) as f64).ln();
+    if create_at_ms <= 0 {
+        return used;
+    }
+    let days = (now_ms - create_at_ms).max(0) as f64 / 86_400_000.0;
+    used + 2.0 * 0.5f64.powf(days / RECOMMEND_HALF_LIFE_DAYS)
+}
+
+/// Orders voices in place: `hot` by uses (then newer first), `recommend`
+/// by [`recommend_score`], `new` by creation time; ties keep their order.
+pub fn order_voices(v: &mut [TimbreView], order: TimbreOrder, now_ms: i64) {
+    match order {
+        TimbreOrder::New => v.sort_by_key(|t| std::cmp::Reverse(t.create_at)),
+        TimbreOrder::Hot => {
+            v.sort_by(|a, b| b.uses.cmp(&a.uses).then(b.create_at.cmp(&a.create_at)))
+        }
+        TimbreOrder::Recommend => v.sort_by(|a, b| {
+            recommend_score(b.uses, b.create_at, now_ms).total_cmp(&recommend_score(
+                a.uses,
+                a.create_at,
+                now_ms,
+            ))
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +337,53 @@ mod tests {
         }
         .normalised()
         .is_err());
+    }
+
+    #[test]
+    fn voices_order_by_use_freshness_or_time() {
+        let day = 86_400_000;
+        let now = 100 * day;
+        let v = |id: &str, uses: i64, at: i64| TimbreView {
+            id: id.into(),
+            uses,
+            create_at: at,
+            ..serde_json::from_value(serde_json::json!({
+                "id": "", "name": "", "description": "", "gender": "male", "age": "adult",
+                "language": "en", "intonation": "calm", "is_public": true, "status": "ready",
+                "engine": "espeak", "base": "en", "neural": false, "label": "",
+                "preview_url": "", "preview_duration": 0.0, "params": null,
+                "owner": {"id": "system", "name": "Easel"}, "is_mine": false, "uses": 0,
+                "create_at": 0
+            }))
+            .unwrap()
+        };
+        let all = vec![
+            v("builtin-used", 50, 0),
+            v("new-unused", 0, now - day),
+            v("old-used", 5, now - 60 * day),
+            v("builtin", 0, 0),
+        ];
+        let ids = |o: TimbreOrder| {
+            let mut x = all.clone();
+            order_voices(&mut x, o, now);
+            x.into_iter().map(|t| t.id).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(TimbreOrder::Hot),
+            ["builtin-used", "old-used", "new-unused", "builtin"]
+        );
+        assert_eq!(
+            ids(TimbreOrder::New),
+            ["new-unused", "old-used", "builtin-used", "builtin"]
+        );
+        // ln(51) = 3.93 beats a day-old voice's 1.81; that beats ln(6) = 1.79 + 0.005.
+        assert_eq!(
+            ids(TimbreOrder::Recommend),
+            ["builtin-used", "new-unused", "old-used", "builtin"]
+        );
+        assert_eq!(TimbreOrder::parse(None), Some(TimbreOrder::Recommend));
+        assert_eq!(TimbreOrder::parse(Some(" hot ")), Some(TimbreOrder::Hot));
+        assert_eq!(TimbreOrder::parse(Some("best")), None);
+        assert!(recommend_score(0, now, now) > recommend_score(0, now - 7 * day, now));
     }
 }
