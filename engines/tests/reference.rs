@@ -147,15 +147,21 @@ fn info_and_support() {
     assert_eq!(info.name, "reference");
     assert!(!info.neural);
     assert_eq!(info.label, "Easel reference engine (non-neural)");
+    // Every image and video action; audio runs in `easel-audio`'s engine.
     for a in Action::ALL {
-        assert!(e.supports(*a, "sdxl") && e.supports(*a, "flux"));
+        assert_eq!(e.supports(*a, "sdxl"), !a.is_audio(), "{a:?}");
+        assert_eq!(e.supports(*a, "flux"), !a.is_audio(), "{a:?}");
     }
 }
 
 #[tokio::test]
 async fn every_action_produces_the_right_outputs() {
-    // Video actions have their own tests (reference::video, the API's).
-    for &action in Action::ALL.iter().filter(|a| !a.is_video()) {
+    // Video actions have their own tests (reference::video, the API's);
+    // audio actions run in `easel-audio`.
+    for &action in Action::ALL
+        .iter()
+        .filter(|a| !a.is_video() && !a.is_audio())
+    {
         let mut j = job(action);
         j.n_iter = 2;
         j.frames = 5;
@@ -208,7 +214,10 @@ async fn every_action_produces_the_right_outputs() {
 
 #[tokio::test]
 async fn same_job_same_bytes_and_another_seed_other_bytes() {
-    for &action in Action::ALL.iter().filter(|a| !a.is_video()) {
+    for &action in Action::ALL
+        .iter()
+        .filter(|a| !a.is_video() && !a.is_audio())
+    {
         let mut a = job(action);
         a.frames = 4;
         let mut b = a.clone();
@@ -292,7 +301,10 @@ async fn progress_rises_to_100_one_report_per_step() {
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert!(seen.len() >= 24, "one report per step: {seen:?}");
 
-    for &action in Action::ALL.iter().filter(|a| !a.is_video()) {
+    for &action in Action::ALL
+        .iter()
+        .filter(|a| !a.is_video() && !a.is_audio())
+    {
         let rec = Arc::new(Recorder::default());
         let mut j = job(action);
         j.frames = 3;
@@ -313,7 +325,10 @@ async fn progress_rises_to_100_one_report_per_step() {
 #[tokio::test]
 async fn cancel_before_or_during_a_run() {
     // Video jobs are cancelled mid-encode in reference::video's tests.
-    for &action in Action::ALL.iter().filter(|a| !a.is_video()) {
+    for &action in Action::ALL
+        .iter()
+        .filter(|a| !a.is_video() && !a.is_audio())
+    {
         let cancel = Cancel::new();
         cancel.cancel();
         let r = run_with(
