@@ -33,6 +33,8 @@ pub fn scope() -> actix_web::Scope {
         .route("/video-to-audio", web::post().to(video_to_audio))
         .route("/video-add-music", web::post().to(video_add_music))
         .configure(super::lipsync::routes)
+        // An unknown audio call answers the envelope, not a bare 404.
+        .default_service(web::to(super::system::not_found))
 }
 
 /// Inside `/api/stream`: `POST audio/lyrics`.

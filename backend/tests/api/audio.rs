@@ -109,6 +109,12 @@ async fn bad_input_answers_its_key() {
             .unwrap_err();
         assert_eq!(key(&e), want, "{path} {body}");
     }
+    // An unknown audio call answers the envelope.
+    let e = c
+        .post::<_, Value>(&format!("{AUDIO}/no-such-call"), &json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(key(&e), "NotFound");
     // Visitors make no audio.
     let e = app
         .client
