@@ -20,6 +20,7 @@ pub mod message;
 mod messages;
 pub mod portrait;
 pub mod prompt;
+mod pump;
 mod quick;
 pub mod row;
 
