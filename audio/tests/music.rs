@@ -221,6 +221,7 @@ fn job(action: Action, audio: AudioJob) -> JobSpec {
         face_strength: 0.0,
         video: None,
         audio: Some(audio),
+        model_file: None,
     }
 }
 

@@ -118,6 +118,7 @@ async fn the_training_task_answers_the_voice_and_a_preview() {
             timbre_id: Some("t1".into()),
             ..AudioJob::default()
         }),
+        model_file: None,
     };
     let r = engine
         .run(

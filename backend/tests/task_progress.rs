@@ -126,6 +126,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             face_strength: 0.0,
             video: None,
             audio: None,
+            model_file: None,
         },
         request: Value::Null,
         prompt: "p".into(),

@@ -419,6 +419,7 @@ fn job(action: Action) -> JobSpec {
         face_strength: 0.0,
         video: None,
         audio: None,
+        model_file: None,
     }
 }
 
@@ -453,10 +454,12 @@ async fn text_to_image_sends_the_job_and_returns_the_servers_images() {
         LoraSpec {
             model: "watercolor.safetensors".into(),
             weight: 0.7,
+            file: None,
         },
         LoraSpec {
             model: "film_grain".into(),
             weight: 0.3,
+            file: None,
         },
     ];
     let (result, progress) = run(&engine(&url), &j, vec![]).await;

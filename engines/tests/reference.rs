@@ -41,6 +41,7 @@ fn job(action: Action) -> JobSpec {
         face_strength: 0.0,
         video: None,
         audio: None,
+        model_file: None,
     }
 }
 

@@ -48,6 +48,7 @@ fn job(task: &str, attempt: u32) -> JobSpec {
         face_strength: 0.0,
         video: None,
         audio: None,
+        model_file: None,
     }
 }
 

@@ -131,6 +131,36 @@ error_codes! {
     SpeechTimeout = (50381, "speechTimeout", 503, "speaking took too long; please try a shorter text");
     /// The speech engine a voice needs is not installed or not reachable.
     SpeechUnavailable = (50380, "speechUnavailable", 503, "the speech engine is not available");
+    /// Models (spec 3 §7 Models, issue 19): a model file that is not safetensors.
+    ModelFileInvalid = (40100, "modelFileInvalid", 400, "this is not a .safetensors model file");
+    /// A pickle (`.ckpt`, `.pt`, `.bin`) model file: refused, because loading one can run code.
+    ModelFilePickle = (40101, "modelFilePickle", 400, "pickle model files (.ckpt, .pt) can run code and are refused; please upload .safetensors");
+    /// A safetensors header that is malformed or lies about the file's size.
+    ModelHeaderInvalid = (40102, "modelHeaderInvalid", 400, "the model file's header is damaged or does not match the file");
+    /// The file's hash is not the one the client declared (a tampered or truncated upload).
+    ModelHashMismatch = (40103, "modelHashMismatch", 400, "the model file's hash does not match");
+    /// A model file over the operator's size limit.
+    ModelFileTooLarge = (40104, "modelFileTooLarge", 413, "the model file is too large");
+    /// A model's name, description, tags or trigger words outside their limits.
+    ModelFieldInvalid = (40105, "modelFieldInvalid", 400, "a model field is not valid");
+    /// The declared model type does not match what the file is.
+    ModelTypeMismatch = (40106, "modelTypeMismatch", 400, "the file is not the model type you chose");
+    /// A version still used by published works or running tasks.
+    ModelVersionInUse = (40107, "modelVersionInUse", 409, "this version is in use and cannot be deleted");
+    /// An import URL the operator does not allow (private, loopback, unknown host, too large, too slow).
+    ModelImportRefused = (40108, "modelImportRefused", 400, "this address cannot be imported from");
+    /// An agency fee outside 0 to the operator's maximum.
+    AgencyFeeInvalid = (40109, "agencyFeeInvalid", 400, "the agency fee is not allowed");
+    /// A model version that is not ready (still checking its file, or training).
+    ModelNotReady = (40110, "modelNotReady", 409, "this model is not ready yet");
+    /// Training (issue 19): a dataset without usable images.
+    DatasetEmpty = (40120, "datasetEmpty", 400, "add images to the dataset first");
+    /// A dataset over its image or caption limits.
+    DatasetTooLarge = (40121, "datasetTooLarge", 400, "the dataset has too many images");
+    /// Training parameters outside their ranges.
+    TrainParamsInvalid = (40122, "trainParamsInvalid", 400, "a training parameter is not valid");
+    /// No trainer can run this training (kohya not installed and no remote trainer).
+    TrainerUnavailable = (50390, "trainerUnavailable", 503, "no trainer is available for this training");
     /// A member-only video quality (PixVerse 540p, 720p, 1080p; spec 2 §6) asked by a free account.
     VideoQualityMemberOnly = (40370, "videoQualityMemberOnly", 403, "this video quality is for members");
     /// An invite code that does not exist.

@@ -17,6 +17,7 @@ pub mod error;
 pub mod frame;
 pub mod im;
 pub mod mall;
+pub mod models;
 pub mod ornament;
 pub mod prompt;
 pub mod prompt_stream;

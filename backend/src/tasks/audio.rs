@@ -71,6 +71,7 @@ impl TaskService {
             face_strength: 0.0,
             video: None,
             audio: Some(job),
+            model_file: None,
         };
         let p = Prepared {
             category: Category::Normal,

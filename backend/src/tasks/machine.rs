@@ -209,6 +209,7 @@ mod tests {
                 face_strength: 0.0,
                 video: None,
                 audio: None,
+                model_file: None,
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),

@@ -121,6 +121,7 @@ impl TaskService {
             face_strength: 0.0,
             video: Some(v.clone()),
             audio: None,
+            model_file: None,
         };
         let p = Prepared {
             category: Category::Normal,
@@ -260,6 +261,7 @@ impl TaskService {
             face_strength: 0.0,
             video: Some(v.clone()),
             audio: None,
+            model_file: None,
         };
         Ok(Prepared {
             category: Category::Normal,

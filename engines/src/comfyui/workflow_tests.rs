@@ -29,6 +29,7 @@ fn job(action: Action) -> JobSpec {
         face_strength: 0.0,
         video: None,
         audio: None,
+        model_file: None,
     }
 }
 
@@ -132,10 +133,12 @@ fn loras_chain_between_checkpoint_and_consumers() {
         LoraSpec {
             model: "ink.safetensors".into(),
             weight: 0.8,
+            file: None,
         },
         LoraSpec {
             model: "film".into(),
             weight: 0.4,
+            file: None,
         },
     ];
     let w = build(&j, Template::TextToImage, &all_inputs()).unwrap();

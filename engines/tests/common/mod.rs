@@ -162,6 +162,7 @@ pub fn video_job(action: Action, w: u32, h: u32, secs: u32, images: &[VideoImage
         face_strength: 0.0,
         video: Some(v),
         audio: None,
+        model_file: None,
     }
 }
 

@@ -145,6 +145,7 @@ mod tests {
             face_strength: 0.0,
             video: None,
             audio: None,
+            model_file: None,
         }
     }
 

@@ -69,12 +69,34 @@ pub struct JobSpec {
     /// Audio actions: the normalised audio job; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audio: Option<crate::audio::AudioJob>,
+    /// A user's checkpoint (issue 19): the file behind `model` when it is a
+    /// shared model rather than one of the catalogue's names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_file: Option<ModelFileRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoraSpec {
     pub model: String,
     pub weight: f32,
+    /// A user's LoRA (issue 19): its file. `None` for the catalogue's LoRAs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<ModelFileRef>,
+}
+
+/// A shared model's file a job needs (a user's checkpoint, LoRA or
+/// embedding): where the server stores it and how to check it. Workers
+/// fetch it by `key` into their model cache (named by `sha256`) and hand
+/// engines the local file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelFileRef {
+    /// The object key of the file in the server's object store.
+    pub key: String,
+    /// Hex SHA-256 of the whole file.
+    pub sha256: String,
+    pub size: u64,
+    /// The file name engines see (`easel-<autov2>-<name>.safetensors`).
+    pub name: String,
 }
 
 /// The role an input image plays.

@@ -401,6 +401,7 @@ pub fn prepare(
                 weight: l
                     .weight
                     .map_or(entry.weight, |w| clamp_f(w, LORA_WEIGHT_RANGE)),
+                file: None,
             });
         }
     }
@@ -588,6 +589,7 @@ pub fn prepare(
     let job = JobSpec {
         video: None,
         audio: None,
+        model_file: None,
         task_id: String::new(),
         attempt: 0,
         action,
