@@ -16,6 +16,8 @@ mod editor;
 mod face;
 mod im;
 mod lipsync;
+mod model;
+mod model_rank;
 mod ornament;
 mod payment;
 mod polish;
@@ -27,6 +29,7 @@ mod system;
 pub mod task;
 mod timbre;
 mod tool;
+mod train;
 mod translate;
 mod video;
 mod works;
@@ -44,6 +47,9 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(square::routes)
             .configure(ornament::routes)
             .configure(timbre::routes)
+            .configure(model::routes)
+            .configure(model_rank::routes)
+            .configure(train::routes)
             .configure(face::routes)
             .service(
                 web::scope("/account")

@@ -216,6 +216,20 @@ pub const EDITOR_WORKSPACES: TableDef = regular("editor_workspaces");
 /// pk (account id) · ck (material id, time-ordered) → `MaterialRow`. An account's media bin.
 pub const EDITOR_MATERIALS: TableDef = regular("editor_materials");
 
+// Models (issue 19: shared checkpoints, LoRAs and embeddings)
+/// pk (model id) · ck () → `ModelRow`. A shared model.
+pub const MODELS: TableDef = regular("models");
+/// pk (model_ver_no) · ck () → `VersionRow`. A model's version with its file.
+pub const MODEL_VERSIONS: TableDef = regular("model_versions");
+/// pk (account id) · ck (create_at ms, model id) → (). An account's models, newest last.
+pub const MODELS_BY_OWNER: TableDef = regular("models_by_owner");
+/// pk (bucket, always 0) · ck (published_at ms, model id) → `ModelListing`. Published models by time, with what the feed filters read.
+pub const MODELS_PUBLIC: TableDef = regular("models_public");
+/// pk (upload file id) · ck () → `ModelFileRow`. What was read from a confirmed model-file upload (category 60): kind, family, hashes.
+pub const MODEL_FILES: TableDef = regular("model_files");
+/// pk (sha256 hex) · ck (model_ver_no) → (). Versions by file hash (search by hash, duplicates).
+pub const MODEL_BY_HASH: TableDef = regular("model_by_hash");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -307,4 +321,11 @@ pub const ALL: &[TableDef] = &[
     // Video editor
     EDITOR_WORKSPACES,
     EDITOR_MATERIALS,
+    // Models
+    MODELS,
+    MODEL_VERSIONS,
+    MODELS_BY_OWNER,
+    MODELS_PUBLIC,
+    MODEL_FILES,
+    MODEL_BY_HASH,
 ];

@@ -15,7 +15,9 @@ pub mod view;
 pub use catalogue::{aspect_match, catalogue, check_size, Catalogue};
 pub use codes::{Action, Category, SpeedType, TaskStatus};
 pub use cost::{cost, estimate_secs};
-pub use job::{EngineInfo, InputRole, JobInput, JobOutput, JobSpec, WorkerEvent};
+pub use job::{
+    EngineInfo, InputRole, JobInput, JobOutput, JobSpec, LoraSpec, ModelFileRef, WorkerEvent,
+};
 pub use request::{CreateTaskRequest, TaskMeta};
 pub use rules::{prepare, Caller, Prepared, Role};
 pub use view::TaskView;
