@@ -239,18 +239,18 @@ fn embedding_arch(names: &[(String, &TensorEntry)]) -> Option<Arch> {
 }
 
 fn is_checkpoint(names: &[(String, &TensorEntry)]) -> bool {
-    [
+    const ROOTS: [&str; 5] = [
         "model.diffusion_model.",
         "double_blocks.",
         "single_blocks.",
         "joint_blocks.",
         "double_stream_blocks.",
-    ]
-    .iter()
-    .any(|p| {
-        names
-            .iter()
-            .any(|(n, _)| n.starts_with(p) || n.contains(&format!(".{p}")))
+    ];
+    names.iter().any(|(n, _)| {
+        ROOTS.iter().any(|p| {
+            n.match_indices(p)
+                .any(|(at, _)| at == 0 || n.as_bytes().get(at.wrapping_sub(1)) == Some(&b'.'))
+        })
     })
 }
 

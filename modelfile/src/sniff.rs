@@ -47,13 +47,16 @@ pub fn sniff(head: &[u8]) -> FileKind {
             FileKind::Unknown
         };
     }
+    // Safetensors first: a header of 640 bytes (0x280) starts with the
+    // same two bytes as a protocol-2 pickle (`\x80\x02`); the `{` at byte
+    // 8 tells them apart (a legacy torch pickle has its magic number there).
+    if looks_like_safetensors(head) {
+        return FileKind::Safetensors;
+    }
     if let (Some(0x80), Some(&proto)) = (head.first(), head.get(1)) {
         if (2..=5).contains(&proto) {
             return FileKind::Pickle;
         }
-    }
-    if looks_like_safetensors(head) {
-        return FileKind::Safetensors;
     }
     FileKind::Unknown
 }

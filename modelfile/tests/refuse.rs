@@ -207,6 +207,21 @@ fn a_pickle_is_refused() {
     assert_eq!(err.key(), "modelFilePickle");
 }
 
+#[test]
+fn a_header_of_640_bytes_is_not_mistaken_for_a_pickle() {
+    // 640 = 0x280: the file starts `\x80\x02`, like a protocol-2 pickle.
+    let pad = 640 - ONE.len();
+    let json = format!("{ONE}{}", " ".repeat(pad));
+    let bytes = raw(&json, 16);
+    assert_eq!(&bytes[..2], b"\x80\x02");
+    assert_eq!(sniff(&bytes), FileKind::Safetensors);
+    assert_eq!(read(&bytes).unwrap().header_len, 640);
+    // A legacy torch.save pickle (magic number first) stays a pickle.
+    let legacy = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.\x80\x02M\xe9\x03.";
+    assert_eq!(sniff(legacy), FileKind::Pickle);
+    assert_eq!(read(legacy).unwrap_err(), ModelFileError::Pickle);
+}
+
 fn zip_with(names: &[&str]) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options =
