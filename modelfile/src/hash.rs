@@ -26,6 +26,18 @@ pub struct Hashes {
     pub len: u64,
 }
 
+impl Hashes {
+    /// The short AutoV3 form (first 12 hex digits, upper case) that
+    /// AUTOMATIC1111 and Forge write into images' `Lora hashes` from
+    /// `sshs_model_hash`.
+    pub fn autov3_short(&self) -> Option<String> {
+        self.autov3
+            .as_deref()
+            .and_then(|h| h.get(..12))
+            .map(str::to_ascii_uppercase)
+    }
+}
+
 /// Streaming hasher: feed the file in chunks of any size with
 /// [`update`](Self::update), then [`finish`](Self::finish). It reads the
 /// header length from the first 8 bytes as they pass, so AutoV3 needs no

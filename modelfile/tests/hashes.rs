@@ -61,6 +61,10 @@ fn hashes_match_sha256sum() {
     let data = &bytes[header.data_start() as usize..];
     assert_eq!(h.autov3.as_deref(), Some(sha256sum(data).as_str()));
     assert_ne!(h.autov3.as_deref(), Some(h.sha256.as_str()));
+    assert_eq!(
+        h.autov3_short().unwrap(),
+        sha256sum(data)[..12].to_ascii_uppercase()
+    );
 }
 
 #[test]
