@@ -230,10 +230,12 @@ fn record(out: &mut Synthesis, e: &ffi::Event) {
             sample,
             ipa: phoneme_name(&e.id),
         }),
-        ffi::EVENT_WORD => out.words.push(WordEvent {
+        // The library sometimes reports a word at a clause boundary with no
+        // position and no length: that is no word.
+        ffi::EVENT_WORD if e.text_position > 0 && e.length > 0 => out.words.push(WordEvent {
             at_ms,
             sample,
-            text_pos: usize::try_from(e.text_position.saturating_sub(1)).unwrap_or(0),
+            text_pos: usize::try_from(e.text_position - 1).unwrap_or(0),
             len: usize::try_from(e.length).unwrap_or(0),
         }),
         _ => {}

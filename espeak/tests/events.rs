@@ -80,7 +80,7 @@ fn phoneme_events_are_ordered_inside_the_audio_and_match_the_program() {
         .iter()
         .map(|w| SENTENCE.chars().skip(w.text_pos).take(w.len).collect())
         .collect();
-    assert_eq!(words[..3], ["Hello", "there", "The"]);
+    assert_eq!(words[..3], ["Hello", "there", "The"], "{:?}", s.words);
     assert!(words.iter().any(|w| w == "12"), "{words:?}");
     // Each starts a word of the text (espeak reports "doesn't" as "doesn").
     let chars: Vec<char> = SENTENCE.chars().collect();
