@@ -213,7 +213,9 @@ unsafe extern "C" fn on_synth(wav: *mut c_short, n: c_int, events: *mut ffi::Eve
         for e in &list {
             record(&mut g.out, e);
         }
-        if (g.stop)() {
+        // A panic must not unwind into C: a panicking `stop` stops.
+        let stop = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (g.stop)()));
+        if stop.unwrap_or(true) {
             g.stopped = true;
             return 1;
         }
@@ -272,8 +274,8 @@ impl Drop for Reset {
 
 /// Speaks `req`, blocking until done; `stop` is asked after each buffer
 /// (about every 60 ms of audio) and ends synthesis with
-/// [`EspeakError::Stopped`] when it answers true. Calls from several
-/// threads take turns.
+/// [`EspeakError::Stopped`] when it answers true (or panics). Calls from
+/// several threads take turns.
 pub fn synth(
     req: &Request<'_>,
     stop: impl Fn() -> bool + 'static,

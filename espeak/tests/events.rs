@@ -165,6 +165,8 @@ fn stop_ends_synthesis_and_the_next_call_still_works() {
     });
     assert_eq!(r, Err(EspeakError::Stopped));
     assert_eq!(calls.load(Ordering::SeqCst), 3);
+    let r = synth(&req(SENTENCE, false), || panic!("a stop that panics"));
+    assert_eq!(r, Err(EspeakError::Stopped));
     let s = speak("Still here.", false);
     assert_eq!(spoken(&s), program_phonemes("en-us", "Still here."));
 }
