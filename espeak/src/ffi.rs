@@ -68,6 +68,11 @@ pub struct Event {
     pub id: [u8; 8],
 }
 
+// The C struct is 40 bytes on 64-bit targets: six 4-byte fields, a
+// pointer, the 8-byte union.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Event>() == 40);
+
 /// `t_espeak_callback`.
 pub type SynthCallback = unsafe extern "C" fn(*mut c_short, c_int, *mut Event) -> c_int;
 
