@@ -269,3 +269,214 @@ async fn piper_and_kokoro_speak_through_the_worker() {
         .await
         .unwrap();
 }
+
+/// Tests of the eSpeak NG library path against the program path: the same
+/// sound, real phoneme timings, the mouth moving on them, and the speed of
+/// each.
+mod espeak_library {
+    use super::*;
+    use easel_audio::lipsync::drive::{poses, Viseme};
+    use easel_audio::speech::espeak;
+    use easel_audio::speech::Phoneme;
+    use easel_audio::Pcm;
+
+    const TEXT: &str = "Bob met my mom by the park. Papa, how are you? Fine, thanks.";
+
+    fn en(text: &str, base: &str) -> SpeechRequest {
+        req("espeak", base, "en", text, 1.0)
+    }
+
+    #[tokio::test]
+    async fn the_library_speaks_with_its_events_and_says_so() {
+        let speakers = Speakers::new(AudioConfig::default());
+        let s = speakers.speak(en(TEXT, ""), Cancel::new()).await.unwrap();
+        assert_eq!(s.applied["espeak"], "library");
+        assert_eq!(s.applied["phoneme_timing"], "events");
+        assert_eq!(s.pcm.rate, 22_050);
+        let d_ms = (s.pcm.duration() * 1000.0) as u32;
+        assert!(s.phonemes.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+        assert!(s.phonemes.iter().all(|p| p.at_ms <= d_ms));
+        // Whole IPA phonemes (diphthongs together), pauses as rests.
+        assert_eq!(
+            s.phonemes[..3]
+                .iter()
+                .map(|p| p.ipa.as_str())
+                .collect::<Vec<_>>(),
+            ["b", "ɑː", "b"]
+        );
+        assert!(s.phonemes.iter().any(|p| p.ipa == "aʊ"), "{:?}", s.phonemes);
+        assert!(s
+            .phonemes
+            .windows(2)
+            .any(|w| w[0].ipa == "_" && w[1].at_ms - w[0].at_ms > 150));
+        assert!(!s
+            .phonemes
+            .windows(2)
+            .any(|w| w[0].ipa == "_" && w[1].ipa == "_"));
+    }
+
+    fn rms_db(p: &Pcm) -> f32 {
+        easel_audio::analysis::dbfs(p.rms())
+    }
+
+    #[test]
+    fn library_and_program_sound_the_same() {
+        let mut r = en(TEXT, "en-us+f3");
+        r.emotion = "happy".into();
+        r.speed = 1.3;
+        let voice = espeak::voice_name(&r).unwrap();
+        let p = espeak::prosody(&r);
+        let lib = espeak::speak_with_library(&r, &voice, p, &Cancel::new())
+            .unwrap()
+            .unwrap();
+        let prog = espeak::speak_with_program(&r, &voice, p, &Cancel::new()).unwrap();
+        assert_eq!(lib.pcm.rate, prog.pcm.rate);
+        let (a, b) = (lib.pcm.duration(), prog.pcm.duration());
+        assert!((a - b).abs() / b < 0.03, "{a} s vs {b} s");
+        let (a, b) = (rms_db(&lib.pcm), rms_db(&prog.pcm));
+        assert!((a - b).abs() < 1.0, "{a} dB vs {b} dB");
+        // The same phonemes: the library's, joined, are the program's IPA.
+        let joined = |ph: &[Phoneme]| -> String {
+            ph.iter()
+                .filter(|p| p.ipa != "_")
+                .map(|p| p.ipa.as_str())
+                .collect()
+        };
+        assert_eq!(joined(&lib.phonemes), joined(&prog.phonemes));
+        let mut la = lib.applied.clone();
+        let mut pa = prog.applied.clone();
+        assert_eq!(
+            (la["espeak"].take(), pa["espeak"].take()),
+            ("library".into(), "program".into())
+        );
+        la["phoneme_timing"].take();
+        pa["phoneme_timing"].take();
+        assert_eq!(la, pa);
+        // Cancelled before it starts: nothing is spoken.
+        let c = Cancel::new();
+        c.cancel();
+        let e = espeak::speak_with_library(&r, &voice, p, &c)
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(e, AudioError::Cancelled), "{e}");
+        r.voice.base = "xx-nope".into();
+        let e = espeak::speak_with_library(&r, "xx-nope", p, &Cancel::new())
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(e, AudioError::BadInput(_)), "{e}");
+    }
+
+    /// The frames (first, last) of each phoneme of a viseme lasting at
+    /// least `min_ms`.
+    fn spans_of(ph: &[Phoneme], v: Viseme, min_ms: u32, fps: f64) -> Vec<(usize, usize)> {
+        let frame = |ms: u32| (f64::from(ms) / 1000.0 * fps) as usize;
+        ph.windows(2)
+            .filter(|w| Viseme::of_ipa(&w[0].ipa) == v && w[1].at_ms - w[0].at_ms >= min_ms)
+            .map(|w| (frame(w[0].at_ms), frame(w[1].at_ms).saturating_sub(1)))
+            .collect()
+    }
+
+    #[test]
+    fn the_mouth_moves_at_the_events_on_real_speech() {
+        let r = en(TEXT, "en-us");
+        let voice = espeak::voice_name(&r).unwrap();
+        let s = espeak::speak_with_library(&r, &voice, espeak::prosody(&r), &Cancel::new())
+            .unwrap()
+            .unwrap();
+        let fps = 100.0;
+        let frames = (s.pcm.duration() * fps) as usize;
+        let pose = poses(&s.pcm, &s.phonemes, fps, frames);
+        // Lips close on every b, m and p; open on the open vowels; rest in
+        // the pauses between sentences.
+        let closed = spans_of(&s.phonemes, Viseme::Closed, 40, fps);
+        let open = spans_of(&s.phonemes, Viseme::Open, 60, fps);
+        let rest = spans_of(&s.phonemes, Viseme::Rest, 150, fps);
+        assert!(
+            closed.len() >= 4 && open.len() >= 3 && rest.len() >= 2,
+            "{closed:?} {open:?} {rest:?}"
+        );
+        // The pose eases toward the phoneme's shape: look at its last frame,
+        // or its widest.
+        for (_, b) in &closed {
+            assert!(pose[*b].open < 0.15, "closed at frame {b}: {:?}", pose[*b]);
+        }
+        for (a, b) in &open {
+            let widest = pose[*a..=*b].iter().map(|p| p.open).fold(0.0, f32::max);
+            assert!(widest > 0.35, "open at frames {a}..={b}: {widest}");
+        }
+        for (_, b) in &rest {
+            assert!(pose[*b].open < 0.05, "rest at frame {b}: {:?}", pose[*b]);
+        }
+        // The same drive with the phonemes shifted 150 ms late misses the
+        // closures: the timings matter.
+        let late: Vec<Phoneme> = s
+            .phonemes
+            .iter()
+            .map(|p| Phoneme {
+                at_ms: p.at_ms + 150,
+                ipa: p.ipa.clone(),
+            })
+            .collect();
+        let shifted = poses(&s.pcm, &late, fps, frames);
+        let missed = closed
+            .iter()
+            .filter(|(_, b)| shifted[*b].open >= 0.15)
+            .count();
+        assert!(missed * 2 >= closed.len(), "{missed} of {}", closed.len());
+    }
+
+    #[test]
+    fn real_time_factor_of_library_and_program() {
+        let text = "one two three four five six seven eight nine ten eleven twelve \
+                    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty. "
+            .repeat(3);
+        let r = en(&text, "en-us");
+        let voice = espeak::voice_name(&r).unwrap();
+        let p = espeak::prosody(&r);
+        // Warm the library (loading and initialising happen once).
+        espeak::speak_with_library(&en("hi", "en-us"), &voice, p, &Cancel::new())
+            .unwrap()
+            .unwrap();
+        let (mut lib_cpu, mut lib_wall, mut prog_cpu, mut prog_wall, mut secs) =
+            (0.0, 0.0, 0.0, 0.0, 0.0);
+        for _ in 0..3 {
+            let (c, w) = (cpu_secs(), Instant::now());
+            let s = espeak::speak_with_library(&r, &voice, p, &Cancel::new())
+                .unwrap()
+                .unwrap();
+            lib_cpu += cpu_secs() - c;
+            lib_wall += w.elapsed().as_secs_f64();
+            secs += s.pcm.duration();
+            let (c, w) = (cpu_secs(), Instant::now());
+            espeak::speak_with_program(&r, &voice, p, &Cancel::new()).unwrap();
+            prog_cpu += cpu_secs() - c;
+            prog_wall += w.elapsed().as_secs_f64();
+        }
+        assert!(secs > 30.0, "{secs}");
+        println!(
+            "RTF espeak ({secs:.1} s of audio): library {:.0}x real time ({lib_cpu:.2} s CPU, \
+             {lib_wall:.2} s wall); program {:.0}x ({prog_cpu:.2} s CPU incl. children, \
+             {prog_wall:.2} s wall)",
+            secs / lib_wall.max(1e-3),
+            secs / prog_wall.max(1e-3),
+        );
+        // A chat-sized sentence: the program's start-up (twice: audio, then
+        // IPA) dominates.
+        let short = en("Hello there, how are you today?", "en-us");
+        let (mut lib_ms, mut prog_ms) = (0.0, 0.0);
+        for _ in 0..10 {
+            let w = Instant::now();
+            espeak::speak_with_library(&short, &voice, p, &Cancel::new())
+                .unwrap()
+                .unwrap();
+            lib_ms += w.elapsed().as_secs_f64() * 100.0;
+            let w = Instant::now();
+            espeak::speak_with_program(&short, &voice, p, &Cancel::new()).unwrap();
+            prog_ms += w.elapsed().as_secs_f64() * 100.0;
+        }
+        println!(
+            "espeak latency, one short sentence (mean of 10): library {lib_ms:.1} ms, \
+             program {prog_ms:.1} ms"
+        );
+    }
+}

@@ -1,14 +1,16 @@
-//! eSpeak NG, the default speech engine for every spec-3 language: the
-//! Debian `espeak-ng` program (`-w out.wav`, a child killed on cancel), its
-//! voice names per language, speed and emotion as prosody, and phoneme
-//! timings estimated from its IPA transcription (`-q --ipa`) spread over
-//! the voiced frames of the audio it made.
+//! eSpeak NG, the default speech engine for every spec-3 language: its
+//! library (`easel-espeak`, loaded at run time) with the phoneme timings it
+//! reports, else the Debian `espeak-ng` program (`-w out.wav`, a child
+//! killed on cancel) with phoneme timings estimated from its IPA
+//! transcription (`-q --ipa`) spread over the voiced frames of the audio it
+//! made; its voice names per language; speed and emotion as prosody.
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use ::espeak as lib;
 use engines::Cancel;
 use serde_json::json;
 
@@ -108,7 +110,7 @@ pub fn emotion_applies(emotion: &str) -> bool {
 
 /// The eSpeak voice name of a request: its base (`en-us+f3`), else the
 /// language's voice.
-fn voice_name(req: &SpeechRequest) -> Result<String, AudioError> {
+pub fn voice_name(req: &SpeechRequest) -> Result<String, AudioError> {
     let base = req.voice.base.trim();
     if !base.is_empty() {
         let ok = base
@@ -186,22 +188,125 @@ fn run(args: &[String], dir: &Path, cancel: &Cancel) -> Result<Vec<u8>, AudioErr
     Ok(stdout)
 }
 
-/// Speaks a request with eSpeak NG (blocking: call from a blocking thread).
+/// Speaks a request with eSpeak NG (blocking: call from a blocking thread):
+/// through its library when it loads, else through the program.
 pub fn speak_blocking(req: &SpeechRequest, cancel: &Cancel) -> Result<Speech, AudioError> {
     let voice = voice_name(req)?;
     let p = prosody(req);
-    let dir = tempfile::Builder::new().prefix("easel-espeak-").tempdir()?;
-    // SSML carries the pitch range (the program has no option for it).
-    let ssml = format!(
+    match speak_with_library(req, &voice, p, cancel) {
+        Some(r) => r,
+        // The library logged why, once, when it failed to load.
+        None => speak_with_program(req, &voice, p, cancel),
+    }
+}
+
+/// The SSML document both paths speak: the text, escaped, in a prosody
+/// element carrying the pitch range (the program has no option for it;
+/// the library gets the same document so both sound the same).
+fn ssml_of(req: &SpeechRequest, p: Prosody) -> String {
+    format!(
         "<speak><prosody range=\"{}%\">{}</prosody></speak>",
         p.range * 2,
         xml_escape(&req.text)
+    )
+}
+
+fn applied(req: &SpeechRequest, voice: &str, p: Prosody, library: bool) -> serde_json::Value {
+    json!({
+        "voice": voice,
+        "speed": "rate",
+        "emotion": if emotion_applies(&req.emotion) { "prosody" } else { "none" },
+        "rate_wpm": p.rate,
+        "pitch": p.pitch,
+        "range": p.range,
+        "amplitude": p.amplitude,
+        "espeak": if library { "library" } else { "program" },
+        "phoneme_timing": if library { "events" } else { "estimated" },
+    })
+}
+
+/// Speaks through eSpeak NG's library: the same SSML, voice and prosody as
+/// the program gets, and the phonemes it reports (pauses as `_`); `None`
+/// when the library cannot be loaded here.
+pub fn speak_with_library(
+    req: &SpeechRequest,
+    voice: &str,
+    p: Prosody,
+    cancel: &Cancel,
+) -> Option<Result<Speech, AudioError>> {
+    let ssml = ssml_of(req, p);
+    let c = cancel.clone();
+    let r = lib::synth(
+        &lib::Request {
+            text: &ssml,
+            voice,
+            rate: p.rate,
+            pitch: p.pitch,
+            // The prosody element scales the default range, as for the program.
+            range: 50,
+            volume: p.amplitude,
+            ssml: true,
+        },
+        move || c.is_cancelled(),
     );
+    let s = match r {
+        Ok(s) => s,
+        Err(lib::EspeakError::Unavailable(_)) => return None,
+        Err(e) => {
+            return Some(Err(match e {
+                lib::EspeakError::Stopped => AudioError::Cancelled,
+                lib::EspeakError::UnknownVoice(v) => {
+                    AudioError::BadInput(format!("eSpeak NG has no voice `{v}`"))
+                }
+                lib::EspeakError::BadInput(m) => AudioError::BadInput(m),
+                other => AudioError::Failed(other.to_string()),
+            }))
+        }
+    };
+    if s.samples.is_empty() {
+        return Some(Err(AudioError::BadInput(
+            "eSpeak made no sound for this text".into(),
+        )));
+    }
+    let mut phonemes: Vec<Phoneme> = Vec::with_capacity(s.phonemes.len());
+    for e in &s.phonemes {
+        let ipa = if e.ipa.is_empty() {
+            "_"
+        } else {
+            e.ipa.as_str()
+        };
+        // One rest per pause, however many pause events make it.
+        if ipa == "_" && phonemes.last().is_some_and(|l| l.ipa == "_") {
+            continue;
+        }
+        phonemes.push(Phoneme {
+            at_ms: e.at_ms,
+            ipa: ipa.to_string(),
+        });
+    }
+    Some(Ok(Speech {
+        pcm: Pcm::mono(s.sample_rate, s.samples_f32()),
+        phonemes,
+        engine: "espeak".into(),
+        neural: false,
+        applied: applied(req, voice, p, true),
+    }))
+}
+
+/// Speaks through the `espeak-ng` program, with estimated phoneme timings.
+pub fn speak_with_program(
+    req: &SpeechRequest,
+    voice: &str,
+    p: Prosody,
+    cancel: &Cancel,
+) -> Result<Speech, AudioError> {
+    let dir = tempfile::Builder::new().prefix("easel-espeak-").tempdir()?;
+    let ssml = ssml_of(req, p);
     std::fs::write(dir.path().join("text.txt"), ssml.as_bytes())?;
     let s = |v: &str| v.to_string();
     let mut args = vec![
         s("-v"),
-        voice.clone(),
+        voice.to_string(),
         s("-s"),
         p.rate.to_string(),
         s("-p"),
@@ -229,16 +334,7 @@ pub fn speak_blocking(req: &SpeechRequest, cancel: &Cancel) -> Result<Speech, Au
         phonemes,
         engine: "espeak".into(),
         neural: false,
-        applied: json!({
-            "voice": voice,
-            "speed": "rate",
-            "emotion": if emotion_applies(&req.emotion) { "prosody" } else { "none" },
-            "rate_wpm": p.rate,
-            "pitch": p.pitch,
-            "range": p.range,
-            "amplitude": p.amplitude,
-            "phoneme_timing": "estimated",
-        }),
+        applied: applied(req, voice, p, false),
     })
 }
 
