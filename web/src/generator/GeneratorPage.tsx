@@ -11,8 +11,9 @@ import type { Catalogue } from './catalogue';
 import { defaultConfig } from './config';
 import type { TabConfig } from './config';
 import { refreshBalance } from './GenerateBar';
-import { defaultNIter } from './roles';
-import { workspaceRoute } from './tabs';
+import { takesLoras, workspaceRoute } from './tabs';
+import type { TabId } from './tabs';
+import { canOpenTab, defaultNIter } from './roles';
 import type { UnavailableGroup } from './tabs';
 import type { MessageKey } from '../i18n/messages';
 import { Workspace } from './Workspace';
@@ -105,7 +106,10 @@ function useQuery(studio: boolean) {
       if (id) appStore.set(trackTaskAtom, id);
       return;
     }
-    const tab = appStore.get(activeTabAtom);
+    // A model is used on a tab that takes LoRAs: text to image unless such a tab is open (and may be).
+    const open = appStore.get(activeTabAtom);
+    const tab: TabId = takesLoras(open) || !canOpenTab(role, 'textToImage') ? open : 'textToImage';
+    if (tab !== open) appStore.set(activeTabAtom, tab);
     const key = configKey(studio, tab);
     const ctx = { catalogue: state.catalogue, studio, role, storedNIter: appStore.get(nIterChoiceAtom) };
     // A checkpoint is selected; a shared LoRA is added on a checkpoint of its family.

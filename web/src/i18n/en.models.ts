@@ -173,6 +173,7 @@ export const en_models = {
   'models.train.cost': 'costs {cost}',
   'models.train.time': 'about {min} min on a GPU trainer',
   'models.train.problem': 'Check this parameter: {field}',
+  'models.train.tooManySteps': 'Steps (at most 20000: lower the epochs or repeats)',
   'models.train.start': 'Start training',
   'models.train.list': 'Trainings',
   'models.train.none': 'No trainings in progress.',

@@ -171,6 +171,7 @@ export const zh_models: Record<keyof typeof en_models, string> & Partial<Message
   'models.train.cost': '花费 {cost}',
   'models.train.time': '在 GPU 训练器上约 {min} 分钟',
   'models.train.problem': '请检查此参数：{field}',
+  'models.train.tooManySteps': '步数（最多 20000：请减少轮数或重复次数）',
   'models.train.start': '开始训练',
   'models.train.list': '训练任务',
   'models.train.none': '没有进行中的训练。',

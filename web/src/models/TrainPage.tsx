@@ -6,6 +6,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link } from '../app/Link';
 import { api } from '../app/services';
+import type { MessageKey } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { locationAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
@@ -16,6 +17,21 @@ import type { Dataset, DatasetTemplate, Estimate, TrainForm, TrainState } from '
 import { credits, ErrorLine, useFamilies, useModelsHref } from './ui';
 
 const POLL_MS = 2_000;
+
+/** The label of the field `trainProblem` names. */
+const FIELD_LABELS: Readonly<Record<string, MessageKey>> = {
+  dataset: 'models.train.dataset',
+  name: 'models.form.name',
+  epochs: 'models.train.epochs',
+  repeats: 'models.train.repeats',
+  resolution: 'models.train.resolution',
+  network_dim: 'models.train.dim',
+  network_alpha: 'models.train.alpha',
+  learning_rate: 'models.train.lr',
+  batch_size: 'models.train.batch',
+  trigger_word: 'models.train.trigger',
+  steps: 'models.train.tooManySteps',
+};
 
 function NumberField({ label, value, step, min, max, onChange }: { label: string; value: number; step: number; min: number; max: number; onChange: (v: number) => void }) {
   const id = useId();
@@ -251,7 +267,7 @@ export function TrainPage() {
           {estimate && ` · ${t('models.train.cost', { cost: credits(t, estimate.credits) })}`}
           {estimate?.seconds ? ` · ${t('models.train.time', { min: Math.max(1, Math.round(estimate.seconds / 60)) })}` : ''}
         </p>
-        {problem && form.dataset_id !== '' && <p className="muted">{t('models.train.problem', { field: problem })}</p>}
+        {problem && form.dataset_id !== '' && <p className="muted" data-testid="train-problem">{t('models.train.problem', { field: FIELD_LABELS[problem] ? t(FIELD_LABELS[problem]) : problem })}</p>}
         <ErrorLine error={error} />
         <button type="submit" className="button button--primary" disabled={busy || problem !== null || images === 0} data-testid="train-start">
           {t('models.train.start')}
