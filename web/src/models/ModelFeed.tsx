@@ -11,7 +11,7 @@ import type { Card } from '../square/types';
 import { MODEL_TYPES, modelFeed } from './api';
 import { feedBody, filtersQuery, parseFiltersQuery, ORDERS, TIMES, toggle } from './filters';
 import type { ModelFilters } from './filters';
-import { ErrorLine, useFamilies, useModelsHref } from './ui';
+import { ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
 
 function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (f: ModelFilters) => void }) {
   const t = useT();
@@ -59,7 +59,12 @@ function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (
 }
 
 export function ModelCard({ card }: { card: Card }) {
+  const t = useT();
   const href = useModelsHref();
+  const families = useFamilies();
+  // A model card carries its type in content_sub_type and its family in sub_channel.
+  const kind = card.content_sub_type;
+  const typeLabel = kind === 'checkpoint' || kind === 'lora' || kind === 'embedding' ? t(`models.type.${kind}`) : null;
   return (
     <li className="models-card" data-testid="model-card" data-id={card.id}>
       <Link to={href({ view: 'detail', id: card.id })} className="models-card__link">
@@ -67,8 +72,7 @@ export function ModelCard({ card }: { card: Card }) {
         <span className="models-card__title">{card.title}</span>
       </Link>
       <span className="muted models-card__meta">
-        {card.author?.name}
-        {card.tags.length > 0 && ` · ${card.tags.slice(0, 3).join(' · ')}`}
+        {[card.author?.name, typeLabel, card.sub_channel ? familyName(families, card.sub_channel) : null].filter(Boolean).join(' · ')}
       </span>
     </li>
   );

@@ -237,7 +237,7 @@ export function pickerEntries(data: unknown): PickerEntry[] {
 }
 
 export async function configSelect(api: Post): Promise<PickerEntry[]> {
-  return pickerEntries(await api.post<unknown>(MODEL_PATHS.configSelect, { model_types: ['checkpoint', 'lora'] }));
+  return pickerEntries(await api.post<unknown>(MODEL_PATHS.configSelect, { page_size: 100 }));
 }
 
 /** The caller's earnings as a creator (`model/leaderboard/creator-earnings`). */
@@ -268,7 +268,12 @@ export function readEarnings(data: unknown): Earnings {
     credits: num(m.credits ?? m.earnings),
     uses: num(m.uses),
   }));
-  const recent = listOf<EarningEntry>(d.recent ?? d.items).map((e) => ({ ...e, credits: num(e.credits) }));
+  // Entries name the version as `ver_no` (backend/src/models/uses.rs); the model's name comes from by_model.
+  const recent = listOf<EarningEntry & { ver_no?: string }>(d.recent ?? d.items).map(({ ver_no, ...e }) => {
+    const verNo = e.model_ver_no ?? ver_no;
+    const name = e.model_name ?? byModel.find((m) => m.model_id === e.model_id)?.name;
+    return { ...e, credits: num(e.credits), ...(verNo !== undefined ? { model_ver_no: verNo } : {}), ...(name !== undefined ? { model_name: name } : {}) };
+  });
   return { total: num(d.total ?? d.total_credits), byModel, recent };
 }
 

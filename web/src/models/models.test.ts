@@ -233,9 +233,13 @@ describe('earnings, training and rankings readers', () => {
     expect(readEarnings({ total: 7, by_model: [{ model_id: 'm', name: 'Red', credits: 7, uses: 7 }], recent: [{ model_id: 'm', credits: 1, task_id: 't' }] })).toEqual({
       total: 7,
       byModel: [{ model_id: 'm', name: 'Red', credits: 7, uses: 7 }],
-      recent: [{ model_id: 'm', credits: 1, task_id: 't' }],
+      recent: [{ model_id: 'm', model_name: 'Red', credits: 1, task_id: 't' }],
     });
     expect(readEarnings(null)).toEqual({ total: 0, byModel: [], recent: [] });
+    // backend/src/models/uses.rs: by_model with `earnings`, items with `ver_no`.
+    const live = readEarnings({ total: 3, today: 3, by_model: [{ model_id: 'm', name: 'Red', earnings: 3, uses: 1 }], items: [{ at: 5, task_id: 't', model_id: 'm', ver_no: 'v', credits: 3, payer: 'u' }] });
+    expect(live.byModel).toEqual([{ model_id: 'm', name: 'Red', credits: 3, uses: 1 }]);
+    expect(live.recent).toEqual([{ at: 5, task_id: 't', model_id: 'm', model_ver_no: 'v', model_name: 'Red', credits: 3, payer: 'u' }]);
   });
 
   it('counts steps and checks parameters as the server does', () => {
