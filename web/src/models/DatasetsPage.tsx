@@ -182,14 +182,14 @@ export function DatasetDetail({ id }: { id: string }) {
     const room = MAX_DATASET_IMAGES - ds.images.length;
     const take = files.slice(0, Math.max(0, room));
     setError(null);
-    const ids: string[] = [];
+    const urls: string[] = [];
     try {
       for (const [i, file] of take.entries()) {
         setUpload({ done: i, of: take.length, fraction: 0 });
         const up = await uploadFileWithId({ api, file, fileName: file.name, category: 1, onProgress: (fraction) => setUpload({ done: i, of: take.length, fraction }) });
-        ids.push(up.file_id);
+        urls.push(up.url);
       }
-      setDs(await datasets.addImages(api, ds.dataset_id, ids));
+      setDs(await datasets.addImages(api, ds.dataset_id, urls));
     } catch (e) {
       setError(e);
     } finally {

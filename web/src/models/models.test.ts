@@ -278,6 +278,9 @@ describe('earnings, training and rankings readers', () => {
       { rank: 2, model_id: 'm2', name: 'Blue', cover: null, author: 'Bo', score: null, model_type: null, base_model: null },
     ]);
     expect(readEntries([{ x: 1 }])).toEqual([]);
+    // rank-index (backend/src/routes/model_leaderboard.rs): {time_type, boards: [BoardPage {rank_type, title, items: [RankedModel]}]}.
+    const index = readBoards({ time_type: 'week', boards: [{ rank_type: 'most_used', title: 'Most used', items: [{ rank: 1, value: 4, score: 4, model: { model_id: 'm9', name: 'Nine', base_model: 'sd', base_model_name: 'SD 1.5', model_type: 'lora', owner: { name: 'Cy' }, cover: null } }] }] });
+    expect(index.map((b) => [b.rank_type, b.title, b.entries[0]?.name, b.entries[0]?.base_model, b.entries[0]?.score])).toEqual([['most_used', 'Most used', 'Nine', 'SD 1.5', 4]]);
   });
 });
 

@@ -203,8 +203,9 @@ export const datasets = {
   remove: (api: Post, id: string) => api.post<unknown>(MODEL_PATHS.datasetDelete, { dataset_id: id }),
   edit: (api: Post, body: { dataset_id: string; name?: string; kind?: DatasetKind; tags?: string[] }) => api.post<Dataset>(MODEL_PATHS.datasetEdit, body),
   templates: async (api: Post): Promise<DatasetTemplate[]> => listOf<DatasetTemplate>(await api.post<unknown>(MODEL_PATHS.datasetTemplates, {})),
-  addImages: (api: Post, id: string, fileIds: string[]) => api.post<Dataset>(MODEL_PATHS.datasetImageAdd, { dataset_id: id, file_ids: fileIds }),
-  removeImage: (api: Post, id: string, imageId: string) => api.post<unknown>(MODEL_PATHS.datasetImageDelete, { dataset_id: id, image_id: imageId }),
+  /** Uploaded pictures by URL; the server checks them and drafts their captions. */
+  addImages: (api: Post, id: string, urls: string[]) => api.post<Dataset>(MODEL_PATHS.datasetImageAdd, { dataset_id: id, urls }),
+  removeImage: (api: Post, id: string, imageId: string) => api.post<unknown>(MODEL_PATHS.datasetImageDelete, { dataset_id: id, image_ids: [imageId] }),
   caption: (api: Post, id: string, imageId: string, caption: string) => api.post<unknown>(MODEL_PATHS.datasetCaption, { dataset_id: id, image_id: imageId, caption }),
   autoCaption: (api: Post, id: string, imageIds: string[] | null) => api.post<unknown>(MODEL_PATHS.datasetAutoCaption, imageIds ? { dataset_id: id, image_ids: imageIds } : { dataset_id: id }),
 };
