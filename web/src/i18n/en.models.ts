@@ -75,6 +75,8 @@ export const en_models = {
   'models.examples': 'Example pictures',
   'models.use': 'Use in generator',
   'models.download': 'Download ({size})',
+  'models.like': 'Like ({n})',
+  'models.collect': 'Save ({n})',
   'models.publish': 'Publish',
   'models.published': 'The model is published.',
   'models.delist': 'Delist',

@@ -73,6 +73,8 @@ export const zh_models: Record<keyof typeof en_models, string> & Partial<Message
   'models.examples': '示例图片',
   'models.use': '在生成器中使用',
   'models.download': '下载（{size}）',
+  'models.like': '点赞（{n}）',
+  'models.collect': '收藏（{n}）',
   'models.publish': '发布',
   'models.published': '模型已发布。',
   'models.delist': '下架',

@@ -4,6 +4,7 @@
 // generator", download when the creator allows it, the creator, the fee and
 // the figures; the owner publishes, delists and adds versions.
 import { useEffect, useState } from 'react';
+import { loggedInAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
@@ -11,8 +12,8 @@ import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom, locationAtom } from '../router/router';
 import { appStore, useAtomValue } from '../state/jotai';
-import { delistModel, modelDetail, publishModel, PublishStatus, VersionStatus } from './api';
-import type { ModelView, VersionView } from './api';
+import { delistModel, modelDetail, publishModel, PublishStatus, react, VersionStatus } from './api';
+import type { ModelView, Reaction, VersionView } from './api';
 import { formatBytes, groupHash, publishKey, triggerText, versionKey } from './format';
 import { generatorPathFor } from './picker';
 import { CopyButton, credits, ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
@@ -111,6 +112,32 @@ function Version({ model, v }: { model: ModelView; v: VersionView }) {
   );
 }
 
+/** Like and collect buttons with the live counts (`model/like`, `model/collect`). */
+function Reactions({ model }: { model: ModelView }) {
+  const t = useT();
+  const loggedIn = useAtomValue(loggedInAtom);
+  const [state, setState] = useState<Reaction>({ model_id: model.model_id, liked: false, collected: false, likes: model.stats.likes, collects: model.stats.collects });
+  const [error, setError] = useState<unknown>(null);
+  function toggle(kind: 'like' | 'collect') {
+    const on = kind === 'like' ? state.liked : state.collected;
+    react(api, kind, model.model_id, on).then((r) => {
+      setState(r);
+      setError(null);
+    }, setError);
+  }
+  return (
+    <div className="models-actions">
+      <button type="button" className="button" aria-pressed={state.liked} disabled={!loggedIn} onClick={() => toggle('like')} data-testid="model-like">
+        ♥ {t('models.like', { n: state.likes })}
+      </button>
+      <button type="button" className="button" aria-pressed={state.collected} disabled={!loggedIn} onClick={() => toggle('collect')} data-testid="model-collect">
+        ★ {t('models.collect', { n: state.collects })}
+      </button>
+      <ErrorLine error={error} />
+    </div>
+  );
+}
+
 export function ModelDetail({ id }: { id: string }) {
   const t = useT();
   const href = useModelsHref();
@@ -188,6 +215,7 @@ export function ModelDetail({ id }: { id: string }) {
           </Link>
         </div>
       )}
+      <Reactions model={model} />
       <ErrorLine error={error} />
       {model.description && <p className="models-desc">{model.description}</p>}
       <div role="tablist" className="models-tabs" aria-label={t('models.versions')}>

@@ -119,6 +119,8 @@ export const MODEL_PATHS = {
   configSelect: '/api/v1/model/config-select',
   feed: '/api/v1/square/v3/model/list',
   earnings: '/api/v1/model/leaderboard/creator-earnings',
+  like: '/api/v1/model/like',
+  collect: '/api/v1/model/collect',
   rankIndex: '/api/v1/model/rank-index',
   rankDetail: '/api/v1/model/rank-detail',
   datasetList: '/api/v1/dataset/list',
@@ -279,4 +281,18 @@ export function readEarnings(data: unknown): Earnings {
 
 export async function creatorEarnings(api: Post): Promise<Earnings> {
   return readEarnings(await api.post<unknown>(MODEL_PATHS.earnings, {}));
+}
+
+/** What `model/like` and `model/collect` answer. */
+export interface Reaction {
+  model_id: string;
+  liked: boolean;
+  collected: boolean;
+  likes: number;
+  collects: number;
+}
+
+/** Likes or collects a model (`cancel` takes it back). */
+export function react(api: Post, kind: 'like' | 'collect', modelId: string, cancel: boolean): Promise<Reaction> {
+  return api.post<Reaction>(kind === 'like' ? MODEL_PATHS.like : MODEL_PATHS.collect, { model_id: modelId, cancel });
 }
