@@ -77,6 +77,7 @@ export const en_models = {
   'models.download': 'Download ({size})',
   'models.like': 'Like ({n})',
   'models.collect': 'Save ({n})',
+  'models.edit': 'Edit',
   'models.publish': 'Publish',
   'models.published': 'The model is published.',
   'models.delist': 'Delist',

@@ -75,6 +75,7 @@ export const zh_models: Record<keyof typeof en_models, string> & Partial<Message
   'models.download': '下载（{size}）',
   'models.like': '点赞（{n}）',
   'models.collect': '收藏（{n}）',
+  'models.edit': '编辑',
   'models.publish': '发布',
   'models.published': '模型已发布。',
   'models.delist': '下架',

@@ -15,6 +15,7 @@ import { appStore, useAtomValue } from '../state/jotai';
 import { delistModel, modelDetail, publishModel, PublishStatus, react, VersionStatus } from './api';
 import type { ModelView, Reaction, VersionView } from './api';
 import { formatBytes, groupHash, publishKey, triggerText, versionKey } from './format';
+import { ModelEdit } from './ModelEdit';
 import { generatorPathFor } from './picker';
 import { CopyButton, credits, ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
 
@@ -146,6 +147,7 @@ export function ModelDetail({ id }: { id: string }) {
   const [model, setModel] = useState<ModelView | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const wanted = new URLSearchParams(location.search).get('ver');
   const [tab, setTab] = useState<string | null>(wanted);
 
@@ -213,7 +215,21 @@ export function ModelDetail({ id }: { id: string }) {
           <Link to={href({ view: 'new' }, `?model_id=${encodeURIComponent(model.model_id)}`)} className="button">
             {t('models.addVersion')}
           </Link>
+          <button type="button" className="button" onClick={() => setEditing((e) => !e)} aria-expanded={editing} data-testid="model-edit-open">
+            {t('models.edit')}
+          </button>
         </div>
+      )}
+      {model.is_mine && editing && (
+        <ModelEdit
+          model={model}
+          version={version}
+          onClose={() => setEditing(false)}
+          onSaved={(m) => {
+            setModel(m);
+            setEditing(false);
+          }}
+        />
       )}
       <Reactions model={model} />
       <ErrorLine error={error} />
