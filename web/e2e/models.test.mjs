@@ -180,7 +180,7 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     assert.ok(uploading.some((s) => s.includes('Uploading…') || s.includes('Checking the file')), JSON.stringify(uploading));
     // What the server read from the file.
     assert.equal(await page.getByTestId('wizard-detected-type').textContent(), 'LoRA');
-    assert.equal(await page.getByTestId('wizard-detected-family').textContent(), 'sd');
+    assert.equal(await page.getByTestId('wizard-detected-family').getAttribute('data-family'), 'sd');
     assert.equal((await page.getByTestId('wizard-sha256').textContent()).replaceAll(' ', ''), sha256);
     assert.equal(await page.getByTestId('wizard-autov2').textContent(), sha256.slice(0, 10).toUpperCase());
     const form = page.getByTestId('wizard-form');

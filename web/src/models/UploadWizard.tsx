@@ -18,10 +18,11 @@ import { generatorPathFor } from './picker';
 import { percent, uploadModelFile } from './upload';
 import { commitBody, createBody, edit, failed, fileProblem, finished, formProblem, initialWizard, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, progressed, saving, startUpload, uploaded } from './wizard';
 import type { WizardForm, WizardState } from './wizard';
-import { ErrorLine, useFamilies, useModelsHref } from './ui';
+import { ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
 
 function Detected({ file }: { file: ConfirmedModelFile }) {
   const t = useT();
+  const families = useFamilies();
   return (
     <section className="panel" data-testid="wizard-detected" aria-label={t('models.wizard.detected')}>
       <h2>{t('models.wizard.detected')}</h2>
@@ -29,7 +30,9 @@ function Detected({ file }: { file: ConfirmedModelFile }) {
         <dt>{t('models.type')}</dt>
         <dd data-testid="wizard-detected-type">{file.detected_type ? t(`models.type.${file.detected_type}`) : t('models.unknown')}</dd>
         <dt>{t('models.base')}</dt>
-        <dd data-testid="wizard-detected-family">{file.detected_family ?? t('models.unknown')}</dd>
+        <dd data-testid="wizard-detected-family" data-family={file.detected_family ?? ''}>
+          {file.detected_family ? familyName(families, file.detected_family) : t('models.unknown')}
+        </dd>
         {file.rank ? (
           <>
             <dt>{t('models.rankLabel')}</dt>
