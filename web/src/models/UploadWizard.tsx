@@ -3,7 +3,7 @@
 // trigger words, hashes), fill in the details (prefilled from the file), add
 // example pictures, then save a draft or publish. `?model_id=` adds a new
 // version to an own model.
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from '../app/Link';
 import { api } from '../app/services';
 import { uploadFileWithId } from '../generator/upload';
@@ -11,12 +11,12 @@ import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom, locationAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
-import { commitModel, createModel, MODEL_TYPES, publishModel } from './api';
+import { commitModel, createModel, MODEL_TYPES, modelDetail, publishModel } from './api';
 import type { ConfirmedModelFile, ModelType } from './api';
 import { formatBytes, groupHash } from './format';
 import { generatorPathFor } from './picker';
 import { percent, uploadModelFile } from './upload';
-import { commitBody, createBody, edit, failed, fileProblem, finished, formProblem, initialWizard, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, progressed, saving, startUpload, uploaded } from './wizard';
+import { commitBody, createBody, edit, failed, fileProblem, finished, formProblem, forVersionOf, initialWizard, versionCommitBody, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, progressed, saving, startUpload, uploaded } from './wizard';
 import type { WizardForm, WizardState } from './wizard';
 import { ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
 
@@ -114,10 +114,12 @@ function DetailsForm({ s, set, addingVersion, images, onImages, onSave }: { s: W
         <label htmlFor={ids.words}>{t('models.triggerWords')}</label>
         <input id={ids.words} value={f.trained_words} placeholder={t('models.form.commaList')} onChange={(e) => set({ trained_words: e.target.value })} />
       </div>
+      {!addingVersion && (
       <div className="field">
         <label htmlFor={ids.tags}>{t('models.form.tags')}</label>
         <input id={ids.tags} value={f.tags} placeholder={t('models.form.commaList')} onChange={(e) => set({ tags: e.target.value })} />
       </div>
+      )}
       <div className="field">
         <label htmlFor={ids.images}>{t('models.form.images')}</label>
         <input id={ids.images} type="file" accept="image/png,image/jpeg,image/webp" multiple onChange={(e) => e.target.files && onImages(e.target.files)} />
@@ -131,21 +133,27 @@ function DetailsForm({ s, set, addingVersion, images, onImages, onSave }: { s: W
           </ul>
         )}
       </div>
-      <label className="models-check">
-        <input type="checkbox" checked={f.is_agency_fee} onChange={(e) => set({ is_agency_fee: e.target.checked })} data-testid="wizard-fee-on" /> {t('models.form.feeOn')}
-      </label>
-      {f.is_agency_fee && (
+      {!addingVersion && (
+        <label className="models-check">
+          <input type="checkbox" checked={f.is_agency_fee} onChange={(e) => set({ is_agency_fee: e.target.checked })} data-testid="wizard-fee-on" /> {t('models.form.feeOn')}
+        </label>
+      )}
+      {!addingVersion && f.is_agency_fee && (
         <div className="field">
           <label htmlFor={ids.fee}>{t('models.form.fee')}</label>
           <input id={ids.fee} type="number" min={1} step={1} value={f.agency_fee} onChange={(e) => set({ agency_fee: Math.trunc(Number(e.target.value)) })} />
         </div>
       )}
-      <label className="models-check">
-        <input type="checkbox" checked={f.allow_download} onChange={(e) => set({ allow_download: e.target.checked })} /> {t('models.form.allowDownload')}
-      </label>
-      <label className="models-check">
-        <input type="checkbox" checked={f.nsfw} onChange={(e) => set({ nsfw: e.target.checked })} /> {t('models.form.nsfw')}
-      </label>
+      {!addingVersion && (
+        <>
+          <label className="models-check">
+            <input type="checkbox" checked={f.allow_download} onChange={(e) => set({ allow_download: e.target.checked })} /> {t('models.form.allowDownload')}
+          </label>
+          <label className="models-check">
+            <input type="checkbox" checked={f.nsfw} onChange={(e) => set({ nsfw: e.target.checked })} /> {t('models.form.nsfw')}
+          </label>
+        </>
+      )}
       <div className="models-actions">
         <button type="button" className="button" disabled={busy} onClick={() => onSave(false)} data-testid="wizard-save">
           {t('models.form.saveDraft')}
@@ -170,6 +178,18 @@ export function UploadWizard() {
   const fileId = useId();
   const abort = useRef<AbortController | null>(null);
   const [err, setErr] = useState<unknown>(null);
+  // A new version starts from the model's name, type and family.
+  useEffect(() => {
+    if (addTo === null) return;
+    let live = true;
+    modelDetail(api, addTo).then(
+      (m) => live && setS((now) => forVersionOf(now, m)),
+      (e: unknown) => live && setErr(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [addTo]);
 
   async function choose(file: File) {
     const problem = fileProblem(file.name, file.size, null);
@@ -214,7 +234,7 @@ export function UploadWizard() {
       const body = createBody(s.form, file);
       const created = await createModel(api, addTo ? { ...body, model_id: addTo } : body);
       setS((now) => saving(now, 'commit'));
-      await commitModel(api, commitBody(s.form, created.model_id, created.model_ver_no, images));
+      await commitModel(api, addTo ? versionCommitBody(s.form, created.model_id, created.model_ver_no, images) : commitBody(s.form, created.model_id, created.model_ver_no, images));
       if (publish) {
         setS((now) => saving(now, 'publish'));
         await publishModel(api, created.model_id, [created.model_ver_no]);

@@ -19,7 +19,7 @@ import { modelsPath, parseModelsPath } from './route';
 import { EMPTY_TRAIN, readEstimate, readLog, readTrainStates, totalSteps, trainBody, trainProblem, triggerFromName, isFinished } from './training';
 import { partRange, percent, uploadModelFile } from './upload';
 import type { UploadProgress } from './upload';
-import { commitBody, createBody, edit, failed, fileProblem, formProblem, initialWizard, nameFromFile, progressed, saving, startUpload, uploaded } from './wizard';
+import { commitBody, createBody, edit, failed, fileProblem, formProblem, forVersionOf, initialWizard, nameFromFile, progressed, saving, startUpload, uploaded, versionCommitBody } from './wizard';
 
 const SHA = 'a'.repeat(10) + 'b'.repeat(54);
 const confirmed: ConfirmedModelFile = { file_id: 'f1', size: 4096, sha256: SHA, autov2: 'AAAAAAAAAA', detected_type: 'lora', detected_family: 'sd', rank: 4, alpha: 4, tensor_count: 6, trained_words: ['ezl_style', 'red sky'] };
@@ -151,6 +151,13 @@ describe('wizard', () => {
     expect(createBody(s.form, confirmed)).toEqual({ file_id: 'f1', name: 'Red', model_type: 'lora', base_model: 'sd', sha256: SHA, description: '', version_name: 'v1.0' });
     expect(commitBody(s.form, 'm1', 'v1', ['/i.png'])).toMatchObject({ model_id: 'm1', model_ver_no: 'v1', tags: ['sky', 'red'], trained_words: ['ezl_style', 'red sky'], is_agency_fee: true, agency_fee: 3, allow_download: true, images: ['/i.png'] });
     expect(commitBody({ ...s.form, is_agency_fee: false }, 'm1', 'v1').agency_fee).toBe(0);
+  });
+
+  it('a new version keeps the model’s name and sends only the version’s details', () => {
+    const s = uploaded(forVersionOf(initialWizard(), { name: 'Red Harbour', model_type: 'lora', base_model: 'sd' }), 'other_name.safetensors', confirmed);
+    expect(s.form.name).toBe('Red Harbour');
+    expect(formProblem(s.form, ['sd'])).toBeNull();
+    expect(versionCommitBody(edit(s, { version_name: 'v2' }).form, 'm1', 'v2n')).toEqual({ model_id: 'm1', model_ver_no: 'v2n', version_name: 'v2', trained_words: ['ezl_style', 'red sky'], images: [] });
   });
 });
 

@@ -163,3 +163,19 @@ export function commitBody(f: WizardForm, modelId: string, modelVerNo: string, i
     nsfw: f.nsfw,
   };
 }
+
+/** `resource/commitModel`'s body for a new version of an existing model: only the version's details (the model's own stay as they are). */
+export function versionCommitBody(f: WizardForm, modelId: string, modelVerNo: string, images: string[] = []) {
+  return {
+    model_id: modelId,
+    model_ver_no: modelVerNo,
+    version_name: f.version_name.trim(),
+    trained_words: splitList(f.trained_words),
+    images,
+  };
+}
+
+/** The form for a new version of `model`: its name, type and family (the file's detection may still change the last two). */
+export function forVersionOf(s: WizardState, model: { name: string; model_type: ModelType; base_model: string }): WizardState {
+  return { ...s, form: { ...s.form, name: model.name, model_type: model.model_type, base_model: model.base_model, version_name: '' } };
+}
