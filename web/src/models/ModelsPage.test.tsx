@@ -99,7 +99,7 @@ describe('models feed', () => {
 describe('a model’s page', () => {
   it('shows versions as tabs, the file’s size and hashes, trigger words, the fee and use in generator', async () => {
     routes['/api/v1/model/detail'] = (b) => ((b as { model_id: string }).model_id === 'm1' ? { data: model } : { code: 40400, key: 'NotFound' });
-    act(() => navigate(appStore, '/en/models/m1?ver=v2'));
+    act(() => navigate(appStore, '/en/models/detail/m1?ver=v2'));
     render();
     await flush();
     expect($('[data-testid="model-name"]')?.textContent).toBe('Red Harbour');
@@ -120,7 +120,7 @@ describe('a model’s page', () => {
 
   it('shows the server’s key translated for a model it cannot see', async () => {
     routes['/api/v1/model/detail'] = () => ({ code: 40101, key: 'modelFilePickle' });
-    act(() => navigate(appStore, '/en/models/nope'));
+    act(() => navigate(appStore, '/en/models/detail/nope'));
     render();
     await flush();
     const error = $('[data-testid="models-error"]');

@@ -183,8 +183,12 @@ describe('routes', () => {
     }
     expect(parseModelsPath('/models/')).toEqual({ view: 'feed' });
     expect(parseModelsPath('/models/a/b')).toBeNull();
+    expect(parseModelsPath('/models/m1')).toBeNull();
+    // The spec's link of a model card (cards/cardLink.ts).
+    expect(parseModelsPath('/models/detail/a1')).toEqual({ view: 'detail', id: 'a1' });
+    expect(modelsPath({ view: 'detail', id: 'a1' })).toBe('/models/detail/a1');
     expect(parseModelsPath('/modelsx')).toBeNull();
-    expect(parseModelsPath('/models/%E0%A4%A')).toBeNull();
+    expect(parseModelsPath('/models/detail/%E0%A4%A')).toBeNull();
   });
 });
 

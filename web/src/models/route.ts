@@ -5,7 +5,8 @@
 //   /models/datasets           my datasets; /models/datasets/{id} one of them
 //   /models/train              the training page (`?dataset_id=`)
 //   /models/leaderboards       the boards with their windows
-//   /models/{id}               a model (`?ver=` selects the version tab)
+//   /models/detail/{id}        a model (`?ver=` selects the version tab; the
+//                              spec's link of a model card, obj_type 2)
 
 export type ModelsRoute =
   | { view: 'feed' }
@@ -35,14 +36,13 @@ export function parseModelsPath(rest: string): ModelsRoute | null {
   if (!path.startsWith(`${MODELS_PATH}/`)) return null;
   const parts = path.slice(MODELS_PATH.length + 1).split('/');
   const [head = '', second] = parts;
-  if (parts.length === 2 && head === 'datasets') {
+  if (parts.length === 2 && (head === 'datasets' || head === 'detail')) {
     const id = decode(second ?? '');
-    return id === null ? null : { view: 'dataset', id };
+    if (id === null) return null;
+    return head === 'detail' ? { view: 'detail', id } : { view: 'dataset', id };
   }
   if (parts.length !== 1) return null;
-  if ((FIXED as readonly string[]).includes(head)) return { view: head as (typeof FIXED)[number] };
-  const id = decode(head);
-  return id === null ? null : { view: 'detail', id };
+  return (FIXED as readonly string[]).includes(head) ? { view: head as (typeof FIXED)[number] } : null;
 }
 
 export function modelsPath(route: ModelsRoute): string {
@@ -50,7 +50,7 @@ export function modelsPath(route: ModelsRoute): string {
     case 'feed':
       return MODELS_PATH;
     case 'detail':
-      return `${MODELS_PATH}/${encodeURIComponent(route.id)}`;
+      return `${MODELS_PATH}/detail/${encodeURIComponent(route.id)}`;
     case 'dataset':
       return `${MODELS_PATH}/datasets/${encodeURIComponent(route.id)}`;
     default:
