@@ -8,6 +8,8 @@ import { isEditorPath } from '../editor/route';
 import { isChannelsPath } from '../channels/route';
 import { isTavernPath } from '../tavern/route';
 import { TavernPage } from '../tavern/TavernPage';
+import { ModelsPage } from '../models/ModelsPage';
+import { parseModelsPath } from '../models/route';
 import { parseTimbrePath } from '../timbre/route';
 import { TimbrePage } from '../timbre/TimbrePage';
 import { contentLanguage } from '../i18n/messages';
@@ -54,6 +56,8 @@ export function page(rest: string): ReactNode {
       if (isTavernPath(path)) return <TavernPage />;
       // `/timbre` and `/timbre/...` (voices).
       if (parseTimbrePath(path) !== null) return <TimbrePage />;
+      // `/models` and `/models/...` (shared models, datasets, training, leaderboards).
+      if (parseModelsPath(path) !== null) return <ModelsPage />;
       // `/ornaments`: the ornament shop.
       if (isOrnamentsPath(path)) return <ShopPage />;
       return mallPage(path) ?? squarePage(path) ?? <NotFoundPage />;
@@ -78,6 +82,8 @@ function squarePage(path: string): ReactNode | null {
 export function isWidePage(rest: string): boolean {
   const path = rest.length > 1 && rest.endsWith('/') ? rest.slice(0, -1) : rest;
   if (path === '/' || path === '') return true;
+  const models = parseModelsPath(path);
+  if (models !== null) return models.view === 'feed' || models.view === 'leaderboards' || models.view === 'datasets' || models.view === 'dataset';
   const route = parseSquarePath(path);
   return route !== null && route.view !== 'work';
 }

@@ -35,6 +35,12 @@ export function Header() {
             </span>
             <span className="site-header__channels-label">{t('tavern.nav')}</span>
           </Link>
+          <Link to={localePath(locale, '/models')} className="button button--link site-header__channels" data-testid="header-models">
+            <span className="site-header__channels-icon" aria-hidden="true">
+              ◈
+            </span>
+            <span className="site-header__channels-label">{t('models.nav')}</span>
+          </Link>
           <Link to={localePath(locale, '/agent')} className="button button--link site-header__channels">
             <span className="site-header__channels-icon" aria-hidden="true">
               ✎

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { errorMessage, renderErrorMessage } from '../i18n/messages';
@@ -8,29 +8,45 @@ import { appStore, useAtomValue, useSetAtom } from '../state/jotai';
 import { trackTaskAtom } from '../tasks';
 import { activeTabAtom, catalogueAtom, configKey, configsAtom, nIterChoiceAtom, paymentInfoAtom, roleAtom, studioModeAtom } from './atoms';
 import type { Catalogue } from './catalogue';
-import { defaultConfig, withCheckpoint } from './config';
+import { defaultConfig } from './config';
 import type { TabConfig } from './config';
 import { refreshBalance } from './GenerateBar';
-import { defaultNIter } from './roles';
-import { workspaceRoute } from './tabs';
+import { takesLoras, workspaceRoute } from './tabs';
+import type { TabId } from './tabs';
+import { canOpenTab, defaultNIter } from './roles';
 import type { UnavailableGroup } from './tabs';
 import type { MessageKey } from '../i18n/messages';
 import { Workspace } from './Workspace';
 import { VideoPage } from '../video/VideoPage';
 import { AudioPage } from '../audio/AudioPage';
+import { configSelect } from '../models/api';
+import type { PickerEntry } from '../models/api';
+import { chooseModel, withUserModels } from '../models/picker';
 import './generator.css';
 
-/** Loads the catalogue once. */
+/** The built-in catalogue, loaded once per page load. */
+let builtIn: Catalogue | null = null;
+
+/**
+ * Loads the catalogue (once) and the shared models the caller may use
+ * (`model/config-select`, on every visit: a model published a moment ago is
+ * offered). Without the shared models the built-in catalogue still works.
+ */
 async function loadCatalogue(): Promise<void> {
-  if (appStore.get(catalogueAtom).state === 'ready') return;
-  appStore.set(catalogueAtom, { state: 'loading' });
-  try {
-    const catalogue = await api.post<Catalogue>('/api/v1/task/v2/config/model');
-    appStore.set(catalogueAtom, { state: 'ready', catalogue });
-  } catch (e) {
-    const m = errorMessage(e);
-    appStore.set(catalogueAtom, { state: 'error', message: 'key' in m && m.key === 'LoginFailed' ? { key: 'ServerError' } : m });
+  if (builtIn === null) {
+    appStore.set(catalogueAtom, { state: 'loading' });
+    try {
+      builtIn = await api.post<Catalogue>('/api/v1/task/v2/config/model');
+    } catch (e) {
+      const m = errorMessage(e);
+      appStore.set(catalogueAtom, { state: 'error', message: 'key' in m && m.key === 'LoginFailed' ? { key: 'ServerError' } : m });
+      return;
+    }
   }
+  const base = builtIn;
+  let entries: PickerEntry[] = [];
+  if (appStore.get(tokenAtom) !== null) entries = await configSelect(api).catch(() => []);
+  appStore.set(catalogueAtom, { state: 'ready', catalogue: withUserModels(base, entries) });
 }
 
 /** Reads payment info (hence the role) and the balance for the current token. */
@@ -72,24 +88,39 @@ function useRoleDefaults() {
   }, [role, state.state, setConfigs]);
 }
 
-/** Query `model_ver_no` preselects a checkpoint; `id` shows that task in the list (spec 1 §2, §4). */
+/** Query `model_ver_no` preselects a checkpoint or adds a LoRA; `id` shows that task in the list (spec 1 §2, §4). */
 function useQuery(studio: boolean) {
   const state = useAtomValue(catalogueAtom);
   const role = useAtomValue(roleAtom);
+  // The query already applied in this visit (a later catalogue, with shared models, may still be needed for it).
+  const applied = useRef<string | null>(null);
   useEffect(() => {
     if (state.state !== 'ready') return;
-    const q = new URLSearchParams(window.location.search);
+    const search = window.location.search;
+    if (applied.current === search) return;
+    const q = new URLSearchParams(search);
     const id = q.get('id');
-    if (id) appStore.set(trackTaskAtom, id);
     const ver = q.get('model_ver_no');
-    if (!ver || !state.catalogue.checkpoints.some((c) => c.model_ver_no === ver)) return;
-    const tab = appStore.get(activeTabAtom);
+    if (!ver) {
+      applied.current = search;
+      if (id) appStore.set(trackTaskAtom, id);
+      return;
+    }
+    // A model is used on a tab that takes LoRAs: text to image unless such a tab is open (and may be).
+    const open = appStore.get(activeTabAtom);
+    const tab: TabId = takesLoras(open) || !canOpenTab(role, 'textToImage') ? open : 'textToImage';
+    if (tab !== open) appStore.set(activeTabAtom, tab);
     const key = configKey(studio, tab);
     const ctx = { catalogue: state.catalogue, studio, role, storedNIter: appStore.get(nIterChoiceAtom) };
-    appStore.set(configsAtom, (all) => ({ ...all, [key]: withCheckpoint(all[key] ?? defaultConfig(tab, ctx), ver, ctx) }));
-    // Read once per page visit.
+    // A checkpoint is selected; a shared LoRA is added on a checkpoint of its family.
+    const chosen = chooseModel(appStore.get(configsAtom)[key] ?? defaultConfig(tab, ctx), ver, ctx);
+    if (chosen === null) return;
+    applied.current = search;
+    if (id) appStore.set(trackTaskAtom, id);
+    appStore.set(configsAtom, (all) => ({ ...all, [key]: chosen }));
+    // Read once per page visit; the role is read at that moment.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [state.state, studio]);
+  }, [state, studio]);
 }
 
 const GROUP_LABELS: Readonly<Record<UnavailableGroup, MessageKey>> = {

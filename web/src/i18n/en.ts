@@ -15,6 +15,7 @@ import { en_ornaments } from './en.ornaments';
 import { en_video } from './en.video';
 import { en_editor } from './en.editor';
 import { en_audio } from './en.audio';
+import { en_models } from './en.models';
 
 export const en = {
   ...en_generator,
@@ -31,6 +32,7 @@ export const en = {
   ...en_ornaments,
   ...en_mall,
   ...en_audio,
+  ...en_models,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -8,6 +8,7 @@ import { zh_video } from './zh.video';
 import { zh_editor } from './zh.editor';
 import { zh_works } from './zh.works';
 import { zh_audio } from './zh.audio';
+import { zh_models } from './zh.models';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -582,6 +583,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_video,
   ...zh_works,
   ...zh_audio,
+  ...zh_models,
 };
 
 /** The Chinese table with every key: missing ones in English. */
