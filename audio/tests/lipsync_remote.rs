@@ -251,8 +251,8 @@ async fn a_video_source_is_animated_from_its_first_frame_and_says_so() {
         "{}",
         res.engine.label
     );
-    let sent = remote.0.lock().unwrap();
-    let still = image::load_from_memory(&sent[0].picture).unwrap();
+    let picture = remote.0.lock().unwrap()[0].picture.clone();
+    let still = image::load_from_memory(&picture).unwrap();
     assert_eq!((still.width(), still.height()), (80, 48));
 
     // A source that is not a video is the user's bad input.

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::{comfyui, openai, openai_video, pacer, reference, Engine, Selector, TalkingEngine};
 
 /// Which adapter, and how to reach it.
+/// Read once at start-up: the ComfyUI variant's model settings (Wan,
+/// ACE-Step, S2V) make it large, which costs nothing here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineKind {

@@ -38,6 +38,16 @@ impl Progress for Span {
     }
 }
 
+/// The files made before the remote engine is called.
+struct Sent {
+    /// The picture that speaks.
+    still: Vec<u8>,
+    /// The sound sent to the engine.
+    wav: Vec<u8>,
+    /// The sound as the task's audio output.
+    m4a: Vec<u8>,
+}
+
 /// The first frame of a video, as a PNG.
 fn first_frame(video: &[u8]) -> Result<Vec<u8>, AudioError> {
     let file = engines::reference::video::ffmpeg::temp_input(video).map_err(AudioError::from)?;
@@ -59,13 +69,17 @@ pub async fn run(
     let from_video = matches!(picture, Picture::Video(_));
     let c = cancel.clone();
     let secs = pcm.duration();
-    let (still, wav, m4a) =
-        tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), AudioError> {
+    let Sent { still, wav, m4a } =
+        tokio::task::spawn_blocking(move || -> Result<Sent, AudioError> {
             let still = match picture {
                 Picture::Still(bytes) => bytes,
                 Picture::Video(bytes) => first_frame(&bytes)?,
             };
-            Ok((still, wav_bytes(&pcm)?, encode(&pcm, Format::M4a, &c)?))
+            Ok(Sent {
+                still,
+                wav: wav_bytes(&pcm)?,
+                m4a: encode(&pcm, Format::M4a, &c)?,
+            })
         })
         .await
         .map_err(|e| EngineError::Failed(format!("lip-sync stopped: {e}")))??;
