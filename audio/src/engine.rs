@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use engines::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Progress};
+use engines::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Progress, TalkingEngine};
 use protocol::task::{Action, EngineInfo, JobSpec};
 
 use crate::speech::Speaker;
@@ -17,6 +17,9 @@ pub const LABEL: &str = "Easel reference audio (non-neural)";
 pub struct AudioContext {
     pub speaker: Arc<dyn Speaker>,
     pub config: AudioConfig,
+    /// A remote lip-sync engine (ComfyUI's Wan 2.2 S2V); `None`: the
+    /// built-in reference lip-sync.
+    pub talking: Option<Arc<dyn TalkingEngine>>,
 }
 
 /// Runs audio tasks.
@@ -27,7 +30,23 @@ pub struct AudioEngine {
 impl AudioEngine {
     pub fn new(speaker: Arc<dyn Speaker>, config: AudioConfig) -> AudioEngine {
         AudioEngine {
-            ctx: Arc::new(AudioContext { speaker, config }),
+            ctx: Arc::new(AudioContext {
+                speaker,
+                config,
+                talking: None,
+            }),
+        }
+    }
+
+    /// Makes lip-sync run on `engine` (the sound is still spoken here).
+    pub fn with_talking(self, engine: Arc<dyn TalkingEngine>) -> AudioEngine {
+        let ctx = &self.ctx;
+        AudioEngine {
+            ctx: Arc::new(AudioContext {
+                speaker: ctx.speaker.clone(),
+                config: ctx.config.clone(),
+                talking: Some(engine),
+            }),
         }
     }
 

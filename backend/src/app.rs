@@ -174,13 +174,18 @@ pub fn engine_router(
     settings: &Settings,
     speaker: Arc<dyn audio::speech::Speaker>,
 ) -> anyhow::Result<Arc<Router>> {
+    let mut audio_engine = audio::AudioEngine::new(speaker, settings.audio.clone());
+    // Lip-sync on a configured ComfyUI (Wan 2.2 S2V): the audio engine
+    // speaks the text, then hands the picture and the sound to it.
+    if let Some(talking) =
+        engines::talking_engine(&settings.engines).map_err(|e| anyhow::anyhow!("engines: {e}"))?
+    {
+        audio_engine = audio_engine.with_talking(talking);
+    }
     Ok(Arc::new(
         Router::from_config(&settings.engines)
             .map_err(|e| anyhow::anyhow!("engines: {e}"))?
-            .with_engine(Arc::new(audio::AudioEngine::new(
-                speaker,
-                settings.audio.clone(),
-            ))),
+            .with_engine(Arc::new(audio_engine)),
     ))
 }
 

@@ -27,8 +27,10 @@ pub mod pacer;
 pub mod reference;
 mod remote_video;
 mod router;
+pub mod talking;
 
-pub use router::{EngineConfig, EngineKind, Router};
+pub use router::{talking_engine, EngineConfig, EngineKind, Router};
+pub use talking::{TalkingEngine, TalkingRequest};
 
 /// An input image the worker loaded from the Objects store.
 #[derive(Debug, Clone)]

@@ -3,7 +3,8 @@
 //! role, progress spans across the phases of a job, and turning a
 //! downloaded video into the outputs the reference engine gives for a video
 //! (H.264 MP4 with `+faststart`, its HLS package, its poster), by the
-//! reference video module's own ffmpeg functions.
+//! reference video module's own ffmpeg functions; for lip-sync, the video
+//! muxed with the speech and cut to its length ([`finish_with_audio`]).
 
 use std::sync::Arc;
 
@@ -84,6 +85,96 @@ pub(crate) async fn finish(
     })
     .await
     .map_err(|e| EngineError::Failed(format!("video transcoding task: {e}")))?
+}
+
+/// Turns a remote engine's silent video and the sound it was made for into
+/// the outputs of one video: H.264 at the video's own rate (sides made
+/// even) with the sound as AAC, both cut to `secs` (the last frame held if
+/// the video is short), `+faststart`, packaged for HLS, with the middle
+/// frame as poster.
+pub(crate) async fn finish_with_audio(
+    video_bytes: Vec<u8>,
+    audio: Vec<u8>,
+    secs: f64,
+    seed: u64,
+    progress: Span,
+    cancel: Cancel,
+) -> Result<[Produced; 2], EngineError> {
+    tokio::task::spawn_blocking(move || {
+        let stop = || cancel.is_cancelled();
+        let info = video::probe(&video_bytes).map_err(|e| {
+            EngineError::Failed(format!(
+                "the engine sent something that is not a video: {e}"
+            ))
+        })?;
+        progress.report(10);
+        let dir = video::ffmpeg::tempdir()?;
+        let write = |name: &str, bytes: &[u8]| {
+            std::fs::write(dir.path().join(name), bytes)
+                .map_err(|e| EngineError::Failed(format!("cannot write a temporary file: {e}")))
+        };
+        write("video.in", &video_bytes)?;
+        write("audio.in", &audio)?;
+        drop(video_bytes);
+        let t = format!("{secs:.3}");
+        let mut args: Vec<String> = [
+            "-nostdin", "-v", "error", "-y", "-i", "video.in", "-i", "audio.in", "-map", "0:v:0",
+            "-map", "1:a:0", "-vf",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!(
+            "tpad=stop_mode=clone:stop_duration={t},scale=trunc(iw/2)*2:trunc(ih/2)*2,setsar=1"
+        ));
+        args.extend(video::ffmpeg::x264_args());
+        args.extend(
+            [
+                "-r",
+                &info.rate.to_string(),
+                "-c:a",
+                "aac",
+                "-b:a",
+                "160k",
+                "-ar",
+                "44100",
+                "-t",
+                &t,
+                "-movflags",
+                "+faststart",
+                "out.mp4",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        video::ffmpeg::run(&args, dir.path(), &stop).map_err(|e| match e {
+            EngineError::Failed(m) | EngineError::BadInput(m) => {
+                EngineError::Failed(format!("muxing the lip-sync video failed: {m}"))
+            }
+            other => other,
+        })?;
+        progress.report(60);
+        let path = dir.path().join("out.mp4");
+        let made = video::probe_path(&path)?;
+        let mp4 = std::fs::read(&path)
+            .map_err(|e| EngineError::Failed(format!("cannot read the muxed video: {e}")))?;
+        let poster_png = video::poster_png(&path, made.duration_ms / 2)?;
+        let out = video::VideoOut {
+            mp4,
+            poster_png,
+            width: made.width,
+            height: made.height,
+            fps: made.fps,
+            frames: u32::try_from(made.frames).unwrap_or(u32::MAX),
+            duration_ms: made.duration_ms,
+            label: video::LABEL,
+        };
+        let done = video_task::packaged(out, seed, &stop)?;
+        progress.report(100);
+        Ok(done)
+    })
+    .await
+    .map_err(|e| EngineError::Failed(format!("video muxing task: {e}")))?
 }
 
 #[cfg(test)]

@@ -7,9 +7,12 @@ use std::sync::Arc;
 use protocol::task::Action;
 use serde::{Deserialize, Serialize};
 
-use crate::{comfyui, openai, openai_video, pacer, reference, Engine, Selector};
+use crate::{comfyui, openai, openai_video, pacer, reference, Engine, Selector, TalkingEngine};
 
 /// Which adapter, and how to reach it.
+/// Read once at start-up: the ComfyUI variant's model settings (Wan,
+/// ACE-Step, S2V) make it large, which costs nothing here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineKind {
@@ -31,6 +34,11 @@ pub enum EngineKind {
         /// this server take text-to-music jobs.
         #[serde(default)]
         ace: Option<comfyui::AceModels>,
+        /// Wan 2.2 S2V model files: set (`s2v = {}` takes the defaults) to
+        /// let this server make lip-sync videos (through the audio engine,
+        /// which speaks the text first: see [`talking_engine`]).
+        #[serde(default)]
+        s2v: Option<comfyui::S2vModels>,
     },
     /// An OpenAI-compatible image API (`/v1/images/generations`, `/v1/images/edits`).
     Openai {
@@ -101,6 +109,7 @@ impl Router {
                     checkpoint,
                     wan,
                     ace,
+                    s2v: _,
                 } => {
                     let mut e = comfyui::ComfyUi::new(url, checkpoint.clone())
                         .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?;
@@ -167,6 +176,36 @@ impl Router {
             .find(|r| r.select.matches(action, family) && r.engine.supports(action, family))
             .map(|r| r.engine.clone())
     }
+}
+
+/// The lip-sync engine the configuration names: the first ComfyUI engine
+/// with `s2v` set whose selector takes lip-sync (`actions` empty or listing
+/// [`Action::AudioToLipVideo`]; `families` are not looked at, lip-sync has
+/// no checkpoint family). `None`: lip-sync stays on the audio engine's
+/// built-in reference. The audio engine calls it (it speaks a text first),
+/// so it is not a route of the [`Router`].
+pub fn talking_engine(configs: &[EngineConfig]) -> Result<Option<Arc<dyn TalkingEngine>>, String> {
+    for (i, c) in configs.iter().enumerate() {
+        let EngineKind::Comfyui {
+            url,
+            checkpoint,
+            s2v: Some(s2v),
+            ..
+        } = &c.kind
+        else {
+            continue;
+        };
+        let takes =
+            c.select.actions.is_empty() || c.select.actions.contains(&Action::AudioToLipVideo);
+        if !takes {
+            continue;
+        }
+        let e = comfyui::ComfyUi::new(url, checkpoint.clone())
+            .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?
+            .with_s2v(s2v.clone());
+        return Ok(Some(Arc::new(e)));
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -238,6 +277,34 @@ mod tests {
             plain.pick(Action::TextToImage, "sdxl").unwrap().info().name,
             "comfyui"
         );
+    }
+
+    #[test]
+    fn lip_sync_goes_to_the_first_comfyui_with_s2v_that_takes_it() {
+        let c: Vec<EngineConfig> = serde_json::from_value(serde_json::json!([
+            {"kind": "comfyui", "url": "http://127.0.0.1:8188"},
+            {"kind": "comfyui", "url": "http://127.0.0.1:8189", "actions": [1], "s2v": {}},
+            {"kind": "comfyui", "url": "http://127.0.0.1:8190", "s2v": {"steps": 8}}
+        ]))
+        .unwrap();
+        match &c[2].kind {
+            EngineKind::Comfyui { s2v: Some(m), .. } => {
+                assert_eq!(m.steps, 8);
+                assert_eq!(m.chunk_length, 77);
+            }
+            other => panic!("{other:?}"),
+        }
+        let t = talking_engine(&c).unwrap().unwrap();
+        assert!(
+            t.info().label.contains("127.0.0.1:8190"),
+            "{}",
+            t.info().label
+        );
+        assert!(t.info().neural);
+        assert!(talking_engine(&c[..2]).unwrap().is_none());
+        // The router itself never routes lip-sync to ComfyUI.
+        let r = Router::from_config(&c).unwrap();
+        assert!(r.pick(Action::AudioToLipVideo, "audio").is_none());
     }
 
     #[test]

@@ -486,6 +486,11 @@ impl Settings {
                     ace: env("EASEL_COMFYUI_ACE")
                         .filter(|v| v == "1" || v == "true")
                         .map(|_| engines::comfyui::AceModels::default()),
+                    // Wan 2.2 S2V lip-sync, with ComfyUI's repackaged file
+                    // names (change them in the TOML file's `[engines.s2v]`).
+                    s2v: env("EASEL_COMFYUI_S2V")
+                        .filter(|v| v == "1" || v == "true")
+                        .map(|_| engines::comfyui::S2vModels::default()),
                 },
                 select: Default::default(),
             });

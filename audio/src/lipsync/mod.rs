@@ -2,10 +2,12 @@
 //! loudness and phonemes, muxed into an MP4. [`drive`] turns audio into a
 //! mouth pose per frame, [`mouth`] places and warps the mouth, [`render`]
 //! runs the frames through ffmpeg; [`run_task`] is the audio engine's
-//! `AudioToLipVideo`.
+//! `AudioToLipVideo`, which hands the picture and the sound to [`remote`]
+//! when a remote lip-sync engine is configured.
 
 pub mod drive;
 pub mod mouth;
+pub mod remote;
 pub mod render;
 
 use std::sync::Arc;
@@ -117,6 +119,14 @@ pub async fn run_task(
             ErrorCode::AudioTooLong.key(),
             pcm.duration()
         )));
+    }
+    if let Some(talking) = &ctx.talking {
+        let picture = match (video, image) {
+            (Some(v), _) => remote::Picture::Video(v),
+            (None, Some(i)) => remote::Picture::Still(i),
+            (None, None) => return Err(EngineError::BadInput("no picture".into())),
+        };
+        return remote::run(talking, job, picture, pcm, progress, cancel).await;
     }
     progress.report(10);
     let seed = job.seed;

@@ -162,7 +162,7 @@ impl ComfyUi {
             to: 90,
         };
         let saved = self
-            .run_prompt(&workflow, job, &sampling, cancel, deadline)
+            .run_prompt(&workflow, &job.task_id, &sampling, cancel, deadline)
             .await?;
         let file = saved
             .into_iter()

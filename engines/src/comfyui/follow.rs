@@ -4,7 +4,6 @@
 //! and its saved files read from `/history`.
 
 use futures_util::StreamExt;
-use protocol::task::JobSpec;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -24,7 +23,7 @@ impl ComfyUi {
     pub(super) async fn run_prompt(
         &self,
         workflow: &Value,
-        job: &JobSpec,
+        task_id: &str,
         progress: &dyn Progress,
         cancel: &Cancel,
         deadline: Instant,
@@ -44,7 +43,7 @@ impl ComfyUi {
         .map_err(|e| EngineError::Unavailable(format!("ComfyUI's websocket: {e}")))?;
 
         let prompt_id = self.queue(workflow, &client_id).await?;
-        tracing::debug!(prompt_id, task = %job.task_id, "queued on ComfyUI");
+        tracing::debug!(prompt_id, task = task_id, "queued on ComfyUI");
         let waited = self
             .wait(&mut socket, &prompt_id, progress, cancel, deadline)
             .await;

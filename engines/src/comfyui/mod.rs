@@ -3,11 +3,14 @@
 //! follows it on its WebSocket (`/ws`). Images use the templates of
 //! `workflow`; video jobs (when [`WanModels`] are configured) use the Wan
 //! 2.x templates of `wan`, and the saved video is transcoded and packaged
-//! like the reference engine's (`crate::remote_video`).
+//! like the reference engine's (`crate::remote_video`). Music (when
+//! [`AceModels`] are configured) uses ACE-Step (`ace`); lip-sync (when
+//! [`S2vModels`] are configured) uses Wan 2.2 S2V (`s2v`), reached through
+//! [`crate::TalkingEngine`] by the audio engine rather than by the router.
 //!
 //! Modules: `wire` (HTTP answers and errors), `follow` (the socket and
-//! a prompt's lifecycle), `events` (socket messages), `workflow` and
-//! `wan` (templates), `media` (image bytes).
+//! a prompt's lifecycle), `events` (socket messages), `workflow`, `wan`,
+//! `ace` and `s2v` (templates and their runs), `media` (image bytes).
 //!
 //! Tested against a fake server that follows ComfyUI's documented API
 //! (message shapes, routes, answers), not against a real ComfyUI: none can
@@ -17,6 +20,7 @@ mod ace;
 mod events;
 mod follow;
 pub(crate) mod media;
+mod s2v;
 mod wan;
 mod wire;
 mod workflow;
@@ -32,6 +36,7 @@ use tokio::time::Instant;
 
 use crate::{Cancel, Engine, EngineError, EngineResult, LoadedInput, Produced, Progress};
 pub use ace::AceModels;
+pub use s2v::S2vModels;
 pub use wan::WanModels;
 use wire::{
     check, rejection, transport, HistoryEntry, ImageRef, NodeOutput, Queued, Saved, Uploaded,
@@ -72,6 +77,8 @@ pub struct ComfyUi {
     wan: Option<WanModels>,
     /// The ACE-Step model; `None`: this server takes no music jobs.
     ace: Option<AceModels>,
+    /// Wan 2.2 S2V files; `None`: this server makes no lip-sync.
+    s2v: Option<S2vModels>,
     timeout: Duration,
     http: reqwest::Client,
 }
@@ -109,6 +116,7 @@ impl ComfyUi {
             controlnets: HashMap::new(),
             wan: None,
             ace: None,
+            s2v: None,
             timeout: DEFAULT_TIMEOUT,
             http,
         })
@@ -359,7 +367,7 @@ impl ComfyUi {
         }
 
         let saved = self
-            .run_prompt(&workflow, job, progress.as_ref(), cancel, deadline)
+            .run_prompt(&workflow, &job.task_id, progress.as_ref(), cancel, deadline)
             .await?;
         let images: Vec<ImageRef> = saved
             .into_iter()

@@ -260,7 +260,7 @@ impl ComfyUi {
                 to: mid,
             };
             let saved = self
-                .run_prompt(&workflow, job, &sampling, cancel, deadline)
+                .run_prompt(&workflow, &job.task_id, &sampling, cancel, deadline)
                 .await?;
             let video = saved.into_iter().find(|s| s.animated).ok_or_else(|| {
                 EngineError::Failed("ComfyUI saved no video for the prompt".into())

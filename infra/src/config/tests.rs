@@ -133,3 +133,43 @@ fn bad_settings_are_errors() {
     std::fs::write(&path, "no_such_setting = 1\n").unwrap();
     assert!(Settings::load_from(env(&[("EASEL_CONFIG", &path.to_string_lossy())])).is_err());
 }
+
+#[test]
+fn comfyui_lip_sync_by_env_or_toml() {
+    let s = Settings::load_from(env(&[
+        ("EASEL_COMFYUI_URL", "http://gpu:8188"),
+        ("EASEL_COMFYUI_S2V", "1"),
+    ]))
+    .unwrap();
+    match s.engines.first().map(|e| &e.kind) {
+        Some(engines::EngineKind::Comfyui { s2v, ace, .. }) => {
+            assert_eq!(s2v, &Some(engines::comfyui::S2vModels::default()));
+            assert_eq!(ace, &None);
+        }
+        other => panic!("{other:?}"),
+    }
+    let s = Settings::load_from(env(&[("EASEL_COMFYUI_URL", "http://gpu:8188")])).unwrap();
+    assert!(matches!(
+        s.engines.first().map(|e| &e.kind),
+        Some(engines::EngineKind::Comfyui { s2v: None, .. })
+    ));
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("easel.toml");
+    std::fs::write(
+        &path,
+        "[[engines]]\nkind = \"comfyui\"\nurl = \"http://gpu:8188\"\n[engines.s2v]\n\
+         diffusion_model = \"wan2.2_s2v_14B_bf16.safetensors\"\nsteps = 4\ncfg = 1.0\n",
+    )
+    .unwrap();
+    let p = path.to_string_lossy().into_owned();
+    let s = Settings::load_from(env(&[("EASEL_CONFIG", &p)])).unwrap();
+    match s.engines.first().map(|e| &e.kind) {
+        Some(engines::EngineKind::Comfyui { s2v: Some(m), .. }) => {
+            assert_eq!(m.diffusion_model, "wan2.2_s2v_14B_bf16.safetensors");
+            assert_eq!((m.steps, m.chunk_length), (4, 77));
+            assert_eq!(m.audio_encoder, "wav2vec2_large_english_fp16.safetensors");
+        }
+        other => panic!("{other:?}"),
+    }
+}
