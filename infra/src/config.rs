@@ -486,6 +486,11 @@ impl Settings {
                     ace: env("EASEL_COMFYUI_ACE")
                         .filter(|v| v == "1" || v == "true")
                         .map(|_| engines::comfyui::AceModels::default()),
+                    // The ComfyUI server's models/ folder, shared with the
+                    // workers: users' model files are placed there.
+                    models_dir: env("EASEL_COMFYUI_MODELS_DIR")
+                        .filter(|v| !v.is_empty())
+                        .map(std::path::PathBuf::from),
                 },
                 select: Default::default(),
             });

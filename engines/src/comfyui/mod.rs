@@ -17,6 +17,7 @@ mod ace;
 mod events;
 mod follow;
 pub(crate) mod media;
+mod models;
 mod wan;
 mod wire;
 mod workflow;
@@ -72,6 +73,9 @@ pub struct ComfyUi {
     wan: Option<WanModels>,
     /// The ACE-Step model; `None`: this server takes no music jobs.
     ace: Option<AceModels>,
+    /// The ComfyUI server's `models/` folder as this worker sees it, where
+    /// users' model files are placed (`models`); `None`: no user models.
+    models_dir: Option<std::path::PathBuf>,
     timeout: Duration,
     http: reqwest::Client,
 }
@@ -109,6 +113,7 @@ impl ComfyUi {
             controlnets: HashMap::new(),
             wan: None,
             ace: None,
+            models_dir: None,
             timeout: DEFAULT_TIMEOUT,
             http,
         })
@@ -139,6 +144,13 @@ impl ComfyUi {
     /// Lets this server take text-to-music jobs with ACE-Step.
     pub fn with_ace(mut self, models: AceModels) -> ComfyUi {
         self.ace = Some(models);
+        self
+    }
+
+    /// Lets this server run users' models: `dir` is the ComfyUI server's
+    /// `models/` folder, shared with this worker (see `models`).
+    pub fn with_models_dir(mut self, dir: impl Into<std::path::PathBuf>) -> ComfyUi {
+        self.models_dir = Some(dir.into());
         self
     }
 
@@ -327,6 +339,8 @@ impl ComfyUi {
         if ace::supports(job.action) {
             return self.execute_music(job, progress, cancel, deadline).await;
         }
+        let placed = models::with_placed_models(job, self.models_dir.as_deref())?;
+        let job = &placed;
         let prepared = self.prepare(job, &inputs)?;
         drop(inputs);
         let mut names = Inputs {
@@ -400,6 +414,7 @@ impl Engine for ComfyUi {
             name: "comfyui".into(),
             neural: true,
             label: format!("ComfyUI at {}", self.host),
+            notes: Vec::new(),
         }
     }
 
