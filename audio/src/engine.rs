@@ -57,6 +57,7 @@ impl AudioEngine {
             name: "reference-audio".into(),
             neural: false,
             label: LABEL.into(),
+            notes: Vec::new(),
         }
     }
 }

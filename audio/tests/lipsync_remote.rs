@@ -68,6 +68,7 @@ impl TalkingEngine for Recording {
             name: "comfyui".into(),
             neural: true,
             label: "ComfyUI at gpu:8188 (Wan 2.2 S2V lip-sync)".into(),
+            notes: Vec::new(),
         }
     }
 

@@ -151,15 +151,27 @@ pub async fn probe_objects(objects: &DynObjects, what: &str) -> anyhow::Result<(
     }
 }
 
-/// The worker settings from the server settings.
-pub fn worker_settings(settings: &Settings, name: String) -> WorkerSettings {
+/// The worker settings from the server settings. `model_cache` is shared
+/// by the workers of a process ([`model_cache`]).
+pub fn worker_settings(
+    settings: &Settings,
+    name: String,
+    model_cache: Arc<crate::model_cache::ModelCache>,
+) -> WorkerSettings {
     let g = &settings.generation;
     WorkerSettings {
         name,
         lease: Duration::from_millis(g.lease_ms),
         max_attempts: g.max_attempts,
         step_delay: Duration::from_millis(g.reference_step_ms),
+        model_cache,
     }
+}
+
+/// The workers' model cache: `{data_dir}/model-cache`, bounded by
+/// `EASEL_MODEL_CACHE_BYTES`.
+pub fn model_cache(settings: &Settings) -> anyhow::Result<Arc<crate::model_cache::ModelCache>> {
+    crate::model_cache::ModelCache::in_data_dir(&settings.data_dir)
 }
 
 /// The speech engines from the settings (`timbre/tts`, chat replies, and
@@ -213,7 +225,11 @@ impl Application {
                 g.max_attempts,
                 g.requeue_grace_ms as i64,
             )
-            .with_channels(channels.clone()),
+            .with_channels(channels.clone())
+            .with_models(crate::models::uses::ModelUses::new(
+                store.clone(),
+                ledger.clone(),
+            )),
         );
         let registry = TaskRegistry::new(core);
         let tasks = TaskService::new(
@@ -224,7 +240,8 @@ impl Application {
                 visitor_daily_quota: g.visitor_daily_quota,
                 queue_limit: g.queue_limit,
             },
-        );
+        )
+        .with_models(crate::models::ModelService::new(store.clone()));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let node = format!("node-{}", uuid::Uuid::now_v7().simple());
         actix_web::rt::spawn(event_pump(registry.clone(), node.clone(), stop_rx.clone()));
@@ -234,8 +251,9 @@ impl Application {
             settings.redis.is_none(),
             stop_rx.clone(),
         ));
+        let cache = model_cache(&settings)?;
         for i in 0..g.workers {
-            let ws = worker_settings(&settings, format!("{node}-w{i}"));
+            let ws = worker_settings(&settings, format!("{node}-w{i}"), cache.clone());
             actix_web::rt::spawn(worker::run(
                 queue.clone(),
                 objects.clone(),

@@ -19,6 +19,7 @@ pub mod editor;
 pub mod error;
 pub mod mall;
 pub mod media;
+pub mod model_cache;
 pub mod models;
 pub mod ornaments;
 pub mod polish;

@@ -187,8 +187,9 @@ async fn worker(
     let name = name.unwrap_or_else(|| format!("worker-{}", std::process::id()));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut handles = Vec::new();
+    let cache = easel::app::model_cache(&settings)?;
     for i in 0..concurrency.max(1) {
-        let ws = easel::app::worker_settings(&settings, format!("{name}-{i}"));
+        let ws = easel::app::worker_settings(&settings, format!("{name}-{i}"), cache.clone());
         handles.push(actix_web::rt::spawn(easel::worker::run(
             queue.clone(),
             objects.clone(),

@@ -15,7 +15,9 @@ use std::time::Duration;
 use engines::{Cancel, EngineError, LoadedInput, Progress, Router};
 use infra::objects::{DynObjects, ObjectKey};
 use infra::queue::{Delivery, DynQueue};
-use protocol::task::{JobOutput, WorkerEvent};
+use protocol::task::{JobOutput, JobSpec, WorkerEvent};
+
+use crate::model_cache::{CacheError, ModelCache, Pin};
 
 /// How a worker behaves.
 #[derive(Debug, Clone)]
@@ -29,6 +31,8 @@ pub struct WorkerSettings {
     /// Added to every progress step of the reference engine (demos and tests
     /// of long work); zero normally.
     pub step_delay: Duration,
+    /// Where users' model files are fetched to (shared by a process's workers).
+    pub model_cache: Arc<ModelCache>,
 }
 
 /// Sends progress as events, only when the percent grows. Called from the
@@ -98,7 +102,7 @@ async fn process(
     settings: &WorkerSettings,
     d: Delivery,
 ) {
-    let job = d.job.clone();
+    let mut job = d.job.clone();
     let (task_id, attempt) = (job.task_id.clone(), job.attempt);
     tracing::info!(task = %task_id, attempt, action = ?job.action, "job started");
     report(
@@ -142,6 +146,19 @@ async fn process(
             }
         }
     }
+    // Users' model files, verified, on this machine; held until the job ends.
+    let _pins = match local_models(&settings.model_cache, objects, &mut job).await {
+        Ok(pins) => pins,
+        Err(e) if e.retryable() => {
+            tracing::warn!(task = %task_id, error = %e, "fetching a model file failed; the job will be retried");
+            return;
+        }
+        Err(e) => {
+            report(queue, fail(e.to_string(), false)).await;
+            finish(queue, d).await;
+            return;
+        }
+    };
     let Some(engine) = router.pick(job.action, &job.family) else {
         report(
             queue,
@@ -270,6 +287,27 @@ async fn process(
             finish(queue, d).await;
         }
     }
+}
+
+/// Fetches every user model file `job` names into the cache and sets its
+/// `local_path` (in this worker's copy of the job only).
+async fn local_models(
+    cache: &Arc<ModelCache>,
+    objects: &DynObjects,
+    job: &mut JobSpec,
+) -> Result<Vec<Pin>, CacheError> {
+    let mut pins = Vec::new();
+    let files = job
+        .model_file
+        .iter_mut()
+        .chain(job.loras.iter_mut().filter_map(|l| l.file.as_mut()))
+        .chain(job.embeddings.iter_mut());
+    for f in files {
+        let (path, pin) = cache.fetch(objects, f).await?;
+        f.local_path = Some(path);
+        pins.push(pin);
+    }
+    Ok(pins)
 }
 
 async fn finish(queue: &DynQueue, d: Delivery) {

@@ -127,6 +127,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             video: None,
             audio: None,
             model_file: None,
+            embeddings: Vec::new(),
         },
         request: Value::Null,
         prompt: "p".into(),
@@ -141,6 +142,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
         channel_id: None,
         channel_private: false,
         published: Vec::new(),
+        model_uses: Vec::new(),
     }
 }
 

@@ -257,6 +257,7 @@ impl Engine for OpenAiImages {
             name: "openai".into(),
             neural: true,
             label: format!("OpenAI-compatible images at {}", self.api.host),
+            notes: Vec::new(),
         }
     }
 

@@ -358,6 +358,7 @@ impl Engine for OpenAiVideos {
             name: "openai_video".into(),
             neural: true,
             label: format!("OpenAI-compatible video at {}", self.api.host),
+            notes: Vec::new(),
         }
     }
 

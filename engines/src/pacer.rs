@@ -86,6 +86,7 @@ impl Engine for PacerEngine {
             name: "pacer".into(),
             neural: false,
             label: "Pacer (load-test engine: no picture work)".into(),
+            notes: Vec::new(),
         }
     }
 

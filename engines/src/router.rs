@@ -39,6 +39,11 @@ pub enum EngineKind {
         /// which speaks the text first: see [`talking_engine`]).
         #[serde(default)]
         s2v: Option<comfyui::S2vModels>,
+        /// The ComfyUI server's `models/` folder as the worker sees it
+        /// (shared storage): users' checkpoints, LoRAs and embeddings are
+        /// placed there. Unset: jobs with users' models fail on this engine.
+        #[serde(default)]
+        models_dir: Option<std::path::PathBuf>,
     },
     /// An OpenAI-compatible image API (`/v1/images/generations`, `/v1/images/edits`).
     Openai {
@@ -110,6 +115,7 @@ impl Router {
                     wan,
                     ace,
                     s2v: _,
+                    models_dir,
                 } => {
                     let mut e = comfyui::ComfyUi::new(url, checkpoint.clone())
                         .map_err(|e| format!("engine {} (comfyui): {e}", i + 1))?;
@@ -118,6 +124,9 @@ impl Router {
                     }
                     if let Some(ace) = ace {
                         e = e.with_ace(ace.clone());
+                    }
+                    if let Some(dir) = models_dir {
+                        e = e.with_models_dir(dir.clone());
                     }
                     Arc::new(e)
                 }

@@ -491,6 +491,11 @@ impl Settings {
                     s2v: env("EASEL_COMFYUI_S2V")
                         .filter(|v| v == "1" || v == "true")
                         .map(|_| engines::comfyui::S2vModels::default()),
+                    // The ComfyUI server's models/ folder, shared with the
+                    // workers: users' model files are placed there.
+                    models_dir: env("EASEL_COMFYUI_MODELS_DIR")
+                        .filter(|v| !v.is_empty())
+                        .map(std::path::PathBuf::from),
                 },
                 select: Default::default(),
             });

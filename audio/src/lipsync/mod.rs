@@ -33,6 +33,7 @@ pub fn engine_info() -> EngineInfo {
         name: "reference-lipsync".into(),
         neural: false,
         label: LABEL.into(),
+        notes: Vec::new(),
     }
 }
 

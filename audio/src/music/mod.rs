@@ -36,6 +36,7 @@ pub fn info(vocals: Option<(&str, bool)>) -> EngineInfo {
             name: "reference-music".into(),
             neural: false,
             label: LABEL.into(),
+            notes: Vec::new(),
         },
         Some((engine, neural)) => EngineInfo {
             name: "reference-music".into(),
@@ -44,6 +45,7 @@ pub fn info(vocals: Option<(&str, bool)>) -> EngineInfo {
                 "{LABEL} with speech-engine vocals ({engine}, {})",
                 if neural { "neural" } else { "non-neural" }
             ),
+            notes: Vec::new(),
         },
     }
 }

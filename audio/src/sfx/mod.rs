@@ -32,6 +32,7 @@ pub fn info() -> EngineInfo {
         name: "reference-sfx".into(),
         neural: false,
         label: LABEL.into(),
+        notes: Vec::new(),
     }
 }
 

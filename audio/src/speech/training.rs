@@ -197,6 +197,7 @@ pub async fn run_task(
             name: "voice-analysis".into(),
             neural: false,
             label: "Easel voice measurement on eSpeak NG (non-neural)".into(),
+            notes: Vec::new(),
         },
     })
 }

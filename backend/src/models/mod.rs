@@ -5,6 +5,9 @@
 //! The calls are in `routes/model.rs`; what a model file is comes from the
 //! `modelfile` crate at upload confirmation (`MODEL_FILES`).
 
+pub mod fees;
+pub mod uses;
+
 use infra::store::{tables, DynStore, Key, Order, ScanRange, Table};
 use protocol::character::OwnerView;
 use protocol::models::{
@@ -137,6 +140,7 @@ impl VersionRow {
             sha256: f.sha256.clone(),
             size: f.size,
             name: engine_file_name(f),
+            local_path: None,
         })
     }
 }

@@ -72,6 +72,7 @@ impl TaskService {
             video: None,
             audio: Some(job),
             model_file: None,
+            embeddings: Vec::new(),
         };
         let p = Prepared {
             category: Category::Normal,
@@ -85,6 +86,7 @@ impl TaskService {
             input_urls: urls,
             cost,
             estimate_secs,
+            uses: Vec::new(),
             prompt,
             job: spec,
         };

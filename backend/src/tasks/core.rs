@@ -22,6 +22,7 @@ use crate::accounts::now_millis;
 use crate::channels::ChannelService;
 use crate::credits::{Ledger, Resolved};
 use crate::error::ApiError;
+use crate::models::uses::ModelUses;
 
 const PROGRESS_PERSIST_EVERY_MS: u64 = 1_000;
 
@@ -150,6 +151,8 @@ pub struct TaskCore {
     pub requeue_grace_ms: i64,
     /// Channels, for tasks created in one (members see them; results are posted).
     pub channels: Option<ChannelService>,
+    /// Users' models: creators' fees and use counts when a task ends.
+    pub models: Option<ModelUses>,
 }
 
 pub type SharedCore = Arc<TaskCore>;
@@ -173,12 +176,19 @@ impl TaskCore {
             max_attempts,
             requeue_grace_ms,
             channels: None,
+            models: None,
         }
     }
 
     /// Lets tasks created in a channel reach its members.
     pub fn with_channels(mut self, channels: ChannelService) -> TaskCore {
         self.channels = Some(channels);
+        self
+    }
+
+    /// Pays creators' fees and counts model uses when tasks end.
+    pub fn with_models(mut self, models: ModelUses) -> TaskCore {
+        self.models = Some(models);
         self
     }
 
@@ -441,6 +451,11 @@ impl TaskCore {
                     )
                     .await;
             }
+        }
+        // After the payer's hold is settled: the creators' fees (exactly
+        // once each, by their ledger keys) and the use counts.
+        if let Some(models) = &self.models {
+            models.task_ended(row).await?;
         }
         if let Err(e) = self.queue.cancel(&row.id).await {
             tracing::warn!(task = %row.id, error = %e, "could not drop the job from the queue");

@@ -210,6 +210,7 @@ mod tests {
                 video: None,
                 audio: None,
                 model_file: None,
+                embeddings: Vec::new(),
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),
@@ -224,6 +225,7 @@ mod tests {
             channel_id: None,
             channel_private: false,
             published: Vec::new(),
+            model_uses: Vec::new(),
         }
     }
 

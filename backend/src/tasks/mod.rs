@@ -105,6 +105,8 @@ pub struct TaskService {
     objects: DynObjects,
     counters: infra::store::Counters,
     limits: TaskLimits,
+    /// Users' models a request may name (issue 19); catalogue only without.
+    models: Option<crate::models::ModelService>,
 }
 
 /// The object key behind an input URL: `/files/<key>`, either site-relative
@@ -142,7 +144,14 @@ impl TaskService {
             objects,
             counters,
             limits,
+            models: None,
         }
+    }
+
+    /// Lets requests name users' models.
+    pub fn with_models(mut self, models: crate::models::ModelService) -> TaskService {
+        self.models = Some(models);
+        self
     }
 
     fn core(&self) -> &core::TaskCore {
@@ -183,7 +192,7 @@ impl TaskService {
                 }
             }
         }
-        let mut p = rules::prepare(&req, action, &who.rule_caller(), seed)?;
+        let mut p = self.prepare_rules(who, &req, action, seed).await?;
         let mut inputs = Vec::new();
         for (role, url) in &p.input_urls {
             let key = object_key_of_url(url).ok_or_else(|| {
@@ -213,6 +222,33 @@ impl TaskService {
         }
         p.job.inputs = inputs;
         Ok(p)
+    }
+
+    /// The rules, with the users' models the request names resolved first
+    /// (as `who` may see them); a LoRA or embedding that could not be
+    /// resolved gets a message saying which.
+    async fn prepare_rules(
+        &self,
+        who: &Requester,
+        req: &CreateTaskRequest,
+        action: Action,
+        seed: u64,
+    ) -> Result<Prepared, ApiError> {
+        let caller = who.rule_caller();
+        let Some(models) = &self.models else {
+            return Ok(rules::prepare(req, action, &caller, seed)?);
+        };
+        let payer = match who {
+            Requester::Account(a) => Some(a.id.as_str()),
+            Requester::Visitor { .. } => None,
+        };
+        let users = crate::models::fees::resolve(models, req, payer).await?;
+        rules::prepare_with(req, action, &caller, seed, &users).map_err(|code| {
+            match (code, crate::models::fees::unresolved_message(req, &users)) {
+                (ErrorCode::InvalidParams, Some(msg)) => ApiError::with_msg(code, msg),
+                _ => code.into(),
+            }
+        })
     }
 
     /// The size of a stored upload: `None` when there is no such object,
@@ -334,6 +370,15 @@ impl TaskService {
                 HoldState::Free
             }
         };
+        // The versions it uses count as in use from now (`ver/can-del`).
+        if let Some(m) = &self.core().models {
+            if let Err(e) = m.task_started(&id, &p.uses).await {
+                if let Owner::Account(a) = &who.owner() {
+                    let _ = self.core().ledger.void(a, &id).await;
+                }
+                return Err(e);
+            }
+        }
         let now = now_millis();
         let row = TaskRow {
             id: id.clone(),
@@ -363,6 +408,7 @@ impl TaskService {
             channel_id,
             channel_private,
             published: Vec::new(),
+            model_uses: p.uses,
         };
         // The task's rows and the hold's ledger entry are sent together, so
         // that the store commits them at once (group commit).
@@ -379,6 +425,9 @@ impl TaskService {
         if let Err(e) = inserted {
             if let Owner::Account(a) = &row.owner {
                 let _ = self.core().ledger.void(a, &id).await;
+            }
+            if let Some(m) = &self.core().models {
+                let _ = m.task_dropped(&id, &row.model_uses).await;
             }
             return Err(e);
         }

@@ -92,6 +92,10 @@ pub struct TaskRow {
     /// Skipped when empty so rows from before it re-encode to their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub published: Vec<String>,
+    /// Users' models the task runs (issue 19) and the fee each pays its
+    /// creator on success. Skipped when empty (rows from before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_uses: Vec<protocol::task::ModelUse>,
 }
 
 /// The index entry of a task under its owner (pk owner, ck (create_at, id)).

@@ -122,6 +122,7 @@ impl TaskService {
             video: Some(v.clone()),
             audio: None,
             model_file: None,
+            embeddings: Vec::new(),
         };
         let p = Prepared {
             category: Category::Normal,
@@ -135,6 +136,7 @@ impl TaskService {
             input_urls: urls,
             cost,
             estimate_secs: protocol::video::video_estimate_secs(&v),
+            uses: Vec::new(),
             prompt: String::new(),
             job,
         };
@@ -262,6 +264,7 @@ impl TaskService {
             video: Some(v.clone()),
             audio: None,
             model_file: None,
+            embeddings: Vec::new(),
         };
         Ok(Prepared {
             category: Category::Normal,
@@ -269,6 +272,7 @@ impl TaskService {
             input_urls: urls,
             cost: pv.cost,
             estimate_secs: pv.estimate_secs,
+            uses: Vec::new(),
             prompt: v.prompt,
             job,
         })

@@ -76,6 +76,22 @@ impl TestApp {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Kills the server (SIGKILL), so that a test may open its data folder.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+
+    /// Starts the server again on its data folder after [`TestApp::stop`].
+    pub fn start_again(&mut self) {
+        let (child, base) = start(self.data.path().to_path_buf(), &self.env);
+        self.child = Some(child);
+        self.client = RestClient::new(&base);
+        self.base = base;
+    }
+
     /// Kills the server with SIGKILL (no shutdown) and starts it again on the same data.
     pub fn kill_and_restart(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -20,6 +20,7 @@ mod ace;
 mod events;
 mod follow;
 pub(crate) mod media;
+mod models;
 mod s2v;
 mod wan;
 mod wire;
@@ -79,6 +80,9 @@ pub struct ComfyUi {
     ace: Option<AceModels>,
     /// Wan 2.2 S2V files; `None`: this server makes no lip-sync.
     s2v: Option<S2vModels>,
+    /// The ComfyUI server's `models/` folder as this worker sees it, where
+    /// users' model files are placed (`models`); `None`: no user models.
+    models_dir: Option<std::path::PathBuf>,
     timeout: Duration,
     http: reqwest::Client,
 }
@@ -117,6 +121,7 @@ impl ComfyUi {
             wan: None,
             ace: None,
             s2v: None,
+            models_dir: None,
             timeout: DEFAULT_TIMEOUT,
             http,
         })
@@ -147,6 +152,13 @@ impl ComfyUi {
     /// Lets this server take text-to-music jobs with ACE-Step.
     pub fn with_ace(mut self, models: AceModels) -> ComfyUi {
         self.ace = Some(models);
+        self
+    }
+
+    /// Lets this server run users' models: `dir` is the ComfyUI server's
+    /// `models/` folder, shared with this worker (see `models`).
+    pub fn with_models_dir(mut self, dir: impl Into<std::path::PathBuf>) -> ComfyUi {
+        self.models_dir = Some(dir.into());
         self
     }
 
@@ -335,6 +347,8 @@ impl ComfyUi {
         if ace::supports(job.action) {
             return self.execute_music(job, progress, cancel, deadline).await;
         }
+        let placed = models::with_placed_models(job, self.models_dir.as_deref())?;
+        let job = &placed;
         let prepared = self.prepare(job, &inputs)?;
         drop(inputs);
         let mut names = Inputs {
@@ -408,6 +422,7 @@ impl Engine for ComfyUi {
             name: "comfyui".into(),
             neural: true,
             label: format!("ComfyUI at {}", self.host),
+            notes: Vec::new(),
         }
     }
 

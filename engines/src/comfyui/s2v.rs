@@ -343,6 +343,7 @@ impl TalkingEngine for ComfyUi {
             name: "comfyui".into(),
             neural: true,
             label: format!("ComfyUI at {} (Wan 2.2 S2V lip-sync)", self.host),
+            notes: Vec::new(),
         }
     }
 

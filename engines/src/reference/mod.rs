@@ -58,6 +58,7 @@ impl Engine for ReferenceEngine {
             name: "reference".into(),
             neural: false,
             label: "Easel reference engine (non-neural)".into(),
+            notes: Vec::new(),
         }
     }
 
@@ -72,6 +73,10 @@ impl Engine for ReferenceEngine {
         progress: Arc<dyn Progress>,
         cancel: Cancel,
     ) -> Result<EngineResult, EngineError> {
+        let mut engine = self.info();
+        if let Some(note) = user_models_note(job) {
+            engine.notes.push(note);
+        }
         let job = job.clone();
         let action = job.action;
         let outcome = tokio::task::spawn_blocking(move || {
@@ -95,9 +100,33 @@ impl Engine for ReferenceEngine {
         Ok(EngineResult {
             outputs: outcome.outputs,
             texts: outcome.texts,
-            engine: self.info(),
+            engine,
         })
     }
+}
+
+/// What the task says when a job names users' model files: this engine
+/// has no neural network, so it cannot apply their weights; it still
+/// paints from the prompt.
+pub fn user_models_note(job: &JobSpec) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    if let Some(f) = &job.model_file {
+        names.push(&f.name);
+    }
+    names.extend(
+        job.loras
+            .iter()
+            .filter_map(|l| l.file.as_ref())
+            .map(|f| f.name.as_str()),
+    );
+    names.extend(job.embeddings.iter().map(|f| f.name.as_str()));
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "The reference engine cannot apply model weights (it is not a neural network): {} not applied; the picture follows the prompt only.",
+        names.join(", ")
+    ))
 }
 
 /// What an action produced.

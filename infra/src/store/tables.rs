@@ -229,6 +229,17 @@ pub const MODELS_PUBLIC: TableDef = regular("models_public");
 pub const MODEL_FILES: TableDef = regular("model_files");
 /// pk (sha256 hex) · ck (model_ver_no) → (). Versions by file hash (search by hash, duplicates).
 pub const MODEL_BY_HASH: TableDef = regular("model_by_hash");
+/// pk (creator account id) · ck (time ms, task id, model_ver_no) → `EarningRow`. A creator's fee earnings, each paid once, by time.
+pub const MODEL_EARNINGS: TableDef = regular("model_earnings");
+/// pk (model id) · ck (UTC day number, task id, model_ver_no) → `UseRow`. Each successful task's use of a model, once: the record behind the counts.
+pub const MODEL_USES: TableDef = regular("model_uses");
+/// pk (model id, or "c:" + creator id) · ck (UTC day number, or -1 for all time; name: uses, earnings) → counter. Uses and earnings per day, for rankings' day/week/month/all windows.
+pub const MODEL_USE_COUNTS: TableDef = TableDef {
+    name: "model_use_counts",
+    kind: TableKind::Counter,
+};
+/// pk (model_ver_no) · ck (task id) → (). Tasks not ended that use a version (`ver/can-del`); removed when the task ends.
+pub const MODEL_VERSION_TASKS: TableDef = regular("model_version_tasks");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -328,4 +339,8 @@ pub const ALL: &[TableDef] = &[
     MODELS_PUBLIC,
     MODEL_FILES,
     MODEL_BY_HASH,
+    MODEL_EARNINGS,
+    MODEL_USES,
+    MODEL_USE_COUNTS,
+    MODEL_VERSION_TASKS,
 ];

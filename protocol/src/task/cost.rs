@@ -146,6 +146,7 @@ mod tests {
             video: None,
             audio: None,
             model_file: None,
+            embeddings: Vec::new(),
         }
     }
 

@@ -73,6 +73,9 @@ pub struct JobSpec {
     /// shared model rather than one of the catalogue's names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_file: Option<ModelFileRef>,
+    /// Users' embeddings (textual inversions) the prompt may name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeddings: Vec<ModelFileRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,6 +100,10 @@ pub struct ModelFileRef {
     pub size: u64,
     /// The file name engines see (`easel-<autov2>-<name>.safetensors`).
     pub name: String,
+    /// Set by the worker only, in its copy of the job: where the verified
+    /// file is on the worker's disk (its model cache). Never sent.
+    #[serde(skip)]
+    pub local_path: Option<std::path::PathBuf>,
 }
 
 /// The role an input image plays.
@@ -167,6 +174,10 @@ pub struct EngineInfo {
     pub neural: bool,
     /// A human label, e.g. "Easel reference engine (non-neural)".
     pub label: String,
+    /// What the engine wants the user to know about this result, e.g. that
+    /// it could not apply a user model's weights. Shown with the task.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What a worker reports about a delivery.

@@ -10,6 +10,7 @@ mod inputs;
 pub mod job;
 pub mod request;
 pub mod rules;
+pub mod user_models;
 pub mod view;
 
 pub use catalogue::{aspect_match, catalogue, check_size, Catalogue};
@@ -19,5 +20,6 @@ pub use job::{
     EngineInfo, InputRole, JobInput, JobOutput, JobSpec, LoraSpec, ModelFileRef, WorkerEvent,
 };
 pub use request::{CreateTaskRequest, TaskMeta};
-pub use rules::{prepare, Caller, Prepared, Role};
+pub use rules::{prepare, prepare_with, Caller, Prepared, Role};
+pub use user_models::{ModelUse, UserModel, UserModels};
 pub use view::TaskView;

@@ -166,6 +166,10 @@ pub struct TaskMeta {
     pub base_model_type: Option<String>,
     #[serde(default)]
     pub lora_models: Vec<LoraModel>,
+    /// Embeddings (textual inversions) by `model_ver_no` or `model_id`
+    /// (spec 3 §3 "Lora and embedding entries").
+    #[serde(default)]
+    pub embeddings: Vec<LoraModel>,
     #[serde(default, deserialize_with = "lenient::opt_f64")]
     pub cfg_scale: Option<f64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]

@@ -32,9 +32,7 @@
 //! -2..=2, frames up to 48): they are slider values, and the nearest valid
 //! value is what the user meant.
 
-use super::catalogue::{
-    catalogue, check_size, family_ids, fit_max_side, Checkpoint, SizeError, STUDIO_LIMITS,
-};
+use super::catalogue::{catalogue, check_size, family_ids, fit_max_side, SizeError, STUDIO_LIMITS};
 use super::codes::{Action, Category, SpeedType};
 use super::cost::{cost, estimate_secs};
 use super::defaults::{
@@ -46,7 +44,11 @@ use super::defaults::{
 use super::inputs::{collect_inputs, control_spec, init_url};
 use super::job::{InputRole, JobSpec, LoraSpec};
 use super::request::{CreateTaskRequest, TaskMeta};
+use super::user_models::{
+    check_fit, from_catalogue, from_user, push_use, ready_file, ModelUse, Named, UserModels,
+};
 use crate::error::ErrorCode;
+use crate::models::ModelType;
 
 /// Who is asking (spec 1 §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +85,9 @@ pub struct Prepared {
     pub estimate_secs: u32,
     /// The prompt as stored/displayed (flags stripped).
     pub prompt: String,
+    /// Users' models the job runs (issue 19), each once; `cost` includes
+    /// their fees.
+    pub uses: Vec<ModelUse>,
 }
 
 /// The action of a `/task/create` call, which carries it in the body.
@@ -200,6 +205,11 @@ pub(super) fn non_empty(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// A request's id field, trimmed, when not empty (as the rules read ids).
+pub fn non_empty_str(s: &Option<String>) -> Option<&str> {
+    non_empty(s)
+}
+
 fn positive(v: Option<i64>) -> Option<u32> {
     v.and_then(|v| u32::try_from(v).ok()).filter(|v| *v > 0)
 }
@@ -241,22 +251,31 @@ fn needs_model_choice(action: Action, category: Category) -> bool {
 
 /// The model the request names, if any: `art_model_ver_no`, else
 /// `art_model_no`, else `art_work_no` (request fields first, then `meta`'s).
-/// `Err` when a named model is not in the catalogue.
-fn named_checkpoint(req: &CreateTaskRequest) -> Result<Option<&'static Checkpoint>, ErrorCode> {
+/// `Err` when a named model is neither in the catalogue nor among `users`.
+fn named_checkpoint<'u>(
+    req: &CreateTaskRequest,
+    users: &'u UserModels,
+) -> Result<Option<Named<'u>>, ErrorCode> {
     let cat = catalogue();
     let meta = &req.meta;
     let unknown = ErrorCode::PleaseSelectBaseName;
     if let Some(ver) = non_empty(&req.art_model_ver_no).or(non_empty(&meta.art_model_ver_no)) {
-        return cat.checkpoint(ver).map(Some).ok_or(unknown);
+        return match cat.checkpoint(ver) {
+            Some(c) => Ok(Some(from_catalogue(c))),
+            None => from_user(users, ver),
+        };
     }
     if let Some(no) = non_empty(&req.art_model_no).or(non_empty(&meta.art_model_no)) {
-        return cat.checkpoint_by_model_no(no).map(Some).ok_or(unknown);
+        return match cat.checkpoint_by_model_no(no) {
+            Some(c) => Ok(Some(from_catalogue(c))),
+            None => from_user(users, no),
+        };
     }
     if let Some(art) = non_empty(&req.art_work_no).or(non_empty(&meta.art_work_no)) {
         let artwork = cat.artwork(art).ok_or(unknown)?;
         return cat
             .checkpoint(&artwork.model_ver_no)
-            .map(Some)
+            .map(|c| Some(from_catalogue(c)))
             .ok_or(unknown);
     }
     Ok(None)
@@ -291,15 +310,33 @@ pub(super) fn clamp_f(v: f64, (lo, hi): (f32, f32)) -> f32 {
     (v as f32).clamp(lo, hi)
 }
 
-/// Applies every rule of spec 1 §5, §6 and §9 (see the module doc).
-/// `action` comes from the path for v2 calls, or `req.action` for
-/// /task/create ([`action_of`]). `random_seed` is drawn by the server
-/// (0..=2147483643) and used when the seed is empty, 0 or -1.
+/// Applies every rule of spec 1 §5, §6 and §9 (see the module doc) with
+/// the built-in catalogue's models only. `action` comes from the path for
+/// v2 calls, or `req.action` for /task/create ([`action_of`]).
+/// `random_seed` is drawn by the server (0..=2147483643) and used when the
+/// seed is empty, 0 or -1.
 pub fn prepare(
     req: &CreateTaskRequest,
     action: Action,
     caller: &Caller,
     random_seed: u64,
+) -> Result<Prepared, ErrorCode> {
+    prepare_with(req, action, caller, random_seed, &UserModels::default())
+}
+
+/// [`prepare`] with users' models (issue 19): ids the catalogue does not
+/// know are looked up in `users`, which the server resolved beforehand with
+/// its visibility rules. A user checkpoint, LoRA or embedding must be ready
+/// (`modelNotReady`); a user LoRA or embedding must fit the checkpoint's
+/// family in every mode (`studio25`). The job carries their files; the
+/// cost includes their creators' fees (none for the payer's own models);
+/// visitors cannot pay fees (`NeedLogin`).
+pub fn prepare_with(
+    req: &CreateTaskRequest,
+    action: Action,
+    caller: &Caller,
+    random_seed: u64,
+    users: &UserModels,
 ) -> Result<Prepared, ErrorCode> {
     let cat = catalogue();
     let meta = &req.meta;
@@ -320,11 +357,17 @@ pub fn prepare(
     let named = if action == Action::Upscale || action == Action::ExtraUpscale {
         Ok(None)
     } else {
-        named_checkpoint(req)
+        named_checkpoint(req, users)
     };
     let category = req
         .category
-        .or_else(|| named.ok().flatten().map(|c| c.category))
+        .or_else(|| {
+            named
+                .as_ref()
+                .ok()
+                .and_then(Option::as_ref)
+                .map(|c| c.category)
+        })
         .unwrap_or(Category::Normal)
         .canonical();
     let studio = category.is_studio();
@@ -352,11 +395,18 @@ pub fn prepare(
         None if needs_model_choice(action, category) => {
             return Err(ErrorCode::PleaseSelectBaseName)
         }
-        None => cat
-            .default_checkpoint(category)
-            .ok_or(ErrorCode::Internal)?,
+        None => from_catalogue(
+            cat.default_checkpoint(category)
+                .ok_or(ErrorCode::Internal)?,
+        ),
     };
-    let family = cat.family(&checkpoint.family).ok_or(ErrorCode::Internal)?;
+    let family = cat
+        .family(&checkpoint.family)
+        .ok_or(if checkpoint.user.is_some() {
+            ErrorCode::PleaseSelectBaseName
+        } else {
+            ErrorCode::Internal
+        })?;
     let d = defaults_for(category, &family.id);
 
     // 6. Upscale output (§5, §9).
@@ -386,13 +436,34 @@ pub fn prepare(
     let control = inputs.control.as_ref().map(control_spec).transpose()?;
 
     // 8. LoRAs, and studio's family check (§5 studio25).
+    // Users' LoRAs and embeddings must fit the checkpoint in every mode.
     let mut loras = Vec::new();
+    let mut embeddings = Vec::new();
+    let mut uses = Vec::new();
+    let mut model_file = None;
     if runs_checkpoint(action) {
+        if let Some(m) = checkpoint.user {
+            model_file = Some(ready_file(m)?);
+            push_use(&mut uses, users.use_of(m));
+        }
         for l in &meta.lora_models {
             let id = non_empty(&l.model_ver_no)
                 .or(non_empty(&l.model_id))
                 .ok_or(ErrorCode::InvalidParams)?;
-            let entry = cat.lora(id).ok_or(ErrorCode::InvalidParams)?;
+            let Some(entry) = cat.lora(id) else {
+                let m = users
+                    .find(id, ModelType::Lora)
+                    .ok_or(ErrorCode::InvalidParams)?;
+                let file = ready_file(m)?;
+                check_fit(&checkpoint.family, m)?;
+                push_use(&mut uses, users.use_of(m));
+                loras.push(LoraSpec {
+                    model: m.ver_no.clone(),
+                    weight: l.weight.map_or(m.weight, |w| clamp_f(w, LORA_WEIGHT_RANGE)),
+                    file: Some(file),
+                });
+                continue;
+            };
             if studio && meta.lora_ignore != Some(true) && entry.base_model != checkpoint.family {
                 return Err(ErrorCode::Studio25);
             }
@@ -404,6 +475,24 @@ pub fn prepare(
                 file: None,
             });
         }
+        for e in &meta.embeddings {
+            let id = non_empty(&e.model_ver_no)
+                .or(non_empty(&e.model_id))
+                .ok_or(ErrorCode::InvalidParams)?;
+            let m = users
+                .find(id, ModelType::Embedding)
+                .ok_or(ErrorCode::InvalidParams)?;
+            let file = ready_file(m)?;
+            check_fit(&checkpoint.family, m)?;
+            push_use(&mut uses, users.use_of(m));
+            if !embeddings.contains(&file) {
+                embeddings.push(file);
+            }
+        }
+    }
+    let fees: i64 = uses.iter().map(|u| u.fee).sum();
+    if caller.role == Role::Visitor && fees > 0 {
+        return Err(ErrorCode::NeedLogin);
     }
 
     // 9. Sizes.
@@ -567,7 +656,7 @@ pub fn prepare(
         };
         (up.name.clone(), family_ids::UPSCALER.to_string())
     } else {
-        (checkpoint.model_ver_no.clone(), family.id.clone())
+        (checkpoint.model.clone(), family.id.clone())
     };
     let frames = if action == Action::Animation {
         positive(meta.animatediff.as_ref().and_then(|a| a.frames))
@@ -589,7 +678,8 @@ pub fn prepare(
     let job = JobSpec {
         video: None,
         audio: None,
-        model_file: None,
+        model_file,
+        embeddings,
         task_id: String::new(),
         attempt: 0,
         action,
@@ -618,7 +708,7 @@ pub fn prepare(
     let credits = if caller.role == Role::Visitor {
         0
     } else {
-        cost(&job, speed)
+        cost(&job, speed) + fees
     };
     Ok(Prepared {
         estimate_secs: estimate_secs(&job),
@@ -628,6 +718,7 @@ pub fn prepare(
         speed,
         input_urls: inputs.urls,
         prompt,
+        uses,
     })
 }
 

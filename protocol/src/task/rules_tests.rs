@@ -639,5 +639,7 @@ fn base_model_rules() {
 
 #[path = "rules_tests_limits.rs"]
 mod limits;
+#[path = "rules_tests_models.rs"]
+mod models;
 #[path = "rules_tests_sizes.rs"]
 mod sizes;
