@@ -222,6 +222,7 @@ fn job(action: Action, audio: AudioJob) -> JobSpec {
         video: None,
         audio: Some(audio),
         model_file: None,
+        train: None,
     }
 }
 

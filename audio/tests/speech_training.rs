@@ -119,6 +119,7 @@ async fn the_training_task_answers_the_voice_and_a_preview() {
             ..AudioJob::default()
         }),
         model_file: None,
+        train: None,
     };
     let r = engine
         .run(

@@ -127,6 +127,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             video: None,
             audio: None,
             model_file: None,
+            train: None,
         },
         request: Value::Null,
         prompt: "p".into(),

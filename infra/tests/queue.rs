@@ -49,6 +49,7 @@ fn job(task: &str, attempt: u32) -> JobSpec {
         video: None,
         audio: None,
         model_file: None,
+        train: None,
     }
 }
 

@@ -72,6 +72,7 @@ impl TaskService {
             video: None,
             audio: Some(job),
             model_file: None,
+            train: None,
         };
         let p = Prepared {
             category: Category::Normal,

@@ -210,6 +210,7 @@ mod tests {
                 video: None,
                 audio: None,
                 model_file: None,
+                train: None,
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),

@@ -122,6 +122,7 @@ impl TaskService {
             video: Some(v.clone()),
             audio: None,
             model_file: None,
+            train: None,
         };
         let p = Prepared {
             category: Category::Normal,
@@ -262,6 +263,7 @@ impl TaskService {
             video: Some(v.clone()),
             audio: None,
             model_file: None,
+            train: None,
         };
         Ok(Prepared {
             category: Category::Normal,

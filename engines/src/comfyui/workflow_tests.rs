@@ -30,6 +30,7 @@ fn job(action: Action) -> JobSpec {
         video: None,
         audio: None,
         model_file: None,
+        train: None,
     }
 }
 

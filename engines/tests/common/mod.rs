@@ -163,6 +163,7 @@ pub fn video_job(action: Action, w: u32, h: u32, secs: u32, images: &[VideoImage
         video: Some(v),
         audio: None,
         model_file: None,
+        train: None,
     }
 }
 

@@ -73,6 +73,10 @@ pub struct JobSpec {
     /// shared model rather than one of the catalogue's names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_file: Option<ModelFileRef>,
+    /// LoRA training (`Action::LoraTrain`): the parameters and one caption
+    /// per `Init` input (the dataset's images, in order); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<crate::models::train::TrainSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
