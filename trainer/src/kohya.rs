@@ -191,9 +191,9 @@ pub fn parse_loss(line: &str) -> Option<f64> {
 
 fn kill_group(pid: u32) {
     // The trainer runs in its own process group (its id is the child's pid):
-    // `kill -TERM -<pgid>` stops it and every worker it started.
+    // `kill -s TERM -- -<pgid>` stops it and every worker it started.
     let _ = std::process::Command::new("kill")
-        .args(["-TERM", &format!("-{pid}")])
+        .args(["-s", "TERM", "--", &format!("-{pid}")])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
@@ -286,6 +286,8 @@ impl Trainer for KohyaTrainer {
                 _ = tick.tick() => {
                     if cancel.is_cancelled() {
                         kill_group(pid);
+                        // The trainer itself, should it ignore SIGTERM.
+                        let _ = child.start_kill();
                         let _ = child.wait().await;
                         return Err(TrainError::Cancelled);
                     }

@@ -229,6 +229,14 @@ pub const MODELS_PUBLIC: TableDef = regular("models_public");
 pub const MODEL_FILES: TableDef = regular("model_files");
 /// pk (sha256 hex) · ck (model_ver_no) → (). Versions by file hash (search by hash, duplicates).
 pub const MODEL_BY_HASH: TableDef = regular("model_by_hash");
+/// pk (dataset id) · ck () → `DatasetRow`. A training dataset with its pictures and captions.
+pub const DATASETS: TableDef = regular("datasets");
+/// pk (account id) · ck (create_at ms, dataset id) → (). An account's datasets.
+pub const DATASETS_BY_OWNER: TableDef = regular("datasets_by_owner");
+/// pk (task id) · ck () → `TrainingRow`. A LoRA training: its model, version and whether its result was applied.
+pub const TRAININGS: TableDef = regular("trainings");
+/// pk (account id) · ck (create_at ms, task id) → (). An account's trainings.
+pub const TRAININGS_BY_OWNER: TableDef = regular("trainings_by_owner");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -328,4 +336,9 @@ pub const ALL: &[TableDef] = &[
     MODELS_PUBLIC,
     MODEL_FILES,
     MODEL_BY_HASH,
+    // Datasets and training
+    DATASETS,
+    DATASETS_BY_OWNER,
+    TRAININGS,
+    TRAININGS_BY_OWNER,
 ];
