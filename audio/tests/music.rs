@@ -223,6 +223,7 @@ fn job(action: Action, audio: AudioJob) -> JobSpec {
         audio: Some(audio),
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 

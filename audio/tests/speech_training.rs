@@ -120,6 +120,7 @@ async fn the_training_task_answers_the_voice_and_a_preview() {
         }),
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     };
     let r = engine
         .run(

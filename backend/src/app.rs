@@ -181,7 +181,8 @@ pub fn speaker(settings: &Settings) -> Arc<dyn audio::speech::Speaker> {
 }
 
 /// The engine router from the settings: the configured engines, the audio
-/// engine, then the reference engine.
+/// engine, the trainer engine (`EASEL_TRAINER`, `easel-trainer`'s settings),
+/// then the reference engine.
 pub fn engine_router(
     settings: &Settings,
     speaker: Arc<dyn audio::speech::Speaker>,
@@ -197,7 +198,14 @@ pub fn engine_router(
     Ok(Arc::new(
         Router::from_config(&settings.engines)
             .map_err(|e| anyhow::anyhow!("engines: {e}"))?
-            .with_engine(Arc::new(audio_engine)),
+            .with_engine(Arc::new(audio_engine))
+            .with_engine(Arc::new(trainer::TrainEngine::new(
+                trainer::build_trainer(
+                    &trainer::TrainerSettings::from_env()
+                        .map_err(|e| anyhow::anyhow!("trainer: {e}"))?,
+                )
+                .map_err(|e| anyhow::anyhow!("trainer: {e}"))?,
+            ))),
     ))
 }
 

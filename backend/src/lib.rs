@@ -31,6 +31,7 @@ pub mod square;
 pub mod state;
 pub mod tasks;
 pub mod timbre;
+pub mod training;
 pub mod uploads;
 pub mod web;
 pub mod worker;

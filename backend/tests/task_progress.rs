@@ -128,6 +128,7 @@ fn task(id: &str, owner: Owner) -> TaskRow {
             audio: None,
             model_file: None,
             embeddings: Vec::new(),
+            train: None,
         },
         request: Value::Null,
         prompt: "p".into(),

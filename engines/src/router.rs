@@ -320,9 +320,11 @@ mod tests {
     fn the_reference_engine_takes_every_image_and_video_action() {
         let r = Router::from_config(&[]).unwrap();
         for a in Action::ALL {
-            if a.is_audio() {
-                // The audio engine (`easel-audio`) is added by the server.
+            if a.is_audio() || a.is_training() {
+                // The audio engine (`easel-audio`) and the trainer engine
+                // (`easel-trainer`) are added by the server.
                 assert!(r.pick(*a, "audio").is_none(), "{a:?}");
+                assert!(r.pick(*a, "sdxl").is_none(), "{a:?}");
                 continue;
             }
             let e = r.pick(*a, "sdxl").unwrap();

@@ -451,6 +451,7 @@ fn job(action: Action) -> JobSpec {
         audio: None,
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 

@@ -43,6 +43,7 @@ fn job(action: Action) -> JobSpec {
         audio: None,
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 
@@ -149,10 +150,18 @@ fn info_and_support() {
     assert_eq!(info.name, "reference");
     assert!(!info.neural);
     assert_eq!(info.label, "Easel reference engine (non-neural)");
-    // Every image and video action; audio runs in `easel-audio`'s engine.
+    // Every image and video action; audio runs in `easel-audio`'s engine, training in `easel-trainer`'s.
     for a in Action::ALL {
-        assert_eq!(e.supports(*a, "sdxl"), !a.is_audio(), "{a:?}");
-        assert_eq!(e.supports(*a, "flux"), !a.is_audio(), "{a:?}");
+        assert_eq!(
+            e.supports(*a, "sdxl"),
+            !a.is_audio() && !a.is_training(),
+            "{a:?}"
+        );
+        assert_eq!(
+            e.supports(*a, "flux"),
+            !a.is_audio() && !a.is_training(),
+            "{a:?}"
+        );
     }
 }
 
@@ -162,7 +171,7 @@ async fn every_action_produces_the_right_outputs() {
     // audio actions run in `easel-audio`.
     for &action in Action::ALL
         .iter()
-        .filter(|a| !a.is_video() && !a.is_audio())
+        .filter(|a| !a.is_video() && !a.is_audio() && !a.is_training())
     {
         let mut j = job(action);
         j.n_iter = 2;
@@ -218,7 +227,7 @@ async fn every_action_produces_the_right_outputs() {
 async fn same_job_same_bytes_and_another_seed_other_bytes() {
     for &action in Action::ALL
         .iter()
-        .filter(|a| !a.is_video() && !a.is_audio())
+        .filter(|a| !a.is_video() && !a.is_audio() && !a.is_training())
     {
         let mut a = job(action);
         a.frames = 4;
@@ -305,7 +314,7 @@ async fn progress_rises_to_100_one_report_per_step() {
 
     for &action in Action::ALL
         .iter()
-        .filter(|a| !a.is_video() && !a.is_audio())
+        .filter(|a| !a.is_video() && !a.is_audio() && !a.is_training())
     {
         let rec = Arc::new(Recorder::default());
         let mut j = job(action);
@@ -329,7 +338,7 @@ async fn cancel_before_or_during_a_run() {
     // Video jobs are cancelled mid-encode in reference::video's tests.
     for &action in Action::ALL
         .iter()
-        .filter(|a| !a.is_video() && !a.is_audio())
+        .filter(|a| !a.is_video() && !a.is_audio() && !a.is_training())
     {
         let cancel = Cancel::new();
         cancel.cancel();

@@ -50,6 +50,7 @@ fn job(task: &str, attempt: u32) -> JobSpec {
         audio: None,
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 

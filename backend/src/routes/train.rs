@@ -1,6 +1,705 @@
-//! Datasets and training (spec 3 §7 Training; issue 19): dataset calls, train-model/*, task/create-refer.
+//! Datasets and training (spec 3 §7 Training; issue 19 item 4), plain
+//! under `/api/v1`. Datasets (paths ours): `dataset/{list, detail, create,
+//! delete, edit, template-list}`, `dataset/image/{add, delete, caption}`,
+//! `dataset/caption/auto`. Training: `train-model/{estimate, create,
+//! in-progress-list, batch-progress, log}` and `task/create-refer`. Every
+//! dataset and training is its owner's: anyone else's answers NotFound.
 
 use actix_web::web;
+use protocol::models::rules::parse_base_model;
+use protocol::models::train::{
+    CaptionSource, DatasetKind, TrainParams, TrainParamsInput, TrainSpec, MAX_DATASET_IMAGES,
+};
+use protocol::models::{ModelType, PublishStatus, VersionSource, VersionStatus};
+use protocol::task::{Action, CreateTaskRequest};
+use protocol::ErrorCode;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::accounts::now_millis;
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::models::{new_id, ModelRow, VersionRow};
+use crate::state::AppState;
+use crate::tasks::Requester;
+use crate::training::task::{TrainingRow, TrainingService};
+use crate::training::{check_caption, check_tags, draft_caption, DatasetImage, DatasetService};
+
+type State = web::Data<AppState>;
+
+fn datasets(s: &AppState) -> DatasetService {
+    DatasetService::new(s.store.clone(), s.objects.clone())
+}
+
+fn trainings(s: &AppState) -> TrainingService {
+    TrainingService::new(s.store.clone(), s.objects.clone())
+}
+
+fn invalid(m: impl Into<String>) -> ApiError {
+    ApiError::with_msg(ErrorCode::InvalidParams, m)
+}
+
+fn kind_of(v: &Option<String>) -> Result<Option<DatasetKind>, ApiError> {
+    match v.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        None => Ok(None),
+        Some(k) => DatasetKind::parse(k)
+            .map(Some)
+            .ok_or_else(|| invalid("kind is character, style, concept or object")),
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct DatasetBody {
+    #[serde(default)]
+    dataset_id: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    tags: Option<Vec<String>>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+async fn template_list() -> ApiResult {
+    let items: Vec<_> = DatasetKind::ALL.iter().map(|k| k.template()).collect();
+    Ok(ok(json!({ "items": items })))
+}
+
+async fn list(a: Authed, s: State, b: Option<web::Json<DatasetBody>>) -> ApiResult {
+    let limit = b.as_ref().and_then(|b| b.limit).unwrap_or(50);
+    let rows = datasets(&s).list(&a.0.account.id, limit).await?;
+    let items: Vec<_> = rows.iter().map(|r| r.view(false)).collect();
+    Ok(ok(json!({ "items": items })))
+}
+
+async fn detail(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    let r = datasets(&s).own(&a.0.account.id, &b.dataset_id).await?;
+    Ok(ok(r.view(true)))
+}
+
+async fn create(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    let kind = kind_of(&b.kind)?.unwrap_or_default();
+    let r = datasets(&s)
+        .create(
+            &a.0.account.id,
+            b.name.as_deref().unwrap_or(""),
+            kind,
+            b.tags.as_deref().unwrap_or(&[]),
+        )
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+async fn edit(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    let name = b
+        .name
+        .as_deref()
+        .map(crate::training::check_name)
+        .transpose()?;
+    let kind = kind_of(&b.kind)?;
+    let tags = b.tags.as_deref().map(check_tags).transpose()?;
+    let r = datasets(&s)
+        .update(&a.0.account.id, &b.dataset_id, move |d| {
+            if let Some(n) = &name {
+                d.name = n.clone();
+            }
+            if let Some(k) = kind {
+                d.kind = k;
+            }
+            if let Some(t) = &tags {
+                d.tags = t.clone();
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+async fn delete(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    datasets(&s).delete(&a.0.account.id, &b.dataset_id).await?;
+    Ok(ok(json!({})))
+}
+
+#[derive(Deserialize)]
+struct ImagesBody {
+    #[serde(default)]
+    dataset_id: String,
+    #[serde(default)]
+    urls: Vec<String>,
+    #[serde(default)]
+    image_ids: Vec<String>,
+    /// Draft captions with the reference descriptor (default true).
+    #[serde(default)]
+    auto_caption: Option<bool>,
+    /// `caption/auto`: replace captions the owner wrote too.
+    #[serde(default)]
+    overwrite: Option<bool>,
+}
+
+async fn image_add(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
+    let me = &a.0.account.id;
+    let svc = datasets(&s);
+    let d = svc.own(me, &b.dataset_id).await?;
+    if b.urls.is_empty() {
+        return Err(invalid("urls names the pictures to add"));
+    }
+    if d.images.len() + b.urls.len() > MAX_DATASET_IMAGES {
+        return Err(ErrorCode::DatasetTooLarge.into());
+    }
+    let auto = b.auto_caption.unwrap_or(true);
+    let mut added = Vec::new();
+    for url in &b.urls {
+        let (key, width, height, bytes) = svc.check_image(me, url).await?;
+        let drafted = if auto {
+            draft_caption(bytes).await
+        } else {
+            None
+        };
+        added.push(DatasetImage {
+            id: new_id("img"),
+            key,
+            width,
+            height,
+            caption_source: if drafted.is_some() {
+                CaptionSource::Descriptor
+            } else {
+                CaptionSource::None
+            },
+            caption: drafted.unwrap_or_default(),
+        });
+    }
+    let r = svc
+        .update(me, &d.id, move |d| {
+            let fresh: Vec<DatasetImage> = added
+                .iter()
+                .filter(|n| !d.images.iter().any(|i| i.key == n.key))
+                .cloned()
+                .collect();
+            if d.images.len() + fresh.len() > MAX_DATASET_IMAGES {
+                return Err(ErrorCode::DatasetTooLarge.into());
+            }
+            d.images.extend(fresh);
+            Ok(())
+        })
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+async fn image_delete(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
+    let ids = b.image_ids.clone();
+    let r = datasets(&s)
+        .update(&a.0.account.id, &b.dataset_id, move |d| {
+            d.images.retain(|i| !ids.contains(&i.id));
+            Ok(())
+        })
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+#[derive(Deserialize)]
+struct CaptionBody {
+    #[serde(default)]
+    dataset_id: String,
+    #[serde(default)]
+    image_id: String,
+    #[serde(default)]
+    caption: String,
+}
+
+async fn image_caption(a: Authed, s: State, b: web::Json<CaptionBody>) -> ApiResult {
+    let caption = check_caption(&b.caption)?;
+    let id = b.image_id.clone();
+    let r = datasets(&s)
+        .update(&a.0.account.id, &b.dataset_id, move |d| {
+            let img = d
+                .images
+                .iter_mut()
+                .find(|i| i.id == id)
+                .ok_or(ErrorCode::NotFound)?;
+            img.caption = caption.clone();
+            img.caption_source = CaptionSource::User;
+            Ok(())
+        })
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+/// Drafts captions with the reference descriptor (non-neural: it names
+/// colours, brightness and layout; the language model here reads no
+/// pictures), for the named pictures or all; the owner's own captions are
+/// kept unless `overwrite`.
+async fn caption_auto(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
+    let me = &a.0.account.id;
+    let svc = datasets(&s);
+    let d = svc.own(me, &b.dataset_id).await?;
+    let overwrite = b.overwrite.unwrap_or(false);
+    let mut drafts: Vec<(String, String)> = Vec::new();
+    for img in &d.images {
+        let named = b.image_ids.is_empty() || b.image_ids.contains(&img.id);
+        if !named || (img.caption_source == CaptionSource::User && !overwrite) {
+            continue;
+        }
+        if let Some(c) = draft_caption(svc.image_bytes(&img.key).await?).await {
+            drafts.push((img.id.clone(), c));
+        }
+    }
+    let r = svc
+        .update(me, &d.id, move |d| {
+            for (id, c) in &drafts {
+                if let Some(img) = d.images.iter_mut().find(|i| &i.id == id) {
+                    img.caption = c.clone();
+                    img.caption_source = CaptionSource::Descriptor;
+                }
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(ok(r.view(true)))
+}
+
+#[derive(Deserialize)]
+struct TrainBody {
+    #[serde(default)]
+    dataset_id: String,
+    #[serde(default)]
+    model_id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    base_model: Value,
+    #[serde(default)]
+    params: TrainParamsInput,
+}
+
+/// What a training request resolves to before anything is written.
+struct Plan {
+    dataset: crate::training::DatasetRow,
+    model: Option<ModelRow>,
+    name: String,
+    family: String,
+    variant: String,
+    params: TrainParams,
+    spec: TrainSpec,
+}
+
+/// The family's first catalogue checkpoint: the base the LoRA trains on.
+fn base_checkpoint(family: &str) -> String {
+    protocol::task::catalogue::catalogue()
+        .checkpoints
+        .iter()
+        .find(|c| c.family == family)
+        .map_or_else(|| family.to_string(), |c| c.model_ver_no.clone())
+}
+
+async fn plan(s: &AppState, me: &str, b: &TrainBody) -> Result<Plan, ApiError> {
+    let dataset = datasets(s).own(me, &b.dataset_id).await?;
+    if dataset.images.is_empty() {
+        return Err(ErrorCode::DatasetEmpty.into());
+    }
+    if dataset.images.len() > MAX_DATASET_IMAGES {
+        return Err(ErrorCode::DatasetTooLarge.into());
+    }
+    let models = crate::models::ModelService::new(s.store.clone());
+    let model = match b
+        .model_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
+        Some(id) => {
+            let m = models.own_model(id, me).await?;
+            if m.model_type != ModelType::Lora {
+                return Err(ApiError::with_msg(
+                    ErrorCode::TrainParamsInvalid,
+                    "a training adds a version to a LoRA model",
+                ));
+            }
+            Some(m)
+        }
+        None => None,
+    };
+    let (family, variant) = match &model {
+        Some(m) => (m.family.clone(), m.variant.clone()),
+        None => parse_base_model(&b.base_model).ok_or_else(|| {
+            ApiError::with_msg(
+                ErrorCode::TrainParamsInvalid,
+                "base_model is not a known family",
+            )
+        })?,
+    };
+    let name = match (&model, b.name.as_deref().map(str::trim)) {
+        (Some(m), _) => m.name.clone(),
+        (None, Some(n)) if !n.is_empty() => crate::training::check_name(n)?,
+        (None, _) => dataset.name.clone(),
+    };
+    let params = b
+        .params
+        .check(dataset.kind, &family, dataset.images.len(), &name)
+        .map_err(|m| ApiError::with_msg(ErrorCode::TrainParamsInvalid, m))?;
+    // Captions start with the trigger word (every kind's convention).
+    let captions = dataset
+        .images
+        .iter()
+        .map(|i| {
+            let c = i.caption.trim();
+            let starts = c
+                .split(',')
+                .next()
+                .is_some_and(|first| first.trim().eq_ignore_ascii_case(&params.trigger_word));
+            match (c.is_empty(), starts) {
+                (true, _) => params.trigger_word.clone(),
+                (false, true) => c.to_string(),
+                (false, false) => format!("{}, {c}", params.trigger_word),
+            }
+        })
+        .collect();
+    let spec = TrainSpec {
+        family: family.clone(),
+        base_model: base_checkpoint(&family),
+        kind: dataset.kind,
+        name: name.clone(),
+        params: params.clone(),
+        captions,
+    };
+    Ok(Plan {
+        dataset,
+        model,
+        name,
+        family,
+        variant,
+        params,
+        spec,
+    })
+}
+
+async fn estimate(a: Authed, s: State, b: web::Json<TrainBody>) -> ApiResult {
+    let p = plan(&s, &a.0.account.id, &b).await?;
+    Ok(ok(json!({
+        "credits": p.spec.cost(),
+        "steps": p.spec.steps(),
+        "estimate_secs": p.spec.estimate_secs(),
+        "images": p.dataset.images.len(),
+        "base_model": p.family,
+        "params": p.params,
+    })))
+}
+
+async fn create_training(a: Authed, s: State, b: web::Json<TrainBody>) -> ApiResult {
+    let me = &a.0.account;
+    let p = plan(&s, &me.id, &b).await?;
+    let keys: Vec<String> = p.dataset.images.iter().map(|i| i.key.clone()).collect();
+    let trigger = p.params.trigger_word.clone();
+    let task_id = s
+        .tasks
+        .create_training(
+            &Requester::Account(Box::new(me.clone())),
+            p.spec,
+            keys,
+            json!({"dataset_id": p.dataset.id, "model_id": b.model_id, "params": p.params}),
+        )
+        .await?;
+    let svc = trainings(&s);
+    let now = now_millis();
+    let ver_no = new_id("mv");
+    let version = VersionRow {
+        ver_no: ver_no.clone(),
+        model_id: String::new(),
+        owner: me.id.clone(),
+        name: format!("trained {}", chrono_like(now)),
+        description: format!(
+            "Trained on dataset \"{}\" ({} pictures).",
+            p.dataset.name,
+            p.dataset.images.len()
+        ),
+        trained_words: vec![trigger.clone()],
+        status: VersionStatus::Pending,
+        status_msg: String::new(),
+        publish_status: PublishStatus::Draft,
+        source: VersionSource::Train,
+        file: None,
+        images: Vec::new(),
+        weight: protocol::models::rules::DEFAULT_WEIGHT,
+        train_task_id: Some(task_id.clone()),
+        create_at: now,
+    };
+    let model_id = match p.model {
+        Some(m) => {
+            let v = VersionRow {
+                model_id: m.id.clone(),
+                ..version
+            };
+            svc.models.add_version(&m, &v).await?;
+            m.id
+        }
+        None => {
+            let id = new_id("m");
+            let m = ModelRow {
+                id: id.clone(),
+                owner: me.id.clone(),
+                owner_name: me.name.clone(),
+                name: p.name.clone(),
+                model_type: ModelType::Lora,
+                family: p.family.clone(),
+                variant: p.variant.clone(),
+                description: String::new(),
+                tags: p.dataset.tags.clone(),
+                publish_status: PublishStatus::Draft,
+                nsfw: false,
+                allow_download: false,
+                agency_fee: 0,
+                versions: vec![ver_no.clone()],
+                create_at: now,
+                update_at: now,
+                published_at: None,
+            };
+            let v = VersionRow {
+                model_id: id.clone(),
+                ..version
+            };
+            svc.models.insert(&m, &v).await?;
+            id
+        }
+    };
+    svc.record(&TrainingRow {
+        task_id: task_id.clone(),
+        owner: me.id.clone(),
+        dataset_id: p.dataset.id.clone(),
+        model_id: model_id.clone(),
+        ver_no: ver_no.clone(),
+        name: p.name,
+        trigger_word: trigger,
+        applied: false,
+        create_at: now,
+    })
+    .await?;
+    Ok(ok(
+        json!({"task_id": task_id, "model_id": model_id, "model_ver_no": ver_no}),
+    ))
+}
+
+/// `YYYY-MM-DD` of a time in ms (the version's default name).
+fn chrono_like(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+async fn progress_of(svc: &TrainingService, row: TrainingRow) -> Result<Value, ApiError> {
+    let (row, task) = svc.refresh(row).await?;
+    let version = svc.models.version(&row.ver_no).await?;
+    Ok(json!({
+        "task_id": row.task_id,
+        "model_id": row.model_id,
+        "model_ver_no": row.ver_no,
+        "name": row.name,
+        "trigger_word": row.trigger_word,
+        "status": task.as_ref().map(|t| t.status),
+        "percent": task.as_ref().map_or(0, |t| t.process),
+        "cost": task.as_ref().map_or(0, |t| t.cost),
+        "reason": task.as_ref().and_then(|t| t.reason.clone()),
+        "version_status": version.as_ref().map(|v| v.status),
+        "version_msg": version.map(|v| v.status_msg).unwrap_or_default(),
+        "create_at": row.create_at,
+    }))
+}
+
+async fn in_progress_list(a: Authed, s: State) -> ApiResult {
+    let svc = trainings(&s);
+    let mut items = Vec::new();
+    for row in svc.list(&a.0.account.id, 50).await? {
+        let p = progress_of(&svc, row).await?;
+        if p["version_status"] == json!(u8::from(VersionStatus::Pending)) {
+            items.push(p);
+        }
+    }
+    Ok(ok(json!({ "items": items })))
+}
+
+#[derive(Deserialize)]
+struct TaskIds {
+    #[serde(default)]
+    task_ids: Vec<String>,
+    #[serde(default)]
+    task_id: String,
+}
+
+async fn batch_progress(a: Authed, s: State, b: web::Json<TaskIds>) -> ApiResult {
+    if b.task_ids.len() > 50 {
+        return Err(invalid("at most 50 task_ids"));
+    }
+    let svc = trainings(&s);
+    let mut items = Vec::new();
+    for id in &b.task_ids {
+        // Someone else's (or no) training is simply not listed.
+        if let Ok(row) = svc.own(&a.0.account.id, id).await {
+            items.push(progress_of(&svc, row).await?);
+        }
+    }
+    Ok(ok(json!({ "items": items })))
+}
+
+async fn train_log(a: Authed, s: State, b: web::Json<TaskIds>) -> ApiResult {
+    let svc = trainings(&s);
+    let row = svc.own(&a.0.account.id, &b.task_id).await?;
+    let (row, task) = svc.refresh(row).await?;
+    let mut lines = Vec::new();
+    let mut trainer = Value::Null;
+    if let Some(t) = &task {
+        lines.push(format!(
+            "task {}: {} ({} %)",
+            t.id,
+            t.status.name(),
+            t.process
+        ));
+        if let Some(r) = t
+            .texts
+            .first()
+            .and_then(|x| serde_json::from_str::<trainer::TrainReport>(x).ok())
+        {
+            trainer = json!({"name": r.trainer, "neural": r.neural, "label": r.label, "metrics": r.metrics});
+            lines.extend(r.log);
+        }
+        if let Some(why) = &t.reason {
+            lines.push(format!("failed: {why}"));
+        }
+    }
+    Ok(ok(
+        json!({"task_id": row.task_id, "lines": lines, "trainer": trainer}),
+    ))
+}
+
+#[derive(Deserialize)]
+struct ReferBody {
+    #[serde(default)]
+    model_ver_no: String,
+    #[serde(default)]
+    prompt: String,
+    #[serde(default)]
+    weight: Option<f64>,
+    #[serde(default)]
+    seed: Option<i64>,
+}
+
+/// A text-to-image request that tries a trained version: its trigger word
+/// first in the prompt, the version as a LoRA, a checkpoint of its family.
+pub fn refer_request(
+    v: &VersionRow,
+    family: &str,
+    prompt: &str,
+    weight: Option<f64>,
+    seed: Option<i64>,
+) -> Result<CreateTaskRequest, ApiError> {
+    let trigger = v.trained_words.first().cloned().unwrap_or_default();
+    let prompt = match prompt.trim() {
+        "" => trigger.clone(),
+        p => format!("{trigger}, {p}"),
+    };
+    serde_json::from_value(json!({
+        "art_model_ver_no": base_checkpoint(family),
+        "meta": {
+            "prompt": prompt,
+            "seed": seed,
+            "lora_models": [{
+                "model_id": v.model_id,
+                "model_ver_no": v.ver_no,
+                "weight": weight.unwrap_or(f64::from(v.weight)),
+                "base_model": family,
+            }],
+        }
+    }))
+    .map_err(|e| ApiError::internal(e.to_string()))
+}
+
+async fn create_refer(a: Authed, s: State, b: web::Json<ReferBody>) -> ApiResult {
+    let me = &a.0.account;
+    let models = crate::models::ModelService::new(s.store.clone());
+    let (m, v) = models.version_for(&b.model_ver_no, Some(&me.id)).await?;
+    if v.status != VersionStatus::Ready || m.model_type != ModelType::Lora {
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "this version is not a ready LoRA",
+        ));
+    }
+    let req = refer_request(&v, &m.family, &b.prompt, b.weight, b.seed)?;
+    let id = s
+        .tasks
+        .create(
+            &Requester::Account(Box::new(me.clone())),
+            &req,
+            Action::TextToImage,
+        )
+        .await?;
+    Ok(ok(json!({ "task_id": id })))
+}
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(_cfg: &mut web::ServiceConfig) {}
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/dataset/template-list", web::post().to(template_list))
+        .route("/dataset/template-list", web::get().to(template_list))
+        .route("/dataset/list", web::post().to(list))
+        .route("/dataset/detail", web::post().to(detail))
+        .route("/dataset/create", web::post().to(create))
+        .route("/dataset/edit", web::post().to(edit))
+        .route("/dataset/delete", web::post().to(delete))
+        .route("/dataset/image/add", web::post().to(image_add))
+        .route("/dataset/image/delete", web::post().to(image_delete))
+        .route("/dataset/image/caption", web::post().to(image_caption))
+        .route("/dataset/caption/auto", web::post().to(caption_auto))
+        .route("/train-model/estimate", web::post().to(estimate))
+        .route("/train-model/create", web::post().to(create_training))
+        .route(
+            "/train-model/in-progress-list",
+            web::post().to(in_progress_list),
+        )
+        .route(
+            "/train-model/batch-progress",
+            web::post().to(batch_progress),
+        )
+        .route("/train-model/log", web::post().to(train_log))
+        .route("/task/create-refer", web::post().to(create_refer));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn dates_and_refer_requests() {
+        assert_eq!(chrono_like(0), "1970-01-01");
+        assert_eq!(chrono_like(1_795_996_800_000), "2026-11-30");
+        let v = VersionRow {
+            ver_no: "mv1".into(),
+            model_id: "m1".into(),
+            owner: "a".into(),
+            name: "v".into(),
+            description: String::new(),
+            trained_words: vec!["zx9".into()],
+            status: VersionStatus::Ready,
+            status_msg: String::new(),
+            publish_status: PublishStatus::Draft,
+            source: VersionSource::Train,
+            file: None,
+            images: Vec::new(),
+            weight: 1.0,
+            train_task_id: None,
+            create_at: 0,
+        };
+        let r = refer_request(&v, "sdxl", "a red house", Some(0.7), Some(5)).unwrap();
+        assert_eq!(r.meta.prompt.as_deref(), Some("zx9, a red house"));
+        assert_eq!(r.meta.lora_models[0].model_ver_no.as_deref(), Some("mv1"));
+        assert_eq!(r.meta.lora_models[0].weight, Some(0.7));
+        assert!(r.art_model_ver_no.is_some());
+    }
+}

@@ -73,6 +73,7 @@ impl TaskService {
             audio: Some(job),
             model_file: None,
             embeddings: Vec::new(),
+            train: None,
         };
         let p = Prepared {
             category: Category::Normal,

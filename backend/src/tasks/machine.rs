@@ -211,6 +211,7 @@ mod tests {
                 audio: None,
                 model_file: None,
                 embeddings: Vec::new(),
+                train: None,
             },
             request: serde_json::Value::Null,
             prompt: "p".into(),

@@ -123,6 +123,7 @@ impl TaskService {
             audio: None,
             model_file: None,
             embeddings: Vec::new(),
+            train: None,
         };
         let p = Prepared {
             category: Category::Normal,
@@ -265,6 +266,7 @@ impl TaskService {
             audio: None,
             model_file: None,
             embeddings: Vec::new(),
+            train: None,
         };
         Ok(Prepared {
             category: Category::Normal,

@@ -31,6 +31,7 @@ fn job(action: Action) -> JobSpec {
         audio: None,
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 

@@ -27,6 +27,7 @@ mod ops;
 mod prompt;
 mod raster;
 mod rng;
+pub mod style;
 mod synth;
 pub mod video;
 pub(crate) mod video_task;
@@ -41,13 +42,60 @@ pub const MAX_PIXELS: u64 = 4096 * 4096;
 /// a job ever arrives unvalidated.
 const MAX_BATCH: u32 = 16;
 
-/// The reference engine. Stateless: all state lives in the job.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ReferenceEngine;
+/// Where the reference engine reads a job's LoRA files (`LoraSpec::file`):
+/// the worker's model cache. A file that is an Easel style file (made by the
+/// reference trainer) is applied to text-to-image pictures at the LoRA's
+/// weight; any other file is skipped (no weights are run here).
+pub trait ModelFiles: Send + Sync {
+    /// The file's bytes, when this worker has it.
+    fn read(&self, file: &protocol::task::ModelFileRef) -> Option<Vec<u8>>;
+}
+
+/// The reference engine. All state lives in the job, except where it reads
+/// LoRA files from (none by default: styles are then not applied).
+#[derive(Clone, Default)]
+pub struct ReferenceEngine {
+    files: Option<Arc<dyn ModelFiles>>,
+}
+
+impl std::fmt::Debug for ReferenceEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReferenceEngine")
+            .field("files", &self.files.is_some())
+            .finish()
+    }
+}
 
 impl ReferenceEngine {
     pub fn new() -> ReferenceEngine {
-        ReferenceEngine
+        ReferenceEngine::default()
+    }
+
+    /// An engine that reads LoRA files through `files` and applies the Easel
+    /// style files among them.
+    pub fn with_model_files(files: Arc<dyn ModelFiles>) -> ReferenceEngine {
+        ReferenceEngine { files: Some(files) }
+    }
+
+    /// The job's LoRAs that are Easel style files, with their weights and
+    /// file names. Files are read through `files` when set, else from where
+    /// the worker's model cache put them (`ModelFileRef::local_path`).
+    pub fn styles_of(&self, job: &JobSpec) -> Vec<(String, style::Style, f32)> {
+        job.loras
+            .iter()
+            .filter_map(|l| {
+                let f = l.file.as_ref()?;
+                let bytes = match &self.files {
+                    Some(files) => files.read(f)?,
+                    None => std::fs::read(f.local_path.as_ref()?).ok()?,
+                };
+                Some((
+                    f.name.clone(),
+                    style::Style::from_safetensors(&bytes)?,
+                    l.weight,
+                ))
+            })
+            .collect()
     }
 }
 
@@ -63,7 +111,7 @@ impl Engine for ReferenceEngine {
     }
 
     fn supports(&self, action: Action, _family: &str) -> bool {
-        !action.is_audio()
+        !action.is_audio() && !action.is_training()
     }
 
     async fn run(
@@ -74,15 +122,24 @@ impl Engine for ReferenceEngine {
         cancel: Cancel,
     ) -> Result<EngineResult, EngineError> {
         let mut engine = self.info();
-        if let Some(note) = user_models_note(job) {
+        let named = self.styles_of(job);
+        let applied: Vec<&str> = named.iter().map(|(n, _, _)| n.as_str()).collect();
+        if let Some(note) = user_models_note(job, &applied) {
             engine.notes.push(note);
         }
+        if !applied.is_empty() {
+            engine.notes.push(format!(
+                "Easel style files applied by the reference engine (palette, texture and layout, non-neural): {}.",
+                applied.join(", ")
+            ));
+        }
+        let styles: Vec<(style::Style, f32)> = named.into_iter().map(|(_, s, w)| (s, w)).collect();
         let job = job.clone();
         let action = job.action;
         let outcome = tokio::task::spawn_blocking(move || {
             let mut ticker = Ticker::new(progress, cancel);
             ticker.start()?;
-            let outcome = execute(&job, &inputs, &mut ticker)?;
+            let outcome = execute(&job, &inputs, &styles, &mut ticker)?;
             // A cancel that arrived during the last step still wins: the
             // worker no longer wants the outputs.
             ticker.check()?;
@@ -107,8 +164,9 @@ impl Engine for ReferenceEngine {
 
 /// What the task says when a job names users' model files: this engine
 /// has no neural network, so it cannot apply their weights; it still
-/// paints from the prompt.
-pub fn user_models_note(job: &JobSpec) -> Option<String> {
+/// paints from the prompt. `applied`: the Easel style files it did apply
+/// (left out of the note).
+pub fn user_models_note(job: &JobSpec, applied: &[&str]) -> Option<String> {
     let mut names: Vec<&str> = Vec::new();
     if let Some(f) = &job.model_file {
         names.push(&f.name);
@@ -120,6 +178,7 @@ pub fn user_models_note(job: &JobSpec) -> Option<String> {
             .map(|f| f.name.as_str()),
     );
     names.extend(job.embeddings.iter().map(|f| f.name.as_str()));
+    names.retain(|n| !applied.contains(n));
     if names.is_empty() {
         return None;
     }
@@ -136,9 +195,14 @@ pub(crate) struct Outcome {
     pub texts: Vec<String>,
 }
 
-fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outcome, EngineError> {
+fn execute(
+    job: &JobSpec,
+    inputs: &[LoadedInput],
+    styles: &[(style::Style, f32)],
+    t: &mut Ticker,
+) -> Result<Outcome, EngineError> {
     match job.action {
-        Action::TextToImage => ops::text_to_image(job, t),
+        Action::TextToImage => ops::text_to_image(job, styles, t),
         Action::ImageToImage => ops::image_to_image(job, inputs, t),
         Action::ConditionToImage => ops::condition_to_image(job, inputs, t),
         Action::Upscale | Action::ExtraUpscale => ops::upscale(job, inputs, t),
@@ -169,6 +233,10 @@ fn execute(job: &JobSpec, inputs: &[LoadedInput], t: &mut Ticker) -> Result<Outc
             "{} is an audio action: the audio engine runs it",
             job.action.name()
         ))),
+        // Training runs in `easel-trainer`'s engine, routed before this one.
+        Action::LoraTrain => Err(EngineError::BadInput(
+            "LoRA training runs in the trainer engine".into(),
+        )),
     }
 }
 

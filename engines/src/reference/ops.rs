@@ -36,14 +36,23 @@ fn paint(
     render(&plan, t, bands(job))
 }
 
-pub fn text_to_image(job: &JobSpec, t: &mut Ticker) -> Result<Outcome, EngineError> {
+/// Text to image; `styles` (Easel style files among the job's LoRAs, with
+/// their weights) are applied to each picture in order.
+pub fn text_to_image(
+    job: &JobSpec,
+    styles: &[(super::style::Style, f32)],
+    t: &mut Ticker,
+) -> Result<Outcome, EngineError> {
     let (w, h) = out_size(job, (512, 512))?;
     let n = batch(job)?;
     t.plan(u64::from(n) * u64::from(bands(job)));
     let look = look_of(job);
     let mut out = Outcome::default();
     for i in 0..n {
-        let img = paint(job, &look, w, h, i, t)?;
+        let mut img = paint(job, &look, w, h, i, t)?;
+        for (style, weight) in styles {
+            super::style::apply_rgbf(&mut img, style, *weight);
+        }
         out.outputs.push(produce_rgb(&img, output_seed(job, i))?);
     }
     Ok(out)

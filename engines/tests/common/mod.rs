@@ -164,6 +164,7 @@ pub fn video_job(action: Action, w: u32, h: u32, secs: u32, images: &[VideoImage
         audio: None,
         model_file: None,
         embeddings: Vec::new(),
+        train: None,
     }
 }
 

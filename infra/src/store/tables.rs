@@ -240,6 +240,14 @@ pub const MODEL_USE_COUNTS: TableDef = TableDef {
 };
 /// pk (model_ver_no) · ck (task id) → (). Tasks not ended that use a version (`ver/can-del`); removed when the task ends.
 pub const MODEL_VERSION_TASKS: TableDef = regular("model_version_tasks");
+/// pk (dataset id) · ck () → `DatasetRow`. A training dataset with its pictures and captions.
+pub const DATASETS: TableDef = regular("datasets");
+/// pk (account id) · ck (create_at ms, dataset id) → (). An account's datasets.
+pub const DATASETS_BY_OWNER: TableDef = regular("datasets_by_owner");
+/// pk (task id) · ck () → `TrainingRow`. A LoRA training: its model, version and whether its result was applied.
+pub const TRAININGS: TableDef = regular("trainings");
+/// pk (account id) · ck (create_at ms, task id) → (). An account's trainings.
+pub const TRAININGS_BY_OWNER: TableDef = regular("trainings_by_owner");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -343,4 +351,9 @@ pub const ALL: &[TableDef] = &[
     MODEL_USES,
     MODEL_USE_COUNTS,
     MODEL_VERSION_TASKS,
+    // Datasets and training
+    DATASETS,
+    DATASETS_BY_OWNER,
+    TRAININGS,
+    TRAININGS_BY_OWNER,
 ];

@@ -2,9 +2,11 @@
 //! embedding entries"; spec 1 §3 the task config's model fields): shared
 //! checkpoints, LoRAs and embeddings, their versions and files, and the pure
 //! rules around them. `model.rs` holds the wire types, `rules.rs` the limits
-//! and the lenient readers of `model_type` and `base_model`.
+//! and the lenient readers of `model_type` and `base_model`, `train.rs`
+//! datasets and training.
 
 pub mod model;
 pub mod rules;
+pub mod train;
 
 pub use model::*;

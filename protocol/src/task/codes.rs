@@ -64,6 +64,7 @@ int_enum! {
         AudioToLipVideo = 54, "audioToLipVideo";
         VideoAddMusic = 55, "videoAddMusic";
         TimbreTrain = 56, "timbreTrain";
+        LoraTrain = 57, "loraTrain";
     }
 }
 
@@ -98,6 +99,13 @@ impl Action {
                 | Action::VideoAddMusic
                 | Action::TimbreTrain
         )
+    }
+
+    /// Training a LoRA from a dataset (issue 19; spec 3 §7 Training): the
+    /// job carries a `models::train::TrainSpec` and the dataset's images as
+    /// `Init` inputs; its one output is a safetensors file. Code 57 is ours.
+    pub const fn is_training(self) -> bool {
+        matches!(self, Action::LoraTrain)
     }
 
     /// The video tools, which work on an existing video.
@@ -137,7 +145,9 @@ impl Action {
 
     /// Tabs that work on an input image (spec 1 §5: pleaseUoloadImage / pleaseSelectImage).
     pub const fn needs_image(self) -> bool {
-        !matches!(self, Action::TextToImage | Action::TextToVideo) && !self.is_audio()
+        !matches!(self, Action::TextToImage | Action::TextToVideo)
+            && !self.is_audio()
+            && !self.is_training()
     }
 
     /// Whether the output is a text (image description) rather than media.
@@ -234,6 +244,8 @@ mod tests {
             (Action::AudioToLipVideo, 54),
             (Action::VideoAddMusic, 55),
             (Action::TimbreTrain, 56),
+            // Training (ours).
+            (Action::LoraTrain, 57),
         ];
         assert_eq!(table.len(), Action::ALL.len());
         for &a in Action::ALL.iter().filter(|a| a.is_video()) {

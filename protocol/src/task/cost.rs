@@ -60,6 +60,8 @@ fn per_output(job: &JobSpec) -> i64 {
             .audio
             .as_ref()
             .map_or(2, |a| crate::audio::job::audio_cost(job.action, a)),
+        // Priced by the training table (`models::train::train_cost`).
+        Action::LoraTrain => job.train.as_ref().map_or(10, |t| t.cost()),
     }
 }
 
@@ -110,6 +112,7 @@ pub fn estimate_secs(job: &JobSpec) -> u32 {
         | Action::TimbreTrain => f64::from(job.audio.as_ref().map_or(10, |a| {
             crate::audio::job::audio_estimate_secs(job.action, a)
         })),
+        Action::LoraTrain => f64::from(job.train.as_ref().map_or(60, |t| t.estimate_secs())),
     };
     (secs.ceil() as u32).max(1)
 }
@@ -147,6 +150,7 @@ mod tests {
             audio: None,
             model_file: None,
             embeddings: Vec::new(),
+            train: None,
         }
     }
 

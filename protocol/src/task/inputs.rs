@@ -78,6 +78,8 @@ pub(super) fn collect_inputs(action: Action, meta: &TaskMeta) -> Result<Inputs<'
         | Action::AudioToLipVideo
         | Action::VideoAddMusic
         | Action::TimbreTrain => return Err(ErrorCode::InvalidParams),
+        // Training is prepared by the training service, never here.
+        Action::LoraTrain => return Err(ErrorCode::InvalidParams),
         Action::TextToImage => {
             if let Some((u, url)) = unit {
                 urls.push((InputRole::Condition, url.to_string()));

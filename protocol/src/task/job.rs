@@ -76,6 +76,10 @@ pub struct JobSpec {
     /// Users' embeddings (textual inversions) the prompt may name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub embeddings: Vec<ModelFileRef>,
+    /// LoRA training (`Action::LoraTrain`): the parameters and one caption
+    /// per `Init` input (the dataset's images, in order); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<crate::models::train::TrainSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

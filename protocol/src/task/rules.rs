@@ -517,6 +517,8 @@ pub fn prepare_with(
         | Action::AudioToLipVideo
         | Action::VideoAddMusic
         | Action::TimbreTrain => return Err(ErrorCode::InvalidParams),
+        // Training is prepared by the training service, never here.
+        Action::LoraTrain => return Err(ErrorCode::InvalidParams),
         Action::Expansion => {
             let canvas = (side(meta.width, d.width), side(meta.height, d.height));
             if canvas.0 > MAX_OUTPUT_SIDE || canvas.1 > MAX_OUTPUT_SIDE {
@@ -680,6 +682,7 @@ pub fn prepare_with(
         audio: None,
         model_file,
         embeddings,
+        train: None,
         task_id: String::new(),
         attempt: 0,
         action,
