@@ -5,6 +5,8 @@
 //! The calls are in `routes/model.rs`; what a model file is comes from the
 //! `modelfile` crate at upload confirmation (`MODEL_FILES`).
 
+pub mod rank;
+
 use infra::store::{tables, DynStore, Key, Order, ScanRange, Table};
 use protocol::character::OwnerView;
 use protocol::models::{

@@ -20,6 +20,7 @@ mod editor;
 mod helpers;
 mod lipsync;
 mod mall;
+mod model_ranks;
 mod ornaments;
 mod polish;
 mod prompts;

@@ -30,6 +30,15 @@
 //! publish time), then to the smaller model id, so the order is total and
 //! the same on every node.
 //!
+//! **recommend** (a signed-in viewer who used, liked or collected models) =
+//! 2·family_share + 0.5·min(shared_tags, 3) + hot / max_hot, where
+//! family_share is the share of the viewer's marked models in the
+//! candidate's base family, shared_tags the candidate's tags found on those
+//! models, and hot the candidate's weekly hot over the best candidate's: the
+//! viewer's families first, then their tags, hotness breaking the rest.
+//! Models the viewer owns or already marked are left out. Visitors, and
+//! viewers with no marks, get the weekly hottest board.
+//!
 //! **Creators** (`portfolio-star`) are ranked by the score of the sums of
 //! their models' figures in the window; ties go to the smaller account id.
 //! **Post heroes** are ranked by the likes their square works received in
@@ -237,6 +246,23 @@ pub fn board_value(board: Board, s: &ModelStats, age_ms: i64) -> Option<f64> {
         }
     };
     (v > 0.0).then_some(v)
+}
+
+/// Weights of [`recommend_value`].
+pub const FAMILY_WEIGHT: f64 = 2.0;
+pub const TAG_WEIGHT: f64 = 0.5;
+pub const MAX_TAG_MATCHES: usize = 3;
+
+/// A candidate's recommend value for a viewer (module doc).
+pub fn recommend_value(family_share: f64, shared_tags: usize, hot: f64, max_hot: f64) -> f64 {
+    let h = if max_hot > 0.0 {
+        (hot / max_hot).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    FAMILY_WEIGHT * family_share.clamp(0.0, 1.0)
+        + TAG_WEIGHT * shared_tags.min(MAX_TAG_MATCHES) as f64
+        + h
 }
 
 /// One entry to order: its value, publish time and id.

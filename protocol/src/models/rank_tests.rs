@@ -181,3 +181,12 @@ fn categories_are_unique() {
         }
     }
 }
+
+#[test]
+fn recommend_values() {
+    assert!(close(recommend_value(0.0, 0, 0.0, 0.0), 0.0));
+    assert!(close(recommend_value(1.0, 0, 5.0, 10.0), 2.5));
+    assert!(close(recommend_value(0.5, 5, 10.0, 10.0), 1.0 + 1.5 + 1.0));
+    // The viewer's family beats the hottest model of another family.
+    assert!(recommend_value(1.0, 0, 0.0, 100.0) > recommend_value(0.0, 0, 100.0, 100.0));
+}
