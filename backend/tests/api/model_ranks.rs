@@ -280,7 +280,8 @@ async fn templates_make_real_tasks_and_post_heroes_count_likes() {
     let (_, b) = app.user("Maker").await;
     let task = finished_task(&a, "a red fox in a snowy forest, oil painting").await;
     let public = picture(&a, &task, "public").await;
-    let private = picture(&a, &task, "private").await;
+    let task2 = finished_task(&a, "a red fox at night").await;
+    let private = picture(&a, &task2, "private").await;
 
     // Someone else's private work cannot become a template (nor their public one).
     let slots = json!([{"key": "animal", "label": "Animal", "text": "red fox"}]);
