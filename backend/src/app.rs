@@ -377,7 +377,14 @@ impl Application {
             Duration::from_secs(settings.generation.upload_ttl_secs),
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
+        let ranks = crate::models::rank::ModelRanks::new(
+            store.clone(),
+            crate::models::rank::RankSettings::from_env()?,
+        );
+        let creativity = crate::creativity::CreativityService::new(store.clone());
         let state = web::Data::new(AppState {
+            ranks,
+            creativity,
             speaker,
             reports: crate::reports::ReportService::new(store.clone()),
             upload_sweeper,

@@ -14,6 +14,7 @@ pub mod channels;
 pub mod characters;
 pub mod chat;
 pub mod comments;
+pub mod creativity;
 pub mod credits;
 pub mod editor;
 pub mod error;

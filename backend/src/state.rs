@@ -58,4 +58,8 @@ pub struct AppState {
     pub speaker: std::sync::Arc<dyn audio::speech::Speaker>,
     /// Removes uploads left unconfirmed.
     pub upload_sweeper: crate::uploads::UploadSweeper,
+    /// Model ranking facts, boards, leaderboards and the ranking survey.
+    pub ranks: crate::models::rank::ModelRanks,
+    /// Creativity templates made from square pictures.
+    pub creativity: crate::creativity::CreativityService,
 }

@@ -6,6 +6,7 @@
 //! `modelfile` crate at upload confirmation (`MODEL_FILES`).
 
 pub mod fees;
+pub mod rank;
 pub mod uses;
 
 use infra::store::{tables, DynStore, Key, Order, ScanRange, Table};

@@ -12,11 +12,13 @@ mod character;
 mod character_extras;
 mod chat;
 mod comment;
+mod creativity;
 mod editor;
 mod face;
 mod im;
 mod lipsync;
 mod model;
+mod model_leaderboard;
 mod model_rank;
 mod ornament;
 mod payment;
@@ -49,6 +51,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(timbre::routes)
             .configure(model::routes)
             .configure(model_rank::routes)
+            .configure(model_leaderboard::routes)
+            .configure(creativity::routes)
             .configure(train::routes)
             .configure(face::routes)
             .service(

@@ -249,6 +249,37 @@ pub const TRAININGS: TableDef = regular("trainings");
 /// pk (account id) · ck (create_at ms, task id) → (). An account's trainings.
 pub const TRAININGS_BY_OWNER: TableDef = regular("trainings_by_owner");
 
+// Model rankings (issue 19: boards, leaderboards, surveys, creativity templates)
+/// pk (UTC day number) · ck (model id) → `DayFigures`. A model's figures of one day (compare-and-set).
+pub const MODEL_DAY_FIGURES: TableDef = regular("model_day_figures");
+/// pk (bucket, always 0) · ck (model id) → `DayFigures`. A model's all-time figures (compare-and-set).
+pub const MODEL_TOTALS: TableDef = regular("model_totals");
+/// pk (UTC day number) · ck (creator account id) → `ModelStats`. A creator's models' figures of one day.
+pub const CREATOR_DAY_FIGURES: TableDef = regular("creator_day_figures");
+/// pk (bucket, always 0) · ck (creator account id) → `ModelStats`. A creator's models' all-time figures.
+pub const CREATOR_TOTALS: TableDef = regular("creator_totals");
+/// pk (event key) · ck () → ms. Ranking events already counted (a task id, a download id): counted once.
+pub const MODEL_EVENTS_SEEN: TableDef = regular("model_events_seen");
+/// pk (account id) · ck (model id) → `UserMark`. What an account did with a model (used, liked, collected), for recommend and idempotent likes.
+pub const MODEL_USER_MARKS: TableDef = regular("model_user_marks");
+/// pk (model id) · ck (other model id) → i64. Tasks that used both models (`recommend/pack`).
+pub const MODEL_CO_USE: TableDef = regular("model_co_use");
+/// pk (bucket, always 0) · ck (survey id) → `SurveyDef`. Ranking surveys operators define.
+pub const RANK_SURVEYS: TableDef = regular("rank_surveys");
+/// pk (survey id) · ck (account id) → `SurveyAnswerRow`. One answer per account and survey.
+pub const RANK_SURVEY_ANSWERS: TableDef = regular("rank_survey_answers");
+/// pk (survey id) · ck (option id, or "" for the number of answers) → counter. Live tallies.
+pub const RANK_SURVEY_TALLIES: TableDef = TableDef {
+    name: "rank_survey_tallies",
+    kind: TableKind::Counter,
+};
+/// pk (template id = work id) · ck () → `TemplateRow`. A creativity template made from a square picture.
+pub const CREATIVITY_TEMPLATES: TableDef = regular("creativity_templates");
+/// pk (bucket, always 0) · ck (create_at ms, template id) → (). Templates by time, newest last.
+pub const CREATIVITY_TEMPLATES_BY_TIME: TableDef = regular("creativity_templates_by_time");
+/// pk (account id) · ck (create_at ms, task id) → `GenerationRow`. An account's template generations.
+pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -356,4 +387,18 @@ pub const ALL: &[TableDef] = &[
     DATASETS_BY_OWNER,
     TRAININGS,
     TRAININGS_BY_OWNER,
+    // Model rankings
+    MODEL_DAY_FIGURES,
+    MODEL_TOTALS,
+    CREATOR_DAY_FIGURES,
+    CREATOR_TOTALS,
+    MODEL_EVENTS_SEEN,
+    MODEL_USER_MARKS,
+    MODEL_CO_USE,
+    RANK_SURVEYS,
+    RANK_SURVEY_ANSWERS,
+    RANK_SURVEY_TALLIES,
+    CREATIVITY_TEMPLATES,
+    CREATIVITY_TEMPLATES_BY_TIME,
+    CREATIVITY_GENERATIONS,
 ];
