@@ -18,7 +18,7 @@ use crate::error::ApiError;
 
 impl TaskService {
     /// `asked`: the request's `gen_mode`, if it names one.
-    pub(super) async fn check_queue(
+    pub(crate) async fn check_queue(
         &self,
         who: &Requester,
         asked: Option<i64>,
