@@ -103,7 +103,7 @@ impl KohyaTrainer {
         &self,
         job: &TrainJob,
         script: &str,
-        toml: &PathBuf,
+        toml: &std::path::Path,
     ) -> Result<Vec<String>, TrainError> {
         let p = &job.params;
         let ckpt = self.s.checkpoints.get(&job.family).ok_or_else(|| {
@@ -182,7 +182,7 @@ pub fn parse_progress(line: &str) -> Option<(u32, u32)> {
 pub fn parse_loss(line: &str) -> Option<f64> {
     let (_, r) = line.rsplit_once("avr_loss=")?;
     r.trim_end_matches(|c: char| c == ']' || c.is_whitespace())
-        .split(|c: char| c == ',' || c == ']')
+        .split([',', ']'])
         .next()?
         .trim()
         .parse()

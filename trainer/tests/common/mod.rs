@@ -13,7 +13,11 @@ pub fn reddish_dataset(dir: &Path, n: usize) -> Vec<TrainImage> {
         .map(|i| {
             let img = image::RgbImage::from_fn(64, 48, |x, y| {
                 let noise = ((x * 7 + y * 13 + i as u32 * 31) % 17) as u8;
-                let band = if (y / 8 + i as u32) % 3 == 0 { 60 } else { 0 };
+                let band = if (y / 8 + i as u32).is_multiple_of(3) {
+                    60
+                } else {
+                    0
+                };
                 image::Rgb([
                     (200 + noise).saturating_sub(band),
                     (40 + x as u8 / 4).saturating_sub(band / 3),
