@@ -344,11 +344,17 @@ pub struct BoardPage {
     pub computed_at: i64,
 }
 
-/// The content categories of `source-category/sub-list`: key, label and
-/// sub-categories (key, label). A model is in a category when one of its
-/// tags is the category's or a sub-category's key (tags compare as
-/// [`crate::square::work::tag_key`] does).
-pub const CATEGORIES: &[(&str, &str, &[(&str, &str)])] = &[
+/// A category: key, label and sub-categories (key, label).
+pub type Category = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// The content categories of `source-category/sub-list`. A model is in a
+/// category when one of its tags is the category's or a sub-category's key
+/// (tags compare lower-cased, spaces and hyphens as '_').
+pub const CATEGORIES: &[Category] = &[
     (
         "character",
         "Character",

@@ -149,7 +149,7 @@ fn fixture_orders() {
 
 #[test]
 fn ties_by_id_last() {
-    let mut v = vec![
+    let mut v = [
         Ranked {
             id: "b".into(),
             value: 1.0,
