@@ -20,6 +20,7 @@ mod editor;
 mod helpers;
 mod lipsync;
 mod mall;
+mod models;
 mod ornaments;
 mod polish;
 mod prompts;

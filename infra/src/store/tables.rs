@@ -229,6 +229,8 @@ pub const MODELS_PUBLIC: TableDef = regular("models_public");
 pub const MODEL_FILES: TableDef = regular("model_files");
 /// pk (sha256 hex) · ck (model_ver_no) → (). Versions by file hash (search by hash, duplicates).
 pub const MODEL_BY_HASH: TableDef = regular("model_by_hash");
+/// pk (account id) · ck (model id) → `SavedModel`. Models an account saved (collected), with the version it refers to.
+pub const MODEL_SAVES: TableDef = regular("model_saves");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -328,4 +330,5 @@ pub const ALL: &[TableDef] = &[
     MODELS_PUBLIC,
     MODEL_FILES,
     MODEL_BY_HASH,
+    MODEL_SAVES,
 ];
