@@ -79,7 +79,7 @@ fn sha(bytes: &[u8]) -> String {
 }
 
 fn key(e: &protocol::client::ClientError) -> String {
-    e.status().map(|s| s.key.clone()).unwrap_or_default()
+    e.status().and_then(|s| s.key.clone()).unwrap_or_default()
 }
 
 /// pre-sign/get (category 60), PUT of each part, confirm: the confirm answer or its error.
