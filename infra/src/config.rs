@@ -366,6 +366,15 @@ impl Settings {
         if let Some(v) = env("EASEL_MAX_MEDIA_UPLOAD_BYTES") {
             g.max_media_upload_bytes = num("EASEL_MAX_MEDIA_UPLOAD_BYTES", v)?;
         }
+        if let Some(v) = env("EASEL_MAX_MODEL_UPLOAD_BYTES") {
+            g.max_model_upload_bytes = num("EASEL_MAX_MODEL_UPLOAD_BYTES", v)?;
+        }
+        if let Some(v) = env("EASEL_MODEL_IMPORT_HOSTS") {
+            g.model_import_hosts = list(&v);
+        }
+        if let Some(v) = env("EASEL_MODEL_IMPORT_TIMEOUT_SECS") {
+            g.model_import_timeout_secs = num::<u64>("EASEL_MODEL_IMPORT_TIMEOUT_SECS", v)?.max(1);
+        }
         if let Some(v) = env("EASEL_UPLOAD_TTL_SECS") {
             g.upload_ttl_secs = num("EASEL_UPLOAD_TTL_SECS", v)?;
         }

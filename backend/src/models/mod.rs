@@ -21,6 +21,11 @@ use serde::{Deserialize, Serialize};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
+pub mod feed;
+pub mod import;
+pub mod ops;
+pub mod upload;
+
 /// The one partition of the published-models index.
 const PUBLIC: i64 = 0;
 /// Rows a list reads per call at most.
@@ -107,6 +112,18 @@ pub struct VersionRow {
 pub struct ModelListing {
     pub model_type: ModelType,
     pub family: String,
+    /// A version was trained here (the lora_train feed, channel 1).
+    #[serde(default)]
+    pub trained: bool,
+}
+
+/// A model an account saved (`model/save`, `save/ver-refer`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedModel {
+    pub saved_at: i64,
+    /// The version the save refers to, when one was chosen.
+    #[serde(default)]
+    pub ver_no: Option<String>,
 }
 
 /// A new id, time-ordered.
@@ -154,6 +171,7 @@ pub struct ModelService {
     pub public: Table<ModelListing>,
     pub files: Table<ModelFileRow>,
     pub by_hash: Table<()>,
+    pub saves: Table<SavedModel>,
 }
 
 fn one() -> Key {
@@ -168,7 +186,8 @@ impl ModelService {
             by_owner: Table::new(store.clone(), &tables::MODELS_BY_OWNER),
             public: Table::new(store.clone(), &tables::MODELS_PUBLIC),
             files: Table::new(store.clone(), &tables::MODEL_FILES),
-            by_hash: Table::new(store, &tables::MODEL_BY_HASH),
+            by_hash: Table::new(store.clone(), &tables::MODEL_BY_HASH),
+            saves: Table::new(store, &tables::MODEL_SAVES),
         }
     }
 
@@ -280,9 +299,15 @@ impl ModelService {
         };
         let ck = Key::empty().i64(at).str(&m.id);
         if m.publish_status == PublishStatus::Published {
+            let trained = self
+                .versions_of(m)
+                .await?
+                .iter()
+                .any(|v| v.source == VersionSource::Train);
             let listing = ModelListing {
                 model_type: m.model_type,
                 family: m.family.clone(),
+                trained,
             };
             self.public
                 .put(&Key::empty().i64(PUBLIC), &ck, &listing)
@@ -335,7 +360,22 @@ impl ModelService {
 
     /// An account's models, newest first.
     pub async fn owned(&self, owner: &str, limit: usize) -> Result<Vec<ModelRow>, ApiError> {
+        self.owned_page(owner, None, limit).await
+    }
+
+    /// An account's models, newest first, from before `before` (create_at
+    /// ms, id; exclusive) when paging.
+    pub async fn owned_page(
+        &self,
+        owner: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<ModelRow>, ApiError> {
         let range = ScanRange {
+            to: match before {
+                Some((at, id)) => std::ops::Bound::Excluded(Key::empty().i64(at).str(&id)),
+                None => std::ops::Bound::Unbounded,
+            },
             order: Order::Desc,
             ..ScanRange::all(limit.min(MAX_LIST) as u32)
         };

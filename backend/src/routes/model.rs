@@ -1,6 +1,428 @@
 //! Models (spec 3 §7 Models; issue 19): model/*, square/model/*, resource/{createModel, commitModel, delModel, publish}, model downloads.
+//! Bodies are JSON; every call on another account's draft answers NotFound.
+//! The rules live in `crate::models` (`ops`, `feed`, `import`, `upload`).
 
-use actix_web::web;
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use infra::store::Key;
+use protocol::models::{CreateModelAnswer, CreateModelRequest, VersionSource};
+use protocol::ErrorCode;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::models::ops::{ModelEdit, NewVersion, VersionEdit};
+use crate::models::{model_view, version_view, ModelRow, ModelService, VersionRow};
+use crate::routes::square::viewer;
+use crate::state::AppState;
+
+mod lists;
+use lists::{config_select, list, list_other, save, square_my, square_other, ver_select};
+pub use lists::{feed, lora_train_feed};
+
+fn svc(s: &AppState) -> ModelService {
+    ModelService::new(s.store.clone())
+}
+
+async fn view(
+    m: &ModelService,
+    row: &ModelRow,
+    viewer: Option<&str>,
+) -> Result<protocol::models::ModelView, ApiError> {
+    let versions = m.versions_of(row).await?;
+    Ok(model_view(row, &versions, Default::default(), viewer))
+}
+
+#[derive(Deserialize)]
+pub struct ModelId {
+    pub model_id: String,
+    #[serde(default)]
+    pub model_ver_no: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct VerNo {
+    pub model_ver_no: String,
+}
+
+fn answer(v: &VersionRow) -> CreateModelAnswer {
+    let f = v.file.as_ref();
+    CreateModelAnswer {
+        model_id: v.model_id.clone(),
+        model_ver_no: v.ver_no.clone(),
+        sha256: f.map(|f| f.sha256.clone()).unwrap_or_default(),
+        autov2: f.map(|f| f.autov2.clone()).unwrap_or_default(),
+    }
+}
+
+/// `resource/createModel` and `model/ver/add` (with `model_id`).
+pub async fn create_model(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<CreateModelRequest>,
+) -> ApiResult {
+    let m = svc(&s);
+    let file = m.take_file(&b.file_id, &c.account.id).await?;
+    let keep = file.clone();
+    let made = m
+        .create_version(NewVersion {
+            owner: &c.account.id,
+            owner_name: &c.account.name,
+            file,
+            name: &b.name,
+            model_type: &b.model_type,
+            base_model: &b.base_model,
+            model_id: b.model_id.as_deref(),
+            version_name: b.version_name.as_deref(),
+            description: b.description.as_deref(),
+            sha256: b.sha256.as_deref(),
+            source: VersionSource::Upload,
+        })
+        .await;
+    match made {
+        Ok((_, v)) => Ok(ok(answer(&v))),
+        Err(e) => {
+            // A refused declaration leaves the file for a corrected call.
+            m.files
+                .put(&Key::of(&keep.file_id), &Key::empty(), &keep)
+                .await?;
+            Err(e)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CommitBody {
+    pub model_id: String,
+    #[serde(flatten)]
+    pub model: ModelEdit,
+    #[serde(default)]
+    pub model_ver_no: Option<String>,
+    #[serde(flatten)]
+    pub version: VersionEdit,
+    /// Publish after saving (all ready versions).
+    #[serde(default)]
+    pub publish: bool,
+}
+
+/// `resource/commitModel`: finishes a draft (model fields and, with
+/// `model_ver_no`, that version's); `publish: true` publishes it too.
+pub async fn commit_model(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<CommitBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    let me = c.account.id.as_str();
+    let mut row = m.edit_model(&b.model_id, me, &b.model).await?;
+    if let Some(ver) = &b.model_ver_no {
+        let (model, _) = m.edit_version(ver, me, &b.version).await?;
+        if model.id != row.id {
+            return Err(ErrorCode::NotFound.into());
+        }
+    }
+    if b.publish {
+        row = m.publish(&b.model_id, me, &[]).await?;
+    }
+    Ok(ok(view(&m, &row, Some(me)).await?))
+}
+
+/// `model/edit`.
+pub async fn edit(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<CommitBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    let row = m.edit_model(&b.model_id, &c.account.id, &b.model).await?;
+    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+}
+
+#[derive(Deserialize)]
+pub struct VerEditBody {
+    pub model_ver_no: String,
+    #[serde(flatten)]
+    pub version: VersionEdit,
+}
+
+/// `model/ver/edit`.
+pub async fn ver_edit(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<VerEditBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    let (model, v) = m
+        .edit_version(&b.model_ver_no, &c.account.id, &b.version)
+        .await?;
+    Ok(ok(version_view(&model, &v, Some(&c.account.id))))
+}
+
+/// `resource/delModel`.
+pub async fn del_model(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<ModelId>,
+) -> ApiResult {
+    svc(&s)
+        .delete(&s.objects, &b.model_id, &c.account.id)
+        .await?;
+    Ok(ok(json!({ "model_id": b.model_id })))
+}
+
+#[derive(Deserialize)]
+pub struct PublishBody {
+    pub model_id: String,
+    #[serde(default)]
+    pub model_ver_nos: Vec<String>,
+    #[serde(default)]
+    pub model_ver_no: Option<String>,
+}
+
+/// `resource/publish`, `model/publish`.
+pub async fn publish(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<PublishBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    let mut chosen = b.model_ver_nos.clone();
+    chosen.extend(b.model_ver_no.clone());
+    let row = m.publish(&b.model_id, &c.account.id, &chosen).await?;
+    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+}
+
+/// `model/delist`: the model, or one version (`model_ver_no`).
+pub async fn delist(s: web::Data<AppState>, Authed(c): Authed, b: web::Json<ModelId>) -> ApiResult {
+    let m = svc(&s);
+    let row = m
+        .delist(&b.model_id, &c.account.id, b.model_ver_no.as_deref())
+        .await?;
+    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+}
+
+/// `model/detail`.
+pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ModelId>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let m = svc(&s);
+    let row = m.model_for(&b.model_id, v.as_deref()).await?;
+    Ok(ok(view(&m, &row, v.as_deref()).await?))
+}
+
+/// `model/detail-with-ver`: the model and one version (the asked one, else
+/// the newest the viewer sees).
+pub async fn detail_with_ver(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<ModelId>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let m = svc(&s);
+    let row = m.model_for(&b.model_id, v.as_deref()).await?;
+    let model = view(&m, &row, v.as_deref()).await?;
+    let version = match &b.model_ver_no {
+        Some(want) => Some(
+            model
+                .versions
+                .iter()
+                .find(|x| &x.model_ver_no == want)
+                .cloned()
+                .ok_or(ErrorCode::NotFound)?,
+        ),
+        None => model.versions.last().cloned(),
+    };
+    Ok(ok(json!({ "model": model, "version": version })))
+}
+
+/// `model/versionDetail`: a version with its model's name and owner.
+pub async fn version_detail(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<VerNo>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let (model, ver) = svc(&s).version_for(&b.model_ver_no, v.as_deref()).await?;
+    let mut out = serde_json::to_value(version_view(&model, &ver, v.as_deref()))
+        .map_err(ApiError::internal)?;
+    if let Some(o) = out.as_object_mut() {
+        o.insert("model_name".into(), json!(model.name));
+        o.insert(
+            "owner".into(),
+            json!({"id": model.owner, "name": model.owner_name}),
+        );
+        o.insert(
+            "is_mine".into(),
+            json!(v.as_deref() == Some(model.owner.as_str())),
+        );
+    }
+    Ok(ok(out))
+}
+
+#[derive(Deserialize)]
+pub struct PostJoinBody {
+    pub model_ver_no: String,
+    pub images: Vec<String>,
+}
+
+/// `model/post-join`: the creator adds example pictures (their works' URLs)
+/// to a version's gallery (at most 20 in all).
+pub async fn post_join(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<PostJoinBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    let (_, v) = m.version_for(&b.model_ver_no, Some(&c.account.id)).await?;
+    if v.owner != c.account.id {
+        return Err(ErrorCode::NotFound.into());
+    }
+    let mut images = v.images.clone();
+    for i in crate::models::ops::check_images(&b.images)? {
+        if !images.contains(&i) {
+            images.push(i);
+        }
+    }
+    let e = VersionEdit {
+        images: Some(images),
+        ..VersionEdit::default()
+    };
+    let (model, v) = m.edit_version(&b.model_ver_no, &c.account.id, &e).await?;
+    Ok(ok(version_view(&model, &v, Some(&c.account.id))))
+}
+
+#[derive(Deserialize)]
+pub struct ImportBody {
+    pub url: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub model_type: serde_json::Value,
+    #[serde(default)]
+    pub base_model: serde_json::Value,
+    #[serde(default)]
+    pub model_id: Option<String>,
+    #[serde(default)]
+    pub version_name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub sha256: Option<String>,
+}
+
+/// `model/import/submit`: downloads the file at `url` (checked like an
+/// upload) and makes a draft model (or a version of `model_id`).
+pub async fn import_submit(
+    s: web::Data<AppState>,
+    Authed(c): Authed,
+    b: web::Json<ImportBody>,
+) -> ApiResult {
+    let m = svc(&s);
+    if let Some(id) = &b.model_id {
+        m.own_model(id, &c.account.id).await?;
+    }
+    let file = crate::models::import::import_file(&s, &c.account.id, &b.url).await?;
+    let file = m.take_file(&file.file_id, &c.account.id).await?;
+    let key = file.key.clone();
+    let name = if b.name.trim().is_empty() {
+        file.name.trim_end_matches(".safetensors").to_owned()
+    } else {
+        b.name.clone()
+    };
+    let made = m
+        .create_version(NewVersion {
+            owner: &c.account.id,
+            owner_name: &c.account.name,
+            file,
+            name: &name,
+            model_type: &b.model_type,
+            base_model: &b.base_model,
+            model_id: b.model_id.as_deref(),
+            version_name: b.version_name.as_deref(),
+            description: b.description.as_deref(),
+            sha256: b.sha256.as_deref(),
+            source: VersionSource::Import,
+        })
+        .await;
+    match made {
+        Ok((_, v)) => Ok(ok(answer(&v))),
+        Err(e) => {
+            if let Ok(k) = crate::error::object_key(&key) {
+                let _ = s.objects.delete(&k).await;
+            }
+            Err(e)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct UrlBody {
+    pub url: String,
+}
+
+/// `model/recommend/byUrl`: proposed fields for the model at `url`.
+pub async fn by_url(s: web::Data<AppState>, _a: Authed, b: web::Json<UrlBody>) -> ApiResult {
+    Ok(ok(crate::models::import::propose(&s, &b.url).await?))
+}
+
+#[derive(Deserialize)]
+pub struct DownloadQuery {
+    pub model_ver_no: String,
+}
+
+/// `GET model/download?model_ver_no=`: the version's file, with ranges,
+/// when the creator allows downloads or the caller owns it; else 404.
+pub async fn download(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    q: web::Query<DownloadQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let v = viewer(&req, &s).await?;
+    let (model, ver) = svc(&s).version_for(&q.model_ver_no, v.as_deref()).await?;
+    let mine = v.as_deref() == Some(model.owner.as_str());
+    if !(mine || model.allow_download) {
+        return Err(ErrorCode::NotFound.into());
+    }
+    let f = ver.file.as_ref().ok_or(ErrorCode::NotFound)?;
+    let key = crate::error::object_key(&f.key)?;
+    let name = crate::models::engine_file_name(f);
+    let mut resp = super::resource::stream_object(&req, &s, key).await?;
+    resp.headers_mut().insert(
+        header::CONTENT_DISPOSITION,
+        header::HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+            .map_err(ApiError::internal)?,
+    );
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("private, no-store"),
+    );
+    Ok(resp)
+}
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(_cfg: &mut web::ServiceConfig) {}
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/resource/createModel", web::post().to(create_model))
+        .route("/resource/commitModel", web::post().to(commit_model))
+        .route("/resource/delModel", web::post().to(del_model))
+        .route("/resource/publish", web::post().to(publish))
+        .route("/model/list", web::post().to(list))
+        .route("/model/list/other", web::post().to(list_other))
+        .route("/model/edit", web::post().to(edit))
+        .route("/model/ver/edit", web::post().to(ver_edit))
+        .route("/model/ver/add", web::post().to(create_model))
+        .route("/model/versionDetail", web::post().to(version_detail))
+        .route("/model/delist", web::post().to(delist))
+        .route("/model/save", web::post().to(save))
+        .route("/model/save/ver-refer", web::post().to(save))
+        .route("/model/detail-with-ver", web::post().to(detail_with_ver))
+        .route("/model/publish", web::post().to(publish))
+        .route("/model/import/submit", web::post().to(import_submit))
+        .route("/model/recommend/byUrl", web::post().to(by_url))
+        .route("/model/detail", web::post().to(detail))
+        .route("/model/config-select", web::post().to(config_select))
+        .route("/model/post-join", web::post().to(post_join))
+        .route("/model/ver-select", web::post().to(ver_select))
+        .route("/model/download", web::get().to(download))
+        .route("/square/model/my", web::post().to(square_my))
+        .route("/square/model/other", web::post().to(square_other));
+}

@@ -131,7 +131,16 @@ pub async fn pre_sign_get(
         protocol::audio::transport::check_upload_size(body.file_size)
             .map_err(|(code, msg)| ApiError::with_msg(code, msg))?;
     }
-    let max = if wanted_type.starts_with("image/") {
+    let model_file = body.category == Some(MODEL_FILE_CATEGORY);
+    if model_file && wanted_type != "application/octet-stream" {
+        return Err(ApiError::with_msg(
+            ErrorCode::ModelFileInvalid,
+            "model files are uploaded as application/octet-stream",
+        ));
+    }
+    let max = if model_file {
+        state.settings.generation.max_model_upload_bytes
+    } else if wanted_type.starts_with("image/") {
         state.settings.generation.max_upload_bytes
     } else {
         state.settings.generation.max_media_upload_bytes
@@ -144,7 +153,11 @@ pub async fn pre_sign_get(
     }
     if body.file_size > max {
         return Err(ApiError::with_msg(
-            ErrorCode::PayloadTooLarge,
+            if model_file {
+                ErrorCode::ModelFileTooLarge
+            } else {
+                ErrorCode::PayloadTooLarge
+            },
             format!("files may be at most {max} bytes"),
         ));
     }
@@ -197,6 +210,7 @@ pub async fn pre_sign_get(
 }
 
 use crate::uploads::{part_key, poster_key, UploadRow, CATEGORY_AUDIO, CATEGORY_VIDEO};
+use protocol::models::rules::MODEL_FILE_CATEGORY;
 
 /// PUT of one part to its pre-signed URL.
 pub async fn put_part(
@@ -272,8 +286,14 @@ pub async fn confirm(
         .await?
         .filter(|r| r.owner == caller.account.id)
         .ok_or(ErrorCode::NotFound)?;
-    let final_key = format!("u/{}/{}", row.file_id, row.file_name);
-    let url = format!("{}/files/{final_key}", base_url(&req));
+    let model_file = row.category == MODEL_FILE_CATEGORY;
+    let final_key = if model_file {
+        crate::models::upload::model_key(&row.file_id, &row.file_name)
+    } else {
+        format!("u/{}/{}", row.file_id, row.file_name)
+    };
+    // A model file is private: it has no URL (`model/download` serves it).
+    let url = (!model_file).then(|| format!("{}/files/{final_key}", base_url(&req)));
     if let Some(psu) = &body.pre_sign_url {
         let part = row
             .part_tokens
@@ -287,6 +307,16 @@ pub async fn confirm(
             ));
         }
         return Ok(ok(json!({ "url": url })));
+    }
+    if row.key.is_some() && model_file {
+        let files = crate::models::ModelService::new(state.store.clone()).files;
+        return Ok(ok(
+            match files.get(&Key::of(&row.file_id), &Key::empty()).await? {
+                Some(f) => crate::models::upload::answer(&f),
+                // Already made into a model version.
+                None => json!({ "status": 0, "file_id": row.file_id, "url": null }),
+            },
+        ));
     }
     if row.key.is_some() {
         let poster_url = poster_url(&state, &req, &row.file_id).await;
@@ -303,7 +333,11 @@ pub async fn confirm(
     let parts: Vec<infra::objects::ObjectKey> = (0..row.parts_done.len())
         .map(|i| object_key(&part_key(&row.file_id, i)))
         .collect::<Result<_, _>>()?;
-    if row.content_type.starts_with("image/") {
+    let mut model_answer = None;
+    if model_file {
+        let file = crate::models::upload::confirm(&state, &row, &parts).await?;
+        model_answer = Some(crate::models::upload::answer(&file));
+    } else if row.content_type.starts_with("image/") {
         // Images are at most the image limit: read whole and checked.
         let mut bytes = Vec::with_capacity(row.size as usize);
         for p in &parts {
@@ -391,6 +425,9 @@ pub async fn confirm(
         })
         .await?;
     state.upload_sweeper.closed(&closed).await?;
+    if let Some(answer) = model_answer {
+        return Ok(ok(answer));
+    }
     let poster_url = poster_url(&state, &req, &closed.file_id).await;
     Ok(ok(
         json!({ "status": 0, "url": url, "poster_url": poster_url }),
@@ -455,9 +492,19 @@ pub async fn file(
 ) -> Result<HttpResponse, ApiError> {
     let key =
         infra::objects::ObjectKey::parse(&path.into_inner()).map_err(|_| ErrorCode::NotFound)?;
-    if key.as_str().starts_with("up/") {
+    // Parts of uploads and model files (private: `model/download`) are never served here.
+    if key.as_str().starts_with("up/") || key.as_str().starts_with("m/") {
         return Err(ErrorCode::NotFound.into());
     }
+    stream_object(&req, &state, key).await
+}
+
+/// An object with HTTP ranges, streamed in chunks (never whole in memory).
+pub async fn stream_object(
+    req: &HttpRequest,
+    state: &AppState,
+    key: infra::objects::ObjectKey,
+) -> Result<HttpResponse, ApiError> {
     let meta = state
         .objects
         .head(&key)

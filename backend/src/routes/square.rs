@@ -116,9 +116,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ("/square/v3/post/list", K::Post, O::New, false),
         ("/square/v3/artwork/list", K::Artwork, O::New, false),
         ("/square/v3/ai_video/list", K::Video, O::New, false),
-        ("/square/v3/model/list", K::Model, O::New, false),
-        ("/square/v3/model/recommend", K::Model, O::Recommend, false),
-        ("/square/v3/model/new/recommend", K::Model, O::New, false),
         (
             "/square/v3/design_template/recommend",
             K::DesignTemplate,
@@ -131,13 +128,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             O::New,
             false,
         ),
-        (
-            "/square/v3/lora/template/recommend",
-            K::LoraTrain,
-            O::Recommend,
-            false,
-        ),
-        ("/square/v3/lora/template", K::LoraTrain, O::New, false),
         ("/square/v3/ebook/recommend", K::Ebook, O::Recommend, false),
         ("/square/v3/ebook/list", K::Ebook, O::New, false),
         ("/square/v3/timbre/list", K::Timbre, O::New, false),
@@ -153,9 +143,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ("/square/follow/list", K::Mix, O::Follows, true),
         ("/square/post", K::Post, O::New, false),
         ("/square/post/follow", K::Post, O::Follows, true),
-        ("/square/model/recommend", K::Model, O::Recommend, false),
-        ("/square/model/list", K::Model, O::New, false),
-        ("/square/lora/template", K::LoraTrain, O::New, false),
         (
             "/square/palette/template/list",
             K::DesignTemplate,
@@ -170,6 +157,24 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     ];
     for &(path, kind, default, force) in feeds {
         cfg.route(path, web::post().to(feed_as(kind, default, force)));
+    }
+    // Models (issue 19): published models, newest first; the lora_train
+    // feed keeps models with a trained version (cards with channel 1).
+    for path in [
+        "/square/v3/model/list",
+        "/square/v3/model/recommend",
+        "/square/v3/model/new/recommend",
+        "/square/model/recommend",
+        "/square/model/list",
+    ] {
+        cfg.route(path, web::post().to(super::model::feed));
+    }
+    for path in [
+        "/square/v3/lora/template/recommend",
+        "/square/v3/lora/template",
+        "/square/lora/template",
+    ] {
+        cfg.route(path, web::post().to(super::model::lora_train_feed));
     }
     cfg.route(
         "/square/v3/app/list",

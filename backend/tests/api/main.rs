@@ -22,6 +22,7 @@ mod lipsync;
 mod mall;
 mod model_ranks;
 mod model_tasks;
+mod models;
 mod ornaments;
 mod polish;
 mod prompts;

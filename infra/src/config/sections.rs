@@ -86,6 +86,16 @@ pub struct GenerationSettings {
     /// Largest video, audio or other file upload (joined and served by
     /// ranges, never held whole), in bytes.
     pub max_media_upload_bytes: u64,
+    /// Largest model file (category 60, `.safetensors`) uploaded or
+    /// imported, in bytes (`EASEL_MAX_MODEL_UPLOAD_BYTES`).
+    pub max_model_upload_bytes: u64,
+    /// Hosts (`host` or `host:port`, exact) a model import may reach even
+    /// when they resolve to a loopback, private or link-local address
+    /// (`EASEL_MODEL_IMPORT_HOSTS`, comma-separated). Public addresses are
+    /// always allowed.
+    pub model_import_hosts: Vec<String>,
+    /// A model import gives up after this many seconds (`EASEL_MODEL_IMPORT_TIMEOUT_SECS`).
+    pub model_import_timeout_secs: u64,
     /// An upload not confirmed this long after it began is removed, seconds.
     pub upload_ttl_secs: u64,
     /// How often abandoned uploads are looked for, seconds.
@@ -109,6 +119,9 @@ impl Default for GenerationSettings {
             visitor_daily_quota: 5,
             max_upload_bytes: 50 * 1024 * 1024,
             max_media_upload_bytes: 1_073_741_824,
+            max_model_upload_bytes: 8 * 1024 * 1024 * 1024,
+            model_import_hosts: Vec::new(),
+            model_import_timeout_secs: 600,
             upload_ttl_secs: 24 * 3600,
             upload_sweep_secs: 600,
             reference_step_ms: 0,

@@ -279,6 +279,8 @@ pub const CREATIVITY_TEMPLATES: TableDef = regular("creativity_templates");
 pub const CREATIVITY_TEMPLATES_BY_TIME: TableDef = regular("creativity_templates_by_time");
 /// pk (account id) · ck (create_at ms, task id) → `GenerationRow`. An account's template generations.
 pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
+/// pk (account id) · ck (model id) → `SavedModel`. Models an account saved (collected), with the version it refers to.
+pub const MODEL_SAVES: TableDef = regular("model_saves");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -401,4 +403,5 @@ pub const ALL: &[TableDef] = &[
     CREATIVITY_TEMPLATES,
     CREATIVITY_TEMPLATES_BY_TIME,
     CREATIVITY_GENERATIONS,
+    MODEL_SAVES,
 ];
