@@ -224,6 +224,12 @@ impl Application {
         let ledger = Ledger::new(store.clone());
         let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
         let characters = crate::characters::CharacterService::new(store.clone(), objects.clone());
+        // Model rankings: fed by tasks' model uses and creators' fees (here),
+        // downloads and likes (routes), read by the boards.
+        let ranks = crate::models::rank::ModelRanks::new(
+            store.clone(),
+            crate::models::rank::RankSettings::from_env()?,
+        );
         let core = Arc::new(
             TaskCore::new(
                 store.clone(),
@@ -234,10 +240,10 @@ impl Application {
                 g.requeue_grace_ms as i64,
             )
             .with_channels(channels.clone())
-            .with_models(crate::models::uses::ModelUses::new(
-                store.clone(),
-                ledger.clone(),
-            )),
+            .with_models(
+                crate::models::uses::ModelUses::new(store.clone(), ledger.clone())
+                    .with_ranks(ranks.clone()),
+            ),
         );
         let registry = TaskRegistry::new(core);
         let tasks = TaskService::new(
@@ -376,10 +382,6 @@ impl Application {
         upload_sweeper.clone().start(
             Duration::from_secs(settings.generation.upload_ttl_secs),
             Duration::from_secs(settings.generation.upload_sweep_secs),
-        );
-        let ranks = crate::models::rank::ModelRanks::new(
-            store.clone(),
-            crate::models::rank::RankSettings::from_env()?,
         );
         let creativity = crate::creativity::CreativityService::new(store.clone());
         let state = web::Data::new(AppState {

@@ -85,6 +85,8 @@ pub struct ModelUses {
     ledger: Ledger,
     tasks: Table<TaskRow>,
     works: Table<WorkRow>,
+    /// Where uses and earnings are also counted for the rankings.
+    ranks: Option<super::rank::ModelRanks>,
 }
 
 impl ModelUses {
@@ -97,7 +99,14 @@ impl ModelUses {
             ledger,
             tasks: Table::new(store.clone(), &tables::TASKS),
             works: Table::new(store, &tables::WORKS),
+            ranks: None,
         }
+    }
+
+    /// Also counts each paid use and fee in the model rankings.
+    pub fn with_ranks(mut self, ranks: super::rank::ModelRanks) -> ModelUses {
+        self.ranks = Some(ranks);
+        self
     }
 
     /// Notes that task `task_id` (not ended) uses these versions.
@@ -239,6 +248,20 @@ impl ModelUses {
                     .insert_if_absent(&Key::of(&u.model_id), &use_ck, &UseRow { credits: fee })
                     .await?
                     .is_ok();
+                if let Some(ranks) = &self.ranks {
+                    // Keyed by task and version: counted once however often
+                    // the end of the task is applied.
+                    let key = format!("{}:{}", row.id, u.ver_no);
+                    if fee > 0 {
+                        ranks.record_soon(
+                            &u.model_id,
+                            &u.creator,
+                            super::rank::ModelEvent::Earning(fee),
+                            at,
+                            Some(&key),
+                        );
+                    }
+                }
                 if inserted {
                     let model = Key::of(&u.model_id);
                     for d in [day, ALL_TIME] {
@@ -250,6 +273,24 @@ impl ModelUses {
                                 .await?;
                         }
                     }
+                }
+            }
+        }
+        if paid {
+            if let Some(ranks) = &self.ranks {
+                let mut models: Vec<(String, String)> = row
+                    .model_uses
+                    .iter()
+                    .map(|u| (u.model_id.clone(), u.creator.clone()))
+                    .collect();
+                models.sort();
+                models.dedup();
+                let at = row.finished_at.unwrap_or(row.updated_at);
+                if let Err(e) = ranks
+                    .task_used(&row.id, row.owner.account(), &models, at)
+                    .await
+                {
+                    tracing::warn!(task = %row.id, error = ?e, "counting model uses for rankings failed");
                 }
             }
         }

@@ -25,13 +25,16 @@ fn svc(s: &AppState) -> ModelService {
     ModelService::new(s.store.clone())
 }
 
+/// A model as `viewer` sees it, with its live figures from the rankings.
 async fn view(
+    s: &AppState,
     m: &ModelService,
     row: &ModelRow,
     viewer: Option<&str>,
 ) -> Result<protocol::models::ModelView, ApiError> {
     let versions = m.versions_of(row).await?;
-    Ok(model_view(row, &versions, Default::default(), viewer))
+    let stats = s.ranks.stats(&row.id).await?;
+    Ok(model_view(row, &versions, stats, viewer))
 }
 
 #[derive(Deserialize)]
@@ -125,7 +128,7 @@ pub async fn commit_model(
     if b.publish {
         row = m.publish(&b.model_id, me, &[]).await?;
     }
-    Ok(ok(view(&m, &row, Some(me)).await?))
+    Ok(ok(view(&s, &m, &row, Some(me)).await?))
 }
 
 /// `model/edit`.
@@ -136,7 +139,7 @@ pub async fn edit(
 ) -> ApiResult {
     let m = svc(&s);
     let row = m.edit_model(&b.model_id, &c.account.id, &b.model).await?;
-    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+    Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
 }
 
 #[derive(Deserialize)]
@@ -190,7 +193,7 @@ pub async fn publish(
     let mut chosen = b.model_ver_nos.clone();
     chosen.extend(b.model_ver_no.clone());
     let row = m.publish(&b.model_id, &c.account.id, &chosen).await?;
-    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+    Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
 }
 
 /// `model/delist`: the model, or one version (`model_ver_no`).
@@ -199,7 +202,7 @@ pub async fn delist(s: web::Data<AppState>, Authed(c): Authed, b: web::Json<Mode
     let row = m
         .delist(&b.model_id, &c.account.id, b.model_ver_no.as_deref())
         .await?;
-    Ok(ok(view(&m, &row, Some(&c.account.id)).await?))
+    Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
 }
 
 /// `model/detail`.
@@ -207,7 +210,7 @@ pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: web::Json<Model
     let v = viewer(&req, &s).await?;
     let m = svc(&s);
     let row = m.model_for(&b.model_id, v.as_deref()).await?;
-    Ok(ok(view(&m, &row, v.as_deref()).await?))
+    Ok(ok(view(&s, &m, &row, v.as_deref()).await?))
 }
 
 /// `model/detail-with-ver`: the model and one version (the asked one, else
@@ -220,7 +223,7 @@ pub async fn detail_with_ver(
     let v = viewer(&req, &s).await?;
     let m = svc(&s);
     let row = m.model_for(&b.model_id, v.as_deref()).await?;
-    let model = view(&m, &row, v.as_deref()).await?;
+    let model = view(&s, &m, &row, v.as_deref()).await?;
     let version = match &b.model_ver_no {
         Some(want) => Some(
             model
@@ -387,6 +390,25 @@ pub async fn download(
     let key = crate::error::object_key(&f.key)?;
     let name = crate::models::engine_file_name(f);
     let mut resp = super::resource::stream_object(&req, &s, key).await?;
+    // A download counts for the rankings once per account (or visitor
+    // address) and version a day, not once per range request.
+    if !mine {
+        let who = v.clone().unwrap_or_else(|| {
+            req.connection_info()
+                .realip_remote_addr()
+                .unwrap_or("anonymous")
+                .to_owned()
+        });
+        let now = crate::accounts::now_millis();
+        let day = now / 86_400_000;
+        s.ranks.record_soon(
+            &model.id,
+            &model.owner,
+            crate::models::rank::ModelEvent::Download,
+            now,
+            Some(&format!("dl:{}:{who}:{day}", ver.ver_no)),
+        );
+    }
     resp.headers_mut().insert(
         header::CONTENT_DISPOSITION,
         header::HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))

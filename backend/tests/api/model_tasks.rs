@@ -317,6 +317,41 @@ async fn a_published_lora_pays_its_creator_once_and_only_on_success() {
         (row["uses"].as_i64(), row["earnings"].as_i64()),
         (Some(1), Some(5))
     );
+    // The rankings counted the use and the fee: the model's live figures
+    // (the earning is counted in the background, so wait for it) and the
+    // most-used board.
+    let mut stats = Value::Null;
+    for _ in 0..100 {
+        let d: Value = creator
+            .post(
+                "/api/v1/model/detail",
+                &json!({"model_id": published.model_id}),
+            )
+            .await
+            .unwrap();
+        stats = d["stats"].clone();
+        if stats["earnings"] == 5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        (stats["uses"].as_i64(), stats["earnings"].as_i64()),
+        (Some(1), Some(5)),
+        "{stats}"
+    );
+    let board: Value = creator
+        .post(
+            "/api/v1/model/rank-detail",
+            &json!({"rank_type": "most_used", "time_type": "all"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        board["items"][0]["model"]["model_id"],
+        json!(published.model_id),
+        "{board}"
+    );
 
     // The creator's own use costs no fee.
     let own: Value = creator

@@ -377,6 +377,31 @@ async fn a_lora_is_uploaded_made_a_model_published_found_downloaded_and_delisted
         .unwrap();
     assert_eq!(ranged.status(), 206);
     assert_eq!(ranged.bytes().await.unwrap().as_ref(), &bytes[..8]);
+    // Downloads count for the rankings once per downloader and day (Bob,
+    // and the visitor's address); the owner's own do not count.
+    let downloads = |n: i64| {
+        let alice = alice.clone();
+        let model_id = model_id.clone();
+        async move {
+            let mut seen = Value::Null;
+            for _ in 0..100 {
+                let d: Value = alice
+                    .post("/api/v1/model/detail", &json!({"model_id": model_id}))
+                    .await
+                    .unwrap();
+                seen = d["stats"]["downloads"].clone();
+                if seen == n {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            panic!("downloads {seen}, not {n}");
+        }
+    };
+    downloads(2).await;
+    assert_eq!(bob.get_bytes(&dl).await.unwrap().0, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    downloads(2).await;
 
     // Bob saves it; it shows as collected on his card.
     let saved: Value = bob

@@ -58,7 +58,7 @@ async fn list_of(s: &AppState, account: &str, viewer: Option<&str>, b: &ListBody
                 });
                 break 'pages;
             }
-            items.push(view(&m, &r, viewer).await?);
+            items.push(view(s, &m, &r, viewer).await?);
         }
         if done {
             break;
