@@ -138,6 +138,7 @@ async fn make_model(
         create_at: 1,
     };
     models.insert(&m, &v).await.unwrap();
+    models.index_public(&m).await.unwrap();
     Made { model_id, ver_no }
 }
 
@@ -318,8 +319,8 @@ async fn a_published_lora_pays_its_creator_once_and_only_on_success() {
         (Some(1), Some(5))
     );
     // The rankings counted the use and the fee: the model's live figures
-    // (the earning is counted in the background, so wait for it) and the
-    // most-used board.
+    // (counted as the task's end is applied, the fee in the background:
+    // wait for both) and the most-used board.
     let mut stats = Value::Null;
     for _ in 0..100 {
         let d: Value = creator
@@ -330,7 +331,7 @@ async fn a_published_lora_pays_its_creator_once_and_only_on_success() {
             .await
             .unwrap();
         stats = d["stats"].clone();
-        if stats["earnings"] == 5 {
+        if stats["earnings"] == 5 && stats["uses"] == 1 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -340,13 +341,21 @@ async fn a_published_lora_pays_its_creator_once_and_only_on_success() {
         (Some(1), Some(5)),
         "{stats}"
     );
-    let board: Value = creator
-        .post(
-            "/api/v1/model/rank-detail",
-            &json!({"rank_type": "most_used", "time_type": "all"}),
-        )
-        .await
-        .unwrap();
+    // Boards are recomputed at most once a second after an event.
+    let mut board = Value::Null;
+    for _ in 0..100 {
+        board = creator
+            .post(
+                "/api/v1/model/rank-detail",
+                &json!({"rank_type": "most_used", "time_type": "all"}),
+            )
+            .await
+            .unwrap();
+        if board["items"][0]["model"]["model_id"] == json!(published.model_id) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert_eq!(
         board["items"][0]["model"]["model_id"],
         json!(published.model_id),
