@@ -9,7 +9,12 @@
 //! files made by Debian's ffmpeg (what a fake server hands back), a
 //! progress recorder, a multipart reader, and the checks every video
 //! output must pass (ffprobe reads the MP4, the HLS master comes first, the
-//! poster is a PNG of the video's size).
+//! poster is a PNG of the video's size). The fake ComfyUI of the image
+//! adapter's tests is in `comfyui_fake`, the reference engine's test kit in
+//! `reference_kit`.
+
+pub mod comfyui_fake;
+pub mod reference_kit;
 
 use std::collections::HashMap;
 use std::io::Cursor;
