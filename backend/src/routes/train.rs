@@ -519,7 +519,7 @@ async fn in_progress_list(a: Authed, s: State) -> ApiResult {
     let mut items = Vec::new();
     for row in svc.list(&a.0.account.id, 50).await? {
         let p = progress_of(&svc, row).await?;
-        if p["version_status"] == json!(u8::from(VersionStatus::Pending)) {
+        if p.get("version_status") == Some(&json!(u8::from(VersionStatus::Pending))) {
             items.push(p);
         }
     }
