@@ -28,7 +28,7 @@ const V1: &str = "/api/v1";
 fn reddish_png(i: u32) -> Vec<u8> {
     let img = image::RgbImage::from_fn(96, 64, |x, y| {
         let noise = ((x * 7 + y * 13 + i * 31) % 17) as u8;
-        let band = if (y / 8 + i) % 3 == 0 { 50 } else { 0 };
+        let band = if (y / 8 + i).is_multiple_of(3) { 50 } else { 0 };
         image::Rgb([
             (205 + noise).saturating_sub(band),
             40 + (x / 4) as u8,

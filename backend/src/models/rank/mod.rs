@@ -454,7 +454,7 @@ impl ModelRanks {
             .into_iter()
             .filter_map(|(ck, m)| ck.reader().str().map(|id| (id, m)))
             .collect();
-        out.sort_by(|a, b| b.1.last_at.cmp(&a.1.last_at));
+        out.sort_by_key(|m| std::cmp::Reverse(m.1.last_at));
         out.truncate(max);
         Ok(out)
     }
