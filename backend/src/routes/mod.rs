@@ -13,8 +13,10 @@ mod character_extras;
 mod chat;
 mod comment;
 mod creativity;
+mod dataset;
 mod editor;
 mod face;
+pub mod files;
 mod im;
 mod lipsync;
 mod model;
@@ -53,6 +55,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(model_rank::routes)
             .configure(model_leaderboard::routes)
             .configure(creativity::routes)
+            .configure(dataset::routes)
             .configure(train::routes)
             .configure(face::routes)
             .service(
@@ -255,5 +258,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(audio_stream::routes)
             .configure(audio::stream_routes),
     );
-    cfg.route("/files/{key:.*}", web::get().to(resource::file));
+    cfg.route("/files/{key:.*}", web::get().to(files::file));
 }

@@ -389,7 +389,7 @@ pub async fn download(
     let f = ver.file.as_ref().ok_or(ErrorCode::NotFound)?;
     let key = crate::error::object_key(&f.key)?;
     let name = crate::models::engine_file_name(f);
-    let mut resp = super::resource::stream_object(&req, &s, key).await?;
+    let mut resp = super::files::stream_object(&req, &s, key).await?;
     // A download counts for the rankings once per account (or visitor
     // address) and version a day, not once per range request.
     if !mine {

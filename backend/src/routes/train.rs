@@ -1,15 +1,11 @@
-//! Datasets and training (spec 3 §7 Training; issue 19 item 4), plain
-//! under `/api/v1`. Datasets (paths ours): `dataset/{list, detail, create,
-//! delete, edit, template-list}`, `dataset/image/{add, delete, caption}`,
-//! `dataset/caption/auto`. Training: `train-model/{estimate, create,
-//! in-progress-list, batch-progress, log}` and `task/create-refer`. Every
-//! dataset and training is its owner's: anyone else's answers NotFound.
+//! Training (spec 3 §7 Training; issue 19 item 4), plain under `/api/v1`:
+//! `train-model/{estimate, create, in-progress-list, batch-progress, log}`
+//! and `task/create-refer`. Every training is its owner's: anyone else's
+//! answers NotFound. Datasets are `routes/dataset.rs`.
 
 use actix_web::web;
 use protocol::models::rules::parse_base_model;
-use protocol::models::train::{
-    CaptionSource, DatasetKind, TrainParams, TrainParamsInput, TrainSpec, MAX_DATASET_IMAGES,
-};
+use protocol::models::train::{TrainParams, TrainParamsInput, TrainSpec, MAX_DATASET_IMAGES};
 use protocol::models::{ModelType, PublishStatus, VersionSource, VersionStatus};
 use protocol::task::{Action, CreateTaskRequest};
 use protocol::ErrorCode;
@@ -23,240 +19,13 @@ use crate::models::{new_id, ModelRow, VersionRow};
 use crate::state::AppState;
 use crate::tasks::Requester;
 use crate::training::task::{TrainingRow, TrainingService};
-use crate::training::{check_caption, check_tags, draft_caption, DatasetImage, DatasetService};
+
+use super::dataset::{datasets, invalid};
 
 type State = web::Data<AppState>;
 
-fn datasets(s: &AppState) -> DatasetService {
-    DatasetService::new(s.store.clone(), s.objects.clone())
-}
-
 fn trainings(s: &AppState) -> TrainingService {
     TrainingService::new(s.store.clone(), s.objects.clone())
-}
-
-fn invalid(m: impl Into<String>) -> ApiError {
-    ApiError::with_msg(ErrorCode::InvalidParams, m)
-}
-
-fn kind_of(v: &Option<String>) -> Result<Option<DatasetKind>, ApiError> {
-    match v.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-        None => Ok(None),
-        Some(k) => DatasetKind::parse(k)
-            .map(Some)
-            .ok_or_else(|| invalid("kind is character, style, concept or object")),
-    }
-}
-
-#[derive(Deserialize, Default)]
-struct DatasetBody {
-    #[serde(default)]
-    dataset_id: String,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    tags: Option<Vec<String>>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-async fn template_list() -> ApiResult {
-    let items: Vec<_> = DatasetKind::ALL.iter().map(|k| k.template()).collect();
-    Ok(ok(json!({ "items": items })))
-}
-
-async fn list(a: Authed, s: State, b: Option<web::Json<DatasetBody>>) -> ApiResult {
-    let limit = b.as_ref().and_then(|b| b.limit).unwrap_or(50);
-    let rows = datasets(&s).list(&a.0.account.id, limit).await?;
-    let items: Vec<_> = rows.iter().map(|r| r.view(false)).collect();
-    Ok(ok(json!({ "items": items })))
-}
-
-async fn detail(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
-    let r = datasets(&s).own(&a.0.account.id, &b.dataset_id).await?;
-    Ok(ok(r.view(true)))
-}
-
-async fn create(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
-    let kind = kind_of(&b.kind)?.unwrap_or_default();
-    let r = datasets(&s)
-        .create(
-            &a.0.account.id,
-            b.name.as_deref().unwrap_or(""),
-            kind,
-            b.tags.as_deref().unwrap_or(&[]),
-        )
-        .await?;
-    Ok(ok(r.view(true)))
-}
-
-async fn edit(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
-    let name = b
-        .name
-        .as_deref()
-        .map(crate::training::check_name)
-        .transpose()?;
-    let kind = kind_of(&b.kind)?;
-    let tags = b.tags.as_deref().map(check_tags).transpose()?;
-    let r = datasets(&s)
-        .update(&a.0.account.id, &b.dataset_id, move |d| {
-            if let Some(n) = &name {
-                d.name = n.clone();
-            }
-            if let Some(k) = kind {
-                d.kind = k;
-            }
-            if let Some(t) = &tags {
-                d.tags = t.clone();
-            }
-            Ok(())
-        })
-        .await?;
-    Ok(ok(r.view(true)))
-}
-
-async fn delete(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
-    datasets(&s).delete(&a.0.account.id, &b.dataset_id).await?;
-    Ok(ok(json!({})))
-}
-
-#[derive(Deserialize)]
-struct ImagesBody {
-    #[serde(default)]
-    dataset_id: String,
-    #[serde(default)]
-    urls: Vec<String>,
-    #[serde(default)]
-    image_ids: Vec<String>,
-    /// Draft captions with the reference descriptor (default true).
-    #[serde(default)]
-    auto_caption: Option<bool>,
-    /// `caption/auto`: replace captions the owner wrote too.
-    #[serde(default)]
-    overwrite: Option<bool>,
-}
-
-async fn image_add(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
-    let me = &a.0.account.id;
-    let svc = datasets(&s);
-    let d = svc.own(me, &b.dataset_id).await?;
-    if b.urls.is_empty() {
-        return Err(invalid("urls names the pictures to add"));
-    }
-    if d.images.len() + b.urls.len() > MAX_DATASET_IMAGES {
-        return Err(ErrorCode::DatasetTooLarge.into());
-    }
-    let auto = b.auto_caption.unwrap_or(true);
-    let mut added = Vec::new();
-    for url in &b.urls {
-        let (key, width, height, bytes) = svc.check_image(me, url).await?;
-        let drafted = if auto {
-            draft_caption(bytes).await
-        } else {
-            None
-        };
-        added.push(DatasetImage {
-            id: new_id("img"),
-            key,
-            width,
-            height,
-            caption_source: if drafted.is_some() {
-                CaptionSource::Descriptor
-            } else {
-                CaptionSource::None
-            },
-            caption: drafted.unwrap_or_default(),
-        });
-    }
-    let r = svc
-        .update(me, &d.id, move |d| {
-            let fresh: Vec<DatasetImage> = added
-                .iter()
-                .filter(|n| !d.images.iter().any(|i| i.key == n.key))
-                .cloned()
-                .collect();
-            if d.images.len() + fresh.len() > MAX_DATASET_IMAGES {
-                return Err(ErrorCode::DatasetTooLarge.into());
-            }
-            d.images.extend(fresh);
-            Ok(())
-        })
-        .await?;
-    Ok(ok(r.view(true)))
-}
-
-async fn image_delete(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
-    let ids = b.image_ids.clone();
-    let r = datasets(&s)
-        .update(&a.0.account.id, &b.dataset_id, move |d| {
-            d.images.retain(|i| !ids.contains(&i.id));
-            Ok(())
-        })
-        .await?;
-    Ok(ok(r.view(true)))
-}
-
-#[derive(Deserialize)]
-struct CaptionBody {
-    #[serde(default)]
-    dataset_id: String,
-    #[serde(default)]
-    image_id: String,
-    #[serde(default)]
-    caption: String,
-}
-
-async fn image_caption(a: Authed, s: State, b: web::Json<CaptionBody>) -> ApiResult {
-    let caption = check_caption(&b.caption)?;
-    let id = b.image_id.clone();
-    let r = datasets(&s)
-        .update(&a.0.account.id, &b.dataset_id, move |d| {
-            let img = d
-                .images
-                .iter_mut()
-                .find(|i| i.id == id)
-                .ok_or(ErrorCode::NotFound)?;
-            img.caption = caption.clone();
-            img.caption_source = CaptionSource::User;
-            Ok(())
-        })
-        .await?;
-    Ok(ok(r.view(true)))
-}
-
-/// Drafts captions with the reference descriptor (non-neural: it names
-/// colours, brightness and layout; the language model here reads no
-/// pictures), for the named pictures or all; the owner's own captions are
-/// kept unless `overwrite`.
-async fn caption_auto(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResult {
-    let me = &a.0.account.id;
-    let svc = datasets(&s);
-    let d = svc.own(me, &b.dataset_id).await?;
-    let overwrite = b.overwrite.unwrap_or(false);
-    let mut drafts: Vec<(String, String)> = Vec::new();
-    for img in &d.images {
-        let named = b.image_ids.is_empty() || b.image_ids.contains(&img.id);
-        if !named || (img.caption_source == CaptionSource::User && !overwrite) {
-            continue;
-        }
-        if let Some(c) = draft_caption(svc.image_bytes(&img.key).await?).await {
-            drafts.push((img.id.clone(), c));
-        }
-    }
-    let r = svc
-        .update(me, &d.id, move |d| {
-            for (id, c) in &drafts {
-                if let Some(img) = d.images.iter_mut().find(|i| &i.id == id) {
-                    img.caption = c.clone();
-                    img.caption_source = CaptionSource::Descriptor;
-                }
-            }
-            Ok(())
-        })
-        .await?;
-    Ok(ok(r.view(true)))
 }
 
 #[derive(Deserialize)]
@@ -645,18 +414,7 @@ async fn create_refer(a: Authed, s: State, b: web::Json<ReferBody>) -> ApiResult
 
 /// Registered plain under `/api/v1` (before the scopes).
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/dataset/template-list", web::post().to(template_list))
-        .route("/dataset/template-list", web::get().to(template_list))
-        .route("/dataset/list", web::post().to(list))
-        .route("/dataset/detail", web::post().to(detail))
-        .route("/dataset/create", web::post().to(create))
-        .route("/dataset/edit", web::post().to(edit))
-        .route("/dataset/delete", web::post().to(delete))
-        .route("/dataset/image/add", web::post().to(image_add))
-        .route("/dataset/image/delete", web::post().to(image_delete))
-        .route("/dataset/image/caption", web::post().to(image_caption))
-        .route("/dataset/caption/auto", web::post().to(caption_auto))
-        .route("/train-model/estimate", web::post().to(estimate))
+    cfg.route("/train-model/estimate", web::post().to(estimate))
         .route("/train-model/create", web::post().to(create_training))
         .route(
             "/train-model/in-progress-list",

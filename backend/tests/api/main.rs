@@ -23,6 +23,7 @@ mod mall;
 mod model_ranks;
 mod model_tasks;
 mod models;
+mod models_import;
 mod ornaments;
 mod polish;
 mod prompts;

@@ -10,6 +10,7 @@ mod inputs;
 pub mod job;
 pub mod request;
 pub mod rules;
+mod rules_fields;
 pub mod user_models;
 pub mod view;
 

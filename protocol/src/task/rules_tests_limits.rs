@@ -1,6 +1,7 @@
 //! Tests of the task rules, continued: upscale sizes and limits, input
 //! URLs and uploads, the studio LoRA family check, seeds, numbers.
 use super::*;
+use crate::task::defaults::RANDOM_SEED_MAX;
 
 #[test]
 fn upscale_output_and_limit() {
