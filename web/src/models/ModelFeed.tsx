@@ -13,7 +13,10 @@ import { feedBody, filtersQuery, parseFiltersQuery, ORDERS, TIMES, toggle } from
 import type { ModelFilters } from './filters';
 import { ErrorLine, familyName, useFamilies, useModelsHref } from './ui';
 
-function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (f: ModelFilters) => void }) {
+// `onChange` takes an update of the filters as they are when it runs (the
+// address now), not as this render saw them: two quick clicks must not undo
+// each other.
+function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (update: (now: ModelFilters) => ModelFilters) => void }) {
   const t = useT();
   const families = useFamilies();
   const orderId = useId();
@@ -22,7 +25,7 @@ function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (
     <section className="panel models-filters" aria-label={t('models.filters')}>
       <div className="models-filters__row">
         <label htmlFor={orderId}>{t('models.order')}</label>
-        <select id={orderId} value={filters.order_by} onChange={(e) => onChange({ ...filters, order_by: e.target.value as ModelFilters['order_by'] })} data-testid="models-order">
+        <select id={orderId} value={filters.order_by} onChange={(e) => { const order_by = e.target.value as ModelFilters['order_by']; onChange((now) => ({ ...now, order_by })); }} data-testid="models-order">
           {ORDERS.map((o) => (
             <option key={o} value={o}>
               {t(`models.order.${o as 'recommend' | 'hot' | 'new'}`)}
@@ -30,7 +33,7 @@ function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (
           ))}
         </select>
         <label htmlFor={timeId}>{t('models.time')}</label>
-        <select id={timeId} value={filters.time_type} onChange={(e) => onChange({ ...filters, time_type: e.target.value as ModelFilters['time_type'] })} data-testid="models-time">
+        <select id={timeId} value={filters.time_type} onChange={(e) => { const time_type = e.target.value as ModelFilters['time_type']; onChange((now) => ({ ...now, time_type })); }} data-testid="models-time">
           {TIMES.map((w) => (
             <option key={w} value={w}>
               {t(`models.time.${w}`)}
@@ -41,7 +44,7 @@ function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (
       <fieldset className="models-filters__row">
         <legend>{t('models.type')}</legend>
         {MODEL_TYPES.map((m) => (
-          <button key={m} type="button" className="button models-chip" aria-pressed={filters.model_types.includes(m)} onClick={() => onChange(toggle(filters, 'model_types', m))} data-testid={`models-type-${m}`}>
+          <button key={m} type="button" className="button models-chip" aria-pressed={filters.model_types.includes(m)} onClick={() => onChange((now) => toggle(now, 'model_types', m))} data-testid={`models-type-${m}`}>
             {t(`models.type.${m}`)}
           </button>
         ))}
@@ -49,7 +52,7 @@ function FeedFilters({ filters, onChange }: { filters: ModelFilters; onChange: (
       <fieldset className="models-filters__row">
         <legend>{t('models.base')}</legend>
         {families.map((f) => (
-          <button key={f.id} type="button" className="button models-chip" aria-pressed={filters.base_models.includes(f.id)} onClick={() => onChange(toggle(filters, 'base_models', f.id))} data-testid={`models-base-${f.id}`}>
+          <button key={f.id} type="button" className="button models-chip" aria-pressed={filters.base_models.includes(f.id)} onClick={() => onChange((now) => toggle(now, 'base_models', f.id))} data-testid={`models-base-${f.id}`}>
             {f.name}
           </button>
         ))}
@@ -117,7 +120,13 @@ export function ModelFeed() {
 
   return (
     <div className="models-feed">
-      <FeedFilters filters={filters} onChange={(f) => navigate(appStore, location.pathname + filtersQuery(f), { replace: true })} />
+      <FeedFilters
+        filters={filters}
+        onChange={(update) => {
+          const now = appStore.get(locationAtom);
+          navigate(appStore, now.pathname + filtersQuery(update(parseFiltersQuery(now.search))), { replace: true });
+        }}
+      />
       <ErrorLine error={error} />
       <ul className="models-grid" data-testid="models-feed" aria-busy={loading}>
         {items.map((c) => (

@@ -221,7 +221,7 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     // The other family hides it.
     await page.getByTestId('models-base-sd').click();
     await page.getByTestId('models-base-sdxl').click();
-    await h.until(page, 'the SDXL filter to hide the SD LoRA', async () => (await page.getByTestId('models-feed').getAttribute('aria-busy')) === 'false' && (await card.count()) === 0);
+    await h.until(page, 'the SDXL filter to hide the SD LoRA', async () => (await page.getByTestId('models-feed').getAttribute('aria-busy')) === 'false' && (await card.count()) === 0, 15000);
     await page.getByTestId('models-base-sdxl').click();
     await page.getByTestId('models-base-sd').click();
     await card.waitFor();
@@ -233,7 +233,7 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     await page.getByTestId('model-use').click();
     await page.waitForURL((u) => u.pathname === '/en/create/image' && u.searchParams.get('model_ver_no') === made.verNo);
     const picker = page.getByTestId('lora-picker');
-    await picker.getByText(NAME, { exact: false }).waitFor();
+    await picker.locator('.gen-loras__name').filter({ hasText: NAME }).waitFor();
     const panel = page.getByRole('tabpanel');
     const prompt = panel.getByLabel('Prompt', { exact: true });
     assert.match(await prompt.inputValue(), /^ezlharbour/);
