@@ -231,6 +231,14 @@ error_codes! {
     TaskQueueFull = (42960, "TaskQueueFull", 429, "too many tasks in progress; members have an unlimited queue");
     /// The payment provider is not configured or not reachable.
     PaymentProviderUnavailable = (50360, "PaymentProviderUnavailable", 503, "payments are not available right now");
+    /// A text (name, title, description, comment, character text, message) matched a refusing entry of the text filter.
+    TextViolatesRules = (40170, "textViolatesRules", 400, "this text violates the content rules");
+    /// A task's prompt matched a refusing entry of the text filter (task create).
+    TaskPromptViolatesRules = (40171, "taskPromptViolate", 400, "the prompt violates the content rules");
+    /// An operator's text-filter entry is not valid (id, term, pattern, language or category).
+    TextFilterEntryInvalid = (40172, "textFilterEntryInvalid", 400, "this filter entry is not valid");
+    /// The scene named is not one of the filter's scenes.
+    TextSceneInvalid = (40173, "textSceneInvalid", 400, "unknown text scene");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

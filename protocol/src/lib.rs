@@ -23,6 +23,7 @@ pub mod prompt;
 pub mod prompt_stream;
 pub mod square;
 pub mod task;
+pub mod textfilter;
 pub mod video;
 
 #[cfg(feature = "client")]
