@@ -384,7 +384,12 @@ impl Application {
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
         let creativity = crate::creativity::CreativityService::new(store.clone());
+        let text_filter = crate::textfilter::TextFilterService::new(store.clone())
+            .await
+            .map_err(|e| anyhow::anyhow!("text filter: {e}"))?;
+        text_filter.start(crate::textfilter::TextFilterService::reload_period()?);
         let state = web::Data::new(AppState {
+            text_filter,
             ranks,
             creativity,
             speaker,

@@ -31,6 +31,7 @@ pub mod routes;
 pub mod square;
 pub mod state;
 pub mod tasks;
+pub mod textfilter;
 pub mod timbre;
 pub mod training;
 pub mod uploads;

@@ -62,4 +62,7 @@ pub struct AppState {
     pub ranks: crate::models::rank::ModelRanks,
     /// Creativity templates made from square pictures.
     pub creativity: crate::creativity::CreativityService,
+    /// The text filter (issue 20): operators' lists, compiled; applied to
+    /// every text users write.
+    pub text_filter: crate::textfilter::TextFilterService,
 }

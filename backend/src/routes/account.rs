@@ -4,6 +4,7 @@
 use actix_web::cookie::{time::Duration as CookieDuration, Cookie, SameSite};
 use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::account::{CompleteProfileRequest, LoginData, LoginRequest, SignUpRequest};
+use protocol::textfilter::Scene;
 use protocol::{Envelope, ErrorCode};
 
 use crate::accounts::{new_device_code, AccountRow, SettingsChange, TOKEN_COOKIE};
@@ -45,6 +46,8 @@ pub async fn sign_up(
     body: web::Json<SignUpRequest>,
 ) -> ApiResult {
     limit(&req, &state)?;
+    let mut body = body.into_inner();
+    state.text_filter.apply_opt(Scene::Name, &mut body.name)?;
     let device = device_id_of(&req).unwrap_or_else(new_device_code);
     let (row, token) = state
         .accounts
@@ -107,10 +110,9 @@ pub async fn complete_profile(
     caller: AuthedAny,
     body: web::Json<CompleteProfileRequest>,
 ) -> ApiResult {
-    let row = state
-        .accounts
-        .complete_profile(&caller.0, &body.name)
-        .await?;
+    let mut name = body.into_inner().name;
+    state.text_filter.apply(Scene::Name, &mut name)?;
+    let row = state.accounts.complete_profile(&caller.0, &name).await?;
     // The same token stays valid; answer like a login so the client can proceed.
     let token = crate::auth::token_of(&req).unwrap_or_default();
     Ok(logged_in(&req, &state, &row, token))

@@ -77,10 +77,9 @@ fn model_view(s: &AppState) -> ModelInfoView {
 }
 
 pub async fn publish(a: Authed, s: State, b: Body<PublishRequest>) -> ApiResult {
-    let id = s
-        .characters
-        .publish(&a.0.account.id, b.into_inner())
-        .await?;
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
+    let id = s.characters.publish(&a.0.account.id, b).await?;
     s.square.search_character(&s.characters, &id).await;
     Ok(ok(IdAnswer { id }))
 }
@@ -284,6 +283,8 @@ pub async fn export(req: HttpRequest, s: State, q: web::Query<ExportQuery>) -> A
 }
 
 pub async fn datacard_create(a: Authed, s: State, b: Body<DatacardCreate>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let id = s
         .characters
         .create_datacard(&a.0.account.id, &b.title, &b.content)
@@ -292,6 +293,8 @@ pub async fn datacard_create(a: Authed, s: State, b: Body<DatacardCreate>) -> Ap
 }
 
 pub async fn datacard_edit(a: Authed, s: State, b: Body<DatacardEdit>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     Ok(ok(s
         .characters
         .edit_datacard(&a.0.account.id, &b.id, &b.title, &b.content)

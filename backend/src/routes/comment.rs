@@ -45,6 +45,8 @@ async fn viewer(req: &HttpRequest, s: &AppState) -> Result<Option<String>, ApiEr
 }
 
 pub async fn create(a: Authed, s: State, b: Body<CreateCommentRequest>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let id = s.comments.create(&a.0.account.id, &b).await?;
     Ok(ok(IdAnswer { id }))
 }
@@ -57,6 +59,8 @@ pub async fn add_reply(a: Authed, s: State, b: Body<CreateCommentRequest>) -> Ap
             "parent_id is needed",
         ));
     }
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let id = s.comments.create(&a.0.account.id, &b).await?;
     Ok(ok(IdAnswer { id }))
 }

@@ -17,6 +17,8 @@ use crate::state::AppState;
 type Body<T> = web::Json<T>;
 
 pub async fn create(a: Authed, s: web::Data<AppState>, b: Body<CreateChannelRequest>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let v = s.channels.create(&a.0.account, &b.name, b.private).await?;
     Ok(ok(CreateChannelAnswer {
         channel_id: v.channel_id,
@@ -25,6 +27,8 @@ pub async fn create(a: Authed, s: web::Data<AppState>, b: Body<CreateChannelRequ
 }
 
 pub async fn edit(a: Authed, s: web::Data<AppState>, b: Body<EditChannelRequest>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let v = s
         .channels
         .edit(&a.0.account.id, &b.channel_id, b.name.as_deref(), b.private)
@@ -90,6 +94,8 @@ pub async fn history(a: Authed, s: web::Data<AppState>, b: Body<HistoryRequest>)
 }
 
 pub async fn send(a: Authed, s: web::Data<AppState>, b: Body<SendRequest>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let m = s
         .channels
         .send(

@@ -31,6 +31,7 @@ mod social;
 mod square;
 mod system;
 pub mod task;
+mod text_filter;
 mod timbre;
 mod tool;
 mod train;
@@ -58,6 +59,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(dataset::routes)
             .configure(train::routes)
             .configure(face::routes)
+            .configure(text_filter::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -65,6 +65,8 @@ pub async fn create_model(
     Authed(c): Authed,
     b: web::Json<CreateModelRequest>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let m = svc(&s);
     let file = m.take_file(&b.file_id, &c.account.id).await?;
     let keep = file.clone();
@@ -116,6 +118,9 @@ pub async fn commit_model(
     Authed(c): Authed,
     b: web::Json<CommitBody>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b.model)?;
+    s.text_filter.clean(&mut b.version)?;
     let m = svc(&s);
     let me = c.account.id.as_str();
     let mut row = m.edit_model(&b.model_id, me, &b.model).await?;
@@ -137,6 +142,9 @@ pub async fn edit(
     Authed(c): Authed,
     b: web::Json<CommitBody>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b.model)?;
+    s.text_filter.clean(&mut b.version)?;
     let m = svc(&s);
     let row = m.edit_model(&b.model_id, &c.account.id, &b.model).await?;
     Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
@@ -155,6 +163,8 @@ pub async fn ver_edit(
     Authed(c): Authed,
     b: web::Json<VerEditBody>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b.version)?;
     let m = svc(&s);
     let (model, v) = m
         .edit_version(&b.model_ver_no, &c.account.id, &b.version)

@@ -43,7 +43,7 @@ fn task_id(r: &TaskRef) -> Result<&str, ApiError> {
 async fn create_with(
     req: HttpRequest,
     state: web::Data<AppState>,
-    body: CreateTaskRequest,
+    mut body: CreateTaskRequest,
     action: Option<Action>,
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
@@ -58,6 +58,7 @@ async fn create_with(
     let action = action
         .or(body.action)
         .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "action is required"))?;
+    state.text_filter.clean(&mut body)?;
     let id = state.tasks.create(&who, &body, action).await?;
     Ok(ok(json!({ "id": id })))
 }

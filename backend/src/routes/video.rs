@@ -202,10 +202,11 @@ async fn histories(
 async fn create(
     req: HttpRequest,
     s: web::Data<AppState>,
-    body: VideoCreateRequest,
+    mut body: VideoCreateRequest,
     path: &str,
 ) -> ApiResult {
     let who = requester(&req, &s).await?;
+    s.text_filter.clean(&mut body)?;
     let action = video_action_of(path, &body).ok_or(ErrorCode::InvalidParams)?;
     let id = s.tasks.create_video(&who, &body, action).await?;
     Ok(ok(json!({ "id": id })))

@@ -31,6 +31,7 @@ mod socket;
 mod square;
 mod tasks;
 mod tasks_queue;
+mod text_filter;
 mod timbre;
 mod uploads;
 mod video;

@@ -281,6 +281,8 @@ pub const CREATIVITY_TEMPLATES_BY_TIME: TableDef = regular("creativity_templates
 pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
 /// pk (account id) · ck (model id) → `SavedModel`. Models an account saved (collected), with the version it refers to.
 pub const MODEL_SAVES: TableDef = regular("model_saves");
+/// pk (bucket, always "entries") · ck (entry id) → `StoredEntry`. Operators' text-filter entries and deleted defaults.
+pub const TEXT_FILTER_ENTRIES: TableDef = regular("text_filter_entries");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -404,4 +406,5 @@ pub const ALL: &[TableDef] = &[
     CREATIVITY_TEMPLATES_BY_TIME,
     CREATIVITY_GENERATIONS,
     MODEL_SAVES,
+    TEXT_FILTER_ENTRIES,
 ];

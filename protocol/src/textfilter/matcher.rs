@@ -72,6 +72,16 @@ impl Verdict {
 }
 
 impl TextFilter {
+    /// A list with no entries: every text is clean.
+    pub fn empty() -> TextFilter {
+        TextFilter {
+            entries: Vec::new(),
+            words: Vec::new(),
+            automaton: None,
+            patterns: Vec::new(),
+        }
+    }
+
     /// Compiles a list. Fails on the first entry that cannot be compiled.
     pub fn compile(entries: Vec<Entry>) -> Result<TextFilter, EntryError> {
         let mut words = Vec::new();
