@@ -106,6 +106,17 @@ pub async fn stream(
         Ok(r) => r,
         Err(e) => return sse::single(refusal(ErrorCode::InvalidParams, Some(e.to_string()))),
     };
+    // The text filter's prompt refusals (70020), before any work.
+    let said = request
+        .messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if state.text_filter.refuses_prompt(&said) {
+        return sse::single(refusal(ErrorCode::PromptViolatesRules, None));
+    }
     let turn = match reply::prepare(
         &state.agent,
         state.llm.as_ref(),

@@ -96,7 +96,7 @@ pub async fn polish(
         return sse::single(polish::refusal(ErrorCode::InvalidParams, Some(msg)));
     }
     let text = input.all_text();
-    if polish::rules::violates(&text) || state.text_filter.refuses_prompt(&text) {
+    if state.text_filter.refuses_prompt(&text) {
         return sse::single(polish::refusal(ErrorCode::PromptViolatesRules, None));
     }
     let guard = match state.polish.begin(&caller.account.id) {

@@ -6,6 +6,7 @@ use actix_web::{web, HttpRequest};
 use protocol::audio::timbre::{self as rules, TimbreFilter, TimbreOrder, TRAINING_NOTE};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
 use protocol::task::{Action, InputRole, TaskStatus};
+use protocol::textfilter::Scene;
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
@@ -97,6 +98,10 @@ struct EditBody {
 }
 
 async fn edit(a: Authed, s: State, b: web::Json<EditBody>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.apply(Scene::Name, &mut b.name)?;
+    s.text_filter
+        .apply(Scene::Description, &mut b.description)?;
     let f = rules::normalise_fields(
         &b.name,
         &b.description,
@@ -142,6 +147,8 @@ struct TrainBody {
 }
 
 async fn train(a: Authed, s: State, b: web::Json<TrainBody>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.apply_opt(Scene::Name, &mut b.name)?;
     let me = &a.0.account;
     if !(rules::MIN_SAMPLES..=rules::MAX_SAMPLES).contains(&b.samples.len()) {
         return Err(ErrorCode::TimbreSamplesInvalid.into());

@@ -258,10 +258,18 @@ impl TextFilterService {
         texts.iter_mut().try_for_each(|t| self.apply(scene, t))
     }
 
-    /// Whether a prompt would be refused (polish and the agent ask before
-    /// they stream).
+    /// Whether a prompt would be refused: a refusing entry of the prompt
+    /// scene, or the polish content rule (a minor named with a sexual term,
+    /// `polish/rules.rs`) on the text or on its folded words (so "ｃｈｉｌｄ",
+    /// "k1d" and "n.u.d.e" count).
     pub fn refuses_prompt(&self, text: &str) -> bool {
-        self.check(text, Scene::Prompt).refused
+        self.check(text, Scene::Prompt).refused || Self::breaks_prompt_rule(text)
+    }
+
+    /// The polish content rule, on the text and its folded words.
+    pub fn breaks_prompt_rule(text: &str) -> bool {
+        use crate::polish::rules::violates;
+        violates(text) || violates(&protocol::textfilter::normalise::folded_words(text))
     }
 
     /// The effective list for operators.

@@ -43,6 +43,10 @@ impl TextFilterService {
     /// by the masking entries an operator gives the prompt scene.
     fn prompt(&self, text: &mut Option<String>) -> Result<(), ApiError> {
         match text {
+            Some(t) if TextFilterService::breaks_prompt_rule(t) => Err(ApiError::with_msg(
+                ErrorCode::TaskPromptViolatesRules,
+                "this prompt violates the content rules",
+            )),
             Some(t) => self.apply_with(Scene::Prompt, t, ErrorCode::TaskPromptViolatesRules),
             None => Ok(()),
         }

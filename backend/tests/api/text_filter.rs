@@ -427,6 +427,17 @@ async fn every_scene_masks_or_refuses_what_users_write() {
         "the refused comment was not stored"
     );
 
+    // name and description: a voice.
+    let voice = json!({"name": "Jailbait voice", "description": "calm", "gender": "male",
+                       "age": "senior", "language": "fr", "intonation": "calm", "is_public": true});
+    is_text_refusal(c.post::<_, Value>("/api/v1/timbre/edit", &voice).await);
+    let mut voice = voice;
+    voice["name"] = json!("Narrator");
+    voice["description"] = json!("calm, no bullsh1t");
+    let v: Value = c.post("/api/v1/timbre/edit", &voice).await.unwrap();
+    assert_eq!(v["name"], "Narrator");
+    assert!(v.to_string().contains("calm, no bull****"), "{v}");
+
     // prompt: task create answers its own key; polish answers 70020.
     let sd = crate::tasks::checkpoint(&c, "sd").await;
     let (code, key) = refused(c.post::<_, Value>(
@@ -434,6 +445,12 @@ async fn every_scene_masks_or_refuses_what_users_write() {
         &json!({"category": 1, "art_model_ver_no": sd, "meta": {"prompt": "sh0tac0n, a park", "width": 512, "height": 512}}),
     ).await);
     assert_eq!((code, key.as_str()), (40171, "taskPromptViolate"));
+    // The polish co-occurrence rule, seen through evasions, refuses tasks too.
+    let (code, _) = refused(c.post::<_, Value>(
+        "/api/v1/task/v2/text-to-img",
+        &json!({"category": 1, "art_model_ver_no": sd, "meta": {"prompt": "a ｎｕｄｅ k1d", "width": 512, "height": 512}}),
+    ).await);
+    assert_eq!(code, 40171);
     let events = Sse::get(
         &app,
         "/api/v1/task/prompt-render",

@@ -270,6 +270,22 @@ fn join_spelled_out(tokens: Vec<Token>) -> Vec<Token> {
     out
 }
 
+/// Steps 1 to 4 without the repeat counting: the words of `text` folded,
+/// with leetspeak and spelled-out words joined, separated by one space.
+/// For rules that look at whole words (the polish co-occurrence rule), so
+/// they see through the same evasions as the lists.
+pub fn folded_words(text: &str) -> String {
+    let tokens = join_spelled_out(tokens(&fold_text(text)));
+    let mut out = String::with_capacity(text.len());
+    for token in tokens {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(token.chars.iter().map(|r| r.ch));
+    }
+    out
+}
+
 /// Normalises `text` (all five steps).
 pub fn normalise(text: &str) -> Normalised {
     let folded = fold_text(text);
@@ -369,6 +385,15 @@ mod tests {
         assert_eq!(n.text, "bad");
         assert_eq!(n.units[1].count, 3);
         assert_eq!((n.units[1].start, n.units[1].end), (1, 4));
+    }
+
+    #[test]
+    fn folded_words_keep_repeats() {
+        assert_eq!(
+            folded_words("Little  g.i.r.l, ｎｕｄｅ!"),
+            "little girl nude"
+        );
+        assert_eq!(folded_words("sch00lg1rl"), "schoolgirl");
     }
 
     #[test]
