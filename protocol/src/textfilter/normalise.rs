@@ -54,6 +54,12 @@ fn invisible(c: char) -> bool {
 
 /// Folds one original character (step 1).
 pub(crate) fn fold_char(c: char, out: &mut Vec<char>) {
+    // ASCII letters, digits and spaces fold to themselves in lower case
+    // (`ascii_fast_path_matches_decancer` checks it): skip the table.
+    if c.is_ascii_alphanumeric() || c == ' ' {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
     if invisible(c) {
         return;
     }
@@ -347,6 +353,21 @@ mod tests {
 
     fn skeleton(text: &str) -> String {
         normalise(text).text
+    }
+
+    #[test]
+    fn ascii_fast_path_matches_decancer() {
+        for c in (0u8..128).map(char::from) {
+            if c.is_ascii_alphanumeric() || c == ' ' {
+                let mut via_table = Vec::new();
+                match decancer::cure_char(c, fold_options()) {
+                    decancer::Translation::Character(ch) => via_table.extend(ch.to_lowercase()),
+                    decancer::Translation::String(s) => via_table.extend(s.chars()),
+                    decancer::Translation::None => {}
+                }
+                assert_eq!(via_table, vec![c.to_ascii_lowercase()], "{c:?}");
+            }
+        }
     }
 
     #[test]
