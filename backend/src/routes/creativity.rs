@@ -20,6 +20,8 @@ pub async fn create(
     s: web::Data<AppState>,
     b: Body<CreateTemplateRequest>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     Ok(ok(s.creativity.create(&s.square, &a.0.account, &b).await?))
 }
 
@@ -53,6 +55,8 @@ pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<ListRequest>
 }
 
 pub async fn apply(a: Authed, s: web::Data<AppState>, b: Body<ApplyTemplateRequest>) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     let g = s
         .creativity
         .apply(&s.square, &s.tasks, &a.0.account, &b)

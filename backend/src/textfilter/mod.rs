@@ -391,6 +391,73 @@ mod tests {
         assert!(c.filter.check("a55", Scene::Comment).refused);
     }
 
+    fn entry(id: &str, term: &str, action: protocol::textfilter::Action) -> Entry {
+        Entry {
+            id: id.into(),
+            term: term.into(),
+            kind: protocol::textfilter::Kind::Word,
+            lang: "en".into(),
+            category: "test".into(),
+            action,
+            scenes: vec![],
+            whole_word: true,
+        }
+    }
+
+    /// Two nodes on one store: a change made on one is seen by the other at
+    /// its next reload, and the other's compiled list is never half-made.
+    #[tokio::test]
+    async fn another_node_follows_after_its_reload() {
+        use protocol::textfilter::Action;
+        let dir = tempfile::tempdir().unwrap();
+        let store: DynStore = Arc::new(
+            infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap(),
+        );
+        let a = TextFilterService::new(store.clone()).await.unwrap();
+        let b = TextFilterService::new(store).await.unwrap();
+        a.upsert("op", entry("op.grape", "grape", Action::Refuse))
+            .await
+            .unwrap();
+        assert!(a.check("grape", Scene::Name).refused);
+        assert!(b.check("grape", Scene::Name).is_clean(), "not reloaded yet");
+        b.reload().await.unwrap();
+        assert!(b.check("grape", Scene::Name).refused);
+
+        // A bad entry is refused and stores nothing.
+        let mut bad = entry("op.bad", "(", Action::Mask);
+        bad.kind = protocol::textfilter::Kind::Pattern;
+        let e = a.upsert("op", bad).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::TextFilterEntryInvalid);
+        b.reload().await.unwrap();
+        assert!(!b.list().list.iter().any(|v| v.entry.id == "op.bad"));
+
+        // apply: masks in place, refuses with the key, leaves clean text alone.
+        let mut text = "what the fuck".to_owned();
+        a.apply(Scene::Comment, &mut text).unwrap();
+        assert_eq!(text, "what the ****");
+        let mut text = "a grape".to_owned();
+        let e = a.apply(Scene::Comment, &mut text).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TextViolatesRules);
+        let mut text = "a quiet sea".to_owned();
+        a.apply(Scene::Comment, &mut text).unwrap();
+        assert_eq!(text, "a quiet sea");
+    }
+
+    #[test]
+    fn the_prompt_rule_sees_through_evasions() {
+        assert!(TextFilterService::breaks_prompt_rule("a nude child"));
+        assert!(TextFilterService::breaks_prompt_rule("a ｎｕｄｅ k1d"));
+        assert!(TextFilterService::breaks_prompt_rule(
+            "n.u.d.e, little g-i-r-l"
+        ));
+        assert!(!TextFilterService::breaks_prompt_rule(
+            "a child flying a kite"
+        ));
+        assert!(!TextFilterService::breaks_prompt_rule(
+            "kidney beans, a nude statue"
+        ));
+    }
+
     #[test]
     fn an_entry_that_does_not_compile_is_left_out() {
         let bad = Entry {

@@ -10,6 +10,7 @@
 
 use protocol::character::{DatacardCreate, DatacardEdit, PublishRequest};
 use protocol::im::{CreateChannelRequest, EditChannelRequest, SendRequest};
+use protocol::models::template::{ApplyTemplateRequest, CreateTemplateRequest};
 use protocol::models::CreateModelRequest;
 use protocol::square::comment::CreateCommentRequest;
 use protocol::square::work::{
@@ -59,6 +60,24 @@ impl Filtered for CreateTaskRequest {
     fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
         f.prompt(&mut self.meta.prompt)?;
         f.prompt(&mut self.meta.local_prompt)
+    }
+}
+
+/// A creativity template's slot values become part of a task's prompt.
+impl Filtered for ApplyTemplateRequest {
+    fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
+        for value in self.inputs.values_mut() {
+            let mut text = Some(std::mem::take(value));
+            f.prompt(&mut text)?;
+            *value = text.unwrap_or_default();
+        }
+        Ok(())
+    }
+}
+
+impl Filtered for CreateTemplateRequest {
+    fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
+        f.apply_opt(Scene::Title, &mut self.title)
     }
 }
 
