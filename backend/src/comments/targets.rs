@@ -1,9 +1,10 @@
 //! What comments may be on: [`CharacterTargets`] answers for characters
 //! (obj_type 9) through the character service, and [`Targets`] routes each
-//! obj_type to the service that owns it: characters here, everything else
-//! (works, articles, later models) to the square's implementation, handed
-//! over with [`Targets::set_square`]. Until then other obj_types are
-//! NotFound. Notifications and card counters are the square's for every
+//! obj_type to the service that owns it: characters here, models (obj_type
+//! 2) to the models' implementation given with [`Targets::with_models`]
+//! (`models::comments`), everything else (works, articles) to the square's
+//! implementation, handed over with [`Targets::set_square`]. Until then
+//! those obj_types are NotFound. Notifications and card counters are the square's for every
 //! obj_type (it keeps the unread counts and the counters its feeds rank by).
 
 use std::sync::{Arc, OnceLock};
@@ -67,6 +68,7 @@ impl CommentTargets for CharacterTargets {
 /// The composite the comments service is given.
 pub struct Targets {
     characters: CharacterTargets,
+    models: Option<Arc<dyn CommentTargets>>,
     square: OnceLock<Arc<dyn CommentTargets>>,
 }
 
@@ -74,8 +76,16 @@ impl Targets {
     pub fn new(characters: CharacterService) -> Targets {
         Targets {
             characters: CharacterTargets::new(characters),
+            models: None,
             square: OnceLock::new(),
         }
+    }
+
+    /// Models (obj_type 2) resolve and count through `models`; their
+    /// notifications still go to the square.
+    pub fn with_models(mut self, models: Arc<dyn CommentTargets>) -> Targets {
+        self.models = Some(models);
+        self
     }
 
     /// Hands over the square's implementation (works, articles, models;
@@ -100,6 +110,10 @@ impl CommentTargets for Targets {
     ) -> Result<CommentTarget, ApiError> {
         match (obj_type, self.square()) {
             (ObjType::CHARACTER, _) => self.characters.resolve(viewer, obj_type, obj_id).await,
+            (ObjType::MODEL, _) => match &self.models {
+                Some(models) => models.resolve(viewer, obj_type, obj_id).await,
+                None => Err(ErrorCode::NotFound.into()),
+            },
             (_, Some(square)) => square.resolve(viewer, obj_type, obj_id).await,
             (_, None) => Err(ErrorCode::NotFound.into()),
         }
@@ -108,6 +122,9 @@ impl CommentTargets for Targets {
     async fn count_changed(&self, obj_type: u8, obj_id: &str, delta: i64) {
         if obj_type == ObjType::CHARACTER {
             self.characters.count_changed(obj_type, obj_id, delta).await;
+        }
+        if let (ObjType::MODEL, Some(models)) = (obj_type, &self.models) {
+            models.count_changed(obj_type, obj_id, delta).await;
         }
         if let Some(square) = self.square() {
             square.count_changed(obj_type, obj_id, delta).await;

@@ -281,6 +281,8 @@ pub const CREATIVITY_TEMPLATES_BY_TIME: TableDef = regular("creativity_templates
 pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
 /// pk (account id) · ck (model id) → `SavedModel`. Models an account saved (collected), with the version it refers to.
 pub const MODEL_SAVES: TableDef = regular("model_saves");
+/// pk (model id) · ck (published_at ms, work id) → `ModelWorkRow` (the versions it used). Published works made with a model, read newest first (`square/my-artwork/community`, `ver/can-del`); written when a work is published from tasks that used the model, removed when the work is deleted.
+pub const MODEL_WORKS: TableDef = regular("model_works");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -404,4 +406,5 @@ pub const ALL: &[TableDef] = &[
     CREATIVITY_TEMPLATES_BY_TIME,
     CREATIVITY_GENERATIONS,
     MODEL_SAVES,
+    MODEL_WORKS,
 ];
