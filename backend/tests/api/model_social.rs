@@ -180,7 +180,7 @@ async fn comments_and_the_community_gallery_of_a_model() {
         .await
         .unwrap();
     let page = comments(&visitor, m).await;
-    assert_eq!(ids(&page), [c1.clone()]);
+    assert_eq!(ids(&page), [c1.as_str()]);
     assert_eq!(page["total"], 2);
     assert_eq!(model_stats(&visitor, m).await["comments"], 2);
     // Someone else's draft answers like a missing model; its owner may comment.
@@ -237,11 +237,11 @@ async fn comments_and_the_community_gallery_of_a_model() {
     let by_model = json!({"model_id": m, "page_size": 10});
     assert_eq!(
         card_ids(&gallery(&other, by_model.clone()).await.unwrap()),
-        [w_public.clone()]
+        [w_public.as_str()]
     );
     assert_eq!(
         card_ids(&gallery(&visitor, by_model.clone()).await.unwrap()),
-        [w_public.clone()]
+        [w_public.as_str()]
     );
     assert_eq!(
         card_ids(&gallery(&user, by_model.clone()).await.unwrap()),
@@ -252,7 +252,7 @@ async fn comments_and_the_community_gallery_of_a_model() {
     let first = gallery(&user, json!({"model_id": m, "page_size": 1}))
         .await
         .unwrap();
-    assert_eq!(card_ids(&first), [w_private.clone()]);
+    assert_eq!(card_ids(&first), [w_private.as_str()]);
     let next = first["next_cursor"].as_str().unwrap();
     let second = gallery(
         &user,
@@ -260,17 +260,17 @@ async fn comments_and_the_community_gallery_of_a_model() {
     )
     .await
     .unwrap();
-    assert_eq!(card_ids(&second), [w_public.clone()]);
+    assert_eq!(card_ids(&second), [w_public.as_str()]);
     assert!(second["next_cursor"].is_null(), "{second}");
     // By version (the version alone names the model; a mismatch is NotFound).
     let by_ver = gallery(&other, json!({"model_ver_no": published.ver_no}))
         .await
         .unwrap();
-    assert_eq!(card_ids(&by_ver), [w_public.clone()]);
+    assert_eq!(card_ids(&by_ver), [w_public.as_str()]);
     let other_model = gallery(&other, json!({"model_ver_no": other_ver.ver_no}))
         .await
         .unwrap();
-    assert_eq!(card_ids(&other_model), [w_other.clone()]);
+    assert_eq!(card_ids(&other_model), [w_other.as_str()]);
     assert_eq!(
         fails(
             gallery(
