@@ -243,4 +243,69 @@ mod tests {
         );
         assert_eq!(*square.notes.lock().unwrap(), [("alice".to_owned(), true)]);
     }
+
+    /// A models service that knows one model, "m1", of "carol".
+    #[derive(Default)]
+    struct FakeModels {
+        counts: Mutex<Vec<(String, i64)>>,
+    }
+
+    #[async_trait::async_trait]
+    impl CommentTargets for FakeModels {
+        async fn resolve(
+            &self,
+            _: Option<&str>,
+            obj_type: u8,
+            obj_id: &str,
+        ) -> Result<CommentTarget, ApiError> {
+            assert_eq!(obj_type, ObjType::MODEL, "only models come here");
+            if obj_id == "m1" {
+                Ok(CommentTarget {
+                    owner: "carol".into(),
+                    title: "Ink".into(),
+                })
+            } else {
+                Err(ErrorCode::NotFound.into())
+            }
+        }
+        async fn count_changed(&self, obj_type: u8, obj_id: &str, delta: i64) {
+            assert_eq!(obj_type, ObjType::MODEL, "only models come here");
+            self.counts.lock().unwrap().push((obj_id.into(), delta));
+        }
+        async fn notify(&self, _: &str, _: &str, _: u8, _: &str, _: &str, _: bool) {
+            unreachable!("the square notifies");
+        }
+    }
+
+    #[tokio::test]
+    async fn models_resolve_and_count_through_the_models_and_notify_through_the_square() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = Arc::new(FakeModels::default());
+        let t = Targets::new(characters(&dir)).with_models(models.clone());
+        let square = Arc::new(FakeSquare::default());
+        assert!(t.set_square(square.clone()));
+        let m = t.resolve(None, ObjType::MODEL, "m1").await.unwrap();
+        assert_eq!(m.owner, "carol");
+        assert_eq!(
+            t.resolve(None, ObjType::MODEL, "m2")
+                .await
+                .unwrap_err()
+                .code,
+            ErrorCode::NotFound
+        );
+        t.count_changed(ObjType::MODEL, "m1", 1).await;
+        t.count_changed(ObjType::POST, "w1", 1).await;
+        t.notify("carol", "bob", ObjType::MODEL, "m1", "nice", false)
+            .await;
+        assert_eq!(*models.counts.lock().unwrap(), [("m1".to_owned(), 1)]);
+        // The square still hears every count (it keeps works' counters only).
+        assert_eq!(
+            *square.counts.lock().unwrap(),
+            [
+                (ObjType::MODEL, "m1".to_owned(), 1),
+                (ObjType::POST, "w1".to_owned(), 1)
+            ]
+        );
+        assert_eq!(*square.notes.lock().unwrap(), [("carol".to_owned(), false)]);
+    }
 }
