@@ -337,7 +337,14 @@ impl Application {
         });
         // The square hands its implementation (works, notifications) to
         // `comment_targets.set_square` when it is built.
-        let comment_targets = Arc::new(crate::comments::targets::Targets::new(characters.clone()));
+        let comment_targets = Arc::new(
+            crate::comments::targets::Targets::new(characters.clone()).with_models(Arc::new(
+                crate::models::comments::ModelTargets::new(
+                    crate::models::ModelService::new(store.clone()),
+                    ranks.clone(),
+                ),
+            )),
+        );
         // What feeds, pages and comments show of the ornament shop.
         let decor = crate::ornaments::Decor::new(store.clone());
         let comments = crate::comments::CommentService::new(

@@ -8,7 +8,10 @@
 // baseModels filters, opens it, uses it in the generator (the LoRA is
 // chosen on an SD checkpoint and the prompt starts with its trigger words),
 // and the text-to-image task succeeds; the creator then sees the fee in
-// their earnings. Screenshots: docs/screenshots/models-*.png.
+// their earnings. The user posts the picture and comments on the model; the
+// creator sees the comment (and its notification) and the model page's
+// "Made with this model" gallery shows the posted work.
+// Screenshots: docs/screenshots/models-*.png.
 /* global document, window, MutationObserver -- used inside page.evaluate callbacks */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -84,8 +87,9 @@ let creatorToken = '';
 let userToken = '';
 const lora = tinyLora();
 const sha256 = createHash('sha256').update(lora).digest('hex');
-/** What the wizard made: {modelId, verNo}. */
-const made = { modelId: '', verNo: '' };
+/** What the wizard made: {modelId, verNo}, and the user's task with it. */
+const made = { modelId: '', verNo: '', taskId: '' };
+const COMMENT = 'The red sky works well at weight 0.7';
 const pageProblems = [];
 
 const at = (p) => new URL(p, backend.url).href;
@@ -229,7 +233,6 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     await card.getByRole('link').click();
     await page.getByTestId('model-detail').waitFor();
     await page.getByTestId('model-file-size').waitFor();
-    await shot(page, 'detail');
     await page.getByTestId('model-use').click();
     await page.waitForURL((u) => u.pathname === '/en/create/image' && u.searchParams.get('model_ver_no') === made.verNo);
     const picker = page.getByTestId('lora-picker');
@@ -251,6 +254,7 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     assert.equal(body.status.code, h.OK, JSON.stringify(body.status));
     const task = await waitForTask(body.data.id, userToken);
     assert.equal(task.status, 3, `the task succeeds: ${JSON.stringify(task)}`);
+    made.taskId = body.data.id;
     await page.locator(`[data-testid="task-card"][data-task-id="${body.data.id}"]`).locator('[data-testid="task-image"]').first().waitFor({ timeout: 60_000 });
     await shot(page, 'generate');
   });
@@ -271,5 +275,34 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     await page.getByTestId('models-earnings-row').filter({ hasText: NAME }).waitFor();
     await page.getByTestId('my-model').filter({ hasText: NAME }).getByTestId('my-model-status').filter({ hasText: 'Published' }).waitFor();
     await shot(page, 'my');
+  });
+  test('the user posts the picture and comments; the creator sees the comment and the work in the model’s gallery', async () => {
+    const page = userPage;
+    const work = await post('/api/v1/post/portfolio/add_v2', { task_ids: [made.taskId], title: 'Harbour at dusk', visibility: 'public' }, userToken);
+    await page.goto(at(`/en/models/detail/${made.modelId}`));
+    await h.online(page);
+    const gallery = page.getByTestId('model-works');
+    await gallery.locator(`[data-testid="work-card"][data-id="${work.id}"]`).waitFor();
+    const form = page.getByTestId('comments').getByTestId('comment-form');
+    await form.getByRole('textbox').fill(COMMENT);
+    await form.getByRole('button', { name: 'Comment' }).click();
+    await page.getByTestId('comment-text').filter({ hasText: COMMENT }).waitFor();
+
+    const creator = creatorPage;
+    await creator.goto(at(`/en/models/detail/${made.modelId}`));
+    await h.online(creator);
+    await creator.getByTestId('comments').getByTestId('comment-text').filter({ hasText: COMMENT }).waitFor();
+    await creator.getByTestId('comments').getByText('Comments (1)').waitFor();
+    const card = creator.getByTestId('model-works').locator(`[data-testid="work-card"][data-id="${work.id}"]`);
+    await card.waitFor();
+    // The comment's notification leads to the model.
+    await creator.getByTestId('bell').click();
+    await creator.getByTestId('notifications').getByText(`Uli commented: ${COMMENT}`).waitFor();
+    await creator.getByTestId('bell').click();
+    await creator.getByTestId('notifications').waitFor({ state: 'detached' });
+    await shot(creator, 'detail');
+    // The card opens the work.
+    await card.locator('.sq-card__title').click();
+    await creator.waitForURL(new RegExp(`/en/artWorkDetail/${work.id}$`));
   });
 });

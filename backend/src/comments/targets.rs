@@ -1,9 +1,10 @@
 //! What comments may be on: [`CharacterTargets`] answers for characters
 //! (obj_type 9) through the character service, and [`Targets`] routes each
-//! obj_type to the service that owns it: characters here, everything else
-//! (works, articles, later models) to the square's implementation, handed
-//! over with [`Targets::set_square`]. Until then other obj_types are
-//! NotFound. Notifications and card counters are the square's for every
+//! obj_type to the service that owns it: characters here, models (obj_type
+//! 2) to the models' implementation given with [`Targets::with_models`]
+//! (`models::comments`), everything else (works, articles) to the square's
+//! implementation, handed over with [`Targets::set_square`]. Until then
+//! those obj_types are NotFound. Notifications and card counters are the square's for every
 //! obj_type (it keeps the unread counts and the counters its feeds rank by).
 
 use std::sync::{Arc, OnceLock};
@@ -67,6 +68,7 @@ impl CommentTargets for CharacterTargets {
 /// The composite the comments service is given.
 pub struct Targets {
     characters: CharacterTargets,
+    models: Option<Arc<dyn CommentTargets>>,
     square: OnceLock<Arc<dyn CommentTargets>>,
 }
 
@@ -74,8 +76,16 @@ impl Targets {
     pub fn new(characters: CharacterService) -> Targets {
         Targets {
             characters: CharacterTargets::new(characters),
+            models: None,
             square: OnceLock::new(),
         }
+    }
+
+    /// Models (obj_type 2) resolve and count through `models`; their
+    /// notifications still go to the square.
+    pub fn with_models(mut self, models: Arc<dyn CommentTargets>) -> Targets {
+        self.models = Some(models);
+        self
     }
 
     /// Hands over the square's implementation (works, articles, models;
@@ -100,6 +110,10 @@ impl CommentTargets for Targets {
     ) -> Result<CommentTarget, ApiError> {
         match (obj_type, self.square()) {
             (ObjType::CHARACTER, _) => self.characters.resolve(viewer, obj_type, obj_id).await,
+            (ObjType::MODEL, _) => match &self.models {
+                Some(models) => models.resolve(viewer, obj_type, obj_id).await,
+                None => Err(ErrorCode::NotFound.into()),
+            },
             (_, Some(square)) => square.resolve(viewer, obj_type, obj_id).await,
             (_, None) => Err(ErrorCode::NotFound.into()),
         }
@@ -108,6 +122,9 @@ impl CommentTargets for Targets {
     async fn count_changed(&self, obj_type: u8, obj_id: &str, delta: i64) {
         if obj_type == ObjType::CHARACTER {
             self.characters.count_changed(obj_type, obj_id, delta).await;
+        }
+        if let (ObjType::MODEL, Some(models)) = (obj_type, &self.models) {
+            models.count_changed(obj_type, obj_id, delta).await;
         }
         if let Some(square) = self.square() {
             square.count_changed(obj_type, obj_id, delta).await;
@@ -225,5 +242,70 @@ mod tests {
             ]
         );
         assert_eq!(*square.notes.lock().unwrap(), [("alice".to_owned(), true)]);
+    }
+
+    /// A models service that knows one model, "m1", of "carol".
+    #[derive(Default)]
+    struct FakeModels {
+        counts: Mutex<Vec<(String, i64)>>,
+    }
+
+    #[async_trait::async_trait]
+    impl CommentTargets for FakeModels {
+        async fn resolve(
+            &self,
+            _: Option<&str>,
+            obj_type: u8,
+            obj_id: &str,
+        ) -> Result<CommentTarget, ApiError> {
+            assert_eq!(obj_type, ObjType::MODEL, "only models come here");
+            if obj_id == "m1" {
+                Ok(CommentTarget {
+                    owner: "carol".into(),
+                    title: "Ink".into(),
+                })
+            } else {
+                Err(ErrorCode::NotFound.into())
+            }
+        }
+        async fn count_changed(&self, obj_type: u8, obj_id: &str, delta: i64) {
+            assert_eq!(obj_type, ObjType::MODEL, "only models come here");
+            self.counts.lock().unwrap().push((obj_id.into(), delta));
+        }
+        async fn notify(&self, _: &str, _: &str, _: u8, _: &str, _: &str, _: bool) {
+            unreachable!("the square notifies");
+        }
+    }
+
+    #[tokio::test]
+    async fn models_resolve_and_count_through_the_models_and_notify_through_the_square() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = Arc::new(FakeModels::default());
+        let t = Targets::new(characters(&dir)).with_models(models.clone());
+        let square = Arc::new(FakeSquare::default());
+        assert!(t.set_square(square.clone()));
+        let m = t.resolve(None, ObjType::MODEL, "m1").await.unwrap();
+        assert_eq!(m.owner, "carol");
+        assert_eq!(
+            t.resolve(None, ObjType::MODEL, "m2")
+                .await
+                .unwrap_err()
+                .code,
+            ErrorCode::NotFound
+        );
+        t.count_changed(ObjType::MODEL, "m1", 1).await;
+        t.count_changed(ObjType::POST, "w1", 1).await;
+        t.notify("carol", "bob", ObjType::MODEL, "m1", "nice", false)
+            .await;
+        assert_eq!(*models.counts.lock().unwrap(), [("m1".to_owned(), 1)]);
+        // The square still hears every count (it keeps works' counters only).
+        assert_eq!(
+            *square.counts.lock().unwrap(),
+            [
+                (ObjType::MODEL, "m1".to_owned(), 1),
+                (ObjType::POST, "w1".to_owned(), 1)
+            ]
+        );
+        assert_eq!(*square.notes.lock().unwrap(), [("carol".to_owned(), false)]);
     }
 }

@@ -113,7 +113,8 @@ pub fn card(m: &ModelRow, cover: Option<String>, trained: bool, collected: bool)
 }
 
 impl ModelService {
-    /// A model's card with its newest banner and the viewer's save.
+    /// A model's card with its newest banner, its all-time likes, collects
+    /// and comments, and the viewer's save.
     pub async fn card_of(&self, m: &ModelRow, viewer: Option<&str>) -> Result<Card, ApiError> {
         let versions = self.versions_of(m).await?;
         let mine = viewer == Some(m.owner.as_str());
@@ -135,7 +136,17 @@ impl ModelService {
                 .is_some(),
             None => false,
         };
-        Ok(card(m, cover, trained, collected))
+
+        let stats = self
+            .totals
+            .get(&Key::empty().i64(0), &Key::of(&m.id))
+            .await?
+            .unwrap_or_default();
+        let mut c = card(m, cover, trained, collected);
+        c.likes = stats.likes;
+        c.collects = stats.collects;
+        c.comments = stats.comments;
+        Ok(c)
     }
 
     /// One page of the published models feed.

@@ -5,6 +5,7 @@
 //! The calls are in `routes/model.rs`; what a model file is comes from the
 //! `modelfile` crate at upload confirmation (`MODEL_FILES`).
 
+pub mod comments;
 pub mod fees;
 pub mod rank;
 pub mod uses;
@@ -25,6 +26,7 @@ pub mod feed;
 pub mod import;
 pub mod ops;
 pub mod upload;
+pub mod works;
 
 /// The one partition of the published-models index.
 const PUBLIC: i64 = 0;
@@ -172,6 +174,8 @@ pub struct ModelService {
     pub files: Table<ModelFileRow>,
     pub by_hash: Table<()>,
     pub saves: Table<SavedModel>,
+    /// The rankings' all-time figures (read for cards' counts).
+    pub totals: Table<ModelStats>,
 }
 
 fn one() -> Key {
@@ -187,7 +191,8 @@ impl ModelService {
             public: Table::new(store.clone(), &tables::MODELS_PUBLIC),
             files: Table::new(store.clone(), &tables::MODEL_FILES),
             by_hash: Table::new(store.clone(), &tables::MODEL_BY_HASH),
-            saves: Table::new(store, &tables::MODEL_SAVES),
+            saves: Table::new(store.clone(), &tables::MODEL_SAVES),
+            totals: Table::new(store, &tables::MODEL_TOTALS),
         }
     }
 

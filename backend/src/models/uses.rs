@@ -1,5 +1,5 @@
 //! What tasks do with users' models (issue 19): which unfinished tasks use
-//! a version (`ver/can-del`), each successful task's use of a model and the
+//! a version and which published works were made with it (`ver/can-del`), each successful task's use of a model and the
 //! fee it paid its creator, once, and the per-model, per-UTC-day counts of
 //! uses and earnings that rankings read over day, week, month and all time.
 //!
@@ -85,6 +85,7 @@ pub struct ModelUses {
     ledger: Ledger,
     tasks: Table<TaskRow>,
     works: Table<WorkRow>,
+    model_works: super::works::ModelWorks,
     /// Where uses and earnings are also counted for the rankings.
     ranks: Option<super::rank::ModelRanks>,
 }
@@ -98,7 +99,8 @@ impl ModelUses {
             running: Table::new(store.clone(), &tables::MODEL_VERSION_TASKS),
             ledger,
             tasks: Table::new(store.clone(), &tables::TASKS),
-            works: Table::new(store, &tables::WORKS),
+            works: Table::new(store.clone(), &tables::WORKS),
+            model_works: super::works::ModelWorks::new(store),
             ranks: None,
         }
     }
@@ -158,8 +160,9 @@ impl ModelUses {
 
     /// Whether version `ver_no` of model `model_id` may be deleted, and
     /// if not why: not while a task that has not ended uses it, nor while a
-    /// work on the square was made with it (every successful task that used
-    /// it has a use row; a work published from such a task blocks).
+    /// work on the square was made with it (`model_works`, written when a
+    /// work is published from tasks that used the version; a row whose
+    /// work is gone does not count).
     pub async fn can_delete(
         &self,
         model_id: &str,
@@ -171,39 +174,33 @@ impl ModelUses {
                 "a task that has not finished uses this version".into(),
             ));
         }
-        let mut paging = None;
+        let mut before = None;
         loop {
-            let range = ScanRange::all(200).after(paging);
-            let page = self.uses.scan(&Key::of(model_id), &range).await?;
-            if page.rows.is_empty() {
-                break;
-            }
-            for (ck, _) in &page.rows {
-                let mut r = ck.reader();
-                let (Some(_day), Some(task), Some(ver)) = (r.i64(), r.str(), r.str()) else {
-                    continue;
-                };
-                if ver != ver_no {
-                    continue;
-                }
-                let Some(t) = self.tasks.get(&Key::of(&task), &Key::empty()).await? else {
-                    continue;
-                };
-                for w in &t.published {
-                    if self.works.get(&Key::of(w), &Key::empty()).await?.is_some() {
-                        return Ok((
-                            false,
-                            format!("the published work {w} was made with this version"),
-                        ));
-                    }
+            let (rows, more) = self
+                .model_works
+                .page(model_id, Some(ver_no), before, 50)
+                .await?;
+            for w in &rows {
+                if self
+                    .works
+                    .get(&Key::of(&w.work_id), &Key::empty())
+                    .await?
+                    .is_some()
+                {
+                    return Ok((
+                        false,
+                        format!(
+                            "the published work {} was made with this version",
+                            w.work_id
+                        ),
+                    ));
                 }
             }
-            match page.paging {
-                Some(p) => paging = Some(p),
-                None => break,
+            match rows.last() {
+                Some(last) if more => before = Some((last.published_at, last.work_id.clone())),
+                _ => return Ok((true, String::new())),
             }
         }
-        Ok((true, String::new()))
     }
 
     /// The consequences of an ended task for the models it used (see the

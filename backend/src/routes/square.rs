@@ -187,7 +187,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .route("/square/component/config-v2", web::post().to(config))
     .route(
         "/square/my-artwork/community",
-        web::post().to(super::works::my_works),
+        web::post().to(super::model::community),
     );
 }
 

@@ -140,7 +140,7 @@ fn react(
     }
 }
 
-/// `artwork/list` and `square/my-artwork/community`: the caller's own works, every visibility.
+/// `artwork/list` (and `square/my-artwork/community` without a model): the caller's own works, every visibility.
 pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Body<FeedRequest>) -> ApiResult {
     let b = b.into_inner();
     let me = a.0.account.id;

@@ -16,6 +16,7 @@ pub mod detail;
 pub mod feeds;
 pub mod index;
 pub mod markdown;
+pub mod model_works;
 pub mod notify;
 pub mod row;
 pub mod search;
@@ -91,6 +92,7 @@ pub(crate) struct Tables {
     pub notifications: Table<NotificationRow>,
     pub notifications_read: Table<i64>,
     pub img_use: Table<row::ImgUseRow>,
+    pub model_works: crate::models::works::ModelWorks,
 }
 
 impl Tables {
@@ -114,7 +116,8 @@ impl Tables {
             tasks: Table::new(store.clone(), &tables::TASKS),
             notifications: Table::new(store.clone(), &tables::NOTIFICATIONS),
             notifications_read: Table::new(store.clone(), &tables::NOTIFICATIONS_READ),
-            img_use: Table::new(store, &tables::IMG_USE),
+            img_use: Table::new(store.clone(), &tables::IMG_USE),
+            model_works: crate::models::works::ModelWorks::new(store),
         }
     }
 }

@@ -428,6 +428,7 @@ impl SquareService {
 
     /// Stores a new work and its index rows, then this node's indexes.
     async fn write_new(&self, row: WorkRow) -> Result<(), ApiError> {
+        self.note_model_works(&row).await?;
         let t = &self.inner.t;
         let id = row.id.clone();
         let author = row.author.clone();
@@ -586,6 +587,7 @@ impl SquareService {
         let (a, b) = tokio::join!(t.by_author.delete(&ak, &at), t.all.delete(&bk, &wk));
         a?;
         b?;
+        self.forget_model_works(w).await;
         for task in &w.task_ids {
             self.release(task, &w.id).await;
         }

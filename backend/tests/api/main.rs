@@ -21,6 +21,7 @@ mod helpers;
 mod lipsync;
 mod mall;
 mod model_ranks;
+mod model_social;
 mod model_tasks;
 mod models;
 mod models_import;

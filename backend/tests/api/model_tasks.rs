@@ -26,7 +26,7 @@ use crate::helpers::{spawn_app_with, TestApp};
 use crate::tasks::{checkpoint, t2i, TASK_WAIT};
 
 /// A tiny LoRA-shaped safetensors file with kohya-style metadata.
-fn lora_bytes(seed: u8) -> Vec<u8> {
+pub(crate) fn lora_bytes(seed: u8) -> Vec<u8> {
     let down: Vec<u8> = (0..4 * 8 * 2)
         .map(|i| (i as u8).wrapping_mul(seed))
         .collect();
@@ -51,15 +51,15 @@ fn lora_bytes(seed: u8) -> Vec<u8> {
     safetensors::tensor::serialize(tensors, Some(meta)).unwrap()
 }
 
-struct Made {
-    model_id: String,
-    ver_no: String,
+pub(crate) struct Made {
+    pub(crate) model_id: String,
+    pub(crate) ver_no: String,
 }
 
 /// Writes a model with one ready version whose file is `bytes` (recorded
 /// with `recorded`'s hash and size: pass other bytes to store a tampered file).
 #[allow(clippy::too_many_arguments)]
-async fn make_model(
+pub(crate) async fn make_model(
     store: &DynStore,
     objects: &LocalObjects,
     owner: &str,
@@ -142,7 +142,7 @@ async fn make_model(
     Made { model_id, ver_no }
 }
 
-fn open(app: &TestApp) -> (DynStore, LocalObjects) {
+pub(crate) fn open(app: &TestApp) -> (DynStore, LocalObjects) {
     let store: DynStore = Arc::new(EmbeddedStore::open(&app.data.path().join("store")).unwrap());
     let objects = LocalObjects::new(app.data.path().join("objects")).unwrap();
     (store, objects)
@@ -155,7 +155,7 @@ async fn assets(client: &protocol::client::RestClient) -> Value {
         .unwrap()
 }
 
-fn with_lora(body: &Value, ver: &str) -> Value {
+pub(crate) fn with_lora(body: &Value, ver: &str) -> Value {
     let mut b = body.clone();
     b["meta"]["lora_models"] = json!([{ "model_ver_no": ver, "weight": 0.7 }]);
     b

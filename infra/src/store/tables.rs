@@ -283,6 +283,8 @@ pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
 pub const MODEL_SAVES: TableDef = regular("model_saves");
 /// pk (bucket, always "entries") · ck (entry id) → `StoredEntry`. Operators' text-filter entries and deleted defaults.
 pub const TEXT_FILTER_ENTRIES: TableDef = regular("text_filter_entries");
+/// pk (model id) · ck (published_at ms, work id) → `ModelWorkRow` (the versions it used). Published works made with a model, read newest first (`square/my-artwork/community`, `ver/can-del`); written when a work is published from tasks that used the model, removed when the work is deleted.
+pub const MODEL_WORKS: TableDef = regular("model_works");
 
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
@@ -407,4 +409,5 @@ pub const ALL: &[TableDef] = &[
     CREATIVITY_GENERATIONS,
     MODEL_SAVES,
     TEXT_FILTER_ENTRIES,
+    MODEL_WORKS,
 ];

@@ -178,6 +178,9 @@ pub struct ModelStats {
     pub collects: i64,
     /// Credits its creator earned from it.
     pub earnings: i64,
+    /// Comments on it (replies included); not part of the ranking formula.
+    #[serde(default)]
+    pub comments: i64,
 }
 
 /// A model with its versions (`model/detail`, `detail-with-ver`).

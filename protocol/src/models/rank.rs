@@ -288,6 +288,7 @@ pub fn add_stats(a: &mut ModelStats, b: &ModelStats) {
     a.likes += b.likes;
     a.collects += b.collects;
     a.earnings += b.earnings;
+    a.comments += b.comments;
 }
 
 /// `model/rank-detail` (and the boards of `rank-index`, `rank-detail-all`).

@@ -11,6 +11,7 @@ fn st(uses: i64, downloads: i64, likes: i64, collects: i64, earnings: i64) -> Mo
         likes,
         collects,
         earnings,
+        comments: 0,
     }
 }
 

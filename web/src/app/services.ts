@@ -12,6 +12,7 @@ import { mallPushHook, mallResyncHook } from '../mall/pushHook';
 import { notificationPushHook, notificationResyncHook } from '../notifications/pushHook';
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 import { tavernPushHook, tavernResyncHook } from '../tavern/pushHook';
+import { trainingPushHook, trainingResyncHook } from '../models/trainPush';
 
 export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 
@@ -22,6 +23,7 @@ function onPush(frame: PushFrame): void {
   tavernPushHook(frame);
   notificationPushHook(frame);
   mallPushHook(frame);
+  trainingPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */
@@ -31,6 +33,7 @@ function onResyncNeeded(): void {
   tavernResyncHook();
   notificationResyncHook();
   mallResyncHook();
+  trainingResyncHook();
 }
 
 export const socket = new SocketClient({

@@ -73,6 +73,8 @@ export const en_models = {
   'models.tensors': '{n} tensors',
   'models.triggerWords': 'Trigger words',
   'models.examples': 'Example pictures',
+  'models.madeWith': 'Made with this model',
+  'models.madeWithEmpty': 'No published works made with this model yet.',
   'models.use': 'Use in generator',
   'models.download': 'Download ({size})',
   'models.like': 'Like ({n})',

@@ -71,6 +71,8 @@ export const zh_models: Record<keyof typeof en_models, string> & Partial<Message
   'models.tensors': '{n} 个张量',
   'models.triggerWords': '触发词',
   'models.examples': '示例图片',
+  'models.madeWith': '用此模型创作',
+  'models.madeWithEmpty': '还没有用此模型创作并发布的作品。',
   'models.use': '在生成器中使用',
   'models.download': '下载（{size}）',
   'models.like': '点赞（{n}）',

@@ -2,8 +2,10 @@
 // version's file (size, SHA-256, AutoV2) and what the server read from it,
 // trigger words with copy buttons, base model, example pictures, "use in
 // generator", download when the creator allows it, the creator, the fee and
-// the figures; the owner publishes, delists and adds versions.
-import { useEffect, useState } from 'react';
+// the figures; the owner publishes, delists and adds versions. Below: the
+// works others made with it ("Made with this model", the square's grid) and
+// its comments (the square's comment section on obj_type 2).
+import { useCallback, useEffect, useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import { Link } from '../app/Link';
 import { api } from '../app/services';
@@ -12,7 +14,9 @@ import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom, locationAtom } from '../router/router';
 import { appStore, useAtomValue } from '../state/jotai';
-import { delistModel, modelDetail, publishModel, PublishStatus, react, VersionStatus } from './api';
+import { FeedGrid } from '../square/FeedGrid';
+import { Comments } from '../works/Comments';
+import { delistModel, MODEL_OBJ_TYPE, modelDetail, modelWorks, publishModel, PublishStatus, react, VersionStatus } from './api';
 import type { ModelView, Reaction, VersionView } from './api';
 import { formatBytes, groupHash, publishKey, triggerText, versionKey } from './format';
 import { ModelEdit } from './ModelEdit';
@@ -139,6 +143,18 @@ function Reactions({ model }: { model: ModelView }) {
   );
 }
 
+/** "Made with this model": published works whose tasks used it, as the square's cards. */
+function MadeWith({ modelId }: { modelId: string }) {
+  const t = useT();
+  const load = useCallback((cursor: string | null) => modelWorks(api, modelId, null, cursor), [modelId]);
+  return (
+    <section className="models-made-with" data-testid="model-works" aria-label={t('models.madeWith')}>
+      <h2>{t('models.madeWith')}</h2>
+      <FeedGrid load={load} deps={[modelId]} label={t('models.madeWith')} emptyText={t('models.madeWithEmpty')} />
+    </section>
+  );
+}
+
 export function ModelDetail({ id }: { id: string }) {
   const t = useT();
   const href = useModelsHref();
@@ -242,6 +258,15 @@ export function ModelDetail({ id }: { id: string }) {
         ))}
       </div>
       {version ? <Version model={model} v={version} /> : <p className="muted">{t('models.noVersions')}</p>}
+      {model.publish_status === PublishStatus.Published && <MadeWith modelId={model.model_id} />}
+      <section className="models-comments">
+        <Comments
+          obj={{ obj_id: model.model_id, obj_type: MODEL_OBJ_TYPE }}
+          workAuthor={model.owner.id}
+          count={model.stats.comments}
+          onCount={(delta) => setModel({ ...model, stats: { ...model.stats, comments: Math.max(0, model.stats.comments + delta) } })}
+        />
+      </section>
     </article>
   );
 }

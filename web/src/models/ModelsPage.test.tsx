@@ -23,7 +23,7 @@ const version = {
 const model: ModelView = {
   model_id: 'm1', name: 'Red Harbour', model_type: 'lora', base_model: 'sd', base_model_name: 'SD 1.5', description: 'Red light.', tags: ['harbour'], owner: { id: 'u1', name: 'Cora' }, is_mine: false, publish_status: 1,
   nsfw: false, allow_download: false, is_agency_fee: true, agency_fee: 3, cover: null, versions: [{ ...version, model_ver_no: 'v1', version_name: 'v1.0' }, version],
-  stats: { uses: 4, downloads: 0, likes: 2, collects: 0, earnings: 12 }, create_at: 1, update_at: 1,
+  stats: { uses: 4, downloads: 0, likes: 2, collects: 0, earnings: 12, comments: 0 }, create_at: 1, update_at: 1,
 };
 
 let routes: Record<string, (body: unknown) => { code?: number; key?: string; data?: unknown }>;
@@ -116,6 +116,25 @@ describe('a model’s page', () => {
     // Downloads are not allowed: no link; not the owner: no owner actions.
     expect($('[data-testid="model-download"]')).toBeNull();
     expect($('[data-testid="model-owner-actions"]')).toBeNull();
+  });
+
+  it('lists the works made with it and its comments (obj_type 2)', async () => {
+    routes['/api/v1/model/detail'] = () => ({ data: { ...model, stats: { ...model.stats, comments: 1 } } });
+    routes['/api/v1/square/my-artwork/community'] = () => ({
+      data: { items: [{ obj_type: 4, id: 'w1', title: 'Harbour at dusk', content_sub_type: 'picture', cover: { url: '/files/w1.png', width: 512, height: 512 }, author: { id: 'u2', name: 'Ada' }, tags: [], image_count: 1, nsfw: false, likes: 0, collects: 0, comments: 0, views: 0, liked: false, collected: false, create_at: 2 }], next_cursor: null },
+    });
+    routes['/api/v1/comment2/list'] = () => ({
+      data: { items: [{ id: 'c1', obj_id: 'm1', obj_type: 2, content: 'Lovely red', author: { id: 'u2', name: 'Ada' }, like_count: 0, liked: false, parent_id: null, reply_to: null, reply_count: 0, replies: [], can_delete: false, create_at: 3 }], next_cursor: null, total: 1 },
+    });
+    act(() => navigate(appStore, '/en/models/detail/m1'));
+    render();
+    await flush();
+    await flush();
+    expect(calls.find((c) => c.path === '/api/v1/square/my-artwork/community')?.body).toEqual({ model_id: 'm1', page_size: 20 });
+    expect($('[data-testid="model-works"]')?.textContent).toContain('Made with this model');
+    expect($('[data-testid="model-works"] a[href*="w1"]')).not.toBeNull();
+    expect(calls.find((c) => c.path === '/api/v1/comment2/list')?.body).toMatchObject({ obj_id: 'm1', obj_type: 2 });
+    expect($('[data-testid="comments"]')?.textContent).toContain('Lovely red');
   });
 
   it('shows the server’s key translated for a model it cannot see', async () => {

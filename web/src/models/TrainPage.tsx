@@ -1,19 +1,24 @@
 // The training page (issue 19 item 4, 6): a dataset, a new LoRA model (or a
 // new version of an own one), the base model and the parameters (the
 // dataset kind's suggestions), the step count and the server's estimate in
-// credits, start; then the trainings in progress with live progress (polled
-// `batch-progress`) and each one's log.
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+// credits, start; then the trainings in progress with live progress and
+// each one's log. Progress comes from the socket's task frames (frame 10,
+// `trainPush.ts`); `batch-progress` is read once when a training ends (the
+// server applies its result then) or starts, after a resume that lost
+// frames, and polled only while the socket is not online.
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link } from '../app/Link';
 import { api } from '../app/services';
 import type { MessageKey } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { locationAtom } from '../router/router';
+import { socketStateAtom } from '../socket/atoms';
 import { useAtomValue } from '../state/jotai';
 import { myModels } from './api';
 import type { ModelView } from './api';
 import { datasets, defaultResolution, EMPTY_TRAIN, isFinished, OPTIMIZERS, RESOLUTIONS, TaskStatus, totalSteps, trainProblem, training, withTemplate } from './training';
 import type { Dataset, DatasetTemplate, Estimate, TrainForm, TrainState } from './training';
+import { listenTrainings } from './trainPush';
 import { credits, ErrorLine, useFamilies, useModelsHref } from './ui';
 
 const POLL_MS = 2_000;
@@ -43,19 +48,32 @@ function NumberField({ label, value, step, min, max, onChange }: { label: string
   );
 }
 
-function Log({ taskId, live }: { taskId: string; live: boolean }) {
+/** True while the socket delivers pushed frames (else the page polls). */
+function useOnline(): boolean {
+  return useAtomValue(socketStateAtom) === 'online';
+}
+
+/** A training's log: read again at each pushed change of the training (`tick`), or polled while the socket is down. */
+function Log({ taskId, live, tick }: { taskId: string; live: boolean; tick: string }) {
   const t = useT();
+  const online = useOnline();
   const [lines, setLines] = useState<string[]>([]);
   useEffect(() => {
     let on = true;
-    const read = () => training.log(api, taskId).then((l) => on && setLines(l), () => {});
-    void read();
-    const timer = live ? setInterval(() => void read(), POLL_MS) : undefined;
+    void training.log(api, taskId).then((l) => on && setLines(l), () => {});
     return () => {
       on = false;
-      if (timer) clearInterval(timer);
     };
-  }, [taskId, live]);
+  }, [taskId, tick]);
+  useEffect(() => {
+    if (!live || online) return;
+    let on = true;
+    const timer = setInterval(() => void training.log(api, taskId).then((l) => on && setLines(l), () => {}), POLL_MS);
+    return () => {
+      on = false;
+      clearInterval(timer);
+    };
+  }, [taskId, live, online]);
   return <pre className="models-log" data-testid="train-log" aria-label={t('models.train.log')}>{lines.length > 0 ? lines.join('\n') : t('models.train.logEmpty')}</pre>;
 }
 
@@ -81,7 +99,7 @@ function Running({ s }: { s: TrainState }) {
           {t('models.train.log')}
         </button>
       </div>
-      {open && <Log taskId={s.task_id} live={!isFinished(s)} />}
+      {open && <Log taskId={s.task_id} live={!isFinished(s)} tick={`${s.status}:${s.percent}`} />}
     </li>
   );
 }
@@ -94,33 +112,72 @@ function merge(list: TrainState[], fresh: TrainState[]): TrainState[] {
   });
 }
 
-/** Trainings of this account: those in progress at load, and those started here; polled until they finish. */
+/**
+ * Trainings of this account: those in progress at load, and those started
+ * here; kept live by pushed task frames, with `batch-progress` read when
+ * one starts or ends, after a lossy resume, when the socket comes back, and
+ * every POLL_MS while it is not online.
+ */
 function useTrainings(): [TrainState[], (s: TrainState) => void] {
+  const online = useOnline();
   const [list, setList] = useState<TrainState[]>([]);
   const current = useRef<TrainState[]>([]);
   useEffect(() => {
     current.current = list;
   }, [list]);
+  const mounted = useRef(true);
   useEffect(() => {
-    let on = true;
-    training.inProgress(api).then(
-      (l) => on && setList((now) => [...l.filter((x) => !now.some((n) => n.task_id === x.task_id)), ...now]),
-      () => {},
-    );
-    const timer = setInterval(() => {
-      const open = current.current.filter((x) => !isFinished(x)).map((x) => x.task_id);
-      if (open.length === 0) return;
-      training.progress(api, open).then(
-        (fresh) => on && setList((cur) => merge(cur, fresh)),
-        () => {},
-      );
-    }, POLL_MS);
+    mounted.current = true;
     return () => {
-      on = false;
-      clearInterval(timer);
+      mounted.current = false;
     };
   }, []);
-  return [list, (s) => setList((now) => [s, ...now])];
+  const read = useCallback((ids: string[]) => {
+    if (ids.length === 0) return;
+    training.progress(api, ids).then(
+      (fresh) => mounted.current && setList((cur) => merge(cur, fresh)),
+      () => {},
+    );
+  }, []);
+  const readOpen = useCallback(() => read(current.current.filter((x) => !isFinished(x)).map((x) => x.task_id)), [read]);
+  useEffect(() => {
+    training.inProgress(api).then(
+      (l) => mounted.current && setList((now) => [...l.filter((x) => !now.some((n) => n.task_id === x.task_id)), ...now]),
+      () => {},
+    );
+  }, []);
+  useEffect(
+    () =>
+      listenTrainings({
+        onState: (s) => {
+          const known = current.current.find((x) => x.task_id === s.task_id);
+          if (!known || isFinished(known)) return;
+          setList((cur) => merge(cur, [s]));
+          // The server applies a finished training's result (the new version) when its progress is read.
+          if (isFinished(s)) read([s.task_id]);
+        },
+        onResync: readOpen,
+      }),
+    [read, readOpen],
+  );
+  useEffect(() => {
+    if (online) {
+      // Frames sent while the socket was away are not replayed here: read once.
+      readOpen();
+      return;
+    }
+    const timer = setInterval(readOpen, POLL_MS);
+    return () => clearInterval(timer);
+  }, [online, readOpen]);
+  const started = useCallback(
+    (s: TrainState) => {
+      setList((now) => [s, ...now]);
+      // Frames may have come before the page knew the task: read it once.
+      read([s.task_id]);
+    },
+    [read],
+  );
+  return [list, started];
 }
 
 export function TrainPage() {

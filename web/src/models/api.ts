@@ -54,6 +54,8 @@ export interface ModelStats {
   likes: number;
   collects: number;
   earnings: number;
+  /** Comments on the model, replies included. */
+  comments: number;
 }
 
 export interface ModelView {
@@ -118,6 +120,7 @@ export const MODEL_PATHS = {
   canDel: '/api/v1/model/ver/can-del',
   configSelect: '/api/v1/model/config-select',
   feed: '/api/v1/square/v3/model/list',
+  community: '/api/v1/square/my-artwork/community',
   earnings: '/api/v1/model/leaderboard/creator-earnings',
   like: '/api/v1/model/like',
   collect: '/api/v1/model/collect',
@@ -200,6 +203,18 @@ export function canDeleteVersion(api: Post, verNo: string): Promise<CanDelete> {
 /** The square's model feed (cards of obj_type 2) with spec 3 §3's filter names. */
 export async function modelFeed(api: Post, body: Record<string, unknown>): Promise<FeedPage> {
   const d = await api.post<unknown>(MODEL_PATHS.feed, body);
+  return { items: listOf<Card>(d), next_cursor: cursorOf(d) };
+}
+
+/** Spec 1 §3: comments on a model are on obj_type 2. */
+export const MODEL_OBJ_TYPE = 2;
+
+/** A model's community gallery (`square/my-artwork/community` with a model): published works made with it (with `verNo` when given), newest first. */
+export async function modelWorks(api: Post, modelId: string, verNo: string | null, cursor: string | null): Promise<FeedPage> {
+  const body: Record<string, unknown> = { model_id: modelId, page_size: 20 };
+  if (verNo) body.model_ver_no = verNo;
+  if (cursor) body.cursor = cursor;
+  const d = await api.post<unknown>(MODEL_PATHS.community, body);
   return { items: listOf<Card>(d), next_cursor: cursorOf(d) };
 }
 

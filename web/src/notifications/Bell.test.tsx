@@ -11,7 +11,7 @@ import { FrameType } from '../socket/frames';
 import type { PushFrame } from '../socket/frames';
 import { appStore, Provider } from '../state/jotai';
 import { notificationsAtom } from './atoms';
-import { Bell } from './Bell';
+import { Bell, notificationPath } from './Bell';
 import { EMPTY_NOTIFICATIONS } from './model';
 import { notificationPushHook } from './pushHook';
 
@@ -77,5 +77,12 @@ describe('Bell', () => {
   it('shows nothing to a visitor', async () => {
     await act(async () => appStore.set(tokenAtom, null));
     expect(container.querySelector('[data-testid="bell"]')).toBeNull();
+  });
+});
+
+describe('notification paths', () => {
+  it('a comment on a model goes to the model, one on a work to the work', () => {
+    expect(notificationPath(n('c', { kind: 'comment', obj_id: 'm 1', obj_type: 2 }))).toBe('/models/detail/m%201');
+    expect(notificationPath(n('w', { kind: 'comment' }))).toBe('/artWorkDetail/w1');
   });
 });

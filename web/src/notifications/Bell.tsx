@@ -6,6 +6,7 @@ import { localePath } from '../router/locale';
 import { localeAtom, navigate } from '../router/router';
 import { squareApi } from '../square/actions';
 import { profilePath, workPath } from '../square/route';
+import { MODEL_OBJ_TYPE } from '../models/api';
 import { POST_OBJ_TYPE } from '../square/types';
 import type { Notification } from '../square/types';
 import { Avatar } from '../square/WorkCard';
@@ -14,9 +15,10 @@ import { notificationsAtom, notificationsStaleAtom } from './atoms';
 import { applyPage, badgeText, EMPTY_NOTIFICATIONS, markAllRead } from './model';
 import './notifications.css';
 
-/** Where a notification goes: its work (a like, collect, comment or reply), or the actor's profile (a follow). */
+/** Where a notification goes: its work (a like, collect, comment or reply), the model a comment is on, or the actor's profile (a follow). */
 export function notificationPath(n: Notification): string {
   if (n.kind !== 'follow' && n.obj_id && (n.obj_type === null || n.obj_type === undefined || n.obj_type === POST_OBJ_TYPE)) return workPath(n.obj_id);
+  if (n.kind !== 'follow' && n.obj_id && n.obj_type === MODEL_OBJ_TYPE) return `/models/detail/${encodeURIComponent(n.obj_id)}`;
   return profilePath(n.actor.id);
 }
 

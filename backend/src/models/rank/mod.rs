@@ -86,6 +86,8 @@ pub enum ModelEvent {
     Collect(i64),
     /// Its creator earned these credits from it.
     Earning(i64),
+    /// Comments written (+n) or deleted (-n) on it.
+    Comment(i64),
 }
 
 impl ModelEvent {
@@ -96,6 +98,7 @@ impl ModelEvent {
             ModelEvent::Like(d) => s.likes += d,
             ModelEvent::Collect(d) => s.collects += d,
             ModelEvent::Earning(c) => s.earnings += c,
+            ModelEvent::Comment(d) => s.comments += d,
         }
     }
 
@@ -106,6 +109,7 @@ impl ModelEvent {
             ModelEvent::Like(_) => "like",
             ModelEvent::Collect(_) => "collect",
             ModelEvent::Earning(_) => "earning",
+            ModelEvent::Comment(_) => "comment",
         }
     }
 }
@@ -154,7 +158,7 @@ pub struct ModelRanks {
 }
 
 /// The bucket of the all-time partitions.
-const ALL_TIME: i64 = 0;
+pub const ALL_TIME: i64 = 0;
 
 fn one() -> Key {
     Key::empty()

@@ -301,3 +301,58 @@ pub async fn lora_train_feed(
     let v = viewer(&req, &s).await?;
     Ok(ok(svc(&s).feed(&b, v.as_deref(), true).await?))
 }
+
+#[derive(Deserialize)]
+pub struct CommunityBody {
+    #[serde(default)]
+    pub model_id: Option<String>,
+    #[serde(default)]
+    pub model_ver_no: Option<String>,
+    #[serde(flatten)]
+    pub feed: FeedRequest,
+}
+
+/// `square/my-artwork/community`: with `model_id` (or `model_ver_no`), the
+/// model's community gallery: published works made with it (with that
+/// version), newest first, as the caller (or a visitor) may see them; a
+/// model the caller may not see answers NotFound, a version of another
+/// model than `model_id` too. Without either, the caller's own works (the
+/// call's first meaning; logged-in only).
+pub async fn community(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: web::Json<CommunityBody>,
+) -> ApiResult {
+    let b = b.into_inner();
+    let given = |x: &Option<String>| {
+        x.as_deref()
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_owned)
+    };
+    let (model_id, ver_no) = (given(&b.model_id), given(&b.model_ver_no));
+    if model_id.is_none() && ver_no.is_none() {
+        let Authed(c) = <Authed as actix_web::FromRequest>::extract(&req).await?;
+        let me = c.account.id;
+        return Ok(ok(s.square.author_works(Some(&me), &me, &b.feed).await?));
+    }
+    let v = viewer(&req, &s).await?;
+    let m = svc(&s);
+    let model = match &ver_no {
+        Some(ver) => {
+            let (model, _) = m.version_for(ver, v.as_deref()).await?;
+            if model_id.as_ref().is_some_and(|id| *id != model.id) {
+                return Err(ErrorCode::NotFound.into());
+            }
+            model
+        }
+        None => {
+            m.model_for(model_id.as_deref().unwrap_or_default(), v.as_deref())
+                .await?
+        }
+    };
+    Ok(ok(s
+        .square
+        .model_works(v.as_deref(), &model.id, ver_no.as_deref(), &b.feed)
+        .await?))
+}
