@@ -556,11 +556,10 @@ async fn users_model_files_are_named_in_the_notes_as_not_applied() {
     assert!(!notes.contains("catalogue-lora"), "{notes}");
     // The user's checkpoint id is not sent as the API's model: the server
     // picks its default.
-    let seen = fake.seen.lock().unwrap();
-    let body: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    let sent = fake.seen.lock().unwrap()[0].body.clone();
+    let body: Value = serde_json::from_slice(&sent).unwrap();
     assert_eq!(body.get("model"), None, "{body}");
-    assert!(!String::from_utf8_lossy(&seen[0].body).contains("safetensors"));
-    drop(seen);
+    assert!(!String::from_utf8_lossy(&sent).contains("safetensors"));
 
     // With a configured model the note names it; without users' files there
     // is no note.

@@ -5,7 +5,7 @@
 //! token (401), a failed training, bad JSON, a timeout and cancel; and the
 //! same API over https (a TLS front with a certificate from a test CA that
 //! Debian's openssl makes, trusted through `ca_file`; refused without it).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
