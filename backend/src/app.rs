@@ -243,7 +243,11 @@ impl Application {
             .with_models(
                 crate::models::uses::ModelUses::new(store.clone(), ledger.clone())
                     .with_ranks(ranks.clone()),
-            ),
+            )
+            .with_training(crate::training::task::TrainingService::new(
+                store.clone(),
+                objects.clone(),
+            )),
         );
         let registry = TaskRegistry::new(core);
         let tasks = TaskService::new(

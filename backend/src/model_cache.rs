@@ -8,6 +8,10 @@
 //!   when its size and hash are the job's: a tampered or truncated object
 //!   fails the job with a clear reason and leaves nothing behind.
 //! - A cached file is reused (its modification time is its last use).
+//! - [`ModelCache::fetch_with`] tells its caller how many bytes arrived
+//!   (the worker keeps the job's lease and reports the download as
+//!   progress); a fetch dropped half-way (the job was cancelled) removes
+//!   its temporary file.
 //! - The cache is bounded ([`CACHE_BYTES_ENV`], default
 //!   [`DEFAULT_CACHE_BYTES`]): after each fetch the least recently used
 //!   files are removed until the total fits, never a file a job of this
@@ -143,6 +147,17 @@ impl ModelCache {
         objects: &DynObjects,
         f: &ModelFileRef,
     ) -> Result<(PathBuf, Pin), CacheError> {
+        self.fetch_with(objects, f, &|_| {}).await
+    }
+
+    /// [`ModelCache::fetch`], calling `fetched` with the bytes downloaded so
+    /// far after each range (never for a cached file).
+    pub async fn fetch_with(
+        self: &Arc<Self>,
+        objects: &DynObjects,
+        f: &ModelFileRef,
+        fetched: &(dyn Fn(u64) + Send + Sync),
+    ) -> Result<(PathBuf, Pin), CacheError> {
         let invalid = |why: String| CacheError::Invalid {
             name: f.name.clone(),
             why,
@@ -179,11 +194,12 @@ impl ModelCache {
             "{stem}.part-{}",
             hex::encode(rand::random::<[u8; 6]>())
         ));
-        let written = self.download(objects, &key, f.size, &tmp).await;
+        // Removed on every way out but the rename, a dropped future included.
+        let guard = TempFile(Some(tmp.clone()));
+        let written = self.download(objects, &key, f.size, &tmp, fetched).await;
         let digest = match written {
             Ok(d) => d,
             Err(e) => {
-                let _ = tokio::fs::remove_file(&tmp).await;
                 return Err(match e {
                     Download::Short => invalid("the stored file ended early".into()),
                     Download::Io(why) => unavailable(why),
@@ -191,7 +207,6 @@ impl ModelCache {
             }
         };
         if digest != stem {
-            let _ = tokio::fs::remove_file(&tmp).await;
             return Err(invalid(format!(
                 "SHA-256 mismatch: the stored file hashes to {digest}, not {stem} (tampered or corrupted)"
             )));
@@ -199,6 +214,7 @@ impl ModelCache {
         tokio::fs::rename(&tmp, &path)
             .await
             .map_err(|e| unavailable(format!("placing in the cache: {e}")))?;
+        guard.keep();
         self.evict().await;
         Ok((path, pin))
     }
@@ -209,6 +225,7 @@ impl ModelCache {
         key: &ObjectKey,
         size: u64,
         tmp: &Path,
+        fetched: &(dyn Fn(u64) + Send + Sync),
     ) -> Result<String, Download> {
         let mut out = tokio::fs::File::create(tmp)
             .await
@@ -229,6 +246,7 @@ impl ModelCache {
                 .await
                 .map_err(|e| Download::Io(e.to_string()))?;
             offset += part.len() as u64;
+            fetched(offset);
         }
         out.sync_all()
             .await
@@ -249,6 +267,23 @@ impl ModelCache {
         let r = tokio::task::spawn_blocking(move || evict_dir(&dir, max, &pinned)).await;
         if let Ok(Err(e)) = r {
             tracing::warn!(error = %e, "model cache eviction failed");
+        }
+    }
+}
+
+/// A temporary file removed when dropped, unless kept.
+struct TempFile(Option<PathBuf>);
+
+impl TempFile {
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
         }
     }
 }

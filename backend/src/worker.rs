@@ -5,7 +5,10 @@
 //!
 //! While a job runs, a keep-alive tells the queue the worker is alive; when
 //! the queue answers that the job was cancelled or reclaimed, the engine is
-//! told to stop. Retryable engine failures are not acknowledged: the queue
+//! told to stop. The keep-alive starts before users' model files are
+//! fetched (a first download of a multi-GB checkpoint may take longer than
+//! the lease), and the download is reported as the first
+//! [`DOWNLOAD_SHARE`] percent of the task's progress. Retryable engine failures are not acknowledged: the queue
 //! reclaims the job and retries it up to its limit, then dead-letters it.
 
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -35,17 +38,25 @@ pub struct WorkerSettings {
     pub model_cache: Arc<ModelCache>,
 }
 
+/// The share of a task's progress bar given to downloading its users'
+/// model files, when any had to be downloaded (the engine's steps fill the
+/// rest).
+pub const DOWNLOAD_SHARE: u8 = 10;
+
 /// Sends progress as events, only when the percent grows. Called from the
 /// engine's blocking thread, so it hands reports to an async task.
 struct Reporter {
     tx: tokio::sync::mpsc::UnboundedSender<u8>,
     last: AtomicU8,
     step_delay: Duration,
+    /// Where the engine's 0 % starts (after a download's share).
+    floor: u8,
 }
 
 impl Progress for Reporter {
     fn report(&self, percent: u8) {
         let p = percent.min(100);
+        let p = self.floor + (u16::from(p) * u16::from(100 - self.floor) / 100) as u8;
         if !self.step_delay.is_zero() {
             std::thread::sleep(self.step_delay);
         }
@@ -146,9 +157,15 @@ async fn process(
             }
         }
     }
-    // Users' model files, verified, on this machine; held until the job ends.
-    let _pins = match local_models(&settings.model_cache, objects, &mut job).await {
-        Ok(pins) => pins,
+    // Users' model files, verified, on this machine; held until the job
+    // ends. The lease is kept while they download.
+    let (_pins, floor) = match fetch_models(queue, &d, settings, objects, &mut job).await {
+        Ok(Some(fetched)) => fetched,
+        Ok(None) => {
+            tracing::info!(task = %task_id, "job cancelled or taken over while its model files downloaded");
+            finish(queue, d).await;
+            return;
+        }
         Err(e) if e.retryable() => {
             tracing::warn!(task = %task_id, error = %e, "fetching a model file failed; the job will be retried");
             return;
@@ -173,7 +190,8 @@ async fn process(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let reporter = Arc::new(Reporter {
         tx,
-        last: AtomicU8::new(0),
+        last: AtomicU8::new(floor),
+        floor,
         step_delay: if engine.info().name == "reference" {
             settings.step_delay
         } else {
@@ -289,21 +307,91 @@ async fn process(
     }
 }
 
+/// Fetches the job's users' model files (see [`local_models`]) while
+/// keeping its lease and reporting the download as progress. Answers the
+/// pins and where the engine's progress starts ([`DOWNLOAD_SHARE`] after a
+/// download, 0 when every file was cached), or `None` when the queue said
+/// the job was cancelled or taken over (the download is dropped).
+async fn fetch_models(
+    queue: &DynQueue,
+    d: &Delivery,
+    settings: &WorkerSettings,
+    objects: &DynObjects,
+    job: &mut JobSpec,
+) -> Result<Option<(Vec<Pin>, u8)>, CacheError> {
+    let (task_id, attempt) = (job.task_id.clone(), job.attempt);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let fetch = local_models(&settings.model_cache, objects, job, tx);
+    tokio::pin!(fetch);
+    let mut keep_alive = tokio::time::interval(settings.lease / 3);
+    keep_alive.tick().await;
+    let mut downloaded = false;
+    let mut last = 0u8;
+    let pins = loop {
+        tokio::select! {
+            r = &mut fetch => break r?,
+            Some(p) = rx.recv() => {
+                downloaded = true;
+                if p > last {
+                    last = p;
+                    report(queue, WorkerEvent::Progress { task_id: task_id.clone(), attempt, percent: p }).await;
+                }
+            }
+            _ = keep_alive.tick() => {
+                match queue.keep_alive(d).await {
+                    Ok(true) => {}
+                    Ok(false) => return Ok(None),
+                    Err(e) => tracing::warn!(error = %e, "keep-alive failed"),
+                }
+            }
+        }
+    };
+    // What the last ranges reported after the select took the result.
+    while let Ok(p) = rx.try_recv() {
+        downloaded = true;
+        if p > last {
+            last = p;
+            report(
+                queue,
+                WorkerEvent::Progress {
+                    task_id: task_id.clone(),
+                    attempt,
+                    percent: p,
+                },
+            )
+            .await;
+        }
+    }
+    Ok(Some((pins, if downloaded { DOWNLOAD_SHARE } else { 0 })))
+}
+
 /// Fetches every user model file `job` names into the cache and sets its
-/// `local_path` (in this worker's copy of the job only).
+/// `local_path` (in this worker's copy of the job only); sends the
+/// download's progress (0 to [`DOWNLOAD_SHARE`] percent, by bytes over
+/// all the files) on `progress`.
 async fn local_models(
     cache: &Arc<ModelCache>,
     objects: &DynObjects,
     job: &mut JobSpec,
+    progress: tokio::sync::mpsc::UnboundedSender<u8>,
 ) -> Result<Vec<Pin>, CacheError> {
     let mut pins = Vec::new();
-    let files = job
+    let files: Vec<&mut protocol::task::ModelFileRef> = job
         .model_file
         .iter_mut()
         .chain(job.loras.iter_mut().filter_map(|l| l.file.as_mut()))
-        .chain(job.embeddings.iter_mut());
+        .chain(job.embeddings.iter_mut())
+        .collect();
+    let total: u64 = files.iter().map(|f| f.size).sum::<u64>().max(1);
+    let mut before = 0u64;
     for f in files {
-        let (path, pin) = cache.fetch(objects, f).await?;
+        let tx = progress.clone();
+        let on_bytes = move |n: u64| {
+            let share = (before + n).min(total) * u64::from(DOWNLOAD_SHARE) / total;
+            let _ = tx.send(u8::try_from(share).unwrap_or(DOWNLOAD_SHARE));
+        };
+        let (path, pin) = cache.fetch_with(objects, f, &on_bytes).await?;
+        before += f.size;
         f.local_path = Some(path);
         pins.push(pin);
     }
@@ -339,3 +427,7 @@ async fn store_files(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "worker_tests.rs"]
+mod tests;

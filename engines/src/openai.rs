@@ -74,10 +74,12 @@ impl OpenAiImages {
         self
     }
 
+    /// The configured model, else the job's catalogue model; never a
+    /// user's checkpoint (the API cannot load it: the server picks).
     fn model_for(&self, job: &JobSpec) -> Option<String> {
-        self.model
-            .clone()
-            .or_else(|| Some(job.model.clone()).filter(|m| !m.is_empty()))
+        self.model.clone().or_else(|| {
+            Some(job.model.clone()).filter(|m| !m.is_empty() && job.model_file.is_none())
+        })
     }
 
     /// The request for a job.
@@ -297,12 +299,55 @@ impl Engine for OpenAiImages {
             }
         };
         progress.report(100);
+        let mut engine = self.info();
+        engine
+            .notes
+            .extend(user_files_note(job, self.model.as_deref()));
         Ok(EngineResult {
             outputs,
             texts: Vec::new(),
-            engine: self.info(),
+            engine,
         })
     }
+}
+
+/// What the task's notes say when a job names users' model files: the
+/// Images API takes a model name and a prompt only, so no checkpoint, LoRA
+/// or embedding file reaches it. Names each file, what it is and why it was
+/// not applied; `None` when the job names none.
+pub fn user_files_note(job: &JobSpec, configured_model: Option<&str>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(f) = &job.model_file {
+        let instead = match configured_model {
+            Some(m) => format!("the API's model {m} drew the picture instead"),
+            None => "the API's default model drew the picture instead".into(),
+        };
+        parts.push(format!(
+            "checkpoint {} (the API cannot load a checkpoint file; {instead})",
+            f.name
+        ));
+    }
+    for l in &job.loras {
+        if let Some(f) = &l.file {
+            parts.push(format!(
+                "LoRA {} at weight {} (the API takes no LoRA weights)",
+                f.name, l.weight
+            ));
+        }
+    }
+    for f in &job.embeddings {
+        parts.push(format!(
+            "embedding {} (the API takes no textual-inversion embeddings; its trigger words stay in the prompt as plain words)",
+            f.name
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Not applied by the OpenAI-compatible image API, which takes only a model name and a prompt: {}.",
+        parts.join("; ")
+    ))
 }
 
 fn png(img: RgbaImage) -> Result<Vec<u8>, EngineError> {

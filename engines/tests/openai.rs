@@ -504,3 +504,68 @@ async fn an_image_action_without_an_image_is_bad_input() {
     assert!(e.supports(Action::Expansion, "flux"));
     assert!(!e.supports(Action::Upscale, "sdxl"));
 }
+
+fn user_file(name: &str) -> protocol::task::ModelFileRef {
+    protocol::task::ModelFileRef {
+        key: format!("m/v/{name}"),
+        sha256: "ab".repeat(32),
+        size: 10,
+        name: name.into(),
+        local_path: None,
+    }
+}
+
+#[tokio::test]
+async fn users_model_files_are_named_in_the_notes_as_not_applied() {
+    let (url, fake) = start(Mode::Ok);
+    let e = OpenAiImages::new(&url, None, None).unwrap();
+    let mut j = job(Action::TextToImage);
+    j.n_iter = 1;
+    j.model = "mv-user-checkpoint".into();
+    j.model_file = Some(user_file("easel-abc-mycheckpoint.safetensors"));
+    j.loras = vec![
+        protocol::task::job::LoraSpec {
+            model: "mv-user-lora".into(),
+            weight: 0.8,
+            file: Some(user_file("easel-def-mylora.safetensors")),
+        },
+        // A catalogue LoRA (no file) is not a user's file.
+        protocol::task::job::LoraSpec {
+            model: "catalogue-lora".into(),
+            weight: 1.0,
+            file: None,
+        },
+    ];
+    j.embeddings = vec![user_file("easel-123-myembedding.safetensors")];
+    let result = run(&e, &j, vec![]).await.0.unwrap();
+    let notes = result.engine.notes.join("\n");
+    for (name, why) in [
+        (
+            "easel-abc-mycheckpoint.safetensors",
+            "cannot load a checkpoint",
+        ),
+        ("easel-def-mylora.safetensors", "no LoRA weights"),
+        ("easel-123-myembedding.safetensors", "no textual-inversion"),
+    ] {
+        assert!(
+            notes.contains(name) && notes.contains(why),
+            "{name}: {notes}"
+        );
+    }
+    assert!(notes.contains("weight 0.8"), "{notes}");
+    assert!(!notes.contains("catalogue-lora"), "{notes}");
+    // The user's checkpoint id is not sent as the API's model: the server
+    // picks its default.
+    let sent = fake.seen.lock().unwrap()[0].body.clone();
+    let body: Value = serde_json::from_slice(&sent).unwrap();
+    assert_eq!(body.get("model"), None, "{body}");
+    assert!(!String::from_utf8_lossy(&sent).contains("safetensors"));
+
+    // With a configured model the note names it; without users' files there
+    // is no note.
+    let e = OpenAiImages::new(&url, None, Some("gpt-image-1".into())).unwrap();
+    let r = run(&e, &j, vec![]).await.0.unwrap();
+    assert!(r.engine.notes.join(" ").contains("model gpt-image-1 drew"));
+    let plain = run(&e, &job(Action::TextToImage), vec![]).await.0.unwrap();
+    assert!(plain.engine.notes.is_empty(), "{:?}", plain.engine.notes);
+}

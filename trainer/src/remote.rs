@@ -8,6 +8,10 @@
 //! `succeeded`, `failed`, `canceled`), `logs` (the trainer's tqdm lines give
 //! progress) and `output.weights` (the LoRA's URL, downloaded); cancel is
 //! `POST /v1/trainings/{id}/cancel`. Bearer token auth.
+//!
+//! http or https: the client is the workspace's reqwest with rustls (the
+//! TLS stack `object_store` already brings; the platform's roots), plus the
+//! PEM roots of `ca_file` for a trainer behind a private CA.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -29,6 +33,9 @@ pub struct RemoteSettings {
     pub destination: String,
     pub poll_ms: u64,
     pub timeout_secs: u64,
+    /// A PEM file of extra root certificates trusted for https (besides
+    /// the platform's); empty for none.
+    pub ca_file: String,
 }
 
 pub struct RemoteTrainer {
@@ -50,11 +57,8 @@ impl RemoteTrainer {
             return Err("EASEL_REMOTE_TRAINER_URL is not set".into());
         }
         let mut base = reqwest::Url::parse(s.url.trim()).map_err(|e| format!("bad url: {e}"))?;
-        if base.scheme() != "http" {
-            return Err(format!(
-                "`{}`: only http is supported (this build has no TLS client)",
-                s.url
-            ));
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("`{}`: the trainer's URL is http or https", s.url));
         }
         if !base.path().ends_with('/') {
             let p = format!("{}/", base.path());
@@ -70,10 +74,25 @@ impl RemoteTrainer {
         if s.destination.split_once('/').is_none() {
             return Err("EASEL_REMOTE_TRAINER_DESTINATION is owner/name".into());
         }
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(120))
-            .build()
-            .map_err(|e| e.to_string())?;
+        let mut builder = reqwest::Client::builder().timeout(Duration::from_secs(120));
+        if !s.ca_file.trim().is_empty() {
+            let pem = std::fs::read(s.ca_file.trim())
+                .map_err(|e| format!("EASEL_REMOTE_TRAINER_CA_FILE {}: {e}", s.ca_file))?;
+            let roots = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                format!(
+                    "EASEL_REMOTE_TRAINER_CA_FILE {}: not PEM certificates: {e}",
+                    s.ca_file
+                )
+            })?;
+            if roots.is_empty() {
+                return Err(format!(
+                    "EASEL_REMOTE_TRAINER_CA_FILE {}: no certificate in it",
+                    s.ca_file
+                ));
+            }
+            builder = builder.tls_certs_merge(roots);
+        }
+        let http = builder.build().map_err(|e| e.to_string())?;
         Ok(RemoteTrainer {
             base,
             owner: owner.into(),

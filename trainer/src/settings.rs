@@ -8,11 +8,12 @@
 //! | `EASEL_KOHYA_CKPT_<FAMILY>` | base checkpoint per family (`SD`, `SDXL`, `IL`, `FLUX`, ...) |
 //! | `EASEL_KOHYA_FLUX_CLIP_L`, `_T5XXL`, `_AE` | Flux's text encoders and autoencoder |
 //! | `EASEL_KOHYA_MIXED_PRECISION` | `bf16` (default), `fp16` or `no` |
-//! | `EASEL_REMOTE_TRAINER_URL` | the trainings API (`http://...`; this build has no TLS) |
+//! | `EASEL_REMOTE_TRAINER_URL` | the trainings API (`https://api.replicate.com` or any `http(s)://` base) |
 //! | `EASEL_REMOTE_TRAINER_TOKEN` | its bearer token |
 //! | `EASEL_REMOTE_TRAINER_MODEL` | `owner/name:version` of the trainer model |
 //! | `EASEL_REMOTE_TRAINER_DESTINATION` | `owner/name` the trained version is pushed to |
 //! | `EASEL_REMOTE_TRAINER_POLL_MS`, `_TIMEOUT_SECS` | polling interval (2000), give-up time (7200) |
+//! | `EASEL_REMOTE_TRAINER_CA_FILE` | PEM roots trusted for https besides the platform's (a private CA) |
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -88,6 +89,7 @@ impl TrainerSettings {
             destination: get("EASEL_REMOTE_TRAINER_DESTINATION").unwrap_or_default(),
             poll_ms: num("EASEL_REMOTE_TRAINER_POLL_MS", 2000)?,
             timeout_secs: num("EASEL_REMOTE_TRAINER_TIMEOUT_SECS", 7200)?,
+            ca_file: get("EASEL_REMOTE_TRAINER_CA_FILE").unwrap_or_default(),
         };
         Ok(TrainerSettings {
             kind,

@@ -2,8 +2,10 @@
 //! (`POST /v1/files`, `POST /v1/models/{owner}/{name}/versions/{version}/
 //! trainings`, `GET /v1/trainings/{id}`, `POST /v1/trainings/{id}/cancel`):
 //! success with progress from the logs and the weights downloaded, a bad
-//! token (401), a failed training, bad JSON, a timeout and cancel.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+//! token (401), a failed training, bad JSON, a timeout and cancel; and the
+//! same API over https (a TLS front with a certificate from a test CA that
+//! Debian's openssl makes, trusted through `ca_file`; refused without it).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
@@ -175,6 +177,16 @@ fn serve() -> (String, Shared) {
 }
 
 fn remote(base: &str, token: &str, model: &str, timeout_secs: u64) -> RemoteTrainer {
+    remote_with_ca(base, token, model, timeout_secs, "").unwrap()
+}
+
+fn remote_with_ca(
+    base: &str,
+    token: &str,
+    model: &str,
+    timeout_secs: u64,
+    ca_file: &str,
+) -> Result<RemoteTrainer, String> {
     RemoteTrainer::new(RemoteSettings {
         url: base.into(),
         token: token.into(),
@@ -182,8 +194,124 @@ fn remote(base: &str, token: &str, model: &str, timeout_secs: u64) -> RemoteTrai
         destination: "me/my-lora".into(),
         poll_ms: 20,
         timeout_secs,
+        ca_file: ca_file.into(),
     })
-    .unwrap()
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("Debian's openssl makes the test certificates");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A test CA and a certificate for localhost signed by it: (ca.pem,
+/// leaf.pem, leaf.key) in `dir`.
+fn certificates(dir: &std::path::Path) {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Easel test CA",
+    ]);
+    openssl(dir, &ca);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend([
+        "-keyout",
+        "leaf.key",
+        "-out",
+        "leaf.csr",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    openssl(dir, &csr);
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "leaf.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "leaf.ext",
+        ],
+    );
+}
+
+/// A TLS front on 127.0.0.1 to the http fake at `http_port`: answers its
+/// https port.
+async fn tls_front(dir: &std::path::Path, http_port: u16) -> u16 {
+    use tokio_rustls::rustls;
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(dir.join("leaf.pem"))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(dir.join("leaf.key")).unwrap();
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                // A client that refuses the certificate ends here.
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut plain = tokio::net::TcpStream::connect(("127.0.0.1", http_port))
+                    .await
+                    .unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    port
 }
 
 #[tokio::test]
@@ -271,12 +399,18 @@ async fn failures_bad_tokens_bad_json_timeouts_and_cancel() {
         Err(TrainError::Unavailable(_)) => {}
         other => panic!("{other:?}"),
     }
-    // https is refused up front (this build has no TLS client).
-    assert!(RemoteTrainer::new(RemoteSettings {
+    // Replicate's own https URL is accepted (TLS with the platform's roots);
+    // other schemes are refused up front.
+    let settings = RemoteSettings {
         url: "https://api.replicate.com".into(),
         model: "a/b:c".into(),
         destination: "a/b".into(),
         ..RemoteSettings::default()
+    };
+    assert!(RemoteTrainer::new(settings.clone()).is_ok());
+    assert!(RemoteTrainer::new(RemoteSettings {
+        url: "ftp://api.replicate.com".into(),
+        ..settings
     })
     .is_err());
 }
@@ -288,4 +422,48 @@ fn progress_is_read_from_tqdm_logs() {
         Some((120, 1000))
     );
     assert_eq!(progress_in_logs("nothing yet"), None);
+}
+
+#[tokio::test]
+async fn https_works_with_a_trusted_root_and_is_refused_without() {
+    let (http_base, fake) = serve();
+    let http_port: u16 = http_base.rsplit(':').next().unwrap().parse().unwrap();
+    let certs = tempfile::tempdir().unwrap();
+    certificates(certs.path());
+    let port = tls_front(certs.path(), http_port).await;
+    let base = format!("https://localhost:{port}");
+    // The fake's URLs (the zip's, the weights') are https too.
+    fake.lock().unwrap().base = base.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let job = common::job(dir.path(), common::reddish_dataset(dir.path(), 3), 2);
+
+    // The platform's roots do not know the test CA: the handshake fails and
+    // nothing reaches the API.
+    let untrusted = remote(&base, "good", "ok", 10)
+        .train(&job, Arc::new(common::Steps::default()), Cancel::new())
+        .await;
+    assert!(untrusted.is_err(), "an unknown CA was trusted");
+    assert!(fake.lock().unwrap().inputs.is_empty());
+
+    let ca = certs.path().join("ca.pem");
+    let t = remote_with_ca(&base, "good", "ok", 60, ca.to_str().unwrap()).unwrap();
+    let out = t
+        .train(&job, Arc::new(common::Steps::default()), Cancel::new())
+        .await
+        .unwrap();
+    assert!(out.safetensors.len() > 8);
+    let f = fake.lock().unwrap();
+    assert_eq!(
+        f.inputs[0]["input_images"],
+        format!("{base}/v1/files/file1")
+    );
+    drop(f);
+
+    // Bad settings are refused with their reason.
+    let bad = certs.path().join("leaf.key");
+    let e = remote_with_ca(&base, "good", "ok", 60, bad.to_str().unwrap())
+        .err()
+        .unwrap();
+    assert!(e.contains("EASEL_REMOTE_TRAINER_CA_FILE"), "{e}");
+    assert!(remote_with_ca("ftp://x", "good", "ok", 60, "").is_err());
 }

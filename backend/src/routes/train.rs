@@ -6,18 +6,18 @@
 use actix_web::web;
 use protocol::models::rules::parse_base_model;
 use protocol::models::train::{TrainParams, TrainParamsInput, TrainSpec, MAX_DATASET_IMAGES};
-use protocol::models::{ModelType, PublishStatus, VersionSource, VersionStatus};
+use protocol::models::{ModelType, VersionStatus};
 use protocol::task::{Action, CreateTaskRequest};
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::accounts::now_millis;
 use crate::auth::Authed;
 use crate::error::{ok, ApiError, ApiResult};
-use crate::models::{new_id, ModelRow, VersionRow};
+use crate::models::{ModelRow, VersionRow};
 use crate::state::AppState;
 use crate::tasks::Requester;
+use crate::training::apply::{start, TrainingIntent};
 use crate::training::task::{TrainingRow, TrainingService};
 
 use super::dataset::{datasets, invalid};
@@ -159,109 +159,33 @@ async fn create_training(a: Authed, s: State, b: web::Json<TrainBody>) -> ApiRes
     let me = &a.0.account;
     let p = plan(&s, &me.id, &b).await?;
     let keys: Vec<String> = p.dataset.images.iter().map(|i| i.key.clone()).collect();
-    let trigger = p.params.trigger_word.clone();
-    let task_id = s
-        .tasks
-        .create_training(
-            &Requester::Account(Box::new(me.clone())),
-            p.spec,
-            keys,
-            json!({"dataset_id": p.dataset.id, "model_id": b.model_id, "params": p.params}),
-        )
-        .await?;
-    let svc = trainings(&s);
-    let now = now_millis();
-    let ver_no = new_id("mv");
-    let version = VersionRow {
-        ver_no: ver_no.clone(),
-        model_id: String::new(),
-        owner: me.id.clone(),
-        name: format!("trained {}", chrono_like(now)),
-        description: format!(
-            "Trained on dataset \"{}\" ({} pictures).",
-            p.dataset.name,
-            p.dataset.images.len()
-        ),
-        trained_words: vec![trigger.clone()],
-        status: VersionStatus::Pending,
-        status_msg: String::new(),
-        publish_status: PublishStatus::Draft,
-        source: VersionSource::Train,
-        file: None,
-        images: Vec::new(),
-        weight: protocol::models::rules::DEFAULT_WEIGHT,
-        train_task_id: Some(task_id.clone()),
-        create_at: now,
-    };
-    let model_id = match p.model {
-        Some(m) => {
-            let v = VersionRow {
-                model_id: m.id.clone(),
-                ..version
-            };
-            svc.models.add_version(&m, &v).await?;
-            m.id
-        }
-        None => {
-            let id = new_id("m");
-            let m = ModelRow {
-                id: id.clone(),
-                owner: me.id.clone(),
-                owner_name: me.name.clone(),
-                name: p.name.clone(),
-                model_type: ModelType::Lora,
-                family: p.family.clone(),
-                variant: p.variant.clone(),
-                description: String::new(),
-                tags: p.dataset.tags.clone(),
-                publish_status: PublishStatus::Draft,
-                nsfw: false,
-                allow_download: false,
-                agency_fee: 0,
-                versions: vec![ver_no.clone()],
-                create_at: now,
-                update_at: now,
-                published_at: None,
-            };
-            let v = VersionRow {
-                model_id: id.clone(),
-                ..version
-            };
-            svc.models.insert(&m, &v).await?;
-            id
-        }
-    };
-    svc.record(&TrainingRow {
-        task_id: task_id.clone(),
-        owner: me.id.clone(),
-        dataset_id: p.dataset.id.clone(),
-        model_id: model_id.clone(),
-        ver_no: ver_no.clone(),
-        name: p.name,
-        trigger_word: trigger,
-        applied: false,
-        create_at: now,
-    })
+    // The rows the training writes are decided first and travel in the
+    // task, so a crash at any point leaves no rows or a task that writes
+    // and applies them when it ends.
+    let intent = TrainingIntent::new(
+        me,
+        p.model.as_ref(),
+        &p.name,
+        &p.family,
+        &p.variant,
+        &p.dataset,
+        &p.params.trigger_word,
+    );
+    let task_id = start(
+        &s.tasks,
+        &trainings(&s),
+        &Requester::Account(Box::new(me.clone())),
+        &intent,
+        p.spec,
+        keys,
+        json!({"dataset_id": p.dataset.id, "model_id": b.model_id, "params": p.params}),
+    )
     .await?;
-    Ok(ok(
-        json!({"task_id": task_id, "model_id": model_id, "model_ver_no": ver_no}),
-    ))
-}
-
-/// `YYYY-MM-DD` of a time in ms (the version's default name).
-fn chrono_like(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    Ok(ok(json!({
+        "task_id": task_id,
+        "model_id": intent.training.model_id,
+        "model_ver_no": intent.training.ver_no,
+    })))
 }
 
 async fn progress_of(svc: &TrainingService, row: TrainingRow) -> Result<Value, ApiError> {
@@ -432,11 +356,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use protocol::models::{PublishStatus, VersionSource};
 
     #[test]
     fn dates_and_refer_requests() {
-        assert_eq!(chrono_like(0), "1970-01-01");
-        assert_eq!(chrono_like(1_795_996_800_000), "2026-11-30");
+        assert_eq!(crate::training::apply::day_name(0), "1970-01-01");
+        assert_eq!(
+            crate::training::apply::day_name(1_795_996_800_000),
+            "2026-11-30"
+        );
         let v = VersionRow {
             ver_no: "mv1".into(),
             model_id: "m1".into(),

@@ -153,6 +153,8 @@ pub struct TaskCore {
     pub channels: Option<ChannelService>,
     /// Users' models: creators' fees and use counts when a task ends.
     pub models: Option<ModelUses>,
+    /// Trainings: a training task's result applied to its version when it ends.
+    pub training: Option<crate::training::task::TrainingService>,
 }
 
 pub type SharedCore = Arc<TaskCore>;
@@ -177,6 +179,7 @@ impl TaskCore {
             requeue_grace_ms,
             channels: None,
             models: None,
+            training: None,
         }
     }
 
@@ -189,6 +192,12 @@ impl TaskCore {
     /// Pays creators' fees and counts model uses when tasks end.
     pub fn with_models(mut self, models: ModelUses) -> TaskCore {
         self.models = Some(models);
+        self
+    }
+
+    /// Applies training tasks' results to their versions when they end.
+    pub fn with_training(mut self, training: crate::training::task::TrainingService) -> TaskCore {
+        self.training = Some(training);
         self
     }
 
@@ -456,6 +465,10 @@ impl TaskCore {
         // once each, by their ledger keys) and the use counts.
         if let Some(models) = &self.models {
             models.task_ended(row).await?;
+        }
+        // A training's new version: Ready on success, Failed otherwise.
+        if let Some(training) = &self.training {
+            training.task_ended(row).await?;
         }
         if let Err(e) = self.queue.cancel(&row.id).await {
             tracing::warn!(task = %row.id, error = %e, "could not drop the job from the queue");

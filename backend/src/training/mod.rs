@@ -1,9 +1,10 @@
 //! Datasets and LoRA training (issue 19 item 4; spec 3 §7 Training). This
 //! module owns the dataset rows (pictures from the owner's uploads, one
 //! caption each, tags; private to the owner: anyone else gets NotFound) and
-//! `DatasetService`; `task.rs` owns training tasks: their creation (a task
-//! with action 57 through the normal queue, holds and progress frames) and
-//! the idempotent apply of a finished training to its model version. The
+//! `DatasetService`; `task.rs` owns training tasks (a task with action 57
+//! through the normal queue, holds and progress frames) and their rows;
+//! `apply.rs` the intent a training task carries, the writing of its model
+//! rows and the apply of its result when the task machine ends it. The
 //! calls are in `routes/train.rs`.
 
 use infra::objects::{DynObjects, ObjectKey};
@@ -19,6 +20,7 @@ use crate::accounts::now_millis;
 use crate::error::ApiError;
 use crate::uploads::UploadRow;
 
+pub mod apply;
 pub mod task;
 
 /// One picture of a dataset.

@@ -44,12 +44,25 @@ const MAX_BATCH: u32 = 16;
 
 /// Where the reference engine reads a job's LoRA files (`LoraSpec::file`):
 /// the worker's model cache. A file that is an Easel style file (made by the
-/// reference trainer) is applied to text-to-image pictures at the LoRA's
-/// weight; any other file is skipped (no weights are run here).
+/// reference trainer) is applied at the LoRA's weight to the pictures the
+/// engine paints ([`STYLED_ACTIONS`]); any other file is skipped (no
+/// weights are run here).
 pub trait ModelFiles: Send + Sync {
     /// The file's bytes, when this worker has it.
     fn read(&self, file: &protocol::task::ModelFileRef) -> Option<Vec<u8>>;
 }
+
+/// The actions whose pictures Easel style files change: the ones that paint
+/// a new picture (text to image, image to image, from a control map,
+/// variations). The others keep their input's look (upscale, matte,
+/// expansion of the input's own edges, face work, video) and say in the
+/// task's notes that the style was not applied.
+pub const STYLED_ACTIONS: [Action; 4] = [
+    Action::TextToImage,
+    Action::ImageToImage,
+    Action::ConditionToImage,
+    Action::Variation,
+];
 
 /// The reference engine. All state lives in the job, except where it reads
 /// LoRA files from (none by default: styles are then not applied).
@@ -122,7 +135,11 @@ impl Engine for ReferenceEngine {
         cancel: Cancel,
     ) -> Result<EngineResult, EngineError> {
         let mut engine = self.info();
-        let named = self.styles_of(job);
+        let named = if STYLED_ACTIONS.contains(&job.action) {
+            self.styles_of(job)
+        } else {
+            Vec::new()
+        };
         let applied: Vec<&str> = named.iter().map(|(n, _, _)| n.as_str()).collect();
         if let Some(note) = user_models_note(job, &applied) {
             engine.notes.push(note);
@@ -203,10 +220,10 @@ fn execute(
 ) -> Result<Outcome, EngineError> {
     match job.action {
         Action::TextToImage => ops::text_to_image(job, styles, t),
-        Action::ImageToImage => ops::image_to_image(job, inputs, t),
-        Action::ConditionToImage => ops::condition_to_image(job, inputs, t),
+        Action::ImageToImage => ops::image_to_image(job, inputs, styles, t),
+        Action::ConditionToImage => ops::condition_to_image(job, inputs, styles, t),
         Action::Upscale | Action::ExtraUpscale => ops::upscale(job, inputs, t),
-        Action::Variation => ops::variation(job, inputs, t),
+        Action::Variation => ops::variation(job, inputs, styles, t),
         Action::RemoveBackground => matte::remove_background(job, inputs, t),
         Action::Descriptors => describe::describe_inputs(inputs, t),
         Action::Preview => ops::preview(job, inputs, t),

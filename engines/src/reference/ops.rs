@@ -110,9 +110,13 @@ fn mask_weight(mask: &Decoded, w: u32, h: u32) -> Plane {
     }
 }
 
+/// Image to image; Easel style files are applied to the newly painted
+/// picture, so they show where (mask) and as much as (denoising strength)
+/// the picture is repainted.
 pub fn image_to_image(
     job: &JobSpec,
     inputs: &[LoadedInput],
+    styles: &[(super::style::Style, f32)],
     t: &mut Ticker,
 ) -> Result<Outcome, EngineError> {
     let init = require(inputs, InputRole::Init)?;
@@ -130,7 +134,10 @@ pub fn image_to_image(
     let look = look_of(job);
     let mut out = Outcome::default();
     for i in 0..n {
-        let gen = paint(job, &look, w, h, i, t)?;
+        let mut gen = paint(job, &look, w, h, i, t)?;
+        for (style, weight) in styles {
+            super::style::apply_rgbf(&mut gen, style, *weight);
+        }
         let px = base
             .px
             .iter()
@@ -156,9 +163,11 @@ pub fn image_to_image(
     Ok(out)
 }
 
+/// Picture from a control map; Easel style files are applied to the result.
 pub fn condition_to_image(
     job: &JobSpec,
     inputs: &[LoadedInput],
+    styles: &[(super::style::Style, f32)],
     t: &mut Ticker,
 ) -> Result<Outcome, EngineError> {
     let cond = require_any(inputs, &[InputRole::Condition, InputRole::Init])?;
@@ -217,8 +226,11 @@ pub fn condition_to_image(
                 clamp3(suppress_hues(c, &look.suppressed_hues))
             })
             .collect();
-        out.outputs
-            .push(produce_rgb(&Rgbf { w, h, px }, output_seed(job, i))?);
+        let mut img = Rgbf { w, h, px };
+        for (style, weight) in styles {
+            super::style::apply_rgbf(&mut img, style, *weight);
+        }
+        out.outputs.push(produce_rgb(&img, output_seed(job, i))?);
     }
     Ok(out)
 }
@@ -275,9 +287,11 @@ pub fn upscale(
     })
 }
 
+/// Variations of a picture; Easel style files are applied to each.
 pub fn variation(
     job: &JobSpec,
     inputs: &[LoadedInput],
+    styles: &[(super::style::Style, f32)],
     t: &mut Ticker,
 ) -> Result<Outcome, EngineError> {
     let init = require(inputs, InputRole::Init)?;
@@ -328,6 +342,9 @@ pub fn variation(
                 }
             }
             t.tick()?;
+        }
+        for (style, weight) in styles {
+            super::style::apply_rgbf(&mut img, style, *weight);
         }
         out.outputs.push(produce_rgb(&img, output_seed(job, i))?);
     }
