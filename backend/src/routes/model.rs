@@ -18,8 +18,8 @@ use crate::routes::square::viewer;
 use crate::state::AppState;
 
 mod lists;
+pub use lists::feed_as;
 use lists::{config_select, list, list_other, save, square_my, square_other, ver_select};
-pub use lists::{feed, lora_train_feed};
 
 fn svc(s: &AppState) -> ModelService {
     ModelService::new(s.store.clone())

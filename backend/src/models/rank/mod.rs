@@ -15,6 +15,9 @@
 //! (best effort, never doubled).
 
 mod boards;
+pub mod feed_order;
+#[cfg(test)]
+mod feed_tests;
 mod leaders;
 pub mod seen;
 mod survey;
@@ -28,11 +31,11 @@ use std::sync::{Arc, Mutex};
 use infra::store::{tables, Counters, DynStore, Key, ScanRange, StoreResult, Table};
 use protocol::models::rank::{utc_day, Window};
 use protocol::models::survey::SurveyDef;
-use protocol::models::ModelStats;
+use protocol::models::{ModelStats, ModelView};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::ModelService;
+use super::{model_view, ModelRow, ModelService};
 use crate::accounts::now_millis;
 use crate::error::ApiError;
 
@@ -170,6 +173,8 @@ pub(crate) struct Inner {
     pub heroes: Mutex<HashMap<Window, Arc<leaders::HeroBoard>>>,
     /// Days this node has listed in the claims' index (`seen.rs`).
     pub seen_days: Mutex<HashSet<i64>>,
+    /// Ranked model feed orders being paged (`feed_order.rs`).
+    pub feeds: feed_order::Snapshots,
 }
 
 /// The ranking service; cheap to clone.
@@ -231,6 +236,7 @@ impl ModelRanks {
                 catalogue: Mutex::new(None),
                 heroes: Mutex::new(HashMap::new()),
                 seen_days: Mutex::new(HashSet::new()),
+                feeds: feed_order::Snapshots::default(),
             }),
         }
     }
@@ -453,6 +459,40 @@ impl ModelRanks {
             .get(&Key::empty().i64(ALL_TIME), &Key::of(model_id))
             .await?
             .unwrap_or_default())
+    }
+
+    /// Several models' all-time figures in one batched read (a model with
+    /// none answers zeros): what [`Self::stats`] answers for each.
+    pub async fn stats_many(&self, ids: &[&str]) -> Result<HashMap<String, ModelStats>, ApiError> {
+        let all = Key::empty().i64(ALL_TIME);
+        let keys: Vec<(Key, Key)> = ids.iter().map(|id| (all.clone(), Key::of(id))).collect();
+        let rows = self.inner.totals.get_many(&keys).await?;
+        Ok(ids
+            .iter()
+            .zip(rows)
+            .map(|(id, s)| ((*id).to_owned(), s.unwrap_or_default()))
+            .collect())
+    }
+
+    /// Models as `viewer` sees them with their live all-time figures, for
+    /// lists: one batched read of their versions and one of their figures,
+    /// however many models (the same answers as one `model_view` each).
+    pub async fn views_of(
+        &self,
+        rows: &[ModelRow],
+        viewer: Option<&str>,
+    ) -> Result<Vec<ModelView>, ApiError> {
+        let versions = self.inner.models.versions_of_many(rows).await?;
+        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+        let stats = self.stats_many(&ids).await?;
+        Ok(rows
+            .iter()
+            .zip(versions)
+            .map(|(m, v)| {
+                let s = stats.get(&m.id).copied().unwrap_or_default();
+                model_view(m, &v, s, viewer)
+            })
+            .collect())
     }
 
     /// An account's marks, most recent first (at most `max`).
