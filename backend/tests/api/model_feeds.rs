@@ -211,7 +211,7 @@ async fn model_feeds_order_by_hot_recommend_and_new() {
         .post_raw::<_, Value>(FEED, &json!({"order_by": "hot", "base_models": ["sdxl"]}))
         .await
         .unwrap();
-    let cards = env.data.unwrap();
+    let cards = env.data;
     let md = cards["items"]
         .as_array()
         .unwrap()

@@ -7,7 +7,7 @@ use infra::store::Key;
 use protocol::models::PublishStatus;
 use protocol::square::feed::{FeedRequest, OrderBy};
 use protocol::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{svc, ModelId};
@@ -25,6 +25,13 @@ pub struct ListBody {
     pub page_size: Option<u32>,
     #[serde(default)]
     pub cursor: Option<String>,
+}
+
+/// A page of `model/list` and `list/other`.
+#[derive(Serialize)]
+struct ModelList {
+    items: Vec<protocol::models::ModelView>,
+    next_cursor: Option<String>,
 }
 
 fn cursor_of(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
@@ -64,7 +71,12 @@ async fn list_of(s: &AppState, account: &str, viewer: Option<&str>, b: &ListBody
     }
     // Versions and live figures in one batched read each for the page.
     let items = s.ranks.views_of(&rows, viewer).await?;
-    Ok(ok(json!({ "items": items, "next_cursor": next })))
+    // Serialised as is (not through a JSON value, which would widen the
+    // versions' f32 weights): the same numbers as `model/detail`.
+    Ok(ok(ModelList {
+        items,
+        next_cursor: next,
+    }))
 }
 
 /// `model/list`: the caller's models (every status), newest first.
