@@ -220,7 +220,7 @@ impl ModelRanks {
             if let Some(rec) = self.recommend_ranking(viewer, now, as_of).await? {
                 let mut seen: HashSet<String> = HashSet::new();
                 for r in rec {
-                    if cat.models.get(&r.id).is_some_and(|m| keeps(m)) {
+                    if cat.models.get(&r.id).is_some_and(&keeps) {
                         seen.insert(r.id.clone());
                         out.push(r.id);
                     }
