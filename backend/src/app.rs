@@ -394,6 +394,8 @@ impl Application {
             Duration::from_secs(settings.generation.upload_ttl_secs),
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
+        // Keyed ranking events' claims past their retention: pruned hourly.
+        ranks.start_seen_sweeper(crate::models::rank::seen::SWEEP_EVERY);
         let creativity = crate::creativity::CreativityService::new(store.clone());
         let text_filter = crate::textfilter::TextFilterService::new(store.clone())
             .await

@@ -1,18 +1,21 @@
 //! Models as square cards (spec 3 §2-§3: the `model` and `lora_train` feeds
 //! with their `model_types` and `base_models` filters; spec 1 §3: a model
 //! card is obj_type 2, a trained LoRA channel 1), and the creator lists
-//! `square/model/{my, other}`. Published models, newest published first,
-//! paged by a `{published_at}.{model_id}` cursor.
+//! `square/model/{my, other}`. This file pages the `new` order (newest
+//! published first, by a `{published_at}.{model_id}` cursor) and an
+//! account's models, and makes cards in batched reads; the `hot` and
+//! `recommend` orders are `rank/feed_order.rs`.
+
+use std::collections::HashMap;
 
 use infra::store::Key;
 use protocol::models::rules::{parse_base_model, parse_model_type};
-use protocol::models::{ModelType, PublishStatus};
+use protocol::models::{ModelStats, ModelType, PublishStatus};
 use protocol::square::card::{Card, CardAuthor, Cover, ObjType};
-use protocol::square::feed::{FeedPage, FeedRequest};
+use protocol::square::feed::FeedRequest;
 use protocol::ErrorCode;
 
 use super::{ModelListing, ModelRow, ModelService};
-use crate::accounts::now_millis;
 use crate::error::ApiError;
 
 /// Which models a feed call keeps.
@@ -27,8 +30,9 @@ pub struct ModelFilter {
 }
 
 impl ModelFilter {
-    /// The filter of a feed request; unknown filter values answer InvalidParams.
-    pub fn of(req: &FeedRequest, trained_only: bool) -> Result<ModelFilter, ApiError> {
+    /// The filter of a feed request at `now` (the time range reaches back
+    /// from it); unknown filter values answer InvalidParams.
+    pub fn of(req: &FeedRequest, trained_only: bool, now: i64) -> Result<ModelFilter, ApiError> {
         let bad = |what: &str| ApiError::with_msg(ErrorCode::InvalidParams, what.to_owned());
         let types = req
             .model_types
@@ -54,7 +58,7 @@ impl ModelFilter {
             types,
             families,
             trained_only,
-            since: req.time().span_ms().map(|s| now_millis() - s),
+            since: req.time().span_ms().map(|s| now - s),
         })
     }
 
@@ -63,9 +67,19 @@ impl ModelFilter {
             && (self.families.is_empty() || self.families.contains(&l.family))
             && (!self.trained_only || l.trained)
     }
+
+    /// Whether a published model (its row, whether it has a trained
+    /// version, when it was published) passes every filter.
+    pub fn keeps_model(&self, m: &ModelRow, trained: bool, published_at: i64) -> bool {
+        self.keeps(&ModelListing {
+            model_type: m.model_type,
+            family: m.family.clone(),
+            trained,
+        }) && self.since.is_none_or(|s| published_at >= s)
+    }
 }
 
-fn parse_cursor(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
+pub(crate) fn parse_cursor(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
     let Some(c) = c.filter(|c| !c.is_empty()) else {
         return Ok(None);
     };
@@ -76,8 +90,28 @@ fn parse_cursor(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
         .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "bad cursor"))
 }
 
-/// A model's card. `collected`: the viewer saved it.
-pub fn card(m: &ModelRow, cover: Option<String>, trained: bool, collected: bool) -> Card {
+/// What a card shows beside the model row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CardFacts {
+    pub cover: Option<String>,
+    pub trained: bool,
+    /// All-time figures (likes and collects are shown, never below 0).
+    pub stats: ModelStats,
+    /// The viewer liked it.
+    pub liked: bool,
+    /// The viewer saved it.
+    pub collected: bool,
+}
+
+/// A model's card.
+pub fn card(m: &ModelRow, f: CardFacts) -> Card {
+    let CardFacts {
+        cover,
+        trained,
+        stats,
+        liked,
+        collected,
+    } = f;
     Card {
         obj_type: ObjType::MODEL,
         sub_obj_type: None,
@@ -101,11 +135,11 @@ pub fn card(m: &ModelRow, cover: Option<String>, trained: bool, collected: bool)
         },
         tags: m.tags.clone(),
         nsfw: m.nsfw,
-        likes: 0,
-        collects: 0,
-        comments: 0,
+        likes: stats.likes.max(0),
+        collects: stats.collects.max(0),
+        comments: stats.comments.max(0),
         views: 0,
-        liked: false,
+        liked,
         collected,
         create_at: m.published_at.unwrap_or(m.create_at),
         frame: None,
@@ -113,55 +147,68 @@ pub fn card(m: &ModelRow, cover: Option<String>, trained: bool, collected: bool)
 }
 
 impl ModelService {
-    /// A model's card with its newest banner, its all-time likes, collects
-    /// and comments, and the viewer's save.
-    pub async fn card_of(&self, m: &ModelRow, viewer: Option<&str>) -> Result<Card, ApiError> {
-        let versions = self.versions_of(m).await?;
-        let mine = viewer == Some(m.owner.as_str());
-        let visible = versions
-            .iter()
-            .filter(|v| mine || v.publish_status == PublishStatus::Published);
-        let cover = visible
-            .clone()
-            .rev()
-            .find_map(|v| v.images.first().cloned());
-        let trained = versions
-            .iter()
-            .any(|v| v.source == protocol::models::VersionSource::Train);
-        let collected = match viewer {
-            Some(v) => self
-                .saves
-                .get(&Key::of(v), &Key::of(&m.id))
-                .await?
-                .is_some(),
-            None => false,
+    /// Cards of `rows` for `viewer`, with their figures and the viewer's
+    /// likes: versions and saves in one batched read each.
+    pub async fn cards(
+        &self,
+        rows: &[ModelRow],
+        viewer: Option<&str>,
+        stats: &HashMap<String, ModelStats>,
+        liked: &HashMap<String, bool>,
+    ) -> Result<Vec<Card>, ApiError> {
+        let versions = self.versions_of_many(rows).await?;
+        let saved = match viewer {
+            Some(v) => {
+                let keys: Vec<(Key, Key)> =
+                    rows.iter().map(|m| (Key::of(v), Key::of(&m.id))).collect();
+                self.saves
+                    .get_many(&keys)
+                    .await?
+                    .into_iter()
+                    .map(|s| s.is_some())
+                    .collect()
+            }
+            None => vec![false; rows.len()],
         };
-
-        let stats = self
-            .totals
-            .get(&Key::empty().i64(0), &Key::of(&m.id))
-            .await?
-            .unwrap_or_default();
-        let mut c = card(m, cover, trained, collected);
-        c.likes = stats.likes;
-        c.collects = stats.collects;
-        c.comments = stats.comments;
-        Ok(c)
+        Ok(rows
+            .iter()
+            .zip(versions)
+            .zip(saved)
+            .map(|((m, versions), collected)| {
+                let mine = viewer == Some(m.owner.as_str());
+                let cover = versions
+                    .iter()
+                    .rev()
+                    .filter(|v| mine || v.publish_status == PublishStatus::Published)
+                    .find_map(|v| v.images.first().cloned());
+                let trained = versions
+                    .iter()
+                    .any(|v| v.source == protocol::models::VersionSource::Train);
+                card(
+                    m,
+                    CardFacts {
+                        cover,
+                        trained,
+                        stats: stats.get(&m.id).copied().unwrap_or_default(),
+                        liked: liked.get(&m.id).copied().unwrap_or(false),
+                        collected,
+                    },
+                )
+            })
+            .collect())
     }
 
-    /// One page of the published models feed.
-    pub async fn feed(
+    /// One page of the published models, newest published first (the
+    /// `new` order): the models and the next cursor.
+    pub async fn newest_page(
         &self,
         req: &FeedRequest,
-        viewer: Option<&str>,
-        trained_only: bool,
-    ) -> Result<FeedPage, ApiError> {
-        let filter = ModelFilter::of(req, trained_only)?;
+        filter: &ModelFilter,
+    ) -> Result<(Vec<ModelRow>, Option<String>), ApiError> {
         let before = parse_cursor(req.cursor.as_deref())?;
         let n = req.size();
-        let since = filter.since;
         let mut page = self.public_page(before, n + 1, |l| filter.keeps(l)).await?;
-        if let Some(s) = since {
+        if let Some(s) = filter.since {
             page.retain(|(at, _)| *at >= s);
         }
         let more = page.len() > n;
@@ -169,29 +216,28 @@ impl ModelService {
         let next_cursor = more
             .then(|| page.last().map(|(at, id)| format!("{at}.{id}")))
             .flatten();
-        let mut items = Vec::with_capacity(page.len());
-        for (_, id) in &page {
-            if let Ok(m) = self.model_for(id, viewer).await {
-                if m.publish_status == PublishStatus::Published {
-                    items.push(self.card_of(&m, viewer).await?);
-                }
-            }
-        }
-        Ok(FeedPage { items, next_cursor })
+        let ids: Vec<String> = page.into_iter().map(|(_, id)| id).collect();
+        let rows = self
+            .models_by_id(&ids)
+            .await?
+            .into_iter()
+            .filter(|m| m.publish_status == PublishStatus::Published)
+            .collect();
+        Ok((rows, next_cursor))
     }
 
-    /// An account's models as cards: all of them for the owner, the
-    /// published ones for anyone else. Cursor `{create_at}.{model_id}`.
-    pub async fn account_cards(
+    /// One page of an account's models: all of them for the owner, the
+    /// published ones for anyone else, newest first. Cursor `{create_at}.{model_id}`.
+    pub async fn account_page(
         &self,
         account: &str,
         viewer: Option<&str>,
         req: &FeedRequest,
-    ) -> Result<FeedPage, ApiError> {
+    ) -> Result<(Vec<ModelRow>, Option<String>), ApiError> {
         let mine = viewer == Some(account);
         let n = req.size();
         let mut before = parse_cursor(req.cursor.as_deref())?;
-        let mut items: Vec<(i64, Card)> = Vec::new();
+        let mut items: Vec<ModelRow> = Vec::new();
         let mut next_cursor = None;
         'pages: loop {
             let rows = self.owned_page(account, before.clone(), n + 1).await?;
@@ -202,18 +248,15 @@ impl ModelService {
                     continue;
                 }
                 if items.len() == n {
-                    next_cursor = items.last().map(|(at, c)| format!("{at}.{}", c.id));
+                    next_cursor = items.last().map(|m| format!("{}.{}", m.create_at, m.id));
                     break 'pages;
                 }
-                items.push((m.create_at, self.card_of(&m, viewer).await?));
+                items.push(m);
             }
             if done {
                 break;
             }
         }
-        Ok(FeedPage {
-            items: items.into_iter().map(|(_, c)| c).collect(),
-            next_cursor,
-        })
+        Ok((items, next_cursor))
     }
 }

@@ -331,6 +331,21 @@ impl ModelService {
         limit: usize,
         keep: impl Fn(&ModelListing) -> bool,
     ) -> Result<Vec<(i64, String)>, ApiError> {
+        Ok(self
+            .public_listings(before, limit, keep)
+            .await?
+            .into_iter()
+            .map(|(at, id, _)| (at, id))
+            .collect())
+    }
+
+    /// [`Self::public_page`] with each model's index entry.
+    pub async fn public_listings(
+        &self,
+        before: Option<(i64, String)>,
+        limit: usize,
+        keep: impl Fn(&ModelListing) -> bool,
+    ) -> Result<Vec<(i64, String, ModelListing)>, ApiError> {
         let mut out = Vec::new();
         let mut to = match before {
             Some((at, id)) => std::ops::Bound::Excluded(Key::empty().i64(at).str(&id)),
@@ -351,7 +366,7 @@ impl ModelService {
                 };
                 to = std::ops::Bound::Excluded(ck.clone());
                 if keep(&listing) {
-                    out.push((at, id));
+                    out.push((at, id, listing));
                     if out.len() >= limit {
                         return Ok(out);
                     }
@@ -361,6 +376,41 @@ impl ModelService {
                 return Ok(out);
             }
         }
+    }
+
+    /// Model rows by id in one batched read, in the order asked (missing
+    /// ones left out).
+    pub async fn models_by_id(&self, ids: &[String]) -> Result<Vec<ModelRow>, ApiError> {
+        let keys: Vec<(Key, Key)> = ids.iter().map(|id| (Key::of(id), one())).collect();
+        Ok(self
+            .models
+            .get_many(&keys)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
+    /// The versions of several models in one batched read: for each model,
+    /// what [`Self::versions_of`] answers.
+    pub async fn versions_of_many(
+        &self,
+        ms: &[ModelRow],
+    ) -> Result<Vec<Vec<VersionRow>>, ApiError> {
+        let keys: Vec<(Key, Key)> = ms
+            .iter()
+            .flat_map(|m| m.versions.iter().map(|v| (Key::of(v), one())))
+            .collect();
+        let mut rows = self.versions.get_many(&keys).await?.into_iter();
+        Ok(ms
+            .iter()
+            .map(|m| {
+                rows.by_ref()
+                    .take(m.versions.len())
+                    .flatten()
+                    .collect::<Vec<_>>()
+            })
+            .collect())
     }
 
     /// An account's models, newest first.

@@ -5,7 +5,7 @@
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use infra::store::Key;
-use protocol::models::{CreateModelAnswer, CreateModelRequest, VersionSource};
+use protocol::models::{CreateModelAnswer, CreateModelRequest, ModelDeclaration, VersionSource};
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
@@ -18,7 +18,7 @@ use crate::routes::square::viewer;
 use crate::state::AppState;
 
 mod lists;
-pub use lists::{community, feed, lora_train_feed};
+pub use lists::{community, feed_as};
 use lists::{config_select, list, list_other, save, square_my, square_other, ver_select};
 
 fn svc(s: &AppState) -> ModelService {
@@ -75,13 +75,13 @@ pub async fn create_model(
             owner: &c.account.id,
             owner_name: &c.account.name,
             file,
-            name: &b.name,
-            model_type: &b.model_type,
-            base_model: &b.base_model,
-            model_id: b.model_id.as_deref(),
-            version_name: b.version_name.as_deref(),
-            description: b.description.as_deref(),
-            sha256: b.sha256.as_deref(),
+            name: &b.model.name,
+            model_type: &b.model.model_type,
+            base_model: &b.model.base_model,
+            model_id: b.model.model_id.as_deref(),
+            version_name: b.model.version_name.as_deref(),
+            description: b.model.description.as_deref(),
+            sha256: b.model.sha256.as_deref(),
             source: VersionSource::Upload,
         })
         .await;
@@ -304,23 +304,12 @@ pub async fn post_join(
     Ok(ok(version_view(&model, &v, Some(&c.account.id))))
 }
 
+/// `model/import/submit`: the address and `resource/createModel`'s fields.
 #[derive(Deserialize)]
 pub struct ImportBody {
     pub url: String,
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub model_type: serde_json::Value,
-    #[serde(default)]
-    pub base_model: serde_json::Value,
-    #[serde(default)]
-    pub model_id: Option<String>,
-    #[serde(default)]
-    pub version_name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub sha256: Option<String>,
+    #[serde(flatten)]
+    pub model: ModelDeclaration,
 }
 
 /// `model/import/submit`: downloads the file at `url` (checked like an
@@ -331,16 +320,16 @@ pub async fn import_submit(
     b: web::Json<ImportBody>,
 ) -> ApiResult {
     let m = svc(&s);
-    if let Some(id) = &b.model_id {
+    if let Some(id) = &b.model.model_id {
         m.own_model(id, &c.account.id).await?;
     }
     let file = crate::models::import::import_file(&s, &c.account.id, &b.url).await?;
     let file = m.take_file(&file.file_id, &c.account.id).await?;
     let key = file.key.clone();
-    let name = if b.name.trim().is_empty() {
+    let name = if b.model.name.trim().is_empty() {
         file.name.trim_end_matches(".safetensors").to_owned()
     } else {
-        b.name.clone()
+        b.model.name.clone()
     };
     let made = m
         .create_version(NewVersion {
@@ -348,12 +337,12 @@ pub async fn import_submit(
             owner_name: &c.account.name,
             file,
             name: &name,
-            model_type: &b.model_type,
-            base_model: &b.base_model,
-            model_id: b.model_id.as_deref(),
-            version_name: b.version_name.as_deref(),
-            description: b.description.as_deref(),
-            sha256: b.sha256.as_deref(),
+            model_type: &b.model.model_type,
+            base_model: &b.model.base_model,
+            model_id: b.model.model_id.as_deref(),
+            version_name: b.model.version_name.as_deref(),
+            description: b.model.description.as_deref(),
+            sha256: b.model.sha256.as_deref(),
             source: VersionSource::Import,
         })
         .await;

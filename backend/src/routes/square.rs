@@ -12,7 +12,7 @@ use crate::error::{ok, ApiError, ApiResult};
 use crate::square::social::Reaction;
 use crate::state::AppState;
 
-type Handler = std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>>;
+pub(crate) type Handler = std::pin::Pin<Box<dyn std::future::Future<Output = ApiResult>>>;
 
 /// The viewer's account id when a token is sent (a bad token is NeedLogin).
 pub async fn viewer(req: &HttpRequest, state: &AppState) -> Result<Option<String>, ApiError> {
@@ -158,23 +158,24 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     for &(path, kind, default, force) in feeds {
         cfg.route(path, web::post().to(feed_as(kind, default, force)));
     }
-    // Models (issue 19): published models, newest first; the lora_train
-    // feed keeps models with a trained version (cards with channel 1).
-    for path in [
-        "/square/v3/model/list",
-        "/square/v3/model/recommend",
-        "/square/v3/model/new/recommend",
-        "/square/model/recommend",
-        "/square/model/list",
+    // Models (issue 19): published models in the body's order (new, hot,
+    // recommend; `models::rank::feed_order`), else the path's; the
+    // lora_train feed keeps models with a trained version (cards with
+    // channel 1).
+    for (path, default, trained_only) in [
+        ("/square/v3/model/list", O::New, false),
+        ("/square/v3/model/recommend", O::Recommend, false),
+        ("/square/v3/model/new/recommend", O::New, false),
+        ("/square/model/recommend", O::Recommend, false),
+        ("/square/model/list", O::New, false),
+        ("/square/v3/lora/template/recommend", O::Recommend, true),
+        ("/square/v3/lora/template", O::New, true),
+        ("/square/lora/template", O::New, true),
     ] {
-        cfg.route(path, web::post().to(super::model::feed));
-    }
-    for path in [
-        "/square/v3/lora/template/recommend",
-        "/square/v3/lora/template",
-        "/square/lora/template",
-    ] {
-        cfg.route(path, web::post().to(super::model::lora_train_feed));
+        cfg.route(
+            path,
+            web::post().to(super::model::feed_as(default, trained_only)),
+        );
     }
     cfg.route(
         "/square/v3/app/list",

@@ -20,6 +20,7 @@ mod editor;
 mod helpers;
 mod lipsync;
 mod mall;
+mod model_feeds;
 mod model_ranks;
 mod model_social;
 mod model_tasks;

@@ -258,7 +258,7 @@ pub const MODEL_TOTALS: TableDef = regular("model_totals");
 pub const CREATOR_DAY_FIGURES: TableDef = regular("creator_day_figures");
 /// pk (bucket, always 0) · ck (creator account id) → `ModelStats`. A creator's models' all-time figures.
 pub const CREATOR_TOTALS: TableDef = regular("creator_totals");
-/// pk (event key) · ck () → ms. Ranking events already counted (a task id, a download id): counted once.
+/// pk (UTC day, shard) · ck (event key) → ms; pk (-1, 0) · ck (day) lists the days. Ranking events already counted (a task id, a download id): counted once, kept for a retention, pruned by whole days.
 pub const MODEL_EVENTS_SEEN: TableDef = regular("model_events_seen");
 /// pk (account id) · ck (model id) → `UserMark`. What an account did with a model (used, liked, collected), for recommend and idempotent likes.
 pub const MODEL_USER_MARKS: TableDef = regular("model_user_marks");

@@ -212,9 +212,19 @@ pub struct ModelView {
 
 /// `resource/createModel` (DESIGN.md Contracts): a model (or, with
 /// `model_id`, a new version of one) from an uploaded file (category 60).
+/// The declared fields are [`ModelDeclaration`], flattened: the wire is one
+/// flat object, and `model/import/submit` shares the same fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CreateModelRequest {
     pub file_id: String,
+    #[serde(flatten)]
+    pub model: ModelDeclaration,
+}
+
+/// What a creator declares about a new model or version, beside its file
+/// (`resource/createModel`, `model/import/submit`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ModelDeclaration {
     #[serde(default)]
     pub name: String,
     #[serde(default)]
@@ -240,4 +250,30 @@ pub struct CreateModelAnswer {
     pub model_ver_no: String,
     pub sha256: String,
     pub autov2: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The flattened declaration keeps createModel's flat wire both ways.
+    #[test]
+    fn create_model_wire_is_flat() {
+        let wire = serde_json::json!({
+            "file_id": "f1", "name": "Ink", "model_type": 2, "base_model": "sdxl",
+            "model_id": null, "version_name": "v1", "description": null, "sha256": "ab"
+        });
+        let r: CreateModelRequest = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(r.file_id, "f1");
+        assert_eq!(r.model.name, "Ink");
+        assert_eq!(r.model.model_type, serde_json::json!(2));
+        assert_eq!(r.model.base_model, serde_json::json!("sdxl"));
+        assert_eq!(r.model.version_name.as_deref(), Some("v1"));
+        assert_eq!(r.model.sha256.as_deref(), Some("ab"));
+        assert_eq!(serde_json::to_value(&r).unwrap(), wire);
+        let bare: CreateModelRequest = serde_json::from_str(r#"{"file_id":"f2"}"#).unwrap();
+        assert_eq!(bare.model, ModelDeclaration::default());
+        assert!(serde_json::from_str::<CreateModelRequest>(r#"{"name":"x"}"#).is_err());
+    }
 }

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::{scan_all, ModelRanks, ALL_TIME};
 use crate::error::ApiError;
-use crate::models::{model_view, ModelRow};
+use crate::models::ModelRow;
 
 /// Published models the catalogue holds at most.
 pub const MAX_CATALOGUE: usize = 20_000;
@@ -47,6 +47,8 @@ pub struct WindowFigures {
 pub struct Catalogue {
     pub computed_at: i64,
     pub models: HashMap<String, ModelRow>,
+    /// Those with a trained version (the lora_train feed).
+    pub trained: HashSet<String>,
 }
 
 /// Which models a board keeps.
@@ -97,7 +99,7 @@ fn cat_key(tag: &str) -> String {
     tag_key(tag).replace([' ', '-'], "_")
 }
 
-fn published_at(m: &ModelRow) -> i64 {
+pub(crate) fn published_at(m: &ModelRow) -> i64 {
     m.published_at.unwrap_or(m.create_at)
 }
 
@@ -172,10 +174,18 @@ impl ModelRanks {
                 }
             }
         }
-        let ids = i.models.public_page(None, MAX_CATALOGUE, |_| true).await?;
+        let ids = i
+            .models
+            .public_listings(None, MAX_CATALOGUE, |_| true)
+            .await?;
+        let trained = ids
+            .iter()
+            .filter(|(_, _, l)| l.trained)
+            .map(|(_, id, _)| id.clone())
+            .collect();
         let keys: Vec<(Key, Key)> = ids
             .iter()
-            .map(|(_, id)| (Key::of(id), Key::empty()))
+            .map(|(_, id, _)| (Key::of(id), Key::empty()))
             .collect();
         let mut models = HashMap::new();
         for chunk in keys.chunks(200) {
@@ -188,6 +198,7 @@ impl ModelRanks {
         let c = Arc::new(Catalogue {
             computed_at: now,
             models,
+            trained,
         });
         if let Ok(mut slot) = i.catalogue.lock() {
             *slot = Some(c.clone());
@@ -195,26 +206,28 @@ impl ModelRanks {
         Ok(c)
     }
 
-    /// Models as the answers show them, with their all-time figures.
+    /// Models as the answers show them, with their all-time figures (one
+    /// batched read of versions and one of figures for the page).
     async fn ranked_views(
         &self,
         rows: Vec<(&ModelRow, f64, ModelStats)>,
         first_rank: usize,
         viewer: Option<&str>,
     ) -> Result<Vec<RankedModel>, ApiError> {
-        let mut out = Vec::with_capacity(rows.len());
-        for (n, (m, value, window_stats)) in rows.into_iter().enumerate() {
-            let versions = self.inner.models.versions_of(m).await?;
-            let stats = self.stats(&m.id).await?;
-            out.push(RankedModel {
+        let models: Vec<ModelRow> = rows.iter().map(|(m, _, _)| (*m).clone()).collect();
+        let views = self.views_of(&models, viewer).await?;
+        Ok(rows
+            .into_iter()
+            .zip(views)
+            .enumerate()
+            .map(|(n, ((_, value, window_stats), model))| RankedModel {
                 rank: (first_rank + n + 1) as u32,
                 value,
                 score: score(&window_stats),
                 window_stats,
-                model: model_view(m, &versions, stats, viewer),
-            });
-        }
-        Ok(out)
+                model,
+            })
+            .collect())
     }
 
     /// One board's page: published models passing `filter`, ranked by the
@@ -284,6 +297,44 @@ impl ModelRanks {
         now: i64,
     ) -> Result<Vec<RankedModel>, ApiError> {
         let limit = limit.clamp(1, MAX_PAGE);
+        let Some(ranked) = self.recommend_ranking(viewer, now, now).await? else {
+            let page = self
+                .board(
+                    Board::Hottest,
+                    Window::Week,
+                    &ModelFilter::default(),
+                    viewer,
+                    0,
+                    limit,
+                    now,
+                )
+                .await?;
+            return Ok(page.items);
+        };
+        let figs = self.figures(Window::Week, now).await?;
+        let cat = self.catalogue(now).await?;
+        let page: Vec<(&ModelRow, f64, ModelStats)> = ranked
+            .iter()
+            .take(limit)
+            .filter_map(|r| {
+                let m = cat.models.get(&r.id)?;
+                let s = figs.per_model.get(&r.id).copied().unwrap_or_default();
+                Some((m, r.value, s))
+            })
+            .collect();
+        self.ranked_views(page, 0, viewer).await
+    }
+
+    /// The whole recommend order for `viewer` (`None`: a visitor or a
+    /// viewer without marks): every published model but the viewer's own
+    /// and already marked ones, by the recommend value with ages counted on
+    /// `as_of` (the figures and catalogue are those of `now`).
+    pub async fn recommend_ranking(
+        &self,
+        viewer: Option<&str>,
+        now: i64,
+        as_of: i64,
+    ) -> Result<Option<Vec<Ranked>>, ApiError> {
         let marks = match viewer {
             Some(v) => self.marks_of(v, 200).await?,
             None => Vec::new(),
@@ -315,33 +366,22 @@ impl ModelRanks {
             n += 1.0;
         }
         if n == 0.0 {
-            let page = self
-                .board(
-                    Board::Hottest,
-                    Window::Week,
-                    &ModelFilter::default(),
-                    viewer,
-                    0,
-                    limit,
-                    now,
-                )
-                .await?;
-            return Ok(page.items);
+            return Ok(None);
         }
         let figs = self.figures(Window::Week, now).await?;
-        let hots: Vec<(&ModelRow, f64, ModelStats)> = cat
+        let hots: Vec<(&ModelRow, f64)> = cat
             .models
             .values()
             .filter(|m| Some(m.owner.as_str()) != viewer && !marked.contains(m.id.as_str()))
             .map(|m| {
                 let s = figs.per_model.get(&m.id).copied().unwrap_or_default();
-                (m, hot(score(&s), now - published_at(m)), s)
+                (m, hot(score(&s), as_of - published_at(m)))
             })
             .collect();
         let max_hot = hots.iter().map(|h| h.1).fold(0.0, f64::max);
         let mut ranked: Vec<Ranked> = hots
             .iter()
-            .map(|(m, h, _)| {
+            .map(|(m, h)| {
                 let share = families.get(&m.family).copied().unwrap_or(0.0) / n;
                 let shared = m.tags.iter().filter(|t| tags.contains(&tag_key(t))).count();
                 Ranked {
@@ -352,15 +392,7 @@ impl ModelRanks {
             })
             .collect();
         ranked.sort_by(rank_order);
-        let page: Vec<(&ModelRow, f64, ModelStats)> = ranked
-            .iter()
-            .take(limit)
-            .filter_map(|r| {
-                let (m, _, s) = hots.iter().find(|h| h.0.id == r.id)?;
-                Some((*m, r.value, *s))
-            })
-            .collect();
-        self.ranked_views(page, 0, viewer).await
+        Ok(Some(ranked))
     }
 
     /// `model/recommend/pack`: the published models most often used in

@@ -10,27 +10,33 @@
 //! Every figure row is a value updated by compare-and-set (`Table::update`),
 //! so concurrent events never lose a count. An event that carries a key (a
 //! task id, a download id) is counted once: a `model_events_seen` row is
-//! claimed first (insert-if-absent). A crash between the claim and the
-//! figures leaves that one event uncounted (best effort, never doubled).
+//! claimed first (insert-if-absent, kept for a retention: `seen.rs`). A
+//! crash between the claim and the figures leaves that one event uncounted
+//! (best effort, never doubled).
 
 mod boards;
+pub mod feed_order;
+#[cfg(test)]
+mod feed_tests;
 mod leaders;
+pub mod seen;
 mod survey;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use infra::store::{tables, Counters, DynStore, Key, ScanRange, StoreResult, Table};
 use protocol::models::rank::{utc_day, Window};
 use protocol::models::survey::SurveyDef;
-use protocol::models::ModelStats;
+use protocol::models::{ModelStats, ModelView};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::ModelService;
+use super::{model_view, ModelRow, ModelService};
+use crate::accounts::now_millis;
 use crate::error::ApiError;
 
 pub use boards::{ModelFilter, WindowFigures};
@@ -49,17 +55,23 @@ pub struct RankSettings {
     /// than this (ms); figures also as soon as this node records an event,
     /// once they are a second old. 0: always recomputed.
     pub cache_ms: i64,
+    /// Days before today whose keyed-event claims are kept (`seen.rs`).
+    pub seen_retention_days: i64,
 }
 
 impl Default for RankSettings {
     fn default() -> Self {
-        RankSettings { cache_ms: 10_000 }
+        RankSettings {
+            cache_ms: 10_000,
+            seen_retention_days: seen::DEFAULT_RETENTION_DAYS,
+        }
     }
 }
 
 impl RankSettings {
-    /// From `EASEL_MODEL_RANK_CACHE_MS` (default 10000); a value that is
-    /// not a whole number is a start-up error.
+    /// From `EASEL_MODEL_RANK_CACHE_MS` (default 10000) and
+    /// `EASEL_MODEL_EVENTS_RETENTION_DAYS` (default 8, at least 1); a value
+    /// that is not a whole number is a start-up error.
     pub fn from_env() -> anyhow::Result<RankSettings> {
         let mut s = RankSettings::default();
         if let Ok(v) = std::env::var(CACHE_MS_ENV) {
@@ -67,6 +79,20 @@ impl RankSettings {
                 .trim()
                 .parse::<u32>()
                 .map_err(|_| anyhow::anyhow!("{CACHE_MS_ENV} must be a whole number of ms"))?
+                .into();
+        }
+        if let Ok(v) = std::env::var(seen::RETENTION_ENV) {
+            s.seen_retention_days = v
+                .trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|d| *d >= 1)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{} must be a whole number of days (1 or more)",
+                        seen::RETENTION_ENV
+                    )
+                })?
                 .into();
         }
         Ok(s)
@@ -149,6 +175,10 @@ pub(crate) struct Inner {
     pub figures: Mutex<HashMap<Window, (u64, Arc<WindowFigures>)>>,
     pub catalogue: Mutex<Option<Arc<boards::Catalogue>>>,
     pub heroes: Mutex<HashMap<Window, Arc<leaders::HeroBoard>>>,
+    /// Days this node has listed in the claims' index (`seen.rs`).
+    pub seen_days: Mutex<HashSet<i64>>,
+    /// Ranked model feed orders being paged (`feed_order.rs`).
+    pub feeds: feed_order::Snapshots,
 }
 
 /// The ranking service; cheap to clone.
@@ -159,10 +189,6 @@ pub struct ModelRanks {
 
 /// The bucket of the all-time partitions.
 pub const ALL_TIME: i64 = 0;
-
-fn one() -> Key {
-    Key::empty()
-}
 
 /// Adds `ev` to a figures row, creating it when absent.
 async fn add(t: &Table<ModelStats>, pk: &Key, ck: &Key, ev: ModelEvent) -> StoreResult<()> {
@@ -213,6 +239,8 @@ impl ModelRanks {
                 figures: Mutex::new(HashMap::new()),
                 catalogue: Mutex::new(None),
                 heroes: Mutex::new(HashMap::new()),
+                seen_days: Mutex::new(HashSet::new()),
+                feeds: feed_order::Snapshots::default(),
             }),
         }
     }
@@ -220,7 +248,9 @@ impl ModelRanks {
     /// Counts one event of `model_id` (created by `creator_id`) at `at_ms`:
     /// its day's and all-time figures and its creator's. With a `key` (a
     /// task id, a download id, a ledger entry) the same event is counted
-    /// once however often it is recorded; answers whether it was counted now.
+    /// once however often it is recorded (within the retention of
+    /// `seen.rs`; an older keyed event is not counted); answers whether it
+    /// was counted now.
     pub async fn record(
         &self,
         model_id: &str,
@@ -230,14 +260,8 @@ impl ModelRanks {
         key: Option<&str>,
     ) -> Result<bool, ApiError> {
         if let Some(k) = key {
-            let seen = Key::of(&format!("{}:{k}:{model_id}", event.name()));
-            if self
-                .inner
-                .seen
-                .insert_if_absent(&seen, &one(), &at_ms)
-                .await?
-                .is_err()
-            {
+            let seen = format!("{}:{k}:{model_id}", event.name());
+            if !self.claim(&seen, at_ms, now_millis()).await? {
                 return Ok(false);
             }
         }
@@ -305,15 +329,16 @@ impl ModelRanks {
                 self.mark(a, m, at_ms, |k| k.uses += 1).await?;
             }
         }
-        self.record_co_use(&ids, Some(task_id)).await
+        self.record_co_use(&ids, Some(task_id), at_ms).await
     }
 
-    /// Models used together by one task: each ordered pair counts one (at
-    /// most [`MAX_CO_USE`] models; with a key, once).
+    /// Models used together by one task at `at_ms`: each ordered pair
+    /// counts one (at most [`MAX_CO_USE`] models; with a key, once).
     pub async fn record_co_use(
         &self,
         model_ids: &[String],
         key: Option<&str>,
+        at_ms: i64,
     ) -> Result<(), ApiError> {
         let mut ids: Vec<&String> = Vec::new();
         for m in model_ids.iter().take(MAX_CO_USE) {
@@ -325,14 +350,7 @@ impl ModelRanks {
             return Ok(());
         }
         if let Some(k) = key {
-            let seen = Key::of(&format!("co:{k}"));
-            if self
-                .inner
-                .seen
-                .insert_if_absent(&seen, &one(), &0)
-                .await?
-                .is_err()
-            {
+            if !self.claim(&format!("co:{k}"), at_ms, now_millis()).await? {
                 return Ok(());
             }
         }
@@ -445,6 +463,40 @@ impl ModelRanks {
             .get(&Key::empty().i64(ALL_TIME), &Key::of(model_id))
             .await?
             .unwrap_or_default())
+    }
+
+    /// Several models' all-time figures in one batched read (a model with
+    /// none answers zeros): what [`Self::stats`] answers for each.
+    pub async fn stats_many(&self, ids: &[&str]) -> Result<HashMap<String, ModelStats>, ApiError> {
+        let all = Key::empty().i64(ALL_TIME);
+        let keys: Vec<(Key, Key)> = ids.iter().map(|id| (all.clone(), Key::of(id))).collect();
+        let rows = self.inner.totals.get_many(&keys).await?;
+        Ok(ids
+            .iter()
+            .zip(rows)
+            .map(|(id, s)| ((*id).to_owned(), s.unwrap_or_default()))
+            .collect())
+    }
+
+    /// Models as `viewer` sees them with their live all-time figures, for
+    /// lists: one batched read of their versions and one of their figures,
+    /// however many models (the same answers as one `model_view` each).
+    pub async fn views_of(
+        &self,
+        rows: &[ModelRow],
+        viewer: Option<&str>,
+    ) -> Result<Vec<ModelView>, ApiError> {
+        let versions = self.inner.models.versions_of_many(rows).await?;
+        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+        let stats = self.stats_many(&ids).await?;
+        Ok(rows
+            .iter()
+            .zip(versions)
+            .map(|(m, v)| {
+                let s = stats.get(&m.id).copied().unwrap_or_default();
+                model_view(m, &v, s, viewer)
+            })
+            .collect())
     }
 
     /// An account's marks, most recent first (at most `max`).

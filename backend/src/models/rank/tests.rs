@@ -26,7 +26,13 @@ async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store: DynStore = Arc::new(EmbeddedStore::open(&dir.path().join("store")).unwrap());
     Fixture {
-        ranks: ModelRanks::new(store.clone(), RankSettings { cache_ms: 0 }),
+        ranks: ModelRanks::new(
+            store.clone(),
+            RankSettings {
+                cache_ms: 0,
+                ..RankSettings::default()
+            },
+        ),
         models: ModelService::new(store),
         now: crate::accounts::now_millis(),
         _dir: dir,
@@ -415,4 +421,86 @@ async fn categories_count_published_models() {
     f.model("V", "vic", "sd", 0, &["car"]).await;
     let all = f.ranks.categories(None, f.now).await.unwrap();
     assert_eq!(all.iter().find(|c| c.key == "vehicle").unwrap().count, 1);
+}
+
+/// Claims of keyed events: days past the retention are pruned as whole
+/// partitions, recent ones stay, and a replay of a recent event still
+/// counts once; a keyed event older than the retention is not counted.
+#[tokio::test]
+async fn seen_claims_are_pruned_after_the_retention() {
+    let f = fixture().await;
+    f.model("M", "meg", "sd", 20, &[]).await;
+    let r = &f.ranks;
+    let kept = r.inner.settings.seen_retention_days;
+    assert_eq!(kept, 8);
+    let old_at = f.now - (kept + 2) * DAY_MS;
+    let edge_at = f.now - kept * DAY_MS;
+    // Claims made back then (their own "now"), one per old day.
+    assert!(r.claim("use:old-task:M", old_at, old_at).await.unwrap());
+    assert!(r.claim("dl:v1:ann:x:M", old_at, old_at).await.unwrap());
+    assert!(r.claim("use:edge-task:M", edge_at, edge_at).await.unwrap());
+    assert!(r
+        .record("M", "meg", ModelEvent::Use, f.now, Some("task-now"))
+        .await
+        .unwrap());
+    let rows_of = |day: i64| {
+        let r = r.clone();
+        async move {
+            let mut n = 0;
+            for shard in 0..seen::SEEN_SHARDS {
+                let pk = Key::empty().i64(day).i64(shard as i64);
+                n += scan_all(&r.inner.seen, &pk, 1000).await.unwrap().len();
+            }
+            n
+        }
+    };
+    let (old_day, edge_day, today) = (utc_day(old_at), utc_day(edge_at), utc_day(f.now));
+    assert_eq!(rows_of(old_day).await, 2);
+    assert_eq!(rows_of(edge_day).await, 1);
+    assert_eq!(rows_of(today).await, 1);
+
+    assert_eq!(r.prune_seen(f.now).await.unwrap(), 1);
+    assert_eq!(rows_of(old_day).await, 0);
+    assert_eq!(rows_of(edge_day).await, 1);
+    assert_eq!(rows_of(today).await, 1);
+    // The index lists only the kept days; a second sweep has nothing to do.
+    let index: Vec<i64> = scan_all(&r.inner.seen, &Key::empty().i64(-1).i64(0), 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|(ck, _)| ck.reader().i64())
+        .collect();
+    assert_eq!(index, vec![edge_day, today]);
+    assert_eq!(r.prune_seen(f.now).await.unwrap(), 0);
+
+    // A replay of a recent event still counts once.
+    assert!(!r
+        .record("M", "meg", ModelEvent::Use, f.now, Some("task-now"))
+        .await
+        .unwrap());
+    assert!(!r.claim("use:edge-task:M", edge_at, f.now).await.unwrap());
+    assert_eq!(r.stats("M").await.unwrap().uses, 1);
+    // A keyed event older than the retention is not counted (its claim is gone).
+    assert!(!r
+        .record("M", "meg", ModelEvent::Use, old_at, Some("old-task"))
+        .await
+        .unwrap());
+    assert_eq!(r.stats("M").await.unwrap().uses, 1);
+    assert_eq!(rows_of(old_day).await, 0);
+    // Co-use claims follow the same rule.
+    let pair = ["M".to_owned(), "N".to_owned()];
+    r.record_co_use(&pair, Some("task-now"), f.now)
+        .await
+        .unwrap();
+    r.record_co_use(&pair, Some("task-now"), f.now)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.inner
+            .co_use
+            .get(&Key::of("M"), &Key::of("N"))
+            .await
+            .unwrap(),
+        Some(1)
+    );
 }

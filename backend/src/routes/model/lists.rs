@@ -5,12 +5,12 @@
 use actix_web::{web, HttpRequest};
 use infra::store::Key;
 use protocol::models::PublishStatus;
-use protocol::square::feed::FeedRequest;
+use protocol::square::feed::{FeedRequest, OrderBy};
 use protocol::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{svc, view, ModelId};
+use super::{svc, ModelId};
 use crate::auth::Authed;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::models::{ModelRow, SavedModel, VersionRow};
@@ -27,6 +27,13 @@ pub struct ListBody {
     pub cursor: Option<String>,
 }
 
+/// A page of `model/list` and `list/other`.
+#[derive(Serialize)]
+struct ModelList {
+    items: Vec<protocol::models::ModelView>,
+    next_cursor: Option<String>,
+}
+
 fn cursor_of(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
     let Some(c) = c.filter(|c| !c.is_empty()) else {
         return Ok(None);
@@ -39,32 +46,37 @@ fn cursor_of(c: Option<&str>) -> Result<Option<(i64, String)>, ApiError> {
 
 async fn list_of(s: &AppState, account: &str, viewer: Option<&str>, b: &ListBody) -> ApiResult {
     let m = svc(s);
+    let mut rows: Vec<ModelRow> = Vec::new();
     let n = b.page_size.unwrap_or(20).clamp(1, 100) as usize;
     let mine = viewer == Some(account);
     let mut before = cursor_of(b.cursor.as_deref())?;
-    let mut items = Vec::new();
     let mut next = None;
     'pages: loop {
-        let rows = m.owned_page(account, before.clone(), n + 1).await?;
-        let done = rows.len() <= n;
-        for r in rows {
+        let page = m.owned_page(account, before.clone(), n + 1).await?;
+        let done = page.len() <= n;
+        for r in page {
             before = Some((r.create_at, r.id.clone()));
             if !mine && r.publish_status != PublishStatus::Published {
                 continue;
             }
-            if items.len() == n {
-                next = items.last().map(|x: &protocol::models::ModelView| {
-                    format!("{}.{}", x.create_at, x.model_id)
-                });
+            if rows.len() == n {
+                next = rows.last().map(|x| format!("{}.{}", x.create_at, x.id));
                 break 'pages;
             }
-            items.push(view(s, &m, &r, viewer).await?);
+            rows.push(r);
         }
         if done {
             break;
         }
     }
-    Ok(ok(json!({ "items": items, "next_cursor": next })))
+    // Versions and live figures in one batched read each for the page.
+    let items = s.ranks.views_of(&rows, viewer).await?;
+    // Serialised as is (not through a JSON value, which would widen the
+    // versions' f32 weights): the same numbers as `model/detail`.
+    Ok(ok(ModelList {
+        items,
+        next_cursor: next,
+    }))
 }
 
 /// `model/list`: the caller's models (every status), newest first.
@@ -264,7 +276,7 @@ pub async fn square_my(
     b: web::Json<FeedRequest>,
 ) -> ApiResult {
     let me = c.account.id.as_str();
-    Ok(ok(svc(&s).account_cards(me, Some(me), &b).await?))
+    Ok(ok(s.ranks.account_cards(me, Some(me), &b).await?))
 }
 
 /// `square/model/other`: someone's published models as cards.
@@ -278,28 +290,36 @@ pub async fn square_other(
         .account_id
         .clone()
         .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "account_id is required"))?;
-    Ok(ok(svc(&s).account_cards(&who, v.as_deref(), &b).await?))
+    Ok(ok(s.ranks.account_cards(&who, v.as_deref(), &b).await?))
 }
 
-/// The model feeds (`square/v3/model/*`, `square/model/{list, recommend}`):
-/// published models, newest first.
-pub async fn feed(
-    req: HttpRequest,
-    s: web::Data<AppState>,
-    b: web::Json<FeedRequest>,
-) -> ApiResult {
-    let v = viewer(&req, &s).await?;
-    Ok(ok(svc(&s).feed(&b, v.as_deref(), false).await?))
-}
-
-/// The lora_train feeds: published models with a trained version.
-pub async fn lora_train_feed(
-    req: HttpRequest,
-    s: web::Data<AppState>,
-    b: web::Json<FeedRequest>,
-) -> ApiResult {
-    let v = viewer(&req, &s).await?;
-    Ok(ok(svc(&s).feed(&b, v.as_deref(), true).await?))
+/// A model feed handler: published models (`trained_only`: with a trained
+/// version, the lora_train feeds) in the body's `order_by` (new, hot,
+/// recommend: `models::rank::feed_order`), else in `default`.
+pub fn feed_as(
+    default: OrderBy,
+    trained_only: bool,
+) -> impl Fn(
+    HttpRequest,
+    web::Data<AppState>,
+    web::Json<FeedRequest>,
+) -> crate::routes::square::Handler
+       + Clone
+       + 'static {
+    move |req, s, b| {
+        let mut b = b.into_inner();
+        Box::pin(async move {
+            if b.order_by.is_none() {
+                b.order_by = Some(default);
+            }
+            let v = viewer(&req, &s).await?;
+            let now = crate::accounts::now_millis();
+            Ok(ok(s
+                .ranks
+                .model_feed(&b, v.as_deref(), trained_only, now)
+                .await?))
+        })
+    }
 }
 
 #[derive(Deserialize)]
