@@ -174,8 +174,6 @@ pub struct ModelService {
     pub files: Table<ModelFileRow>,
     pub by_hash: Table<()>,
     pub saves: Table<SavedModel>,
-    /// The rankings' all-time figures (read for cards' counts).
-    pub totals: Table<ModelStats>,
 }
 
 fn one() -> Key {
@@ -191,8 +189,7 @@ impl ModelService {
             public: Table::new(store.clone(), &tables::MODELS_PUBLIC),
             files: Table::new(store.clone(), &tables::MODEL_FILES),
             by_hash: Table::new(store.clone(), &tables::MODEL_BY_HASH),
-            saves: Table::new(store.clone(), &tables::MODEL_SAVES),
-            totals: Table::new(store, &tables::MODEL_TOTALS),
+            saves: Table::new(store, &tables::MODEL_SAVES),
         }
     }
 

@@ -319,6 +319,8 @@ pub async fn import_submit(
     Authed(c): Authed,
     b: web::Json<ImportBody>,
 ) -> ApiResult {
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b.model)?;
     let m = svc(&s);
     if let Some(id) = &b.model.model_id {
         m.own_model(id, &c.account.id).await?;

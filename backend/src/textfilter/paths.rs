@@ -11,7 +11,7 @@
 use protocol::character::{DatacardCreate, DatacardEdit, PublishRequest};
 use protocol::im::{CreateChannelRequest, EditChannelRequest, SendRequest};
 use protocol::models::template::{ApplyTemplateRequest, CreateTemplateRequest};
-use protocol::models::CreateModelRequest;
+use protocol::models::{CreateModelRequest, ModelDeclaration};
 use protocol::square::comment::CreateCommentRequest;
 use protocol::square::work::{
     ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest,
@@ -192,6 +192,12 @@ impl Filtered for SendRequest {
 }
 
 impl Filtered for CreateModelRequest {
+    fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
+        self.model.filter(f)
+    }
+}
+
+impl Filtered for ModelDeclaration {
     fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
         f.apply(Scene::Name, &mut self.name)?;
         f.apply_opt(Scene::Name, &mut self.version_name)?;
