@@ -24,6 +24,7 @@ mod model_ranks;
 mod model_tasks;
 mod models;
 mod models_import;
+mod moderation;
 mod ornaments;
 mod polish;
 mod prompts;
