@@ -97,7 +97,7 @@ impl ModerationService {
                 break;
             }
         }
-        out.sort_by(|a, b| b.create_at.cmp(&a.create_at));
+        out.sort_by_key(|r| std::cmp::Reverse(r.create_at));
         Ok(out)
     }
 }

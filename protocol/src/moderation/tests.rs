@@ -14,11 +14,13 @@ fn reasons_round_trip_and_unknown_ones_are_refused() {
     }
 }
 
+type Case<'a> = (&'a str, &'a str, Result<(ReportReason, &'a str), RuleError>);
+
 #[test]
 fn report_rules_table() {
     let long = "x".repeat(MAX_TEXT_CHARS + 1);
     let max = "é".repeat(MAX_TEXT_CHARS);
-    let cases: &[(&str, &str, Result<(ReportReason, &str), RuleError>)] = &[
+    let cases: &[Case] = &[
         ("spam", "", Ok((ReportReason::Spam, ""))),
         (" hate ", "  rude  ", Ok((ReportReason::Hate, "rude"))),
         ("other", "", Err(RuleError::OtherNeedsText)),
@@ -69,5 +71,8 @@ fn roles_order() {
     assert!(!Role::User.moderates());
     assert!(Role::Moderator.moderates());
     assert!(Role::Operator.moderates());
-    assert_eq!(serde_json::to_string(&Role::Operator).unwrap_or_default(), "\"operator\"");
+    assert_eq!(
+        serde_json::to_string(&Role::Operator).unwrap_or_default(),
+        "\"operator\""
+    );
 }
