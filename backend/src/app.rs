@@ -401,8 +401,14 @@ impl Application {
             .await
             .map_err(|e| anyhow::anyhow!("text filter: {e}"))?;
         text_filter.start(crate::textfilter::TextFilterService::reload_period()?);
+        let moderation = crate::moderation::ModerationService::new(
+            store.clone(),
+            crate::moderation::ModerationService::appeals_per_day_from_env()?,
+        );
+        let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
         let state = web::Data::new(AppState {
             text_filter,
+            moderation,
             ranks,
             creativity,
             speaker,
@@ -434,6 +440,7 @@ impl Application {
             comments,
             ornaments,
         });
+        crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

@@ -65,4 +65,6 @@ pub struct AppState {
     /// The text filter (issue 20): operators' lists, compiled; applied to
     /// every text users write.
     pub text_filter: crate::textfilter::TextFilterService,
+    /// Roles, reports, review, bans, appeals and the audit log (issue 20).
+    pub moderation: crate::moderation::ModerationService,
 }

@@ -17,6 +17,7 @@ pub mod feeds;
 pub mod index;
 pub mod markdown;
 pub mod model_works;
+pub mod moderation;
 pub mod notify;
 pub mod row;
 pub mod search;

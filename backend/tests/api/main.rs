@@ -26,6 +26,7 @@ mod model_social;
 mod model_tasks;
 mod models;
 mod models_import;
+mod moderation;
 mod ornaments;
 mod polish;
 mod prompts;
