@@ -16,7 +16,7 @@ import type { QueueItem } from './api';
 import { BanFields } from './BanFields';
 import { actionLabel, objLabel, objPath, reasonLabel, when } from './labels';
 import type { BanDuration, ItemButton } from './model';
-import { itemButtons, openAppeal, reasonsByCount, scoreText } from './model';
+import { afterAction, itemButtons, openAppeal, reasonsByCount, scoreText } from './model';
 import { ReasonDialog } from './ReasonDialog';
 
 const BUTTON_KEYS: Record<ItemButton, MessageKey> = {
@@ -34,8 +34,8 @@ const BUTTON_KEYS: Record<ItemButton, MessageKey> = {
 
 const DANGER: ReadonlySet<ItemButton> = new Set(['hide', 'feedBan', 'banOwner']);
 
-/** Runs one button's call(s). */
-async function run(item: QueueItem, button: ItemButton, reason: string, banSecs: BanDuration): Promise<void> {
+/** Runs one button's call(s); answers what the answer tells about the item beyond a fresh read. */
+async function run(item: QueueItem, button: ItemButton, reason: string, banSecs: BanDuration): Promise<Partial<QueueItem>> {
   const obj = { obj_id: item.obj_id, obj_type: item.obj_type };
   const appeal = openAppeal(item);
   switch (button) {
@@ -46,16 +46,17 @@ async function run(item: QueueItem, button: ItemButton, reason: string, banSecs:
     case 'resolve':
     case 'dismiss':
       await moderationApi.act(button, obj, reason);
-      return;
+      return {};
     case 'keep':
     case 'restore':
-    case 'unflag':
-      if (appeal === null) return;
-      await moderationApi.decide(appeal.appeal_id, button === 'keep' ? {} : button === 'restore' ? { restore: true } : { nsfw: false }, reason);
-      return;
+    case 'unflag': {
+      if (appeal === null) return {};
+      const decided = await moderationApi.decide(appeal.appeal_id, button === 'keep' ? {} : button === 'restore' ? { restore: true } : { nsfw: false }, reason);
+      return { appeal: { ...appeal, ...decided } };
+    }
     case 'banOwner':
       await moderationApi.ban(item.owner, reason, banSecs);
-      return;
+      return {};
   }
 }
 
@@ -73,14 +74,12 @@ export function QueueItemCard({ item, onChanged }: { item: QueueItem; onChanged:
   const object = s.title || objLabel(t, item.obj_type);
 
   async function confirm(button: ItemButton, reason: string) {
-    await run(item, button, reason, banSecs);
+    const patch = await run(item, button, reason, banSecs);
     setActing(null);
     showToast(appStore, t('moderation.action.done', { action: t(BUTTON_KEYS[button]) }));
-    try {
-      onChanged(await moderationApi.item(obj));
-    } catch {
-      // The object is gone from the server's view: keep the card until the next reload.
-    }
+    // The object may be gone from the server's view: then the card keeps what it knows.
+    const fresh = await moderationApi.item(obj).catch(() => null);
+    onChanged(afterAction(item, fresh, patch));
   }
 
   return (

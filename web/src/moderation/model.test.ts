@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueItem } from './api';
-import { appendUnique, checkReason, checkReport, itemButtons, itemKey, reasonsByCount, REPORT_REASONS, scoreText, TEXT_MAX } from './model';
+import { afterAction, appendUnique, checkReason, checkReport, itemButtons, itemKey, reasonsByCount, REPORT_REASONS, scoreText, TEXT_MAX } from './model';
 
 function item(over: Partial<QueueItem> = {}): QueueItem {
   return {
@@ -93,5 +93,23 @@ describe('helpers', () => {
     expect(appendUnique([{ id: 'a' }, { id: 'b' }], [{ id: 'b' }, { id: 'c' }], (x) => x.id).map((x) => x.id)).toEqual(['a', 'b', 'c']);
     expect(itemKey(item())).toBe('report:4:w1');
     expect(itemKey(item({ kind: 'appeal' }))).not.toBe(itemKey(item()));
+  });
+});
+
+describe('a card after an action', () => {
+  const appeal = { appeal_id: 'ap1', text: 'please', create_at: 1, status: 'open' as const, reason: '' };
+  it('takes the fresh read but keeps its kind, and the decision’s appeal', () => {
+    const card = item({ kind: 'appeal', appeal, moderation: { state: 'hidden', reason: 'r', at: 1 } });
+    const fresh = item({ kind: 'report', moderation: null, appeal: null });
+    const got = afterAction(card, fresh, { appeal: { ...appeal, status: 'changed', reason: 'ok' } });
+    expect(got.kind).toBe('appeal');
+    expect(got.moderation).toBeNull();
+    expect(got.appeal?.status).toBe('changed');
+    expect(itemButtons(got)).toEqual(['hide', 'feedBan', 'banOwner']);
+  });
+
+  it('keeps what it knew when the object cannot be read', () => {
+    const card = item({ moderation: null });
+    expect(afterAction(card, null, {})).toEqual({ ...card, appeal: null });
   });
 });

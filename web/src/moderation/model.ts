@@ -121,3 +121,12 @@ export function itemKey(item: Pick<QueueItem, 'kind' | 'obj_type' | 'obj_id'>): 
 export function auditKey(e: AuditEntry): string {
   return e.id;
 }
+
+/**
+ * The card after an action: the server's fresh read of the object, keeping
+ * the card's kind (and its appeal, updated by the decision's answer).
+ */
+export function afterAction(item: QueueItem, fresh: QueueItem | null, patch: Partial<QueueItem>): QueueItem {
+  const appeal = patch.appeal ?? (fresh?.appeal && fresh.appeal.appeal_id === item.appeal?.appeal_id ? fresh.appeal : item.appeal);
+  return { ...item, ...(fresh ?? {}), kind: item.kind, appeal: appeal ?? null };
+}
