@@ -384,7 +384,13 @@ impl Application {
             Duration::from_secs(settings.generation.upload_sweep_secs),
         );
         let creativity = crate::creativity::CreativityService::new(store.clone());
+        let moderation = crate::moderation::ModerationService::new(
+            store.clone(),
+            crate::moderation::ModerationService::appeals_per_day_from_env()?,
+        );
+        let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
         let state = web::Data::new(AppState {
+            moderation,
             ranks,
             creativity,
             speaker,
@@ -416,6 +422,7 @@ impl Application {
             comments,
             ornaments,
         });
+        crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

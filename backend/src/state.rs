@@ -62,4 +62,6 @@ pub struct AppState {
     pub ranks: crate::models::rank::ModelRanks,
     /// Creativity templates made from square pictures.
     pub creativity: crate::creativity::CreativityService,
+    /// Roles, reports, review, bans, appeals and the audit log (issue 20).
+    pub moderation: crate::moderation::ModerationService,
 }

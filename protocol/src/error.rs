@@ -231,6 +231,34 @@ error_codes! {
     TaskQueueFull = (42960, "TaskQueueFull", 429, "too many tasks in progress; members have an unlimited queue");
     /// The payment provider is not configured or not reachable.
     PaymentProviderUnavailable = (50360, "PaymentProviderUnavailable", 503, "payments are not available right now");
+    /// Moderation (issue 20): a moderator or operator call by a plain user.
+    ModeratorOnly = (40150, "moderatorOnly", 403, "only moderators may do this");
+    /// A moderator acting on an operator, another moderator, or an operator's ban.
+    ModerationTargetProtected = (40151, "moderationTargetProtected", 403, "moderators cannot act on operators or other moderators");
+    /// Reporting one's own object.
+    ReportSelf = (40152, "reportSelf", 400, "you cannot report your own content");
+    /// A second open report of the same object by the same user.
+    ReportDuplicate = (40153, "reportDuplicate", 409, "you have already reported this");
+    /// A report reason not in the fixed list.
+    ReportReasonInvalid = (40154, "reportReasonInvalid", 400, "choose a reason from the list");
+    /// A report or appeal text too long, with control characters, or missing for reason other.
+    ReportTextInvalid = (40155, "reportTextInvalid", 400, "the text is not valid");
+    /// A second appeal of the same object's rating.
+    AppealDuplicate = (40156, "appealDuplicate", 409, "you have already appealed this rating");
+    /// Appeals past the daily limit.
+    AppealLimit = (40157, "appealLimit", 429, "no appeals left today");
+    /// An appeal of an object that is not rated NSFW.
+    AppealNotFlagged = (40158, "appealNotFlagged", 400, "this is not rated NSFW");
+    /// A ban duration out of range.
+    BanDurationInvalid = (40159, "banDurationInvalid", 400, "the ban duration is not valid");
+    /// A moderator action without a reason.
+    ModerationReasonRequired = (40160, "moderationReasonRequired", 400, "give a reason");
+    /// An obj_type this call does not take.
+    ModerationObjTypeInvalid = (40161, "moderationObjTypeInvalid", 400, "this object type cannot be used here");
+    /// The object is already in (or not in) that state.
+    ModerationStateConflict = (40162, "moderationStateConflict", 409, "the object is already in that state");
+    /// A moderator acting on their own account.
+    ModerationSelf = (40163, "moderationSelf", 400, "you cannot do this to yourself");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

@@ -18,6 +18,7 @@ pub mod frame;
 pub mod im;
 pub mod mall;
 pub mod models;
+pub mod moderation;
 pub mod ornament;
 pub mod prompt;
 pub mod prompt_stream;

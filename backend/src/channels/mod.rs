@@ -62,6 +62,8 @@ pub struct ChannelService {
     joined: Table<()>,
     accounts: Table<AccountRow>,
     tasks: Table<TaskRow>,
+    /// Messages moderators hid (`crate::moderation`).
+    mod_states: Table<crate::moderation::rows::ModStateRow>,
 }
 
 impl ChannelService {
@@ -78,7 +80,8 @@ impl ChannelService {
             invites: Table::new(store.clone(), &tables::CHANNEL_BY_INVITE),
             joined: Table::new(store.clone(), &tables::CHANNELS_BY_ACCOUNT),
             accounts: Table::new(store.clone(), &tables::ACCOUNTS),
-            tasks: Table::new(store, &tables::TASKS),
+            tasks: Table::new(store.clone(), &tables::TASKS),
+            mod_states: Table::new(store, &tables::MOD_STATES),
         }
     }
 
@@ -453,6 +456,19 @@ impl ChannelService {
         Ok(())
     }
 
+    /// One stored message, whoever asks (moderation reads and checks access itself).
+    pub async fn message(
+        &self,
+        channel: &str,
+        seq: u64,
+    ) -> Result<Option<row::MessageRow>, ApiError> {
+        Ok(self
+            .core
+            .messages
+            .get(&Key::of(channel), &Key::empty().u64(seq))
+            .await?)
+    }
+
     /// Newest first: up to `limit` messages with `seq < before_seq`.
     pub async fn history(
         &self,
@@ -471,7 +487,22 @@ impl ChannelService {
             range.to = std::ops::Bound::Excluded(Key::empty().u64(b));
         }
         let page = self.core.messages.scan(&Key::of(channel), &range).await?;
-        let items: Vec<ImMessage> = page.rows.iter().map(|(_, r)| r.wire(channel)).collect();
+        let mut items: Vec<ImMessage> = Vec::with_capacity(page.rows.len());
+        for (_, r) in &page.rows {
+            // A message a moderator hid shows to its sender only.
+            let id = format!("{channel}:{}", r.seq);
+            if !crate::moderation::ModerationService::hidden_from(
+                &self.mod_states,
+                protocol::moderation::ObjKind::ChannelMessage,
+                &id,
+                &r.sender,
+                Some(who),
+            )
+            .await?
+            {
+                items.push(r.wire(channel));
+            }
+        }
         let has_more = page.paging.is_some() && items.last().is_some_and(|m| m.seq > 1);
         Ok(HistoryAnswer { items, has_more })
     }

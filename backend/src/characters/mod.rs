@@ -125,6 +125,8 @@ pub struct CharacterService {
     objects: DynObjects,
     /// Personas, reports, operator decisions and daily chat counts.
     extras: extras::Extras,
+    /// Characters moderators hid (`crate::moderation`).
+    mod_states: Table<crate::moderation::rows::ModStateRow>,
 }
 
 impl CharacterService {
@@ -137,12 +139,13 @@ impl CharacterService {
             datacards: Table::new(store.clone(), &tables::DATACARDS),
             datacards_by_owner: Table::new(store.clone(), &tables::DATACARDS_BY_OWNER),
             extras: extras::Extras::new(store.clone()),
+            mod_states: Table::new(store.clone(), &tables::MOD_STATES),
             accounts: Table::new(store, &tables::ACCOUNTS),
             objects,
         }
     }
 
-    async fn row(&self, id: &str) -> Result<Option<CharacterRow>, ApiError> {
+    pub(crate) async fn row(&self, id: &str) -> Result<Option<CharacterRow>, ApiError> {
         if id.is_empty() || id.len() > 64 {
             return Ok(None);
         }
@@ -150,11 +153,25 @@ impl CharacterService {
     }
 
     /// A character `viewer` may see (published or own), else NotFound.
+    /// A character a moderator hid is its owner's alone.
     pub async fn visible(&self, viewer: Option<&str>, id: &str) -> Result<CharacterRow, ApiError> {
-        self.row(id)
+        let row = self
+            .row(id)
             .await?
             .filter(|r| visible_to(r, viewer))
-            .ok_or_else(|| ErrorCode::NotFound.into())
+            .ok_or(ErrorCode::NotFound)?;
+        if crate::moderation::ModerationService::hidden_from(
+            &self.mod_states,
+            protocol::moderation::ObjKind::Character,
+            &row.id,
+            &row.owner,
+            viewer,
+        )
+        .await?
+        {
+            return Err(ErrorCode::NotFound.into());
+        }
+        Ok(row)
     }
 
     /// A character its owner changes: NotFound when unknown, deleted or

@@ -391,6 +391,22 @@ impl CommentService {
             .buffered(READ_CONCURRENCY)
             .try_collect()
             .await?;
+        // Comments a moderator hid show to their authors only.
+        let mut kept = Vec::with_capacity(loaded.len());
+        for mut l in loaded {
+            if self.hidden_from(viewer, &l.row).await? {
+                continue;
+            }
+            let mut replies = Vec::with_capacity(l.replies.len());
+            for r in l.replies {
+                if !self.hidden_from(viewer, &r.row).await? {
+                    replies.push(r);
+                }
+            }
+            l.replies = replies;
+            kept.push(l);
+        }
+        let loaded = kept;
         let mut names: BTreeMap<String, CardAuthor> = BTreeMap::new();
         let mut banned: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
         for l in loaded
@@ -416,6 +432,17 @@ impl CommentService {
                 view(l, viewer, target, &names)
             })
             .collect())
+    }
+
+    async fn hidden_from(&self, viewer: Option<&str>, row: &CommentRow) -> Result<bool, ApiError> {
+        crate::moderation::ModerationService::hidden_from(
+            &self.mod_states,
+            protocol::moderation::ObjKind::Comment,
+            &row.id,
+            &row.author,
+            viewer,
+        )
+        .await
     }
 
     /// An author as cards show them (a deleted account: its id, no name),

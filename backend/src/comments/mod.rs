@@ -109,6 +109,8 @@ pub struct CommentService {
     max_ranked: usize,
     /// The ornament shop's view: the avatar ornaments authors wear.
     decor: Option<crate::ornaments::Decor>,
+    /// Comments moderators hid (`crate::moderation`).
+    mod_states: Table<crate::moderation::rows::ModStateRow>,
 }
 
 impl CommentService {
@@ -128,7 +130,8 @@ impl CommentService {
             target_counts: Counters::new(store.clone(), &tables::COMMENT_TARGET_COUNTS),
             snapshots: Table::new(store.clone(), &tables::COMMENT_TOP_SNAPSHOTS),
             snapshots_by_time: Table::new(store.clone(), &tables::COMMENT_TOP_SNAPSHOTS_BY_TIME),
-            accounts: Table::new(store, &tables::ACCOUNTS),
+            accounts: Table::new(store.clone(), &tables::ACCOUNTS),
+            mod_states: Table::new(store, &tables::MOD_STATES),
             targets,
             limit: Arc::new(RateLimiter::new(comments_per_min, Duration::from_secs(60))),
             writes: None,
@@ -158,7 +161,7 @@ impl CommentService {
             .await?)
     }
 
-    async fn row(&self, id: &str) -> Result<Option<CommentRow>, ApiError> {
+    pub(crate) async fn row(&self, id: &str) -> Result<Option<CommentRow>, ApiError> {
         if !plausible_id(id) {
             return Ok(None);
         }
@@ -166,7 +169,7 @@ impl CommentService {
     }
 
     /// A comment and its object as `viewer` may see them, else NotFound.
-    async fn visible(
+    pub(crate) async fn visible(
         &self,
         viewer: Option<&str>,
         id: &str,

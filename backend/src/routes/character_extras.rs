@@ -11,8 +11,8 @@
 use actix_web::{web, HttpRequest};
 use protocol::character::{Items, LimitRequest, ListAnswer};
 use protocol::character_extras::{
-    CharacterIdRequest, ModelListItem, PersonaUpdate, PreviewRequest, ReportAnswer,
-    ReportListRequest, ReportRequest, UnpublishRequest,
+    CharacterIdRequest, ModelListItem, PersonaUpdate, PreviewRequest, ReportListRequest,
+    UnpublishRequest,
 };
 use protocol::ErrorCode;
 use serde_json::json;
@@ -37,7 +37,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/character/chat/recommend_hot",
             web::post().to(recommend_hot),
         )
-        .route("/report/ai-character", web::post().to(report))
         .route("/tavern-pro/preview/list", web::post().to(preview_list))
         .route(
             "/character/agent/recommend_promot",
@@ -65,11 +64,6 @@ pub async fn recommend_hot(req: HttpRequest, s: State, b: Body<LimitRequest>) ->
     Ok(ok(Items {
         items: s.characters.recommend_hot(b.limit).await?,
     }))
-}
-
-pub async fn report(a: Authed, s: State, b: Body<ReportRequest>) -> ApiResult {
-    let updated = s.characters.report(&a.0.account.id, &b).await?;
-    Ok(ok(ReportAnswer { updated }))
 }
 
 pub async fn persona_get(a: Authed, s: State) -> ApiResult {

@@ -22,6 +22,7 @@ mod lipsync;
 mod model;
 mod model_leaderboard;
 mod model_rank;
+mod moderation;
 mod ornament;
 mod payment;
 mod polish;
@@ -46,6 +47,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             // Plain routes before the scopes that share their prefixes
             // (a scope takes every path under it).
             .configure(works::routes)
+            .configure(moderation::routes)
             .configure(social::routes)
             .configure(search::routes)
             .configure(square::routes)

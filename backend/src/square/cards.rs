@@ -138,6 +138,7 @@ impl SquareService {
             .and_then(|ix| ix.author(&w.author).map(|a| a.banned))
             .unwrap_or(false);
         let ok = !banned
+            && !w.hidden()
             && match w.visibility {
                 protocol::square::Visibility::Public => true,
                 protocol::square::Visibility::Followers => {

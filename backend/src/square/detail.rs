@@ -146,6 +146,7 @@ impl SquareService {
             create_at: w.create_at,
             update_at: w.update_at,
             frame,
+            moderation: if own { w.moderation } else { None },
         })
     }
 

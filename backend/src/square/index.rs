@@ -47,6 +47,10 @@ pub struct Entry {
     pub image_count: u32,
     pub video_url: Option<String>,
     pub counts: Counts,
+    /// A moderator hid it: its author alone sees it.
+    pub hidden: bool,
+    /// A moderator took it out of feeds (it still opens by its link).
+    pub feed_banned: bool,
 }
 
 /// A work's counters.
@@ -80,6 +84,8 @@ impl Entry {
             image_count: w.images.len() as u32,
             video_url: w.video_url.clone(),
             counts,
+            hidden: w.hidden(),
+            feed_banned: w.moderation.is_some() && !w.hidden(),
         }
     }
 }
@@ -212,7 +218,7 @@ impl Index {
 
     /// Public and not banned: what shared feeds may show anyone.
     fn shared(&self, e: &Entry) -> bool {
-        e.visibility == Visibility::Public && !self.banned(&e.author)
+        e.visibility == Visibility::Public && !self.banned(&e.author) && !e.hidden && !e.feed_banned
     }
 
     fn banned(&self, author: &str) -> bool {
@@ -224,7 +230,7 @@ impl Index {
         if viewer == Some(&*e.author) {
             return true;
         }
-        if self.banned(&e.author) {
+        if self.banned(&e.author) || e.hidden {
             return false;
         }
         match e.visibility {
@@ -542,6 +548,8 @@ mod tests {
                 likes,
                 ..Counts::default()
             },
+            hidden: false,
+            feed_banned: false,
         }
     }
 

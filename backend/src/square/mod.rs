@@ -16,6 +16,7 @@ pub mod detail;
 pub mod feeds;
 pub mod index;
 pub mod markdown;
+pub mod moderation;
 pub mod notify;
 pub mod row;
 pub mod search;

@@ -30,9 +30,20 @@ pub struct WorkRow {
     pub params: Vec<GenParams>,
     pub create_at: i64,
     pub update_at: i64,
+    /// Hidden or banned from feeds by a moderator, with the reason
+    /// (`backend/src/moderation/`); `None` for almost every work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<protocol::moderation::ModerationView>,
 }
 
 impl WorkRow {
+    /// Hidden by a moderator: seen by its author only.
+    pub fn hidden(&self) -> bool {
+        self.moderation
+            .as_ref()
+            .is_some_and(|m| m.state == protocol::moderation::ModState::Hidden)
+    }
+
     /// The card's picture: the first image (articles and videos: their cover).
     pub fn cover(&self) -> Option<&WorkImage> {
         self.images.first()

@@ -59,7 +59,13 @@ impl SquareService {
             tags: w.tags.clone(),
             author_id: w.author.clone(),
             author_name,
-            visibility: vis(w.visibility),
+            // Hidden or banned from feeds: out of search (the author finds
+            // their works on their profile).
+            visibility: if w.moderation.is_some() {
+                search::Visibility::Private
+            } else {
+                vis(w.visibility)
+            },
             nsfw: w.nsfw,
             created_ms: w.create_at,
             popularity,

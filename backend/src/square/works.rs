@@ -287,6 +287,7 @@ impl SquareService {
             params: tasks.iter().map(params_of).collect(),
             create_at: now,
             update_at: now,
+            moderation: None,
         };
         self.write_new(row).await?;
         Ok(work_id)
@@ -332,6 +333,7 @@ impl SquareService {
             params: Vec::new(),
             create_at: now,
             update_at: now,
+            moderation: None,
         };
         let id = row.id.clone();
         self.write_new(row).await?;
@@ -421,6 +423,7 @@ impl SquareService {
             params: task.iter().map(params_of).collect(),
             create_at: now,
             update_at: now,
+            moderation: None,
         };
         self.write_new(row).await?;
         Ok(work_id)
@@ -452,7 +455,7 @@ impl SquareService {
         Ok(())
     }
 
-    async fn index_work(&self, row: &WorkRow) -> Result<(), ApiError> {
+    pub(crate) async fn index_work(&self, row: &WorkRow) -> Result<(), ApiError> {
         self.put_in_index(row).await?;
         self.search_upsert_work(row).await;
         self.search_upsert_tags(&row.tags);

@@ -282,6 +282,34 @@ pub const CREATIVITY_GENERATIONS: TableDef = regular("creativity_generations");
 /// pk (account id) · ck (model id) → `SavedModel`. Models an account saved (collected), with the version it refers to.
 pub const MODEL_SAVES: TableDef = regular("model_saves");
 
+// Moderation (issue 20)
+/// pk ("all") · ck (account id) → `ModeratorRow`. Moderators an operator granted.
+pub const MOD_MODERATORS: TableDef = regular("mod_moderators");
+/// pk ("all") · ck (create_at ms, entry id) → `AuditEntry`. The append-only moderation audit log.
+pub const MOD_AUDIT: TableDef = regular("mod_audit");
+/// pk (obj key) · ck (create_at ms, entry id) → `AuditEntry`. One object's moderation history.
+pub const MOD_AUDIT_BY_OBJECT: TableDef = regular("mod_audit_by_object");
+/// pk (obj key) · ck (create_at ms, reporter) → `ModReportRow`. Every report of an object, open or closed.
+pub const MOD_REPORTS: TableDef = regular("mod_reports");
+/// pk (obj key) · ck (reporter) → `i64` (the open report's create_at). One open report per reporter and object.
+pub const MOD_REPORTS_OPEN: TableDef = regular("mod_reports_open");
+/// pk ("open") · ck (since ms, kind, obj key) → `()`. The moderators' queue, oldest first.
+pub const MOD_QUEUE: TableDef = regular("mod_queue");
+/// pk (kind, obj key) · ck () → `i64`. When an object entered the queue.
+pub const MOD_QUEUE_SINCE: TableDef = regular("mod_queue_since");
+/// pk (obj key) · ck () → `ModStateRow`. Objects moderators hid or banned from feeds.
+pub const MOD_STATES: TableDef = regular("mod_states");
+/// pk (account id) · ck () → `BanRow`. Account bans with their end.
+pub const MOD_BANS: TableDef = regular("mod_bans");
+/// pk ("all") · ck (create_at ms, account id) → `()`. Bans newest last, for the ban list and the expiry sweeper.
+pub const MOD_BANS_BY_TIME: TableDef = regular("mod_bans_by_time");
+/// pk (appeal id) · ck () → `AppealRow`. NSFW rating appeals.
+pub const MOD_APPEALS: TableDef = regular("mod_appeals");
+/// pk (obj key) · ck () → `String` (appeal id). One appeal per object.
+pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
+/// pk (account id) · ck (UTC day) → `u32`. Appeals an account made per day.
+pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -404,4 +432,18 @@ pub const ALL: &[TableDef] = &[
     CREATIVITY_TEMPLATES_BY_TIME,
     CREATIVITY_GENERATIONS,
     MODEL_SAVES,
+    // Moderation
+    MOD_MODERATORS,
+    MOD_AUDIT,
+    MOD_AUDIT_BY_OBJECT,
+    MOD_REPORTS,
+    MOD_REPORTS_OPEN,
+    MOD_QUEUE,
+    MOD_QUEUE_SINCE,
+    MOD_STATES,
+    MOD_BANS,
+    MOD_BANS_BY_TIME,
+    MOD_APPEALS,
+    MOD_APPEAL_BY_OBJECT,
+    MOD_APPEAL_DAYS,
 ];

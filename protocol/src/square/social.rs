@@ -116,6 +116,10 @@ pub enum NotificationKind {
     Comment,
     Reply,
     Follow,
+    /// A moderator's decision about the recipient's content (issue 20):
+    /// hidden, restored, taken out of feeds, or an appeal decided; `text`
+    /// says which and why.
+    Moderation,
 }
 
 /// A notification: a list item and the content of push frame 13.

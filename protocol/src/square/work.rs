@@ -254,6 +254,10 @@ pub struct WorkDetail {
     /// The image URL of the work frame the work wears (the ornament shop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
+    /// The author's own view only: a moderator hid the work or took it out
+    /// of feeds, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<crate::moderation::ModerationView>,
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.
