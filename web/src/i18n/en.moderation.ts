@@ -172,5 +172,5 @@ export const en_moderation = {
   'moderation.mods.operatorsOnly': 'Only operators grant and revoke moderators.',
 
   // Notifications (frame 13, kind `moderation`).
-  'notifications.kind.moderation': 'A moderator’s decision: {text}',
+  'notifications.kind.moderation': 'Moderation: {text}',
 } as const;

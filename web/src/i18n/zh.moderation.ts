@@ -168,5 +168,5 @@ export const zh_moderation: Partial<MessageTable> = {
   'moderation.mods.since': '自 {time} 起',
   'moderation.mods.operatorsOnly': '只有运营者可以任命和撤销审核员。',
 
-  'notifications.kind.moderation': '审核结果：{text}',
+  'notifications.kind.moderation': '审核：{text}',
 };

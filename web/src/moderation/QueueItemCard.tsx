@@ -51,7 +51,15 @@ async function run(item: QueueItem, button: ItemButton, reason: string, banSecs:
     case 'restore':
     case 'unflag': {
       if (appeal === null) return {};
-      const decided = await moderationApi.decide(appeal.appeal_id, button === 'keep' ? {} : button === 'restore' ? { restore: true } : { nsfw: false }, reason);
+      // Keeping leaves the rating; accepting (unflag, or restore) rates the work safe.
+      const nsfw = button === 'keep' ? item.summary.nsfw : false;
+      const decided = await moderationApi.decide(appeal.appeal_id, button === 'restore' ? { nsfw, restore: true } : { nsfw }, reason);
+      if (button === 'restore') {
+        // A server that does not restore with the decision: lift the state with the same reason.
+        const now = await moderationApi.item(obj).catch(() => null);
+        const state = now?.moderation?.state ?? null;
+        if (state !== null) await moderationApi.act(state === 'hidden' ? 'unhide' : 'feedUnban', obj, reason);
+      }
       return { appeal: { ...appeal, ...decided } };
     }
     case 'banOwner':

@@ -21,7 +21,7 @@ describe('moderation calls', () => {
     await api.act('unhide', { obj_id: 'c1', obj_type: 30 }, 'ok');
     await api.ban(' a2 ', 'spam', 86400);
     await api.appeal({ obj_id: 'w1', obj_type: 4 }, ' it is a statue ');
-    await api.decide('ap1', { restore: true }, 'fine');
+    await api.decide('ap1', { nsfw: true, restore: true }, 'fine');
     await api.queue('appeal', 'c9');
     await api.queue(null, null);
     expect(calls).toEqual([
@@ -31,7 +31,7 @@ describe('moderation calls', () => {
       { path: '/api/v1/review/unhide', body: { obj_id: 'c1', obj_type: 30, reason: 'ok' } },
       { path: '/api/v1/moderation/ban', body: { account_id: 'a2', reason: 'spam', duration_secs: 86400 } },
       { path: '/api/v1/resource/nsfw-appeal/create', body: { obj_id: 'w1', obj_type: 4, text: 'it is a statue' } },
-      { path: '/api/v1/moderation/appeal/decide', body: { appeal_id: 'ap1', restore: true, reason: 'fine' } },
+      { path: '/api/v1/moderation/appeal/decide', body: { appeal_id: 'ap1', nsfw: true, restore: true, reason: 'fine' } },
       { path: '/api/v1/moderation/queue', body: { limit: 20, kind: 'appeal', cursor: 'c9' } },
       { path: '/api/v1/moderation/queue', body: { limit: 20 } },
     ]);

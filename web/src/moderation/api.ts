@@ -244,7 +244,7 @@ export class ModerationApi {
   }
 
   /** Decides an appeal: the rating to keep or set, whether to restore a hidden work, and why. */
-  decide(appealId: string, decision: { nsfw?: boolean; restore?: boolean }, reason: string): Promise<Appeal> {
+  decide(appealId: string, decision: { nsfw: boolean; restore?: boolean }, reason: string): Promise<Appeal> {
     return this.call(MODERATION_PATHS.decide, { appeal_id: appealId, ...decision, reason: reason.trim() });
   }
 }

@@ -63,6 +63,7 @@ describe('queue item buttons', () => {
     expect(itemButtons(hidden)).toEqual(['keep', 'restore', 'banOwner']);
     const flagged = item({ kind: 'appeal', reports: null, appeal, summary: { ...item().summary, nsfw: true } });
     expect(itemButtons(flagged)).toEqual(['keep', 'unflag', 'hide', 'feedBan', 'banOwner']);
+    expect(itemButtons({ ...flagged, moderation: { state: 'hidden', reason: 'r', at: 1 } })).toEqual(['keep', 'restore', 'banOwner']);
     // Decided: no decision buttons any more.
     expect(itemButtons({ ...hidden, appeal: { ...appeal, status: 'kept' } })).toEqual(['unhide', 'banOwner']);
   });

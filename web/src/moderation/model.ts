@@ -60,8 +60,9 @@ export function openAppeal(item: QueueItem): Appeal | null {
  * The one-click actions a queue item offers: hide or restore (works,
  * characters, comments, messages), ban from feeds or return (works only,
  * when not hidden), resolve or dismiss open reports, decide an open appeal
- * (keep; restore when the object is hidden or out of feeds; unflag when it
- * is rated sensitive), and ban the owner. A deleted object offers only the
+ * (keep; accept and restore when the object is hidden or out of feeds,
+ * which also rates it safe; else unflag when it is rated sensitive), and ban
+ * the owner. A deleted object offers only the
  * report and appeal decisions.
  */
 export function itemButtons(item: QueueItem): ItemButton[] {
@@ -71,7 +72,7 @@ export function itemButtons(item: QueueItem): ItemButton[] {
   if (appeal) {
     out.push('keep');
     if (state !== null) out.push('restore');
-    if (item.summary.nsfw) out.push('unflag');
+    if (item.summary.nsfw && state === null) out.push('unflag');
   }
   if (!item.summary.gone) {
     if (state === 'hidden') {
