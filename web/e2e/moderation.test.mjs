@@ -8,8 +8,9 @@
 // accepts the appeal and restores the work; the operator reads the audit
 // log; a plain user gets no console. Screenshots go to docs/screenshots/:
 // moderation-report.png, moderation-queue.png, moderation-owner.png,
-// moderation-appeal.png, moderation-audit.png, moderation-moderators.png,
-// moderation-queue-phone.png.
+// moderation-appeal.png, moderation-bans.png, moderation-audit.png,
+// moderation-moderators.png, moderation-queue-phone.png. The moderator also
+// bans an account for a day from the console and lifts the ban.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -272,12 +273,44 @@ describe('moderation: report, hide with a reason, appeal, restore', { timeout: 3
     assert.equal(detail.moderation ?? null, null);
   });
 
+  test('the moderator bans an account for a day and lifts the ban; an operator cannot be banned by a moderator', async () => {
+    const spammer = await signUp(backend.url, { prefix: 'moderation-spammer', password: 'moderation-test-spam-1', name: 'Sam Spammer' });
+    const { page } = users.mod;
+    await page.getByTestId('moderation-page').getByRole('link', { name: 'Account bans' }).click();
+    await page.waitForURL(/\/en\/moderation\/bans$/);
+    const view = page.getByTestId('mod-bans');
+    await view.getByLabel('Account id').fill(users.op.id);
+    await view.getByLabel('Length').selectOption({ label: '1 day' });
+    await view.getByLabel('Reason').fill('Testing the rule');
+    await view.getByRole('button', { name: 'Ban', exact: true }).click();
+    await view.getByRole('alert').filter({ hasText: 'A moderator cannot act on an operator or another moderator.' }).waitFor();
+
+    await view.getByLabel('Account id').fill(spammer.account.id);
+    await view.getByLabel('Reason').fill('Posts the same advertisement everywhere');
+    await view.getByRole('button', { name: 'Ban', exact: true }).click();
+    const entry = view.locator(`[data-testid="ban-entry"][data-account="${spammer.account.id}"]`);
+    await entry.getByText('Posts the same advertisement everywhere').waitFor();
+    await entry.getByText(/until /).waitFor();
+    // The banned account's token is dead.
+    const dead = await apiCall(backend.url, '/api/v1/account/info', {}, spammer.token);
+    assert.notEqual(dead.status.code, 10000, JSON.stringify(dead.status));
+    await shot(page, 'moderation-bans');
+
+    await entry.getByRole('button', { name: 'Lift ban' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Lift ban: Sam Spammer' });
+    await dialog.getByLabel('Reason (the owner sees it)').fill('Promised to stop');
+    await dialog.getByRole('button', { name: 'Lift ban' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await entry.waitFor({ state: 'detached' });
+  });
+
   test('the operator reads the audit log; a plain user gets no console', async () => {
     const { page } = users.op;
     await page.goto(new URL('/en/moderation/audit', backend.url).href);
     const log = page.getByTestId('mod-audit');
     await log.locator('[data-testid="audit-entry"][data-action="hide"]').getByText(HIDE_REASON).waitFor();
     await log.locator('[data-testid="audit-entry"][data-action="grant_moderator"]').first().waitFor();
+    await log.locator('[data-testid="audit-entry"][data-action="unban"]').getByText('Promised to stop').waitFor();
     const actions = await log.getByTestId('audit-entry').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
     assert.ok(actions.indexOf('hide') > actions.findIndex((a) => a === 'appeal_change' || a === 'unhide'), `newest first: ${actions}`);
     await shot(page, 'moderation-audit');

@@ -7,6 +7,7 @@ import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { useModerationRole } from './actions';
 import { MODERATION_PATH } from './route';
+import './moderation.css';
 
 export function ModerationHeaderLink() {
   const t = useT();
@@ -14,7 +15,7 @@ export function ModerationHeaderLink() {
   const role = useModerationRole();
   if (role !== 'moderator' && role !== 'operator') return null;
   return (
-    <Link to={localePath(locale, MODERATION_PATH)} className="button button--link site-header__channels" data-testid="header-moderation">
+    <Link to={localePath(locale, MODERATION_PATH)} className="button button--link site-header__channels site-header__mod" data-testid="header-moderation">
       <span className="site-header__channels-icon" aria-hidden="true">
         ⚑
       </span>
