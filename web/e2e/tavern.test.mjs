@@ -663,11 +663,13 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await dialog.getByRole('button', { name: 'Send report' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByText('Thank you. Your report about Lantern Lady was sent.').waitFor();
-    // Reporting again replaces the earlier report.
+    // One open report per reporter and object (issue 20): a second one answers its key.
     await page.getByRole('button', { name: 'Report Lantern Lady' }).click();
     await dialog.getByRole('radio', { name: 'Spam or advertising' }).check();
     await dialog.getByRole('button', { name: 'Send report' }).click();
-    await page.getByText('Thank you. Your report about Lantern Lady was updated.').waitFor();
+    await dialog.getByRole('alert').getByText('You already reported this. The moderators will look at your report.').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
     // Its owner deletes it while the dialog is open: the server's key is shown.
     await page.getByRole('button', { name: 'Report Lantern Lady' }).click();
     await dialog.getByRole('radio', { name: 'Hate or harassment' }).check();

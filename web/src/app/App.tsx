@@ -10,6 +10,8 @@ import { isTavernPath } from '../tavern/route';
 import { TavernPage } from '../tavern/TavernPage';
 import { ModelsPage } from '../models/ModelsPage';
 import { parseModelsPath } from '../models/route';
+import { ModerationPage } from '../moderation/ModerationPage';
+import { parseModerationPath } from '../moderation/route';
 import { parseTimbrePath } from '../timbre/route';
 import { TimbrePage } from '../timbre/TimbrePage';
 import { contentLanguage } from '../i18n/messages';
@@ -60,6 +62,11 @@ export function page(rest: string): ReactNode {
       if (parseModelsPath(path) !== null) return <ModelsPage />;
       // `/ornaments`: the ornament shop.
       if (isOrnamentsPath(path)) return <ShopPage />;
+      // `/moderation` and `/moderation/{tab}`: the moderators' console.
+      {
+        const tab = parseModerationPath(path);
+        if (tab !== null) return <ModerationPage tab={tab} />;
+      }
       return mallPage(path) ?? squarePage(path) ?? <NotFoundPage />;
   }
 }

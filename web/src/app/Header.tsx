@@ -4,6 +4,7 @@ import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { Bell } from '../notifications/Bell';
 import { HeaderEntry } from '../mall/HeaderEntry';
+import { ModerationHeaderLink } from '../moderation/HeaderLink';
 import { SearchBox } from '../search/SearchBox';
 import '../search/search.css';
 import { SocketBadge } from '../socket/SocketBadge';
@@ -55,6 +56,7 @@ export function Header() {
               <span className="site-header__channels-label">{t('channels.nav')}</span>
             </Link>
           )}
+          {loggedIn && <ModerationHeaderLink />}
           <HeaderEntry />
           <Bell />
           <SocketBadge />

@@ -1,6 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { accountAtom } from '../account/atoms';
 import { useT } from '../i18n/useT';
+import { OBJ } from '../moderation/api';
+import { ReportButton } from '../moderation/ReportDialog';
 import { useAtomValue } from '../state/jotai';
 import { loadOlder } from './actions';
 import { channelMembersAtom } from './atoms';
@@ -16,13 +18,21 @@ function time(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
-function MessageItem({ msg, senderName, mine }: { msg: ChannelMessage; senderName: string; mine: boolean }) {
+function MessageItem({ msg, senderName, mine, channelId }: { msg: ChannelMessage; senderName: string; mine: boolean; channelId: string }) {
   const t = useT();
   return (
     <li className={`message${mine ? ' message--mine' : ''}`} data-seq={msg.seq} data-testid="message">
       <div className="message__meta">
         <span className="message__sender">{senderName}</span>
         {msg.created_at !== null && <time dateTime={new Date(msg.created_at).toISOString()}>{time(msg.created_at)}</time>}
+        {!mine && msg.sender !== '' && (
+          <ReportButton
+            obj={{ obj_id: `${channelId}:${msg.seq}`, obj_type: OBJ.message }}
+            label={t('moderation.report.openFor.31', { name: senderName })}
+            className="button button--link message__report"
+            testId="message-report"
+          />
+        )}
       </div>
       {msg.kind === 'task' && msg.image !== null && (
         <img
@@ -139,7 +149,7 @@ export function MessageList({ channelId, name, log }: { channelId: string; name:
       </div>
       <ol className="messages__list">
         {log.items.map((m) => (
-          <MessageItem key={m.seq} msg={m} senderName={nameOf(m)} mine={m.sender === me} />
+          <MessageItem key={m.seq} msg={m} senderName={nameOf(m)} mine={m.sender === me} channelId={channelId} />
         ))}
       </ol>
     </div>

@@ -183,7 +183,7 @@ export const en_tavern = {
   'tavern.report.open': 'Report',
   'tavern.report.openFor': 'Report {name}',
   'tavern.report.title': 'Report {name}',
-  'tavern.report.intro': 'Tell the operators what is wrong with this character. Your report stays private; reporting again replaces your earlier report.',
+  'tavern.report.intro': 'Tell the moderators what is wrong with this character. Your report stays private; you can report each character once.',
   'tavern.report.reason': 'Reason',
   'tavern.report.reason.sexual_minors': 'Sexual content involving minors',
   'tavern.report.reason.hate': 'Hate or harassment',

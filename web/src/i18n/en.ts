@@ -16,6 +16,7 @@ import { en_video } from './en.video';
 import { en_editor } from './en.editor';
 import { en_audio } from './en.audio';
 import { en_models } from './en.models';
+import { en_moderation } from './en.moderation';
 
 export const en = {
   ...en_generator,
@@ -33,6 +34,7 @@ export const en = {
   ...en_mall,
   ...en_audio,
   ...en_models,
+  ...en_moderation,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

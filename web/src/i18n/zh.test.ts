@@ -4,6 +4,7 @@ import type { MessageKey } from './en';
 import { contentLanguage, errorMessage, messagesFor, renderErrorMessage, translate } from './messages';
 import { untranslatedKeys, zh, zh_partial } from './zh';
 import { en_video } from './en.video';
+import { en_moderation } from './en.moderation';
 import { ApiError } from '../api/client';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -36,6 +37,12 @@ describe('Chinese table', () => {
     for (const key of [...keys, 'works.video', 'works.plays', 'tasks.action.post'] as MessageKey[]) {
       expect(zh_partial[key], key).toBeTruthy();
       expect(zh[key], key).not.toBe(en[key]);
+    }
+  });
+
+  it('translates every text of trust and safety (reports, appeals, the console)', () => {
+    for (const key of Object.keys(en_moderation) as MessageKey[]) {
+      expect(zh_partial[key], key).toBeTruthy();
     }
   });
 

@@ -9,6 +9,7 @@ import { zh_editor } from './zh.editor';
 import { zh_works } from './zh.works';
 import { zh_audio } from './zh.audio';
 import { zh_models } from './zh.models';
+import { zh_moderation } from './zh.moderation';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -584,6 +585,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_works,
   ...zh_audio,
   ...zh_models,
+  ...zh_moderation,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -15,10 +15,11 @@ import { notificationsAtom, notificationsStaleAtom } from './atoms';
 import { applyPage, badgeText, EMPTY_NOTIFICATIONS, markAllRead } from './model';
 import './notifications.css';
 
-/** Where a notification goes: its work (a like, collect, comment or reply), the model a comment is on, or the actor's profile (a follow). */
+/** Where a notification goes: its work (a like, collect, comment, reply or moderator's decision), the model a comment is on, or the actor's profile (a follow). */
 export function notificationPath(n: Notification): string {
-  if (n.kind !== 'follow' && n.obj_id && (n.obj_type === null || n.obj_type === undefined || n.obj_type === POST_OBJ_TYPE)) return workPath(n.obj_id);
+  if (n.kind !== 'follow' && n.obj_id && (n.obj_type === null || n.obj_type === undefined || n.obj_type === POST_OBJ_TYPE || n.obj_type === 15)) return workPath(n.obj_id);
   if (n.kind !== 'follow' && n.obj_id && n.obj_type === MODEL_OBJ_TYPE) return `/models/detail/${encodeURIComponent(n.obj_id)}`;
+  if (n.actor.id === '') return '/';
   return profilePath(n.actor.id);
 }
 

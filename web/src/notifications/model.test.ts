@@ -12,6 +12,12 @@ describe('frame 13 content', () => {
     expect(got).toMatchObject({ id: 'n1', kind: 'follow', obj_id: null, unread: 3, text: '' });
   });
 
+  it('reads a moderator’s decision, with or without an actor', () => {
+    const got = parseNotification({ id: 'n2', kind: 'moderation', obj_id: 'w1', obj_type: 4, text: 'Hidden: nudity', create_at: 7 });
+    expect(got).toMatchObject({ id: 'n2', kind: 'moderation', actor: { id: '' }, obj_id: 'w1', text: 'Hidden: nudity' });
+    expect(parseNotification({ id: 'n3', kind: 'moderation', actor: { id: 'm1', name: 'Mo' }, text: 'ok' })?.actor.id).toBe('m1');
+  });
+
   it('ignores other notices on frame 13', () => {
     expect(parseNotification({ kind: 'channel.members', channel_id: 'c1' })).toBeNull();
     expect(parseNotification({ id: 'x', kind: 'like' })).toBeNull();

@@ -4,7 +4,7 @@
 // reducer that never shows one notification twice.
 import type { Notification, NotificationKind, NotificationPage } from '../square/types';
 
-export const NOTIFICATION_KINDS: readonly NotificationKind[] = ['like', 'collect', 'comment', 'reply', 'follow'];
+export const NOTIFICATION_KINDS: readonly NotificationKind[] = ['like', 'collect', 'comment', 'reply', 'follow', 'moderation'];
 
 export interface NotificationState {
   items: Notification[];
@@ -22,7 +22,8 @@ export function parseNotification(content: unknown): Notification | null {
   const c = content as Record<string, unknown>;
   if (typeof c.id !== 'string' || c.id === '') return null;
   if (typeof c.kind !== 'string' || !(NOTIFICATION_KINDS as readonly string[]).includes(c.kind)) return null;
-  const actor = c.actor as Record<string, unknown> | null | undefined;
+  // A moderator's decision may come without an actor (moderators stay anonymous).
+  const actor = (c.actor ?? (c.kind === 'moderation' ? { id: '' } : null)) as Record<string, unknown> | null | undefined;
   if (typeof actor !== 'object' || actor === null || typeof actor.id !== 'string') return null;
   return {
     id: c.id,

@@ -129,6 +129,10 @@ export interface WorkDetail {
   update_at: number;
   /** The image URL of the work frame the work wears (the ornament shop). */
   frame?: string | null;
+  /** The owner only: a moderator hid the work or took it out of the feeds, and why. */
+  moderation?: { state: 'hidden' | 'feed_banned'; reason: string; at: number } | null;
+  /** The owner only: their appeal on this work and its decision. */
+  appeal?: { appeal_id: string; status: 'open' | 'kept' | 'changed'; reason: string } | null;
 }
 
 export interface PublishPictureRequest {
@@ -224,7 +228,8 @@ export interface ProfileEdit {
   avatar?: string;
 }
 
-export type NotificationKind = 'like' | 'collect' | 'comment' | 'reply' | 'follow';
+/** `moderation`: a moderator's decision on the reader's content or appeal (issue 20); `text` is the reason. */
+export type NotificationKind = 'like' | 'collect' | 'comment' | 'reply' | 'follow' | 'moderation';
 
 export interface Notification {
   id: string;

@@ -5,7 +5,7 @@ import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { tokenAtom } from '../account/atoms';
+import { accountAtom, tokenAtom } from '../account/atoms';
 import { en } from '../i18n/en';
 import { squareApi } from '../square/actions';
 import type { CommentView, CreateCommentRequest } from '../square/types';
@@ -110,5 +110,18 @@ describe('Comments', () => {
     await flush();
     expect(deleted).toEqual(['c1']);
     expect(texts()).toEqual([]);
+  });
+
+  it('offers "Report" on someone else’s comment only, opening the report dialog', async () => {
+    expect(container.querySelector('[data-testid="comment-report"]')).toBeNull();
+    act(() => appStore.set(accountAtom, { id: 'u1', name: 'Ada', email: 'a@example.com', create_at: 0, status: 1 }));
+    const top = container.querySelector('[data-testid="comment"][data-id="c1"]');
+    const report = top?.querySelector<HTMLButtonElement>('[data-testid="comment-report"]');
+    expect(report?.getAttribute('aria-label')).toBe(en['moderation.report.openFor.30'].replace('{name}', 'Bea'));
+    await act(async () => report?.click());
+    expect(document.querySelector('[role="dialog"]')?.textContent).toContain(en['moderation.report.title.30']);
+    act(() => appStore.set(accountAtom, { id: 'u2', name: 'Bea', email: 'b@example.com', create_at: 0, status: 1 }));
+    expect(container.querySelector('[data-testid="comment-report"]')).toBeNull();
+    act(() => appStore.set(accountAtom, null));
   });
 });

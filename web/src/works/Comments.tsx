@@ -10,6 +10,8 @@ import { profilePath } from '../square/route';
 import type { CommentOrder, CommentView, EmojiItem } from '../square/types';
 import { usePaged } from '../square/usePaged';
 import { shortCount } from '../square/WorkCard';
+import { OBJ } from '../moderation/api';
+import { ReportButton } from '../moderation/ReportDialog';
 import { OrnamentAvatar } from '../ornaments/OrnamentAvatar';
 import { useAtomValue } from '../state/jotai';
 import { ConfirmDialog } from '../tavern/ConfirmDialog';
@@ -200,6 +202,14 @@ function CommentItem({ comment, ctx, parent = null }: { comment: CommentView; ct
             <button type="button" className="button button--link" onClick={() => setDeleting(true)}>
               {t('works.comments.delete')}
             </button>
+          )}
+          {me !== null && me !== comment.author.id && (
+            <ReportButton
+              obj={{ obj_id: comment.id, obj_type: OBJ.comment }}
+              label={t('moderation.report.openFor.30', { name: comment.author.name })}
+              className="button button--link"
+              testId="comment-report"
+            />
           )}
         </div>
         {error !== null && (

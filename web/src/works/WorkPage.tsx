@@ -21,9 +21,10 @@ import { useLoaded } from '../tavern/useLoaded';
 import { Comments } from './Comments';
 import { EditWorkDialog } from './EditWorkDialog';
 import { ParamsPanel } from './ParamsPanel';
-import { ReportVideoDialog } from './ReportVideoDialog';
 import { oncePerView, workVideoOutput } from './videoWork';
 import { VideoPlayer } from '../video/VideoPlayer';
+import { OwnerNotice } from '../moderation/OwnerNotice';
+import { ReportButton } from '../moderation/ReportDialog';
 import '../square/square.css';
 import './works.css';
 
@@ -82,7 +83,6 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
   const [deleting, setDeleting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [reporting, setReporting] = useState(false);
   const [plays, setPlays] = useState<number | null>(work.video_url ? (work.plays ?? null) : null);
   const video = workVideoOutput(work);
   // One play counted per page view, when playback first starts.
@@ -198,12 +198,9 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           <button type="button" className="button" onClick={() => void share()}>
             {t('works.share')}
           </button>
-          {video && me !== null && !mine && (
-            <button type="button" className="button" onClick={() => setReporting(true)} data-testid="report-button">
-              {t('works.report.open')}
-            </button>
-          )}
+          {me !== null && !mine && <ReportButton obj={{ obj_id: work.id, obj_type: work.obj_type }} />}
         </div>
+        {mine && <OwnerNotice obj={{ obj_id: work.id, obj_type: work.obj_type }} work={work} />}
         {mine && <WorkFramePicker workId={work.id} frame={work.frame} onChange={(frame) => onChanged({ ...loaded, frame })} />}
         {error !== null && (
           <p className="sq-error" role="alert">
@@ -271,7 +268,6 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           }}
         />
       )}
-      {reporting && <ReportVideoDialog workId={work.id} onClose={() => setReporting(false)} />}
       {deleting && (
         <ConfirmDialog
           title={t('works.deleteTitle')}

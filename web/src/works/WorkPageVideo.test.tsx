@@ -1,7 +1,7 @@
 // A video post's page: the app's player plays the work's MP4 with its
 // poster, one play is counted per page view when playback starts
-// (ai-video/play), and "Report" is offered to logged-in viewers of someone
-// else's video only, opening the report dialog.
+// (ai-video/play), and "Report" (issue 20's report dialog) is offered to
+// logged-in viewers of someone else's work only.
 import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accountAtom, tokenAtom } from '../account/atoms';
@@ -108,12 +108,12 @@ describe('a video work page', () => {
   it('offers "Report" on someone else’s video, opening the report dialog', async () => {
     const page = await open();
     const report = page.querySelector<HTMLButtonElement>('[data-testid="report-button"]');
-    expect(report?.textContent).toBe(en['works.report.open']);
+    expect(report?.textContent).toBe(en['moderation.report.open']);
     await click(report as HTMLButtonElement);
     expect(document.querySelector('[data-testid="report-form"]')).not.toBeNull();
   });
 
-  it('no "Report" on your own video, for a visitor, or on a picture', async () => {
+  it('no "Report" on your own video or for a visitor; a picture has one too', async () => {
     shown = work({ author: { id: 'viewer', name: 'Vic' } });
     expect((await open()).querySelector('[data-testid="report-button"]')).toBeNull();
     view?.unmount();
@@ -128,7 +128,7 @@ describe('a video work page', () => {
     appStore.set(accountAtom, { id: 'viewer', name: 'Vic', email: 'v@example.com', create_at: 0, status: 1 });
     shown = work({ kind: 'picture', video_url: null });
     const page = await open();
-    expect(page.querySelector('[data-testid="report-button"]')).toBeNull();
+    expect(page.querySelector('[data-testid="report-button"]')).not.toBeNull();
     expect(page.querySelector('video')).toBeNull();
     expect(page.querySelector('[data-testid="work-image"]')).not.toBeNull();
   });
