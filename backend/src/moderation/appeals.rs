@@ -85,7 +85,8 @@ pub async fn create(
         .await?
         .filter(|w| w.author == owner.id)
         .ok_or(ErrorCode::NotFound)?;
-    if !w.nsfw {
+    // A rating or a moderator's hide or feed ban may be appealed.
+    if !w.nsfw && w.moderation.is_none() {
         return Err(ErrorCode::AppealNotFlagged.into());
     }
     let m = &st.moderation;
@@ -154,6 +155,16 @@ pub async fn decide(
         .await?
         .ok_or(ErrorCode::NotFound)?;
     let changed = w.nsfw != req.nsfw;
+    // Restoring lifts the hide or feed ban the owner appealed.
+    let restore = match (&w.moderation, req.restore) {
+        (Some(mv), true) => Some(mv.state),
+        (None, true) => return Err(ErrorCode::ModerationStateConflict.into()),
+        (_, false) => None,
+    };
+    if let Some(state) = restore {
+        // First, so a hide the actor may not lift leaves the appeal open.
+        super::review::lift(st, actor, role, ObjKind::Work, &w.id, state, &reason).await?;
+    }
     let now = now_millis();
     let decided = m
         .appeals
@@ -162,7 +173,7 @@ pub async fn decide(
             &Key::empty(),
             &a,
             Some(&AppealRow {
-                status: if changed {
+                status: if changed || restore.is_some() {
                     AppealStatus::Changed
                 } else {
                     AppealStatus::Kept
@@ -180,8 +191,9 @@ pub async fn decide(
     if changed {
         st.square.set_nsfw(&w.id, req.nsfw).await?;
     }
+
     m.dequeue(APPEAL, &ObjKind::Work.key(&w.id)).await?;
-    let action = if changed {
+    let action = if changed || restore.is_some() {
         "appeal_change"
     } else {
         "appeal_keep"
@@ -197,7 +209,9 @@ pub async fn decide(
         &reason,
     )
     .await?;
-    let text = if changed {
+    let text = if restore.is_some() && !changed {
+        format!("your appeal was accepted: the work is restored: {reason}")
+    } else if changed {
         format!(
             "your appeal was accepted: the rating is now {}: {reason}",
             if req.nsfw { "NSFW" } else { "safe" }
@@ -219,4 +233,22 @@ pub async fn decide(
         .await?
         .ok_or(ErrorCode::NotFound)?
         .view())
+}
+
+/// The appeal of work `work_id`, if its owner made one (for the owner's
+/// view of the work).
+pub async fn of_work(st: &AppState, work_id: &str) -> Result<Option<AppealView>, ApiError> {
+    let m = &st.moderation;
+    let key = ObjKind::Work.key(work_id);
+    let Some(id) = m
+        .appeal_by_object
+        .get(&Key::of(&key), &Key::empty())
+        .await?
+    else {
+        return Ok(None);
+    };
+    Ok(m.appeals
+        .get(&Key::of(&id), &Key::empty())
+        .await?
+        .map(|a| a.view()))
 }

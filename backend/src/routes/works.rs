@@ -69,7 +69,11 @@ pub async fn check(s: web::Data<AppState>, b: Body<ContentCheckRequest>) -> ApiR
 
 pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.detail(v.as_deref(), &b.id).await?))
+    let mut d = s.square.detail(v.as_deref(), &b.id).await?;
+    if v.as_deref() == Some(d.author.id.as_str()) {
+        d.appeal = crate::moderation::appeals::of_work(&s, &d.id).await?;
+    }
+    Ok(ok(d))
 }
 
 /// `ai-video/detail` (spec 3 §7): a video post's page.

@@ -147,6 +147,7 @@ impl SquareService {
             update_at: w.update_at,
             frame,
             moderation: if own { w.moderation } else { None },
+            appeal: None,
         })
     }
 

@@ -411,6 +411,9 @@ fn work_code() -> u8 {
 pub struct AppealDecision {
     pub appeal_id: String,
     pub nsfw: bool,
+    /// Also lift the hide or feed ban the owner appealed.
+    #[serde(default)]
+    pub restore: bool,
     #[serde(default)]
     pub reason: String,
 }

@@ -258,6 +258,10 @@ pub struct WorkDetail {
     /// of feeds, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<crate::moderation::ModerationView>,
+    /// The author's own view only: the appeal of this work's rating or
+    /// moderation, open or decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appeal: Option<crate::moderation::AppealView>,
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.
