@@ -22,6 +22,7 @@ pub mod mall;
 pub mod media;
 pub mod model_cache;
 pub mod models;
+pub mod nsfw;
 pub mod ornaments;
 pub mod polish;
 pub mod prompts;

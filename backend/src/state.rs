@@ -62,4 +62,8 @@ pub struct AppState {
     pub ranks: crate::models::rank::ModelRanks,
     /// Creativity templates made from square pictures.
     pub creativity: crate::creativity::CreativityService,
+    /// The process's NSFW classifier and thresholds.
+    pub nsfw: Arc<crate::nsfw::NsfwScorer>,
+    /// Uploaded images waiting to be scored in the background.
+    pub nsfw_uploads: crate::nsfw::UploadScoring,
 }

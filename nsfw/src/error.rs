@@ -6,7 +6,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum NsfwError {
     /// The model file is not there; says how to get it.
-    #[error("NSFW model file {0} is missing: run ./scripts/fetch-model (or set EASEL_NSFW_MODEL_PATH)")]
+    #[error(
+        "NSFW model file {0} is missing: run ./scripts/fetch-model (or set EASEL_NSFW_MODEL_PATH)"
+    )]
     ModelMissing(PathBuf),
     /// The file is there but is not the expected model.
     #[error("NSFW model file {path} is not usable: {reason}")]

@@ -39,7 +39,9 @@ pub struct OpenNsfw {
 
 impl std::fmt::Debug for OpenNsfw {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenNsfw").field("path", &self.path).finish()
+        f.debug_struct("OpenNsfw")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -71,10 +73,7 @@ impl OpenNsfw {
         let plan = tract_onnx::onnx()
             .model_for_read(&mut std::io::Cursor::new(&bytes))
             .and_then(|m| {
-                m.with_input_fact(
-                    0,
-                    f32::fact([1, CROP as usize, CROP as usize, 3]).into(),
-                )
+                m.with_input_fact(0, f32::fact([1, CROP as usize, CROP as usize, 3]).into())
             })
             .and_then(|m| m.into_optimized())
             .and_then(|m| m.into_runnable())

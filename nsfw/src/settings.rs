@@ -67,7 +67,11 @@ impl NsfwSettings {
     /// From any variable source (tests).
     pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<NsfwSettings, String> {
         let mut s = NsfwSettings::default();
-        let var = |k: &str| get(k).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let var = |k: &str| {
+            get(k)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
         if let Some(v) = var("EASEL_NSFW") {
             s.enabled = match v.to_ascii_lowercase().as_str() {
                 "1" | "on" | "true" | "yes" => true,
@@ -98,7 +102,11 @@ impl NsfwSettings {
         if let Some(v) = var("EASEL_NSFW_UPLOAD_QUEUE") {
             s.upload_queue = match v.parse::<usize>() {
                 Ok(n) if n >= 1 => n,
-                _ => return Err(format!("EASEL_NSFW_UPLOAD_QUEUE is a count from 1, not `{v}`")),
+                _ => {
+                    return Err(format!(
+                        "EASEL_NSFW_UPLOAD_QUEUE is a count from 1, not `{v}`"
+                    ))
+                }
             };
         }
         Ok(s)

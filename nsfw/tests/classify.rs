@@ -14,7 +14,9 @@ use image::{GrayImage, ImageFormat, RgbImage};
 fn model_path() -> PathBuf {
     std::env::var("EASEL_NSFW_MODEL_PATH")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/open-nsfw.onnx"))
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/open-nsfw.onnx")
+        })
 }
 
 /// The model, loaded once for the file. Fails (never skips) when it is

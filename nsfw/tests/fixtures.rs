@@ -62,7 +62,9 @@ pub fn skin_figure(w: u32, h: u32) -> RgbImage {
         let best = parts
             .iter()
             .filter_map(|&(cx, cy, rx, ry)| inside_ellipse(fx, fy, cx, cy, rx, ry))
-            .fold(None, |acc: Option<f32>, d| Some(acc.map_or(d, |a| a.min(d))));
+            .fold(None, |acc: Option<f32>, d| {
+                Some(acc.map_or(d, |a| a.min(d)))
+            });
         match best {
             Some(d) => {
                 let shade = 1.0 - 0.25 * d;

@@ -253,6 +253,7 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
                 params: Vec::new(),
                 create_at: at,
                 update_at: at,
+                classified: None,
             };
             let counts = [
                 (count::LIKES, tail(&mut rng, 2.0)),

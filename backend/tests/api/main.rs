@@ -24,6 +24,7 @@ mod model_ranks;
 mod model_tasks;
 mod models;
 mod models_import;
+mod nsfw;
 mod ornaments;
 mod polish;
 mod prompts;

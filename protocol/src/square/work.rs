@@ -254,6 +254,14 @@ pub struct WorkDetail {
     /// The image URL of the work frame the work wears (the ornament shop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
+    /// The NSFW classifier's rating of its pictures (`safe`, `suggestive`,
+    /// `nsfw`), when they were scored; `nsfw` above is then at least as
+    /// strict (the author may mark more, not less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<String>,
+    /// The highest classifier score of its pictures, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_score: Option<f32>,
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.
