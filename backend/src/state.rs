@@ -67,4 +67,8 @@ pub struct AppState {
     pub text_filter: crate::textfilter::TextFilterService,
     /// Roles, reports, review, bans, appeals and the audit log (issue 20).
     pub moderation: crate::moderation::ModerationService,
+    /// The process's NSFW classifier and thresholds.
+    pub nsfw: Arc<crate::nsfw::NsfwScorer>,
+    /// Uploaded images waiting to be scored in the background.
+    pub nsfw_uploads: crate::nsfw::UploadScoring,
 }

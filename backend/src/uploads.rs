@@ -34,6 +34,10 @@ pub struct UploadRow {
     /// Key of the joined file once confirmed.
     pub key: Option<String>,
     pub created_at: i64,
+    /// The NSFW classifier's score of a confirmed image, set in the
+    /// background after confirmation (`crate::nsfw::UploadScoring`).
+    #[serde(default)]
+    pub nsfw: Option<protocol::task::NsfwScore>,
 }
 
 /// Where an uploaded video's poster is kept.

@@ -10,6 +10,8 @@
 //! the lease), and the download is reported as the first
 //! [`DOWNLOAD_SHARE`] percent of the task's progress. Retryable engine failures are not acknowledged: the queue
 //! reclaims the job and retries it up to its limit, then dead-letters it.
+//! Each image or video output is scored by the NSFW classifier
+//! (`crate::nsfw`) before the task is reported finished.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
@@ -36,6 +38,9 @@ pub struct WorkerSettings {
     pub step_delay: Duration,
     /// Where users' model files are fetched to (shared by a process's workers).
     pub model_cache: Arc<ModelCache>,
+    /// Scores every image and video output before the task is reported
+    /// finished (one classifier per process).
+    pub nsfw: Arc<crate::nsfw::NsfwScorer>,
 }
 
 /// The share of a task's progress bar given to downloading its users'
@@ -249,6 +254,9 @@ async fn process(
         Ok(res) => {
             let mut outputs = Vec::with_capacity(res.outputs.len());
             for (i, p) in res.outputs.into_iter().enumerate() {
+                // Scored before it is stored and the task reported finished,
+                // so every finished task carries its outputs' verdicts.
+                let nsfw = settings.nsfw.score(&p.mime, &p.bytes).await;
                 let key = format!(
                     "t/{task_id}/{attempt}-{i}-{}.{}",
                     hex::encode(rand::random::<[u8; 8]>()),
@@ -280,6 +288,7 @@ async fn process(
                     height: p.height,
                     seed: p.seed,
                     hls,
+                    nsfw,
                 });
             }
             report(

@@ -134,6 +134,11 @@ async fn setup(task_id: &str) -> Setup {
         max_attempts: 3,
         step_delay: Duration::ZERO,
         model_cache: cache.clone(),
+        // These tests are about leases and downloads: nothing is scored.
+        nsfw: crate::nsfw::NsfwScorer::load(nsfw::NsfwSettings {
+            enabled: false,
+            ..nsfw::NsfwSettings::default()
+        }),
     };
     let dyn_objects: DynObjects = objects.clone();
     tokio::spawn(run(queue.clone(), dyn_objects, router, settings, stop_rx));

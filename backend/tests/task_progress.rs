@@ -174,6 +174,7 @@ fn succeeded(id: &str, attempt: u32) -> TaskOp {
             height: 512,
             seed: 1,
             hls: None,
+            nsfw: None,
         }],
         texts: vec![],
         engine: EngineInfo::default(),

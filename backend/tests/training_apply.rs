@@ -262,6 +262,7 @@ async fn succeed(rig: &Rig, id: &str) {
             height: 0,
             seed: 1,
             hls: None,
+            nsfw: None,
         }],
         texts: vec![],
         engine: EngineInfo::default(),

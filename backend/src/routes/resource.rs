@@ -191,6 +191,7 @@ pub async fn pre_sign_get(
         parts_done: vec![false; parts],
         key: None,
         created_at: now_millis(),
+        nsfw: None,
     };
     uploads(&state)
         .put(&Key::of(&file_id), &Key::empty(), &row)
@@ -319,8 +320,9 @@ pub async fn confirm(
     }
     if row.key.is_some() {
         let poster_url = poster_url(&state, &req, &row.file_id).await;
+        // An image's NSFW score once the background queue has scored it.
         return Ok(ok(
-            json!({ "status": 0, "url": url, "poster_url": poster_url }),
+            json!({ "status": 0, "url": url, "poster_url": poster_url, "nsfw": row.nsfw }),
         ));
     }
     if row.parts_done.iter().any(|d| !d) {
@@ -424,6 +426,10 @@ pub async fn confirm(
         })
         .await?;
     state.upload_sweeper.closed(&closed).await?;
+    if closed.content_type.starts_with("image/") && !model_file {
+        // Scored in the background: the answer never waits on the model.
+        state.nsfw_uploads.enqueue(&closed.file_id, &final_key);
+    }
     if let Some(answer) = model_answer {
         return Ok(ok(answer));
     }
@@ -480,5 +486,6 @@ pub async fn pre_sign_addr(
         "chunk_size": row.chunk_size,
         "parts_done": row.parts_done,
         "confirmed": row.key.is_some(),
+        "nsfw": row.nsfw,
     })))
 }

@@ -122,6 +122,8 @@ impl SquareService {
             tags: w.tags,
             visibility: w.visibility,
             nsfw: w.nsfw,
+            rating: w.classified.as_ref().map(|c| c.rating.clone()),
+            nsfw_score: w.classified.as_ref().map(|c| c.score),
             author,
             images: w.images,
             video_url: w.video_url,

@@ -34,6 +34,37 @@ pub struct WorkRow {
     /// (`backend/src/moderation/`); `None` for almost every work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<protocol::moderation::ModerationView>,
+    /// The NSFW classifier's verdict on the pictures it was published from
+    /// (the highest-scoring output), when they were scored. A work whose
+    /// verdict is NSFW stays `nsfw` whatever its author edits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classified: Option<Classified>,
+}
+
+/// The classifier's reading of a work: its highest score and the rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Classified {
+    pub score: f32,
+    /// `safe`, `suggestive` or `nsfw`.
+    pub rating: String,
+    /// The score was at or above the operator's threshold.
+    pub nsfw: bool,
+}
+
+impl Classified {
+    /// The highest-scoring of `scores` (outputs' verdicts), if any was scored.
+    pub fn of<'a>(
+        scores: impl IntoIterator<Item = &'a protocol::task::NsfwScore>,
+    ) -> Option<Classified> {
+        scores
+            .into_iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|s| Classified {
+                score: s.score,
+                rating: s.rating.clone(),
+                nsfw: s.nsfw,
+            })
+    }
 }
 
 impl WorkRow {

@@ -254,6 +254,7 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
                 create_at: at,
                 update_at: at,
                 moderation: None,
+                classified: None,
             };
             let counts = [
                 (count::LIKES, tail(&mut rng, 2.0)),

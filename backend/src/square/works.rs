@@ -17,7 +17,7 @@ use protocol::square::{PostKind, Visibility, WorkDetail};
 use protocol::task::TaskStatus;
 use protocol::ErrorCode;
 
-use super::row::WorkRow;
+use super::row::{Classified, WorkRow};
 use super::{bucket_of, count, SquareService};
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
@@ -226,6 +226,8 @@ impl SquareService {
             tasks.push(self.task_for_publish(&who.id, id).await?);
         }
         let mut images = Vec::new();
+        // The classifier's verdicts on the chosen pictures: the work's rating.
+        let mut scores = Vec::new();
         for t in &tasks {
             for o in t.outputs.iter().filter(|o| o.mime.starts_with("image/")) {
                 let url = file_url(&o.key);
@@ -239,6 +241,7 @@ impl SquareService {
                         width: o.width,
                         height: o.height,
                     });
+                    scores.extend(o.nsfw.iter());
                 }
             }
         }
@@ -248,6 +251,7 @@ impl SquareService {
             ));
         }
         images.truncate(MAX_IMAGES_PER_POST);
+        let classified = Classified::of(scores);
         let work_id = uuid::Uuid::now_v7().simple().to_string();
         let mut claimed: Vec<String> = Vec::new();
         for t in tasks.iter().cloned() {
@@ -278,7 +282,9 @@ impl SquareService {
             body: tx.body,
             tags: tx.tags,
             visibility: r.visibility,
-            nsfw: r.nsfw,
+            // The author may mark a work NSFW; the classifier's NSFW verdict
+            // makes it so whatever the author says.
+            nsfw: r.nsfw || classified.as_ref().is_some_and(|c| c.nsfw),
             hide_params: r.hide_params,
             images,
             video_url: None,
@@ -288,6 +294,7 @@ impl SquareService {
             create_at: now,
             update_at: now,
             moderation: None,
+            classified: classified.clone(),
         };
         self.write_new(row).await?;
         Ok(work_id)
@@ -334,6 +341,7 @@ impl SquareService {
             create_at: now,
             update_at: now,
             moderation: None,
+            classified: None,
         };
         let id = row.id.clone();
         self.write_new(row).await?;
@@ -355,6 +363,7 @@ impl SquareService {
             &r.tags,
         )?;
         let work_id = uuid::Uuid::now_v7().simple().to_string();
+        let mut classified = None;
         let (video, hls, mut images, task) = match (r.task_id.as_deref(), r.video_url.as_deref()) {
             (Some(t), None) => {
                 let t = self.task_for_publish(&who.id, t).await?;
@@ -375,6 +384,7 @@ impl SquareService {
                     })
                     .collect();
                 let hls = v.hls.as_deref().map(file_url);
+                classified = Classified::of(v.nsfw.iter());
                 (file_url(&v.key), hls, poster, Some(t))
             }
             (None, Some(u)) => {
@@ -414,7 +424,7 @@ impl SquareService {
             body: tx.body,
             tags: tx.tags,
             visibility: r.visibility,
-            nsfw: r.nsfw,
+            nsfw: r.nsfw || classified.as_ref().is_some_and(|c| c.nsfw),
             hide_params: false,
             images,
             video_url: Some(video),
@@ -424,6 +434,7 @@ impl SquareService {
             create_at: now,
             update_at: now,
             moderation: None,
+            classified: classified.clone(),
         };
         self.write_new(row).await?;
         Ok(work_id)
@@ -532,7 +543,9 @@ impl SquareService {
                     x.visibility = v;
                 }
                 if let Some(n) = r.nsfw {
-                    x.nsfw = n;
+                    // A classifier's NSFW verdict is not the author's to undo
+                    // (an appeal to the moderators is).
+                    x.nsfw = n || x.classified.as_ref().is_some_and(|c| c.nsfw);
                 }
                 if let Some(h) = r.hide_params {
                     x.hide_params = h;

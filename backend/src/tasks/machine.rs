@@ -251,6 +251,7 @@ mod tests {
                 height: 512,
                 seed: 1,
                 hls: None,
+                nsfw: None,
             }],
             texts: vec![],
             engine: EngineInfo::default(),

@@ -126,6 +126,8 @@ impl TaskRow {
                 width: o.width,
                 height: o.height,
                 seed: o.seed,
+                nsfw_score: o.nsfw.as_ref().map(|n| n.score),
+                rating: o.nsfw.as_ref().map(|n| n.rating.clone()),
             })
             .collect();
         let rest = match self.status {
@@ -145,7 +147,12 @@ impl TaskRow {
             pub_community: !self.published.is_empty(),
             pub_artwork_no: self.published.last().cloned(),
             pub_artwork_nos: self.published.clone(),
-            nsfw: false,
+            // Set from the classifier's verdict on the outputs (the worker
+            // scores each one before it reports the task finished).
+            nsfw: self
+                .outputs
+                .iter()
+                .any(|o| o.nsfw.as_ref().is_some_and(|n| n.nsfw)),
             category: self.category,
             status_desc: self.status_desc.clone(),
             expiration_time: None,

@@ -63,6 +63,10 @@ impl TestApp {
             .env("EASEL_DATA", self.data.path())
             .env_remove("EASEL_CONFIG")
             .env("RUST_LOG", "error")
+            .env(
+                "EASEL_NSFW_MODEL_PATH",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         for (k, v) in &self.env {
@@ -140,6 +144,12 @@ fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
         .env_remove("EASEL_STORE")
         .env("EASEL_ADMINS", ADMIN_EMAIL)
         .env("RUST_LOG", "error")
+        // The NSFW classifier (scripts/fetch-model puts it there) scores
+        // every output and upload, as in production.
+        .env(
+            "EASEL_NSFW_MODEL_PATH",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     for (k, v) in env {

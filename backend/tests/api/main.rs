@@ -27,6 +27,7 @@ mod model_tasks;
 mod models;
 mod models_import;
 mod moderation;
+mod nsfw;
 mod ornaments;
 mod polish;
 mod prompts;

@@ -262,6 +262,14 @@ pub struct WorkDetail {
     /// moderation, open or decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appeal: Option<crate::moderation::AppealView>,
+    /// The NSFW classifier's rating of its pictures (`safe`, `suggestive`,
+    /// `nsfw`), when they were scored; `nsfw` above is then at least as
+    /// strict (the author may mark more, not less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<String>,
+    /// The highest classifier score of its pictures, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_score: Option<f32>,
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.

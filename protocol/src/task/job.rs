@@ -166,6 +166,37 @@ pub struct JobOutput {
     /// variants and segments stored beside it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hls: Option<String>,
+    /// What the NSFW classifier said of this output (images, and sampled
+    /// frames of videos); absent for sound, or when no classifier runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw: Option<NsfwScore>,
+}
+
+/// One label of an NSFW classifier with its probability.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NsfwLabel {
+    /// `nsfw`, `sfw`, a detector's class, or `frame@{ms}` for a video's frame.
+    pub name: String,
+    /// 0..=1.
+    pub score: f32,
+}
+
+/// The NSFW classifier's verdict on a stored object (a task's output, an
+/// upload), with the operator's reading of it at the time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NsfwScore {
+    /// Probability that the object is not safe for work, 0..=1 (a video's
+    /// highest frame).
+    pub score: f32,
+    /// `score >= EASEL_NSFW_THRESHOLD` when it was scored.
+    pub nsfw: bool,
+    /// `safe`, `suggestive` or `nsfw` (see `EASEL_NSFW_SUGGESTIVE`).
+    pub rating: String,
+    /// The model that scored it (`open_nsfw`).
+    pub model: String,
+    /// Every label, most likely first.
+    #[serde(default)]
+    pub labels: Vec<NsfwLabel>,
 }
 
 /// Which engine made a result, so the UI and the API can say so.

@@ -18,7 +18,8 @@ pub use catalogue::{aspect_match, catalogue, check_size, Catalogue};
 pub use codes::{Action, Category, SpeedType, TaskStatus};
 pub use cost::{cost, estimate_secs};
 pub use job::{
-    EngineInfo, InputRole, JobInput, JobOutput, JobSpec, LoraSpec, ModelFileRef, WorkerEvent,
+    EngineInfo, InputRole, JobInput, JobOutput, JobSpec, LoraSpec, ModelFileRef, NsfwLabel,
+    NsfwScore, WorkerEvent,
 };
 pub use request::{CreateTaskRequest, TaskMeta};
 pub use rules::{prepare, prepare_with, Caller, Prepared, Role};

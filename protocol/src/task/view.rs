@@ -32,6 +32,12 @@ pub struct TaskOutput {
     pub width: u32,
     pub height: u32,
     pub seed: u64,
+    /// The NSFW classifier's score, 0..=1, when this output was scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_score: Option<f32>,
+    /// `safe`, `suggestive` or `nsfw`, when this output was scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<String>,
 }
 
 /// The polled task.

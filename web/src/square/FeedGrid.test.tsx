@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
 import { en } from '../i18n/en';
 import { appStore, Provider } from '../state/jotai';
+import { nsfwModeAtom } from './atoms';
 import { FeedGrid } from './FeedGrid';
 import type { Card, FeedPage } from './types';
 
@@ -172,5 +173,22 @@ describe('FeedGrid', () => {
     expect(container.querySelector('.sq-card__cover img')?.classList.contains('sq-blur')).toBe(true);
     act(() => container.querySelector<HTMLButtonElement>('[data-testid="nsfw-reveal"]')?.click());
     expect(container.querySelector('.sq-card__cover img')?.classList.contains('sq-blur')).toBe(false);
+    // The rating stays on the card.
+    expect(container.querySelector('[data-testid="nsfw-badge"]')?.textContent).toBe(en['square.nsfw.badge']);
+  });
+
+  it('leaves NSFW cards out in mode hide and shows them unblurred in mode show', async () => {
+    act(() => appStore.set(nsfwModeAtom, 'hide'));
+    try {
+      render();
+      await settle(() => call(0).resolve({ items: [card('n', { nsfw: true }), card('s')], next_cursor: null }));
+      expect(titles()).toEqual(['Work s']);
+      act(() => appStore.set(nsfwModeAtom, 'show'));
+      expect(titles()).toEqual(['Work n', 'Work s']);
+      expect(container.querySelector('.sq-card__cover img')?.classList.contains('sq-blur')).toBe(false);
+      expect(container.querySelector('[data-testid="nsfw-reveal"]')).toBeNull();
+    } finally {
+      act(() => appStore.set(nsfwModeAtom, 'blur'));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { useT } from '../i18n/useT';
 import { useAtom } from '../state/jotai';
-import { showNsfwAtom } from './atoms';
+import { NSFW_MODES, nsfwModeAtom } from './atoms';
+import type { NsfwMode } from './atoms';
 import { hasFilter, isFiltered, ORDERS, OUTPUT_TYPES, TIME_TYPES, toggleOutput } from './filters';
 import type { FeedFilters, PageKey } from './filters';
 
@@ -13,7 +14,7 @@ export interface FilterBarProps {
 /** The tabs (preference) and the filter chips a page key shows (spec 3 §2). */
 export function FilterBar({ page, value, onChange }: FilterBarProps) {
   const t = useT();
-  const [showNsfw, setShowNsfw] = useAtom(showNsfwAtom);
+  const [nsfwMode, setNsfwMode] = useAtom(nsfwModeAtom);
   return (
     <div className="sq-filters">
       {hasFilter(page, 'preference') && (
@@ -64,8 +65,14 @@ export function FilterBar({ page, value, onChange }: FilterBarProps) {
           </span>
         )}
         <label className="sq-nsfw-optin">
-          <input type="checkbox" checked={showNsfw} onChange={(e) => setShowNsfw(e.target.checked)} />
-          {t('square.nsfw.optIn')}
+          {t('square.nsfw.mode')}
+          <select value={nsfwMode} onChange={(e) => setNsfwMode(e.target.value as NsfwMode)} data-testid="nsfw-mode">
+            {NSFW_MODES.map((m) => (
+              <option key={m} value={m}>
+                {t(`square.nsfw.mode.${m}`)}
+              </option>
+            ))}
+          </select>
         </label>
         {isFiltered(value) && (
           <button type="button" className="button button--link" onClick={() => onChange({ ...value, time_type: 'all', output_types: [], tag: '' })}>

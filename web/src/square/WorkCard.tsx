@@ -8,7 +8,7 @@ import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { useAtomValue, useSetAtom } from '../state/jotai';
 import { setLiked, withReaction } from './actions';
-import { reactionsAtom, revealedAtom, showNsfwAtom } from './atoms';
+import { nsfwModeAtom, reactionsAtom, revealedAtom, showNsfwAtom } from './atoms';
 import { profilePath } from './route';
 import { ACCOUNT_OBJ_TYPE, TAG_OBJ_TYPE } from './types';
 import type { Card } from './types';
@@ -83,8 +83,11 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
   const locale = useAtomValue(localeAtom);
   const card = withReaction(loaded, useAtomValue(reactionsAtom));
   const [blurred, reveal] = useBlurred(card.id, card.nsfw);
+  const nsfwMode = useAtomValue(nsfwModeAtom);
   if (card.obj_type === ACCOUNT_OBJ_TYPE) return <AccountTile card={card} />;
   if (card.obj_type === TAG_OBJ_TYPE) return <TagTile card={card} />;
+  // Mode `hide`: NSFW works are left out of feeds altogether.
+  if (card.nsfw && nsfwMode === 'hide') return null;
   const kind = card.content_sub_type ?? 'picture';
   return (
     <article className="sq-card" data-testid="work-card" data-id={card.id} data-kind={kind}>
@@ -103,6 +106,11 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
           </span>
         )}
         {kind !== 'picture' && <span className="sq-card__kind">{t(kind === 'article' ? 'square.kind.article' : 'square.kind.video')}</span>}
+        {card.nsfw && (
+          <span className="sq-card__rating" data-testid="nsfw-badge">
+            {t('square.nsfw.badge')}
+          </span>
+        )}
         {blurred && (
           <div className="sq-nsfw">
             <span>{t('square.nsfw.label')}</span>

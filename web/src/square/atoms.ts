@@ -18,26 +18,49 @@ export const followsAtom = atom<Readonly<Record<string, { following: boolean; fo
 /** The key under which the NSFW opt-in is kept in this browser. */
 export const SHOW_NSFW_KEY = 'easel.square.showNsfw';
 
-function storedShowNsfw(): boolean {
+/** The key under which the viewer's NSFW mode is kept in this browser. */
+export const NSFW_MODE_KEY = 'easel.square.nsfwMode';
+
+/**
+ * What the viewer sees of NSFW works (rated by the server's classifier or
+ * marked by their authors): `blur` (the default, for visitors too: blurred
+ * with a Show control), `hide` (left out of feeds), `show` (opted in).
+ */
+export type NsfwMode = 'blur' | 'hide' | 'show';
+export const NSFW_MODES: readonly NsfwMode[] = ['blur', 'hide', 'show'];
+
+function storedNsfwMode(): NsfwMode {
   try {
-    return globalThis.localStorage?.getItem(SHOW_NSFW_KEY) === '1';
+    const m = globalThis.localStorage?.getItem(NSFW_MODE_KEY);
+    if (m === 'blur' || m === 'hide' || m === 'show') return m;
+    // The older on/off opt-in.
+    return globalThis.localStorage?.getItem(SHOW_NSFW_KEY) === '1' ? 'show' : 'blur';
   } catch {
-    return false;
+    return 'blur';
   }
 }
 
-const showNsfwBase = atom<boolean>(storedShowNsfw());
+const nsfwModeBase = atom<NsfwMode>(storedNsfwMode());
 
-/** The viewer opted in to see NSFW works unblurred (kept in localStorage). */
-export const showNsfwAtom = atom(
-  (get) => get(showNsfwBase),
-  (_get, set, on: boolean) => {
-    set(showNsfwBase, on);
+/** The viewer's NSFW mode (kept in localStorage). */
+export const nsfwModeAtom = atom(
+  (get) => get(nsfwModeBase),
+  (_get, set, mode: NsfwMode) => {
+    set(nsfwModeBase, mode);
     try {
-      globalThis.localStorage?.setItem(SHOW_NSFW_KEY, on ? '1' : '0');
+      globalThis.localStorage?.setItem(NSFW_MODE_KEY, mode);
+      globalThis.localStorage?.setItem(SHOW_NSFW_KEY, mode === 'show' ? '1' : '0');
     } catch {
       // Private mode: the choice lasts for this page only.
     }
+  },
+);
+
+/** The viewer opted in to see NSFW works unblurred (mode `show`). */
+export const showNsfwAtom = atom(
+  (get) => get(nsfwModeBase) === 'show',
+  (_get, set, on: boolean) => {
+    set(nsfwModeAtom, on ? 'show' : 'blur');
   },
 );
 

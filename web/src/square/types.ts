@@ -105,6 +105,9 @@ export interface WorkDetail {
   tags: string[];
   visibility: Visibility;
   nsfw: boolean;
+  /** The NSFW classifier's rating of its pictures, when they were scored. */
+  rating?: 'safe' | 'suggestive' | 'nsfw' | null;
+  nsfw_score?: number | null;
   author: CardAuthor;
   images: WorkImage[];
   video_url?: string | null;

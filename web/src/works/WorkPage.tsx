@@ -171,7 +171,7 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
                   {blurred && i === 0 && (
                     <div className="sq-nsfw">
                       <span>{t('square.nsfw.label')}</span>
-                      <button type="button" className="button button--small" onClick={reveal}>
+                      <button type="button" className="button button--small" onClick={reveal} data-testid="nsfw-reveal">
                         {t('square.nsfw.reveal')}
                       </button>
                     </div>
@@ -183,6 +183,11 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
       </div>
       <aside className="work__side">
         <h1 className="work__title">{work.title || t('square.card.untitled')}</h1>
+        {(work.rating || work.nsfw) && (
+          <p className="work__rating" data-testid="work-rating">
+            {t('square.nsfw.rating', { rating: t(`square.nsfw.rating.${work.rating ?? 'nsfw'}`) })}
+          </p>
+        )}
         <div className="work__author">
           <Link to={localePath(locale, profilePath(work.author.id))} className="work__author-link" data-testid="work-author">
             <OrnamentAvatar name={work.author.name} url={work.author.avatar} ornament={work.author.ornament} size={36} />
