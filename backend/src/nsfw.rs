@@ -87,7 +87,7 @@ impl NsfwScorer {
         }
     }
 
-    fn from_verdict(&self, model: &str, v: Verdict) -> NsfwScore {
+    fn score_of(&self, model: &str, v: Verdict) -> NsfwScore {
         let labels = v
             .labels
             .into_iter()
@@ -126,7 +126,7 @@ impl NsfwScorer {
         })
         .await;
         match run {
-            Ok(Ok((v, frames))) if frames.is_empty() => Some(self.from_verdict(&model, v)),
+            Ok(Ok((v, frames))) if frames.is_empty() => Some(self.score_of(&model, v)),
             Ok(Ok((v, frames))) => Some(self.stored(&model, v.score, frames)),
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, mime, "NSFW scoring failed; the object is left unscored");
