@@ -61,7 +61,19 @@ impl CharacterService {
                 let id = reader.i64().and_then(|_| reader.str());
                 let Some(id) = id else { continue };
                 if let Some(row) = self.row(&id).await? {
-                    if row.published && !row.deleted && keep(&row) {
+                    // A character a moderator hid leaves every public list.
+                    if row.published
+                        && !row.deleted
+                        && keep(&row)
+                        && !crate::moderation::ModerationService::hidden_from(
+                            &self.mod_states,
+                            protocol::moderation::ObjKind::Character,
+                            &row.id,
+                            &row.owner,
+                            None,
+                        )
+                        .await?
+                    {
                         kept.push((ck, row));
                         if kept.len() >= want {
                             return Ok((kept, paging));

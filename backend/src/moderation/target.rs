@@ -50,7 +50,7 @@ pub async fn resolve(
                     text: short(&w.body),
                     cover: w.cover().map(|c| c.url.clone()),
                     nsfw: w.nsfw,
-                    nsfw_score: None,
+                    nsfw_score: w.classified.as_ref().map(|c| f64::from(c.score)),
                     gone: false,
                 },
             )

@@ -79,14 +79,27 @@ pub async fn feed(c: &RestClient) -> Vec<String> {
     .await)
 }
 
-pub async fn search(c: &RestClient, keyword: &str) -> Vec<String> {
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    ids(&post(
-        c,
-        "/api/v1/square/v3/search/list",
-        json!({"keyword": keyword}),
-    )
-    .await)
+/// The search results for `keyword` once they satisfy `settled` (the
+/// index commits in the background), or the last ones after about 10 s.
+pub async fn search_until(
+    c: &RestClient,
+    keyword: &str,
+    settled: impl Fn(&[String]) -> bool,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    for _ in 0..100 {
+        found = ids(&post(
+            c,
+            "/api/v1/square/v3/search/list",
+            json!({"keyword": keyword}),
+        )
+        .await);
+        if settled(&found) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    found
 }
 
 /// An operator and a moderator it granted.

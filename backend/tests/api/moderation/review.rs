@@ -3,10 +3,11 @@
 //! ban keeps the link; comments are hidden; moderators cannot act on
 //! operators; restore brings everything back; the audit log has it all.
 
+use protocol::client::RestClient;
 use protocol::frame::FrameType;
 use serde_json::json;
 
-use super::{article, feed, post, refused, search, staff, user, FAST};
+use super::{article, feed, ids, post, refused, search_until, staff, user, FAST};
 use crate::helpers::{spawn_app_with, WAIT};
 
 #[tokio::test]
@@ -18,7 +19,10 @@ async fn a_hidden_work_disappears_for_others_but_not_for_its_owner_and_comes_bac
     let work = article(&author.client, "Moonlit quarry", false).await;
     let other = article(&author.client, "Sunny quarry", false).await;
     assert!(feed(&viewer.client).await.contains(&work));
-    assert_eq!(search(&viewer.client, "moonlit").await, vec![work.clone()]);
+    assert_eq!(
+        search_until(&viewer.client, "moonlit", |f| !f.is_empty()).await,
+        vec![work.clone()]
+    );
     let mut sock = app.socket(&author.token).await;
 
     // Bad calls change nothing.
@@ -63,7 +67,9 @@ async fn a_hidden_work_disappears_for_others_but_not_for_its_owner_and_comes_bac
         let (http, key) = refused(c, "/api/v1/post/detail", json!({"id": work})).await;
         assert_eq!((http, key.as_str()), (404, "NotFound"));
     }
-    assert!(search(&viewer.client, "moonlit").await.is_empty());
+    assert!(search_until(&viewer.client, "moonlit", |f| f.is_empty())
+        .await
+        .is_empty());
     let (_, key) = refused(
         &viewer.client,
         "/api/v1/comment2/list",
@@ -94,7 +100,10 @@ async fn a_hidden_work_disappears_for_others_but_not_for_its_owner_and_comes_bac
     )
     .await;
     assert!(feed(&viewer.client).await.contains(&work));
-    assert_eq!(search(&viewer.client, "moonlit").await, vec![work.clone()]);
+    assert_eq!(
+        search_until(&viewer.client, "moonlit", |f| !f.is_empty()).await,
+        vec![work.clone()]
+    );
     let d = post(&viewer.client, "/api/v1/post/detail", json!({"id": work})).await;
     assert_eq!(d["title"], "Moonlit quarry");
     let d = post(&author.client, "/api/v1/post/detail", json!({"id": work})).await;
@@ -115,7 +124,9 @@ async fn a_hidden_work_disappears_for_others_but_not_for_its_owner_and_comes_bac
     )
     .await;
     assert!(!feed(&viewer.client).await.contains(&other));
-    assert!(search(&viewer.client, "sunny").await.is_empty());
+    assert!(search_until(&viewer.client, "sunny", |f| f.is_empty())
+        .await
+        .is_empty());
     let d = post(&viewer.client, "/api/v1/post/detail", json!({"id": other})).await;
     assert_eq!(d["title"], "Sunny quarry");
     let d = post(&author.client, "/api/v1/post/detail", json!({"id": other})).await;
@@ -278,4 +289,104 @@ async fn a_hidden_comment_shows_to_its_author_only() {
     )
     .await;
     assert_eq!(list(&author.client).await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_hidden_character_and_a_hidden_channel_message_show_to_their_owners_only() {
+    let app = spawn_app_with(FAST).await;
+    let author = user(&app, "Keeper").await;
+    let viewer = user(&app, "Visitor").await;
+    let (_op, m) = staff(&app).await;
+    let ch = post(
+        &author.client,
+        "/api/v1/tavern-pro/publish",
+        json!({"name": "Mira", "description": "Mira, the keeper of the light",
+               "greeting": "Hello {{user}}.", "persona": "{{char}} keeps a lighthouse.",
+               "scenario": "A storm night.", "tags": ["sea"], "published": true}),
+    )
+    .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed = |c: RestClient| async move {
+        ids(&post(&c, "/api/v1/square/v3/character/list", json!({})).await)
+    };
+    assert!(listed(viewer.client.clone()).await.contains(&ch));
+
+    post(
+        &m.client,
+        "/api/v1/review/hide",
+        json!({"obj_id": ch, "obj_type": 9, "reason": "impersonates a real person"}),
+    )
+    .await;
+    // Others: gone from the list and the detail; the owner still has it.
+    for c in [&viewer.client, &app.client] {
+        assert!(!listed(c.clone()).await.contains(&ch));
+        let (http, key) = refused(c, "/api/v1/character/detail", json!({"id": ch})).await;
+        assert_eq!((http, key.as_str()), (404, "NotFound"));
+    }
+    let d = post(
+        &author.client,
+        "/api/v1/character/detail",
+        json!({"id": ch}),
+    )
+    .await;
+    assert_eq!(d["id"], ch.as_str());
+    post(
+        &m.client,
+        "/api/v1/review/unhide",
+        json!({"obj_id": ch, "obj_type": 9, "reason": "the owner showed it is original"}),
+    )
+    .await;
+    assert!(listed(viewer.client.clone()).await.contains(&ch));
+
+    // A channel message: hidden from the other member, kept for its sender.
+    let c = post(
+        &author.client,
+        "/api/v1/im/channel/create",
+        json!({"name": "Harbour", "private": false}),
+    )
+    .await;
+    let channel = c["channel_id"].as_str().unwrap().to_owned();
+    post(
+        &viewer.client,
+        "/api/v1/im/channel/join",
+        json!({"invite_code": c["invite_code"]}),
+    )
+    .await;
+    let seq = post(
+        &author.client,
+        "/api/v1/im/message/send",
+        json!({"channel_id": channel, "content": "buy cheap followers here"}),
+    )
+    .await["seq"]
+        .as_u64()
+        .unwrap();
+    post(
+        &author.client,
+        "/api/v1/im/message/send",
+        json!({"channel_id": channel, "content": "good morning"}),
+    )
+    .await;
+    let texts = |c: RestClient, channel: String| async move {
+        post(&c, "/api/v1/im/history", json!({"channel_id": channel})).await["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+    };
+    post(
+        &m.client,
+        "/api/v1/review/hide",
+        json!({"obj_id": format!("{channel}:{seq}"), "obj_type": 31, "reason": "spam"}),
+    )
+    .await;
+    let seen = texts(viewer.client.clone(), channel.clone()).await;
+    assert!(
+        !seen.iter().any(|t| t.contains("followers")) && seen.iter().any(|t| t == "good morning"),
+        "{seen:?}"
+    );
+    let own = texts(author.client.clone(), channel.clone()).await;
+    assert!(own.iter().any(|t| t.contains("followers")), "{own:?}");
 }

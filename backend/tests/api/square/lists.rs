@@ -100,13 +100,26 @@ async fn search_finds_completes_and_rebuilds_from_the_store() {
     let a = user(&app, "Searcher").await;
     let id = article(&a.client, "Lanterns over the harbour", "public").await;
     let zh = article(&a.client, "夜晚的灯笼", "public").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let found = ids(&post(
-        &app.client,
-        "/api/v1/square/v3/search/list",
-        json!({"keyword": "lanterns"}),
-    )
-    .await);
+    // The index commits in the background: wait until both are found.
+    let mut found = Vec::new();
+    for _ in 0..100 {
+        found = ids(&post(
+            &app.client,
+            "/api/v1/square/v3/search/list",
+            json!({"keyword": "lanterns"}),
+        )
+        .await);
+        let zh_found = ids(&post(
+            &app.client,
+            "/api/v1/square/v3/search/list",
+            json!({"keyword": "灯笼"}),
+        )
+        .await);
+        if !found.is_empty() && !zh_found.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert_eq!(found, vec![id.clone()]);
     let found = ids(&post(
         &app.client,
