@@ -316,3 +316,67 @@ async fn appeals_are_once_per_work_within_the_daily_limit_and_decided_with_a_not
     .await;
     assert!(q["items"].as_array().unwrap().is_empty(), "{q}");
 }
+
+#[tokio::test]
+async fn a_hidden_work_is_appealed_and_restored_with_the_decision() {
+    let app = spawn_app_with(FAST).await;
+    let owner = user(&app, "Painter").await;
+    let viewer = user(&app, "Looker").await;
+    let (_op, m) = staff(&app).await;
+    let w = article(&owner.client, "Harbour at dawn", false).await;
+    let flagged = article(&owner.client, "Harbour at night", true).await;
+    post(
+        &m.client,
+        "/api/v1/review/hide",
+        json!({"obj_id": w, "obj_type": 4, "reason": "looks copied"}),
+    )
+    .await;
+    let a = post(
+        &owner.client,
+        "/api/v1/resource/nsfw-appeal/create",
+        json!({"obj_id": w, "obj_type": 4, "text": "I painted it myself"}),
+    )
+    .await;
+    let d = post(&owner.client, "/api/v1/post/detail", json!({"id": w})).await;
+    assert_eq!(d["moderation"]["state"], "hidden");
+    assert_eq!(d["appeal"]["status"], "open", "{d}");
+    assert_eq!(d["appeal"]["appeal_id"], a["appeal_id"]);
+    // Others never see the appeal, nor the work meanwhile.
+    let (http, _) = refused(&viewer.client, "/api/v1/post/detail", json!({"id": w})).await;
+    assert_eq!(http, 404);
+
+    // Restoring an appeal of a work nobody hid is a conflict and changes nothing.
+    let b = post(
+        &owner.client,
+        "/api/v1/resource/nsfw-appeal/create",
+        json!({"obj_id": flagged, "obj_type": 4, "text": "a night photo"}),
+    )
+    .await;
+    let (_, key) = refused(
+        &m.client,
+        "/api/v1/moderation/appeal/decide",
+        json!({"appeal_id": b["appeal_id"], "nsfw": true, "restore": true, "reason": "r"}),
+    )
+    .await;
+    assert_eq!(key, "moderationStateConflict");
+
+    let decided = post(
+        &m.client,
+        "/api/v1/moderation/appeal/decide",
+        json!({"appeal_id": a["appeal_id"], "nsfw": false, "restore": true,
+               "reason": "the sketches prove it"}),
+    )
+    .await;
+    assert_eq!(decided["status"], "changed");
+    let seen = post(&viewer.client, "/api/v1/post/detail", json!({"id": w})).await;
+    assert_eq!(seen["id"], w.as_str());
+    assert!(
+        seen.get("appeal").is_none() && seen.get("moderation").is_none(),
+        "{seen}"
+    );
+    let d = post(&owner.client, "/api/v1/post/detail", json!({"id": w})).await;
+    assert!(d.get("moderation").is_none(), "{d}");
+    assert_eq!(d["appeal"]["status"], "changed");
+    assert_eq!(d["appeal"]["reason"], "the sketches prove it");
+    assert!(feed(&viewer.client).await.contains(&w));
+}
