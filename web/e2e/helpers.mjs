@@ -121,3 +121,25 @@ export async function saveCharacter(page, form, name) {
   await page.getByTestId('character-detail').getByRole('heading', { name }).waitFor();
   return decodeURIComponent(page.url().split('/').pop());
 }
+
+/** A small portrait-like PNG (a gradient and a silhouette) made by the page's canvas. */
+export async function portraitPng(page) {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 256;
+    c.height = 320;
+    const g = c.getContext('2d');
+    const grad = g.createLinearGradient(0, 0, 256, 320);
+    grad.addColorStop(0, '#5b4cf0');
+    grad.addColorStop(1, '#f0a04c');
+    g.fillStyle = grad;
+    g.fillRect(0, 0, 256, 320);
+    g.fillStyle = '#fff';
+    g.beginPath();
+    g.arc(128, 130, 62, 0, Math.PI * 2);
+    g.fill();
+    g.fillRect(48, 210, 160, 110);
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}

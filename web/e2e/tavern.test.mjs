@@ -52,28 +52,6 @@ async function send(text) {
   await box.press('Enter');
 }
 
-/** A small PNG made by the browser's canvas. */
-async function portraitPng() {
-  const b64 = await page.evaluate(() => {
-    const c = document.createElement('canvas');
-    c.width = 256;
-    c.height = 320;
-    const g = c.getContext('2d');
-    const grad = g.createLinearGradient(0, 0, 256, 320);
-    grad.addColorStop(0, '#5b4cf0');
-    grad.addColorStop(1, '#f0a04c');
-    g.fillStyle = grad;
-    g.fillRect(0, 0, 256, 320);
-    g.fillStyle = '#fff';
-    g.beginPath();
-    g.arc(128, 130, 62, 0, Math.PI * 2);
-    g.fill();
-    g.fillRect(48, 210, 160, 110);
-    return c.toDataURL('image/png').split(',')[1];
-  });
-  return Buffer.from(b64, 'base64');
-}
-
 describe('the tavern', { timeout: 300_000 }, () => {
   let characterId = '';
   let chatUrl = '';
@@ -124,7 +102,7 @@ describe('the tavern', { timeout: 300_000 }, () => {
     await page.getByRole('navigation', { name: 'Tavern sections' }).getByRole('link', { name: 'New character' }).click();
     await page.waitForURL(/\/en\/tavern\/new$/);
     const form = page.getByTestId('character-form');
-    await h.uploadCharacterPicture(form, 'portrait.png', await portraitPng());
+    await h.uploadCharacterPicture(form, 'portrait.png', await h.portraitPng(page));
     // Starter templates fill persona, greeting and scenario; written text is only replaced after a confirm.
     await form.getByTestId('preset').filter({ hasText: 'Patient tutor' }).click();
     assert.match(await form.getByLabel('Persona').inputValue(), /patient teacher/);
