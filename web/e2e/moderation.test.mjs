@@ -267,7 +267,10 @@ describe('moderation: report, hide with a reason, appeal, restore', { timeout: 3
     await owner.getByTestId('bell').click();
     await owner.getByTestId('notifications').getByText(new RegExp(`Moderation: .*${RESTORE_REASON}`)).first().waitFor();
     await owner.getByTestId('bell').click();
-    assert.equal(await owner.getByTestId('owner-moderation').count(), 0);
+    // The owner's notice now only tells the appeal's outcome, with the moderator's reason.
+    await owner.locator('[data-testid="owner-moderation"] [data-testid="appeal-status"][data-status="changed"]').filter({ hasText: RESTORE_REASON }).waitFor();
+    assert.equal(await owner.getByTestId('owner-moderation-reason').count(), 0);
+    assert.equal(await owner.getByTestId('appeal-button').count(), 0);
     const detail = await asUser('owner')('/api/v1/artwork/detail', { id: workId });
     assert.equal(detail.nsfw, false);
     assert.equal(detail.moderation ?? null, null);
