@@ -19,8 +19,8 @@
 // the first video is posted to the square from its result ("Post": the
 // publish dialog's video mode, post/video/add), the task links to its work,
 // the work page plays it (readyState >= 2) and counts one play per page view
-// (ai-video/play), and another user reports it (ai-video/report; a second
-// report replaces the first).
+// (ai-video/play), and another user reports it (report; one open report
+// per reporter and object).
 // Screenshots: docs/screenshots/video.png, video-tools.png, video-work.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -561,38 +561,39 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
       assert.equal(await play(p, theirs.getByTestId('work-video').locator('video'), theirPlays), 2);
 
       await theirs.getByTestId('report-button').click();
-      const report = p.getByRole('dialog', { name: 'Report this video' });
+      const report = p.getByRole('dialog', { name: 'Report this work' });
       await report.waitFor();
       // A reason first; "Something else" needs a detail: checked before sending.
       const reports = [];
-      p.on('request', (r) => r.url().endsWith('/api/v1/ai-video/report') && reports.push(r.postData()));
+      p.on('request', (r) => r.url().endsWith('/api/v1/report') && reports.push(r.postData()));
       await report.getByRole('button', { name: 'Send report' }).click();
       await report.getByRole('alert').filter({ hasText: 'Choose a reason.' }).waitFor();
-      await report.getByLabel('Reason').selectOption('other');
+      await report.getByRole('radio', { name: 'Something else' }).check();
       await report.getByRole('button', { name: 'Send report' }).click();
       await report.getByRole('alert').filter({ hasText: 'Describe the problem in the details.' }).waitFor();
       assert.deepEqual(reports, []);
 
-      await report.getByLabel('Reason').selectOption('spam');
-      const sent = p.waitForResponse((r) => r.url().endsWith('/api/v1/ai-video/report') && r.request().method() === 'POST');
+      await report.getByRole('radio', { name: 'Spam or advertising' }).check();
+      const sent = p.waitForResponse((r) => r.url().endsWith('/api/v1/report') && r.request().method() === 'POST');
       await report.getByRole('button', { name: 'Send report' }).click();
       const rres = await sent;
-      assert.deepEqual(JSON.parse(rres.request().postData() ?? '{}'), { id: workId, reason: 'spam', detail: '' });
+      const rsent = JSON.parse(rres.request().postData() ?? '{}');
+      assert.equal(rsent.obj_id, workId);
+      assert.equal(rsent.reason, 'spam');
       const rbody = await rres.json();
       assert.equal(rbody.status.code, 10000, JSON.stringify(rbody.status));
-      assert.deepEqual(rbody.data, { updated: false });
-      await report.getByTestId('report-done').filter({ hasText: 'Thank you. Your report was sent.' }).waitFor();
+      await report.getByTestId('report-done').filter({ hasText: 'Thank you. The moderators will look at your report.' }).waitFor();
       await report.getByRole('button', { name: 'Close' }).last().click();
       await report.waitFor({ state: 'detached' });
 
-      // A second report replaces the first.
+      // One open report per reporter: a second one is refused with the server's key.
       await theirs.getByTestId('report-button').click();
-      await report.getByLabel('Reason').selectOption('other');
+      await report.getByRole('radio', { name: 'Something else' }).check();
       await report.getByLabel('Details').fill('This clip is copied from another creator.');
-      const again = p.waitForResponse((r) => r.url().endsWith('/api/v1/ai-video/report') && r.request().method() === 'POST');
+      const again = p.waitForResponse((r) => r.url().endsWith('/api/v1/report') && r.request().method() === 'POST');
       await report.getByRole('button', { name: 'Send report' }).click();
-      assert.deepEqual((await (await again).json()).data, { updated: true });
-      await report.getByTestId('report-done').filter({ hasText: 'Thank you. Your report was updated.' }).waitFor();
+      assert.equal((await (await again).json()).status.key, 'reportDuplicate');
+      await report.getByRole('alert').filter({ hasText: 'You already reported this.' }).waitFor();
       await p.close();
     } finally {
       await otherContext.close();
