@@ -454,6 +454,10 @@ impl Application {
             ornaments,
         });
         crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
+        crate::accounts::deletion::start_sweeper(
+            state.clone(),
+            crate::accounts::deletion::sweep_every_from_env()?,
+        );
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

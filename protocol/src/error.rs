@@ -273,6 +273,12 @@ error_codes! {
     Internal = (50000, "ServerError", 500, "internal server error");
     /// A dependency (store, bus, queue) is unreachable.
     Unavailable = (50300, "ServiceUnavailable", 503, "service temporarily unavailable");
+    /// No deletion of this account is waiting: nothing to cancel.
+    DeletionNotPending = (20150, "deletionNotPending", 409, "no account deletion is waiting");
+    /// The account's data export is still being made (one at a time).
+    ExportRunning = (20151, "exportRunning", 409, "an export of your data is already being made");
+    /// No finished export to download (none asked, failed, or expired).
+    ExportUnavailable = (20152, "exportUnavailable", 404, "no export of your data is ready");
 }
 
 /// The success code of every envelope.

@@ -17,7 +17,11 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod deletion;
+mod deletion_steps;
+pub mod export;
 mod operator;
+pub mod sessions;
 
 /// A stored account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +46,10 @@ pub struct AccountRow {
     /// every request, so perks cost no extra read and end on time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perks: Option<protocol::mall::subscription::Perks>,
+    /// Set while the account waits for its deletion or once it is deleted
+    /// (`deletion.rs`): sign-in answers 20010 and no token works.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion: Option<deletion::DeletionMark>,
 }
 
 impl AccountRow {
@@ -255,6 +263,7 @@ impl AccountService {
             payment: PaymentInfo::default(),
             company: false,
             perks: None,
+            deletion: None,
         };
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)
@@ -282,6 +291,9 @@ impl AccountService {
             .await?
             .ok_or(ErrorCode::AccountNoExistent)?;
         verify_password(password, &row.password_hash).await?;
+        if let Some(mark) = &row.deletion {
+            return Err(mark.refusal());
+        }
         if row.status == status::DISABLED {
             return Err(ErrorCode::AccountDisabled.into());
         }
@@ -327,7 +339,7 @@ impl AccountService {
         else {
             return Ok(None);
         };
-        if account.status == status::DISABLED {
+        if account.status == status::DISABLED || account.deletion.is_some() {
             return Ok(None);
         }
         Ok(Some(Caller {

@@ -21,7 +21,12 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
         .finish()
 }
 
-fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
+pub(super) fn logged_in(
+    req: &HttpRequest,
+    state: &AppState,
+    row: &AccountRow,
+    token: String,
+) -> HttpResponse {
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
     HttpResponse::Ok()
         .cookie(cookie)
@@ -31,7 +36,7 @@ fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: Strin
         }))
 }
 
-fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+pub(super) fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
     if state.login_limit.check(&client_ip(req)) {
         Ok(())
     } else {

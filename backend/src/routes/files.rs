@@ -46,8 +46,12 @@ pub async fn file(
 ) -> Result<HttpResponse, ApiError> {
     let key =
         infra::objects::ObjectKey::parse(&path.into_inner()).map_err(|_| ErrorCode::NotFound)?;
-    // Parts of uploads and model files (private: `model/download`) are never served here.
-    if key.as_str().starts_with("up/") || key.as_str().starts_with("m/") {
+    // Parts of uploads, model files (private: `model/download`) and data
+    // exports (`account/export/download`) are never served here.
+    if ["up/", "m/", "x/"]
+        .iter()
+        .any(|p| key.as_str().starts_with(p))
+    {
         return Err(ErrorCode::NotFound.into());
     }
     stream_object(&req, &state, key).await

@@ -7,6 +7,7 @@
     clippy::print_stdout
 )]
 
+mod account_deletion;
 mod accounts;
 mod agent;
 mod audio;

@@ -315,6 +315,13 @@ pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
 pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
 
 /// All tables, for migration.
+/// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
+pub const DELETION_REQUESTS: TableDef = regular("deletion_requests");
+/// pk (bucket, always 0) · ck (purge time ms, account id) → (). Deletions waiting for their grace to end.
+pub const DELETION_DUE: TableDef = regular("deletion_due");
+/// pk (account id) · ck () → `ExportRow`. An account's latest data export (one at a time).
+pub const DELETION_EXPORTS: TableDef = regular("deletion_exports");
+
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
     ACCOUNT_BY_EMAIL,
@@ -452,4 +459,7 @@ pub const ALL: &[TableDef] = &[
     MOD_APPEALS,
     MOD_APPEAL_BY_OBJECT,
     MOD_APPEAL_DAYS,
+    DELETION_REQUESTS,
+    DELETION_DUE,
+    DELETION_EXPORTS,
 ];

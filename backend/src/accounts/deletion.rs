@@ -1,0 +1,574 @@
+//! Account deletion (issue 21 item 6): the request (password re-entered),
+//! the grace period, its cancel, and the sweep that removes or anonymises
+//! the person's data everywhere once the grace is over.
+//!
+//! Storage: `DELETION_REQUESTS` (one row per account: times, state and the
+//! sweep's step cursor), `DELETION_DUE` (requests by purge time, read by the
+//! sweeper), and a [`DeletionMark`] on the account row itself, so sign-in
+//! and token checks see it with the read they already make.
+//!
+//! The sweep runs [`STEPS`] in order. Each step drains an owner index: it
+//! removes the first item through the domain's own delete (so feeds, search
+//! and counters follow), then the index entry, and starts again; an index
+//! found empty ends the step and moves the cursor. Every removal is
+//! idempotent, so a crash anywhere is finished by the next run from the
+//! cursor (`backend/tests/api/account_deletion.rs` kills the server
+//! mid-sweep). What each domain does is in [`STEPS`]' docs.
+
+use std::future::Future;
+use std::time::Duration;
+
+use infra::store::{tables, Key, ScanRange, Table, TableDef};
+use protocol::account::status;
+use protocol::ErrorCode;
+use serde::{Deserialize, Serialize};
+
+use super::{now_millis, verify_password, AccountRow, AccountService, EmailClaim};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::tasks::Requester;
+
+/// The name an account shows once deleted (comments it wrote on other
+/// people's threads stay, authored by it).
+pub const DELETED_NAME: &str = "Deleted user";
+
+/// On the account row: a deletion asked for (or done).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeletionMark {
+    /// When it was asked (ms).
+    pub requested_at: i64,
+    /// When the grace ends and the sweep may start (ms).
+    pub purge_at: i64,
+    /// The sweep finished: the row is an anonymous tombstone.
+    #[serde(default)]
+    pub done: bool,
+}
+
+impl DeletionMark {
+    /// What sign-in answers for this account: 20010, with the purge time
+    /// while the grace lasts (the web app then offers `account/delete/cancel`).
+    pub fn refusal(&self) -> ApiError {
+        if self.done {
+            ApiError::with_msg(ErrorCode::ActNotAvailable, "this account was deleted")
+        } else {
+            ApiError::with_msg(
+                ErrorCode::ActNotAvailable,
+                format!("account deletion scheduled at {}", self.purge_at),
+            )
+        }
+    }
+}
+
+/// Where a deletion stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeletionState {
+    /// In its grace period: can be cancelled.
+    Pending,
+    /// The sweep started: no way back.
+    Sweeping,
+    /// Everything removed or anonymised.
+    Done,
+}
+
+/// `DELETION_REQUESTS` row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeletionRequest {
+    pub account_id: String,
+    pub requested_at: i64,
+    pub purge_at: i64,
+    pub state: DeletionState,
+    /// The sweep's cursor: index in [`STEPS`] of the step to run next.
+    pub step: u32,
+    /// Items removed so far (works, chats, ...), for operators.
+    pub removed: u64,
+    #[serde(default)]
+    pub done_at: Option<i64>,
+}
+
+/// What a deletion request answers (and operators read).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeletionView {
+    pub account_id: String,
+    pub state: DeletionState,
+    pub requested_at: i64,
+    pub purge_at: i64,
+    pub step: u32,
+    pub steps: u32,
+    /// The step's name (`"done"` at the end).
+    pub step_name: String,
+    pub removed: u64,
+    pub grace_days: u32,
+}
+
+/// One step of the sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Square works: removed (feeds, detail, search, counters, their comments).
+    Works,
+    /// Characters: marked deleted and out of every list and search.
+    Characters,
+    /// Datacards: removed.
+    Datacards,
+    /// Character chat sessions and their messages: removed.
+    Chats,
+    /// Generation-agent conversations and messages: removed.
+    Agent,
+    /// IM channels: left; channels the person owns are disbanded.
+    Channels,
+    /// Generation tasks and their stored outputs: removed.
+    Tasks,
+    /// Models, their versions and files: removed.
+    Models,
+    /// Datasets: removed.
+    Datasets,
+    /// Training records: removed.
+    Trainings,
+    /// Timbres (voices) and their samples: removed.
+    Timbres,
+    /// Editor workspaces and media-bin materials: removed.
+    Editor,
+    /// Data exports: object and row removed.
+    Exports,
+    /// Sessions ended, e-mail claim released, the row anonymised (kept as
+    /// a tombstone so the ledger, orders and others' threads stay whole).
+    Identity,
+}
+
+/// The sweep, in order.
+pub const STEPS: &[Step] = &[
+    Step::Works,
+    Step::Characters,
+    Step::Datacards,
+    Step::Chats,
+    Step::Agent,
+    Step::Channels,
+    Step::Tasks,
+    Step::Models,
+    Step::Datasets,
+    Step::Trainings,
+    Step::Timbres,
+    Step::Editor,
+    Step::Exports,
+    Step::Identity,
+];
+
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Works => "works",
+            Step::Characters => "characters",
+            Step::Datacards => "datacards",
+            Step::Chats => "chats",
+            Step::Agent => "agent",
+            Step::Channels => "channels",
+            Step::Tasks => "tasks",
+            Step::Models => "models",
+            Step::Datasets => "datasets",
+            Step::Trainings => "trainings",
+            Step::Timbres => "timbres",
+            Step::Editor => "editor",
+            Step::Exports => "exports",
+            Step::Identity => "identity",
+        }
+    }
+}
+
+/// `EASEL_ACCOUNT_DELETION_GRACE_DAYS` (default 14; 0 sweeps at the next run).
+pub fn grace_days_from_env() -> anyhow::Result<u32> {
+    env_number("EASEL_ACCOUNT_DELETION_GRACE_DAYS", 14)
+}
+
+/// `EASEL_ACCOUNT_DELETION_SWEEP_SECS` (default 300, at least 1): how often
+/// the sweeper looks for deletions whose grace is over.
+pub fn sweep_every_from_env() -> anyhow::Result<Duration> {
+    Ok(Duration::from_secs(
+        env_number("EASEL_ACCOUNT_DELETION_SWEEP_SECS", 300)?.max(1) as u64,
+    ))
+}
+
+fn env_number(name: &str, default: u32) -> anyhow::Result<u32> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse()
+            .map_err(|_| anyhow::anyhow!("{name} must be a whole number")),
+        _ => Ok(default),
+    }
+}
+
+/// The deletion tables.
+#[derive(Clone)]
+pub struct DeletionTables {
+    pub requests: Table<DeletionRequest>,
+    pub due: Table<()>,
+}
+
+impl DeletionTables {
+    pub fn new(store: infra::store::DynStore) -> DeletionTables {
+        DeletionTables {
+            requests: Table::new(store.clone(), &tables::DELETION_REQUESTS),
+            due: Table::new(store, &tables::DELETION_DUE),
+        }
+    }
+}
+
+fn due_pk() -> Key {
+    Key::empty().u64(0)
+}
+
+fn due_ck(purge_at: i64, account: &str) -> Key {
+    Key::empty().i64(purge_at).str(account)
+}
+
+fn view(r: &DeletionRequest, grace_days: u32) -> DeletionView {
+    let steps = STEPS.len() as u32;
+    DeletionView {
+        account_id: r.account_id.clone(),
+        state: r.state,
+        requested_at: r.requested_at,
+        purge_at: r.purge_at,
+        step: r.step,
+        steps,
+        step_name: STEPS
+            .get(r.step as usize)
+            .map_or("done", |s| s.name())
+            .to_owned(),
+        removed: r.removed,
+        grace_days,
+    }
+}
+
+impl AccountService {
+    /// Marks the row (`None` clears the mark), compare-and-set on the latest row.
+    async fn set_deletion_mark(
+        &self,
+        account_id: &str,
+        mark: Option<DeletionMark>,
+    ) -> Result<AccountRow, ApiError> {
+        self.accounts
+            .update(&Key::of(account_id), &Key::empty(), None, |row| {
+                row.deletion = mark.clone();
+            })
+            .await?
+            .ok_or_else(|| ErrorCode::NotFound.into())
+    }
+
+    /// The account behind an e-mail and password, whatever its deletion state.
+    async fn by_credentials(&self, email: &str, password: &str) -> Result<AccountRow, ApiError> {
+        let email = protocol::account::Email::parse(email)?;
+        let claim = self
+            .by_email
+            .get(&Key::of(email.as_str()), &Key::empty())
+            .await?
+            .ok_or(ErrorCode::AccountNoExistent)?;
+        let row = self
+            .get(&claim.account_id)
+            .await?
+            .ok_or(ErrorCode::AccountNoExistent)?;
+        verify_password(password, &row.password_hash).await?;
+        Ok(row)
+    }
+
+    /// The sweep's last step: every session ended, the e-mail claim
+    /// released (the address can sign up again), the row anonymised.
+    async fn anonymise(&self, account_id: &str) -> Result<(), ApiError> {
+        self.end_sessions(account_id, None).await?;
+        let Some(row) = self.get(account_id).await? else {
+            return Ok(());
+        };
+        if !row.email.is_empty() {
+            let key = Key::of(&row.email);
+            if let Some(claim) = self.by_email.get(&key, &Key::empty()).await? {
+                if claim.account_id == account_id {
+                    // Only our own claim: a new sign-up may hold it already.
+                    let _ = self
+                        .by_email
+                        .compare_and_set(&key, &Key::empty(), &claim, None::<&EmailClaim>)
+                        .await?;
+                }
+            }
+        }
+        self.accounts
+            .update(&Key::of(account_id), &Key::empty(), None, |row| {
+                row.email = String::new();
+                row.name = DELETED_NAME.to_owned();
+                row.password_hash = String::new();
+                row.device_code = String::new();
+                row.status = status::DISABLED;
+                row.perks = None;
+                if let Some(m) = row.deletion.as_mut() {
+                    m.done = true;
+                }
+            })
+            .await?;
+        Ok(())
+    }
+}
+
+/// `account/delete/request`: checks the password, records the request and
+/// its purge time, marks the account and ends every session and socket.
+pub async fn request(
+    st: &AppState,
+    caller: &super::Caller,
+    password: &str,
+) -> Result<DeletionView, ApiError> {
+    verify_password(password, &caller.account.password_hash).await?;
+    let grace_days = grace_days_from_env().map_err(ApiError::internal)?;
+    let t = DeletionTables::new(st.store.clone());
+    let id = &caller.account.id;
+    let now = now_millis();
+    let purge_at = now.saturating_add(i64::from(grace_days) * 86_400_000);
+    let row = DeletionRequest {
+        account_id: id.clone(),
+        requested_at: now,
+        purge_at,
+        state: DeletionState::Pending,
+        step: 0,
+        removed: 0,
+        done_at: None,
+    };
+    // The request row first: a mark without it is never left (a crash
+    // before the mark leaves a request that the sweeper finds and carries
+    // out, which is what was asked).
+    let stored = match t
+        .requests
+        .insert_if_absent(&Key::of(id), &Key::empty(), &row)
+        .await?
+    {
+        Ok(()) => row,
+        Err(existing) => existing,
+    };
+    t.due
+        .put(&due_pk(), &due_ck(stored.purge_at, id), &())
+        .await?;
+    st.accounts
+        .set_deletion_mark(
+            id,
+            Some(DeletionMark {
+                requested_at: stored.requested_at,
+                purge_at: stored.purge_at,
+                done: false,
+            }),
+        )
+        .await?;
+    st.accounts.end_sessions(id, None).await?;
+    tracing::info!(account = %id, purge_at = stored.purge_at, "account deletion requested");
+    Ok(view(&stored, grace_days))
+}
+
+/// `account/delete/cancel`: with the account's e-mail and password (its
+/// sessions were ended at the request), during the grace only. Answers the
+/// account row, which the caller then signs in with a fresh token.
+pub async fn cancel(
+    st: &AppState,
+    email: &str,
+    password: &str,
+) -> Result<(AccountRow, String), ApiError> {
+    let row = st.accounts.by_credentials(email, password).await?;
+    let Some(mark) = &row.deletion else {
+        return Err(ErrorCode::DeletionNotPending.into());
+    };
+    let t = DeletionTables::new(st.store.clone());
+    let pk = Key::of(&row.id);
+    if let Some(req) = t.requests.get(&pk, &Key::empty()).await? {
+        if req.state != DeletionState::Pending {
+            return Err(mark.refusal());
+        }
+        // Compare-and-set against the sweeper taking it.
+        if t.requests
+            .compare_and_set(&pk, &Key::empty(), &req, None)
+            .await?
+            .is_err()
+        {
+            return Err(mark.refusal());
+        }
+        t.due
+            .delete(&due_pk(), &due_ck(req.purge_at, &row.id))
+            .await?;
+    } else if mark.done {
+        return Err(mark.refusal());
+    }
+    let row = st.accounts.set_deletion_mark(&row.id, None).await?;
+    let token = st.accounts.issue_token(&row.id).await?;
+    tracing::info!(account = %row.id, "account deletion cancelled");
+    Ok((row, token))
+}
+
+/// An operator's view of an account's deletion.
+pub async fn status_of(st: &AppState, account: &str) -> Result<DeletionView, ApiError> {
+    let grace_days = grace_days_from_env().map_err(ApiError::internal)?;
+    let t = DeletionTables::new(st.store.clone());
+    let r = t
+        .requests
+        .get(&Key::of(account), &Key::empty())
+        .await?
+        .ok_or(ErrorCode::NotFound)?;
+    Ok(view(&r, grace_days))
+}
+
+/// Runs every deletion whose grace is over, removing at most `budget`
+/// items in all; answers how many accounts it finished.
+pub async fn sweep_due(st: &AppState, now: i64, mut budget: u64) -> Result<usize, ApiError> {
+    let t = DeletionTables::new(st.store.clone());
+    let mut finished = 0;
+    loop {
+        let page = t.due.scan(&due_pk(), &ScanRange::all(50)).await?;
+        let mut progressed = false;
+        for (ck, ()) in &page.rows {
+            let mut r = ck.reader();
+            let (Some(at), Some(account)) = (r.i64(), r.str()) else {
+                t.due.delete(&due_pk(), ck).await?;
+                continue;
+            };
+            if at > now {
+                return Ok(finished);
+            }
+            if budget == 0 {
+                return Ok(finished);
+            }
+            if sweep_account(st, &account, &mut budget).await? {
+                t.due.delete(&due_pk(), ck).await?;
+                finished += 1;
+                progressed = true;
+            } else {
+                return Ok(finished);
+            }
+        }
+        if !progressed {
+            return Ok(finished);
+        }
+    }
+}
+
+/// Runs one account's sweep from its cursor, within `budget` items. Answers
+/// whether it finished (or there was nothing to do).
+pub async fn sweep_account(
+    st: &AppState,
+    account: &str,
+    budget: &mut u64,
+) -> Result<bool, ApiError> {
+    let t = DeletionTables::new(st.store.clone());
+    let pk = Key::of(account);
+    let Some(mut req) = t.requests.get(&pk, &Key::empty()).await? else {
+        return Ok(true);
+    };
+    if req.state == DeletionState::Done {
+        return Ok(true);
+    }
+    if req.state == DeletionState::Pending {
+        let mut next = req.clone();
+        next.state = DeletionState::Sweeping;
+        if t.requests
+            .compare_and_set(&pk, &Key::empty(), &req, Some(&next))
+            .await?
+            .is_err()
+        {
+            // Cancelled (or taken) meanwhile: read again next time.
+            return Ok(false);
+        }
+        req = next;
+        tracing::info!(account, "account deletion sweep started");
+    }
+    let Some(owner) = st.accounts.get(account).await? else {
+        return Ok(true);
+    };
+    while let Some(step) = STEPS.get(req.step as usize).copied() {
+        let before = *budget;
+        let done = super::deletion_steps::run(st, &owner, step, budget).await?;
+        req.removed += before - *budget;
+        if done {
+            req.step += 1;
+        }
+        t.requests.put(&pk, &Key::empty(), &req).await?;
+        if !done {
+            return Ok(false);
+        }
+    }
+    req.state = DeletionState::Done;
+    req.done_at = Some(now_millis());
+    t.requests.put(&pk, &Key::empty(), &req).await?;
+    tracing::info!(account, removed = req.removed, "account deleted");
+    Ok(true)
+}
+
+/// Removes the index entries of `pk` in `table`, calling `remove` with each
+/// entry's id first, until the partition is empty (`true`) or the budget
+/// runs out (`false`). Errors of the domain (the item is gone, not the
+/// owner's any more, already left) end that item; store errors stop the
+/// sweep, which the next run resumes.
+pub(crate) async fn drain<F, Fut>(
+    st: &AppState,
+    table: &'static TableDef,
+    pk: Key,
+    time_then_id: bool,
+    budget: &mut u64,
+    mut remove: F,
+) -> Result<bool, ApiError>
+where
+    F: FnMut(String) -> Fut,
+    Fut: Future<Output = Result<(), ApiError>>,
+{
+    let index: Table<serde_json::Value> = Table::new(st.store.clone(), table);
+    loop {
+        let page = index.scan(&pk, &ScanRange::all(50)).await?;
+        if page.rows.is_empty() {
+            return Ok(true);
+        }
+        for (ck, _) in &page.rows {
+            if *budget == 0 {
+                return Ok(false);
+            }
+            let mut r = ck.reader();
+            if time_then_id {
+                let _ = r.i64();
+            }
+            if let Some(id) = r.str() {
+                match remove(id).await {
+                    Ok(()) => {}
+                    Err(e) if matches!(e.code, ErrorCode::Internal | ErrorCode::Unavailable) => {
+                        return Err(e)
+                    }
+                    Err(e) => {
+                        tracing::debug!(table = table.name, code = %e.code, "deletion: item skipped")
+                    }
+                }
+            }
+            index.delete(&pk, ck).await?;
+            *budget = budget.saturating_sub(1);
+        }
+    }
+}
+
+/// Removes a task the way its owner would.
+pub(crate) async fn remove_task(
+    st: &AppState,
+    owner: &AccountRow,
+    id: &str,
+) -> Result<(), ApiError> {
+    st.tasks
+        .delete(&Requester::Account(Box::new(owner.clone())), id)
+        .await
+}
+
+/// Anonymises the row: the last step.
+pub(crate) async fn finish_identity(st: &AppState, account: &str) -> Result<(), ApiError> {
+    st.accounts.anonymise(account).await?;
+    st.square.author_changed(account).await?;
+    Ok(())
+}
+
+/// The sweeper: every `every`, the deletions whose grace is over.
+pub fn start_sweeper(st: actix_web::web::Data<AppState>, every: Duration) {
+    actix_web::rt::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            match sweep_due(&st, now_millis(), u64::MAX).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(accounts = n, "account deletion sweep"),
+                Err(e) => tracing::warn!(error = %e, "account deletion sweep failed"),
+            }
+        }
+    });
+}

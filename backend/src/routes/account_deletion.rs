@@ -1,0 +1,138 @@
+//! Account deletion and data export (issue 21 item 6): `account/delete/*`,
+//! `account/export/*`, and the operators' `admin/account/deletion/*`.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use protocol::ErrorCode;
+use serde::Deserialize;
+
+use super::account::{limit, logged_in};
+use crate::accounts::{deletion, export};
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type State = web::Data<AppState>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteRequest {
+    pub password: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancelRequest {
+    pub email: String,
+    pub password: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountRef {
+    pub account_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepRequest {
+    /// At most this many items removed (all when absent).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// `account/delete/request`: password re-entered; every session ends.
+pub async fn request(
+    req: HttpRequest,
+    s: State,
+    a: Authed,
+    b: web::Json<DeleteRequest>,
+) -> ApiResult {
+    limit(&req, &s)?;
+    Ok(ok(deletion::request(&s, &a.0, &b.password).await?))
+}
+
+/// `account/delete/cancel`: during the grace, with e-mail and password;
+/// answers like a login.
+pub async fn cancel(req: HttpRequest, s: State, b: web::Json<CancelRequest>) -> ApiResult {
+    limit(&req, &s)?;
+    let (row, token) = deletion::cancel(&s, &b.email, &b.password).await?;
+    Ok(logged_in(&req, &s, &row, token))
+}
+
+/// `account/export/request`.
+pub async fn export_request(s: State, a: Authed) -> ApiResult {
+    Ok(ok(export::request(&s, &a.0.account).await?.wire()))
+}
+
+/// `account/export/status`: the latest export (`null` when none).
+pub async fn export_status(s: State, a: Authed) -> ApiResult {
+    let row = export::status(&s, &a.0.account.id).await?;
+    Ok(ok(row.map(|r| r.wire())))
+}
+
+/// `GET account/export/download`: the ZIP, to its owner only.
+pub async fn export_download(
+    req: HttpRequest,
+    s: State,
+    a: Authed,
+) -> Result<HttpResponse, ApiError> {
+    let key = export::ready_key(&s, &a.0.account.id).await?;
+    let mut resp = super::files::stream_object(&req, &s, key).await?;
+    resp.headers_mut().insert(
+        actix_web::http::header::CONTENT_DISPOSITION,
+        actix_web::http::header::HeaderValue::from_static(
+            "attachment; filename=\"easel-export.zip\"",
+        ),
+    );
+    resp.headers_mut().insert(
+        actix_web::http::header::CACHE_CONTROL,
+        actix_web::http::header::HeaderValue::from_static("private, no-store"),
+    );
+    Ok(resp)
+}
+
+fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
+    if s.accounts.is_admin(&a.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+/// `admin/account/deletion/get`: an account's deletion and its cursor.
+pub async fn admin_get(s: State, a: Authed, b: web::Json<AccountRef>) -> ApiResult {
+    operator(&s, &a)?;
+    let view = deletion::status_of(&s, &b.account_id).await?;
+    // The ledger is kept (accounting): its balance and entries, so an
+    // operator sees they still agree.
+    let balance = s.ledger.balance(&b.account_id).await?;
+    let entries = s.ledger.entries(&b.account_id, 1000).await?;
+    let sum: i64 = entries.iter().map(|e| e.delta).sum();
+    Ok(ok(serde_json::json!({
+        "deletion": view,
+        "ledger": {"balance": balance.balance, "entries": entries.len(), "sum_of_deltas": sum},
+    })))
+}
+
+/// `admin/account/deletion/sweep`: runs the deletions now due, within an
+/// optional item budget (the sweeper does the same every few minutes).
+pub async fn admin_sweep(s: State, a: Authed, b: web::Json<SweepRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    let n = deletion::sweep_due(
+        &s,
+        crate::accounts::now_millis(),
+        b.limit.unwrap_or(u64::MAX),
+    )
+    .await?;
+    Ok(ok(serde_json::json!({ "finished": n })))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/account/delete/request", web::post().to(request))
+        .route("/account/delete/cancel", web::post().to(cancel))
+        .route("/account/export/request", web::post().to(export_request))
+        .route("/account/export/status", web::post().to(export_status))
+        .route("/account/export/download", web::get().to(export_download))
+        .route("/admin/account/deletion/get", web::post().to(admin_get))
+        .route("/admin/account/deletion/sweep", web::post().to(admin_sweep));
+}

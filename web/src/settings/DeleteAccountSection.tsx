@@ -1,0 +1,174 @@
+// Settings › account: export my data (progress, download while it lasts),
+// delete my account (password re-entered, grace date shown) and cancel the
+// deletion during the grace (e-mail and password: every session ended at
+// the request). Server: backend/src/routes/account_deletion.rs.
+import { useEffect, useState } from 'react';
+import { useAtom, useSetAtom } from 'jotai';
+import { accountAtom, tokenAtom } from '../account/atoms';
+import { api } from '../app/services';
+import { useT } from '../i18n/useT';
+import { useErrorText } from '../tavern/useErrorText';
+
+export interface ExportView {
+  id: string;
+  state: 'running' | 'ready' | 'failed';
+  progress: number;
+  created_at: number;
+  finished_at: number | null;
+  expires_at: number | null;
+  size: number;
+}
+
+export interface DeletionView {
+  state: 'pending' | 'sweeping' | 'done';
+  purge_at: number;
+  grace_days: number;
+}
+
+interface LoginAnswer {
+  token: string;
+  account: { id: string; name: string; email: string; create_at: number; status: number };
+}
+
+export function DeleteAccountSection() {
+  const t = useT();
+  const errorText = useErrorText();
+  const [token, setToken] = useAtom(tokenAtom);
+  const setAccount = useSetAtom(accountAtom);
+  const [exp, setExp] = useState<ExportView | null>(null);
+  const [password, setPassword] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [scheduled, setScheduled] = useState<DeletionView | null>(null);
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (token === null) return;
+    let live = true;
+    const read = async () => {
+      try {
+        const v = await api.post<ExportView | null>('/api/v1/account/export/status', {});
+        if (live) setExp(v);
+      } catch {
+        /* shown on the next action */
+      }
+    };
+    void read();
+    const timer = window.setInterval(() => void read(), 2000);
+    return () => {
+      live = false;
+      window.clearInterval(timer);
+    };
+  }, [token]);
+
+  async function requestExport() {
+    setError(null);
+    try {
+      setExp(await api.post<ExportView>('/api/v1/account/export/request', {}));
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  async function download() {
+    setError(null);
+    const response = await fetch('/api/v1/account/export/download', { headers: token ? { token } : {} });
+    if (!response.ok) {
+      setError(t('exportUnavailable'));
+      return;
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'easel-export.zip';
+    a.click();
+    URL.revokeObjectURL(url);
+  }
+
+  async function requestDeletion() {
+    setError(null);
+    try {
+      const v = await api.post<DeletionView>('/api/v1/account/delete/request', { password });
+      setPassword('');
+      setConfirming(false);
+      setScheduled(v);
+      // Every session ended with the request: this one too.
+      setToken(null);
+      setAccount(null);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  async function cancelDeletion() {
+    setError(null);
+    try {
+      const answer = await api.post<LoginAnswer>('/api/v1/account/delete/cancel', { email, password });
+      setScheduled(null);
+      setPassword('');
+      setToken(answer.token);
+      setAccount({ ...answer.account });
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  if (scheduled !== null) {
+    return (
+      <section className="settings-section" data-testid="delete-account-scheduled">
+        <h3>{t('deletion.title')}</h3>
+        <p>{t('deletion.scheduled', { date: new Date(scheduled.purge_at).toLocaleString() })}</p>
+        <p>{t('deletion.cancelHint')}</p>
+        <input type="email" value={email} placeholder={t('deletion.email')} onChange={(e) => setEmail(e.target.value)} />
+        <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} />
+        <button type="button" onClick={() => void cancelDeletion()} data-testid="delete-account-cancel">
+          {t('deletion.cancel')}
+        </button>
+        {error !== null && <p role="alert">{error}</p>}
+      </section>
+    );
+  }
+
+  return (
+    <section className="settings-section" data-testid="delete-account">
+      <h3>{t('export.title')}</h3>
+      <p>{t('export.hint')}</p>
+      {exp?.state === 'running' && (
+        <p>
+          <progress max={100} value={exp.progress} /> {t('export.running', { progress: exp.progress })}
+        </p>
+      )}
+      {exp?.state === 'ready' && exp.expires_at !== null && (
+        <p>
+          <button type="button" onClick={() => void download()} data-testid="export-download">
+            {t('export.download')}
+          </button>{' '}
+          {t('export.expires', { date: new Date(exp.expires_at).toLocaleString() })}
+        </p>
+      )}
+      {exp?.state === 'failed' && <p role="alert">{t('export.failed')}</p>}
+      <button type="button" disabled={exp?.state === 'running'} onClick={() => void requestExport()} data-testid="export-request">
+        {t('export.request')}
+      </button>
+
+      <h3>{t('deletion.title')}</h3>
+      <p>{t('deletion.hint')}</p>
+      {!confirming ? (
+        <button type="button" className="danger" onClick={() => setConfirming(true)} data-testid="delete-account-start">
+          {t('deletion.start')}
+        </button>
+      ) : (
+        <div>
+          <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} data-testid="delete-account-password" />
+          <button type="button" className="danger" disabled={password === ''} onClick={() => void requestDeletion()} data-testid="delete-account-confirm">
+            {t('deletion.confirm')}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            {t('deletion.back')}
+          </button>
+        </div>
+      )}
+      {error !== null && <p role="alert">{error}</p>}
+    </section>
+  );
+}
