@@ -407,9 +407,14 @@ pub async fn status_of(st: &AppState, account: &str) -> Result<DeletionView, Api
     Ok(view(&r, grace_days))
 }
 
+static SWEEP_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Runs every deletion whose grace is over, removing at most `budget`
 /// items in all; answers how many accounts it finished.
 pub async fn sweep_due(st: &AppState, now: i64, mut budget: u64) -> Result<usize, ApiError> {
+    // One sweep at a time in a process (the timer and an operator's call):
+    // two runners would both be right, but would redo each other's items.
+    let _one = SWEEP_LOCK.lock().await;
     let t = DeletionTables::new(st.store.clone());
     let mut finished = 0;
     loop {

@@ -415,10 +415,12 @@ async fn after_the_grace_the_sweep_removes_everywhere_keeps_the_ledger_and_resum
     app.kill_and_restart();
     let op = app.client.with_token(op.token().unwrap());
     let bob = app.client.with_token(bob.token().unwrap());
-    assert_eq!(
-        post(&op, "/api/v1/admin/account/deletion/sweep", json!({})).await["finished"],
-        1
-    );
+    // The restarted server's sweeper resumes at once from the cursor; the
+    // operator's call waits for it, or finishes the sweep itself.
+    let n = post(&op, "/api/v1/admin/account/deletion/sweep", json!({})).await["finished"]
+        .as_i64()
+        .unwrap();
+    assert!(n == 0 || n == 1, "{n}");
     let done = post(
         &op,
         "/api/v1/admin/account/deletion/get",

@@ -4,6 +4,7 @@ import { api } from '../app/services';
 import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
+import { CancelDeletionOffer } from './CancelDeletionOffer';
 import { FormError } from './FormError';
 import { useApplyLogin } from './useLoginOutcome';
 
@@ -22,12 +23,14 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const [password, setPassword] = useState('');
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<ErrorMessage | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     if (pending) return;
     setPending(true);
     setError(null);
+    setFailure(null);
     try {
       const data =
         mode === 'login'
@@ -36,6 +39,7 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
       setError(applyLogin(data));
     } catch (err) {
       setError(errorMessage(err));
+      setFailure(err);
     } finally {
       setPending(false);
     }
@@ -102,6 +106,17 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
           />
         </div>
         <FormError error={error} />
+        {mode === 'login' && (
+          <CancelDeletionOffer
+            error={failure}
+            email={email}
+            password={password}
+            onLogin={(data) => {
+              setFailure(null);
+              setError(applyLogin(data));
+            }}
+          />
+        )}
         <button type="submit" className="button button--primary button--wide" disabled={pending}>
           {pending ? t('login.pending') : t(mode === 'login' ? 'login.submitLogin' : 'login.submitSignup')}
         </button>

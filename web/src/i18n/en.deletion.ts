@@ -24,4 +24,6 @@ export const en_deletion = {
   'export.download': 'Download',
   'export.expires': 'Available until {date}.',
   'export.failed': 'The export failed. Please try again.',
+  'deletion.loginScheduled': 'This account is scheduled for deletion on {date}.',
+  'deletion.cancelAndSignIn': 'Cancel the deletion and sign in',
 };

@@ -25,4 +25,6 @@ export const zh_deletion: Partial<MessageTable> = {
   'export.download': '下载',
   'export.expires': '可下载至 {date}。',
   'export.failed': '导出失败，请重试。',
+  'deletion.loginScheduled': '此账号将于 {date} 删除。',
+  'deletion.cancelAndSignIn': '取消删除并登录',
 };

@@ -3,7 +3,7 @@
 // deletion during the grace (e-mail and password: every session ended at
 // the request). Server: backend/src/routes/account_deletion.rs.
 import { useEffect, useState } from 'react';
-import { useAtom, useSetAtom } from 'jotai';
+import { useAtom, useSetAtom } from '../state/jotai';
 import { accountAtom, tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { useT } from '../i18n/useT';
