@@ -255,7 +255,7 @@ async fn during_the_grace_sign_in_answers_20010_and_cancel_brings_the_account_ba
         .client
         .post_raw::<_, Value>(
             "/api/v1/account/login-in",
-            &json!({"login_type": "email", "email": email, "password": PASSWORD}),
+            &json!({"type": "email", "email": email, "password": PASSWORD}),
         )
         .await
         .unwrap();
@@ -270,7 +270,7 @@ async fn during_the_grace_sign_in_answers_20010_and_cancel_brings_the_account_ba
     let (code, _) = refused(
         &app.client,
         "/api/v1/account/login-in",
-        json!({"login_type": "email", "email": email, "password": "not the password"}),
+        json!({"type": "email", "email": email, "password": "not the password"}),
     )
     .await;
     assert_eq!(code, 20005);
@@ -490,7 +490,7 @@ async fn after_the_grace_the_sweep_removes_everywhere_keeps_the_ledger_and_resum
     let (code, _) = refused(
         &app.client,
         "/api/v1/account/login-in",
-        json!({"login_type": "email", "email": email, "password": PASSWORD}),
+        json!({"type": "email", "email": email, "password": PASSWORD}),
     )
     .await;
     assert_eq!(code, 20001);
