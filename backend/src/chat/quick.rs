@@ -136,11 +136,13 @@ impl ChatService {
         )
         .await
         .map_err(model_error)?;
-        clean_polished(&answer).map(|t| self.model_text(&t)).ok_or_else(|| {
-            ApiError::with_msg(
-                ErrorCode::LanguageModelUnavailable,
-                "the language model gave an empty answer",
-            )
-        })
+        clean_polished(&answer)
+            .map(|t| self.model_text(&t))
+            .ok_or_else(|| {
+                ApiError::with_msg(
+                    ErrorCode::LanguageModelUnavailable,
+                    "the language model gave an empty answer",
+                )
+            })
     }
 }

@@ -225,11 +225,8 @@ pub async fn run(
     filter: Option<crate::textfilter::TextFilterService>,
 ) {
     let _guard = guard;
-    let mut output = crate::textfilter::StreamFilter::new(
-        filter,
-        protocol::textfilter::Scene::Prompt,
-        "",
-    );
+    let mut output =
+        crate::textfilter::StreamFilter::new(filter, protocol::textfilter::Scene::Prompt, "");
     // The filtered prompt as sent: the fragments joined.
     let mut sent = String::new();
     let mut stream = match model.stream(request_for(&input)).await {

@@ -254,7 +254,13 @@ mod tests {
         let mut f = StreamFilter::new(Some(s.clone()), Scene::Message, "");
         // "fuck" arrives in three pieces and spaced out; the text is long
         // enough that earlier words are released before the end.
-        let deltas = [long, " said f", "u", "ck twice, then f u c k again and", " went home"];
+        let deltas = [
+            long,
+            " said f",
+            "u",
+            "ck twice, then f u c k again and",
+            " went home",
+        ];
         let (chunks, refused) = run(&mut f, &deltas);
         assert!(!refused);
         let out = chunks.concat();

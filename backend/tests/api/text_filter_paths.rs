@@ -69,7 +69,13 @@ async fn a_character_card_import_filters_every_text_it_writes() {
     let (_, c) = app.user("Importer").await;
 
     // A refused word in any field refuses the card; nothing is stored.
-    for field in ["name", "description", "first_mes", "scenario", "mes_example"] {
+    for field in [
+        "name",
+        "description",
+        "first_mes",
+        "scenario",
+        "mes_example",
+    ] {
         let mut data = json!({"name": "Ada", "description": "calm", "first_mes": "Hi",
                               "scenario": "", "mes_example": ""});
         data[field] = json!("the l.o.l.i.c.o.n story");
@@ -137,8 +143,11 @@ async fn dataset_training_and_editor_names_are_filtered() {
 
     // Datasets: the name (scene name) and the tags (scene title).
     is_text_refusal(
-        c.post::<_, Value>("/api/v1/dataset/create", &json!({"name": "j.a.i.l.b.a.i.t set"}))
-            .await,
+        c.post::<_, Value>(
+            "/api/v1/dataset/create",
+            &json!({"name": "j.a.i.l.b.a.i.t set"}),
+        )
+        .await,
     );
     is_text_refusal(
         c.post::<_, Value>(
@@ -308,7 +317,11 @@ async fn private_chats_refuse_or_mask_the_users_message_and_mask_the_reply() {
     let mut s = app.socket(&login.token).await;
 
     // Refused: the key answers the start; no message is stored, no frame sent.
-    for bad in ["child-porn links", "ｊａｉｌｂａｉｔ pics", "so, you s.a.i.d that"] {
+    for bad in [
+        "child-porn links",
+        "ｊａｉｌｂａｉｔ pics",
+        "so, you s.a.i.d that",
+    ] {
         is_text_refusal(start(&c, &sid, bad).await);
     }
     let quick = c
@@ -383,7 +396,11 @@ async fn private_chats_refuse_or_mask_the_users_message_and_mask_the_reply() {
     let stored = messages(&c, &sid).await.pop().unwrap();
     assert_eq!(stored.state, MessageState::Cancelled);
     assert_eq!(stored.content, joined(&f));
-    assert!(stored.content.starts_with("*** ****: w0 w1"), "{}", stored.content);
+    assert!(
+        stored.content.starts_with("*** ****: w0 w1"),
+        "{}",
+        stored.content
+    );
 }
 
 // ---- Prompt polish ----------------------------------------------------------
