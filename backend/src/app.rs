@@ -410,6 +410,7 @@ impl Application {
             .await
             .map_err(|e| anyhow::anyhow!("text filter: {e}"))?;
         text_filter.start(crate::textfilter::TextFilterService::reload_period()?);
+        chats.set_text_filter(text_filter.clone());
         let moderation = crate::moderation::ModerationService::new(
             store.clone(),
             crate::moderation::ModerationService::appeals_per_day_from_env()?,

@@ -491,17 +491,15 @@ impl CharacterService {
         Ok(())
     }
 
-    /// Stores an imported card as a draft of `owner`; answers its id.
+    /// Stores an imported card (as `card::CardData::into_publish_request`
+    /// made it, filtered by the route) as a draft of `owner`; answers its id.
     pub async fn import(
         &self,
         owner: &str,
-        card: card::CardData,
+        req: PublishRequest,
         picture: Option<Vec<u8>>,
     ) -> Result<String, ApiError> {
         let id = new_id();
-        let req = card
-            .into_publish_request()
-            .map_err(|e| ApiError::with_msg(ErrorCode::CharacterCardInvalid, e.to_string()))?;
         let avatar = match picture {
             Some(png) => {
                 let key = format!("ch/{id}/{}.png", hex::encode(rand::random::<[u8; 8]>()));

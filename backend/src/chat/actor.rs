@@ -71,6 +71,8 @@ pub struct ChatCore {
     pub max_reply_tokens: u32,
     /// Speaks finished replies of sessions with a voice (set once at start).
     pub speech: std::sync::OnceLock<crate::timbre::chat::ChatSpeech>,
+    /// Masks replies as they stream and checks users' messages (set once at start).
+    pub text_filter: std::sync::OnceLock<crate::textfilter::TextFilterService>,
 }
 
 /// An error from the model: the reason is the engine's, which is safe to show.

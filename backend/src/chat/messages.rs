@@ -28,6 +28,7 @@ impl ChatService {
     ) -> Result<MessageView, ApiError> {
         let text = chat_text(content).map_err(bad_text)?;
         let (s, m) = self.settled(owner, session_id, msg_id).await?;
+        let text = self.user_text(text)?;
         let now = now_millis();
         let idx = m.idx;
         let updated = self

@@ -16,6 +16,7 @@
 
 pub mod actor;
 mod bindings;
+mod filter;
 pub mod message;
 mod messages;
 pub mod portrait;
@@ -163,6 +164,12 @@ impl ChatService {
         let _ = self.core.speech.set(speech);
     }
 
+    /// Turns on the text filter: users' messages (scene `message`) are
+    /// masked or refused, replies masked as they stream (`filter.rs`).
+    pub fn set_text_filter(&self, filter: crate::textfilter::TextFilterService) {
+        let _ = self.core.text_filter.set(filter);
+    }
+
     /// `single_node`: no Redis, so no other server shares the store (see
     /// `actor` on orphaned replies). `max_reply_tokens`: the server's cap.
     pub fn new(
@@ -182,6 +189,7 @@ impl ChatService {
             single_node,
             max_reply_tokens,
             speech: std::sync::OnceLock::new(),
+            text_filter: std::sync::OnceLock::new(),
         });
         ChatService {
             registry: ChatRegistry::new(core.clone()),
@@ -519,9 +527,9 @@ impl ChatService {
             (true, true) => return Err(invalid("regenerate or continue, not both")),
             (true, false) => StartKind::Regenerate,
             (false, true) => StartKind::Continue,
-            (false, false) => {
-                StartKind::New(chat_text(req.content.as_deref().unwrap_or("")).map_err(bad_text)?)
-            }
+            (false, false) => StartKind::New(
+                self.user_text(chat_text(req.content.as_deref().unwrap_or("")).map_err(bad_text)?)?,
+            ),
         };
         self.limited(&caller.id)?;
         self.run(caller, s, kind).await

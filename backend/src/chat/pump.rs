@@ -1,5 +1,6 @@
-//! A reply's pump: the model's token stream read into the live text,
-//! saved on every end (done, stopped, failed, lost), pushed as frame 11, and
+//! A reply's pump: the model's token stream read into the live text
+//! (masked by the text filter, released in word-sized frames a little
+//! behind the model: `textfilter/stream.rs`), saved on every end (done, stopped, failed, lost), pushed as frame 11, and
 //! spoken when its session has a voice. [`pump`] is what a `ChatActor`
 //! runs for one reply.
 
@@ -107,6 +108,32 @@ async fn save(
     }
 }
 
+/// Sends released chunks as frames 11, each with the next seq, the live
+/// text growing with them; answers how many were sent.
+async fn send(core: &ChatCore, b: &Began, chunks: Vec<String>) -> u32 {
+    let mut sent = 0;
+    for delta in chunks {
+        let seq = {
+            let mut l = lock(&b.live);
+            l.content.push_str(&delta);
+            l.seq += 1;
+            l.seq
+        };
+        let frame = ChatDelta {
+            session_id: b.session_id.clone(),
+            msg_id: b.row.id.clone(),
+            seq,
+            delta,
+            done: false,
+            state: None,
+            error: None,
+        };
+        core.push(&b.owner, &frame).await;
+        sent += 1;
+    }
+    sent
+}
+
 /// Streams one reply: frames out, text saved, final state stored, then
 /// `done` set and the actor told.
 pub(super) async fn pump(
@@ -122,6 +149,7 @@ pub(super) async fn pump(
     tick.tick().await;
     let mut unsaved = 0u32;
     let mut last_save = Instant::now();
+    let mut filter = core.reply_filter(&b.row.content);
     let end = loop {
         let want_save = tokio::select! {
             biased;
@@ -131,23 +159,8 @@ pub(super) async fn pump(
                     if delta.is_empty() {
                         continue;
                     }
-                    let seq = {
-                        let mut l = lock(&b.live);
-                        l.content.push_str(&delta);
-                        l.seq += 1;
-                        l.seq
-                    };
-                    let frame = ChatDelta {
-                        session_id: b.session_id.clone(),
-                        msg_id: b.row.id.clone(),
-                        seq,
-                        delta,
-                        done: false,
-                        state: None,
-                        error: None,
-                    };
-                    core.push(&b.owner, &frame).await;
-                    unsaved += 1;
+                    let released = filter.push(&delta);
+                    unsaved += send(&core, &b, released.chunks).await;
                     unsaved >= SAVE_DELTAS
                 }
                 Some(Err(e)) => break End::Failed(e.to_string()),
@@ -170,6 +183,10 @@ pub(super) async fn pump(
     // Dropping the stream stops the engine (cancel by drop).
     drop(stream);
     let gone = matches!(end, End::Gone);
+    if !gone {
+        // What the filter held back goes out before the closing frame.
+        send(&core, &b, filter.finish().chunks).await;
+    }
     let (state, error) = match end {
         End::Done => (MessageState::Done, None),
         End::Cancelled => (MessageState::Cancelled, None),

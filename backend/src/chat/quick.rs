@@ -38,7 +38,7 @@ impl ChatService {
         character_id: &str,
         content: &str,
     ) -> Result<(String, String), ApiError> {
-        let text = chat_text(content).map_err(bad_text)?;
+        let text = self.user_text(chat_text(content).map_err(bad_text)?)?;
         self.limited(&caller.id)?;
         let sid = self.create(caller, character_id).await?;
         let s = self.session(&caller.id, &sid).await?;
@@ -90,7 +90,10 @@ impl ChatService {
         )
         .await
         .map_err(model_error)?;
-        Ok(parse_suggestions(&answer))
+        Ok(parse_suggestions(&answer)
+            .into_iter()
+            .map(|s| self.model_text(&s))
+            .collect())
     }
 
     /// `message/polish`: the caller's draft rewritten (in the session's
@@ -133,11 +136,13 @@ impl ChatService {
         )
         .await
         .map_err(model_error)?;
-        clean_polished(&answer).ok_or_else(|| {
-            ApiError::with_msg(
-                ErrorCode::LanguageModelUnavailable,
-                "the language model gave an empty answer",
-            )
-        })
+        clean_polished(&answer)
+            .map(|t| self.model_text(&t))
+            .ok_or_else(|| {
+                ApiError::with_msg(
+                    ErrorCode::LanguageModelUnavailable,
+                    "the language model gave an empty answer",
+                )
+            })
     }
 }

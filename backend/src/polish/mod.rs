@@ -6,7 +6,9 @@
 //! 20000 no or bad token; 40000 empty prompt; 70020 the content rule
 //! ([`rules`]); 70006 a polish of this user is already running; 70017 the
 //! per-user hourly limit; then 70005 fragments as the model writes and 10000
-//! with the whole prompt, which equals the fragments joined ([`clean`]).
+//! with the whole prompt, which equals the fragments joined ([`clean`]);
+//! the text filter masks the fragments or ends the stream with 70020
+//! (`textfilter/stream.rs`).
 //! A refusal is one event and the end of the stream. The per-user "running"
 //! mark is a [`RunningGuard`] held by the producing task, so every way out
 //! (done, error, client gone, panic) releases it.
@@ -188,15 +190,45 @@ fn model_error(e: &LlmError) -> Bytes {
     refusal(ErrorCode::LanguageModelUnavailable, msg)
 }
 
+/// Sends what the text filter released as fragments, or 70020 when it
+/// matched a refusing entry; false when the stream is over.
+async fn forward(
+    tx: &mpsc::Sender<Bytes>,
+    released: crate::textfilter::Released,
+    sent: &mut String,
+) -> bool {
+    if released.refused {
+        tracing::info!("prompt polish: the polished prompt violates the filter's rules");
+        let _ = tx.send(refusal(ErrorCode::PromptViolatesRules, None)).await;
+        return false;
+    }
+    for f in released.chunks {
+        sent.push_str(&f);
+        if tx.send(fragment(f)).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
 /// Runs one polish, writing its events to `tx`; returns when done, failed,
 /// or the client went away (then the model stream is dropped at once).
+///
+/// The polished prompt goes through the text filter's `prompt` scene as it
+/// streams (`filter`, `None` in tests of other parts): masking entries mask
+/// it; a refusing entry ends the stream with 70020 instead of delivering it.
 pub async fn run(
     model: DynLanguageModel,
     input: PolishInput,
     guard: RunningGuard,
     tx: mpsc::Sender<Bytes>,
+    filter: Option<crate::textfilter::TextFilterService>,
 ) {
     let _guard = guard;
+    let mut output =
+        crate::textfilter::StreamFilter::new(filter, protocol::textfilter::Scene::Prompt, "");
+    // The filtered prompt as sent: the fragments joined.
+    let mut sent = String::new();
     let mut stream = match model.stream(request_for(&input)).await {
         Ok(s) => s,
         Err(e) => {
@@ -217,7 +249,7 @@ pub async fn run(
                         let _ = tx.send(refusal(ErrorCode::PromptViolatesRules, None)).await;
                         return;
                     }
-                    if tx.send(fragment(f)).await.is_err() {
+                    if !forward(&tx, output.push(&f), &mut sent).await {
                         return;
                     }
                 }
@@ -246,15 +278,18 @@ pub async fn run(
         return;
     }
     if let Some(f) = last {
-        if tx.send(fragment(f)).await.is_err() {
+        if !forward(&tx, output.push(&f), &mut sent).await {
             return;
         }
+    }
+    if !forward(&tx, output.finish(), &mut sent).await {
+        return;
     }
     let done = sse::envelope(
         protocol::error::SUCCESS_CODE,
         "success",
         None,
-        PolishData { prompt: whole },
+        PolishData { prompt: sent },
     );
     let _ = tx.send(sse::event(&done)).await;
 }
@@ -306,7 +341,7 @@ mod tests {
             idea: "a fox".into(),
             ..PolishInput::default()
         };
-        run(model, input, guard, tx).await;
+        run(model, input, guard, tx, None).await;
         let mut joined = String::new();
         let mut whole = None;
         while let Some(b) = rx.recv().await {

@@ -260,7 +260,12 @@ pub async fn import(req: HttpRequest, a: Authed, s: State, payload: web::Payload
     .map_err(ApiError::internal)?;
     let (data, picture) =
         parsed.map_err(|e| ApiError::with_msg(ErrorCode::CharacterCardInvalid, e.to_string()))?;
-    let id = s.characters.import(&a.0.account.id, data, picture).await?;
+    let mut draft = data
+        .into_publish_request()
+        .map_err(|e| ApiError::with_msg(ErrorCode::CharacterCardInvalid, e.to_string()))?;
+    // Every text the card brings, in the `character` scene, as in publish.
+    s.text_filter.clean(&mut draft)?;
+    let id = s.characters.import(&a.0.account.id, draft, picture).await?;
     Ok(ok(IdAnswer { id }))
 }
 

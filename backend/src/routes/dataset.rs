@@ -66,7 +66,19 @@ async fn detail(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
     Ok(ok(r.view(true)))
 }
 
+/// A dataset's name (scene `name`) and tags (scene `title`), masked or
+/// refused by the text filter before anything is stored.
+fn filtered(s: &AppState, mut b: DatasetBody) -> Result<DatasetBody, ApiError> {
+    use protocol::textfilter::Scene;
+    s.text_filter.apply_opt(Scene::Name, &mut b.name)?;
+    if let Some(tags) = &mut b.tags {
+        s.text_filter.apply_all(Scene::Title, tags)?;
+    }
+    Ok(b)
+}
+
 async fn create(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    let b = filtered(&s, b.into_inner())?;
     let kind = kind_of(&b.kind)?.unwrap_or_default();
     let r = datasets(&s)
         .create(
@@ -80,6 +92,7 @@ async fn create(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
 }
 
 async fn edit(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
+    let b = filtered(&s, b.into_inner())?;
     let name = b
         .name
         .as_deref()

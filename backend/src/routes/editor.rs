@@ -36,11 +36,15 @@ async fn create(
     b: web::Json<CreateRequest>,
 ) -> ApiResult {
     let who = requester(&req, &s).await?;
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     Ok(ok(s.editor.create(&who, &b).await?))
 }
 
 async fn edit(req: HttpRequest, s: web::Data<AppState>, b: web::Json<EditRequest>) -> ApiResult {
     let who = requester(&req, &s).await?;
+    let mut b = b.into_inner();
+    s.text_filter.clean(&mut b)?;
     Ok(ok(s.editor.edit(&who, &b).await?))
 }
 

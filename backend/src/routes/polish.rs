@@ -104,7 +104,13 @@ pub async fn polish(
         Err(code) => return sse::single(polish::refusal(code, None)),
     };
     let (tx, rx) = sse::channel();
-    actix_web::rt::spawn(polish::run(state.llm.clone(), input, guard, tx));
+    actix_web::rt::spawn(polish::run(
+        state.llm.clone(),
+        input,
+        guard,
+        tx,
+        Some(state.text_filter.clone()),
+    ));
     sse::streaming(rx)
 }
 

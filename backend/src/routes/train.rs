@@ -63,6 +63,11 @@ fn base_checkpoint(family: &str) -> String {
 }
 
 async fn plan(s: &AppState, me: &str, b: &TrainBody) -> Result<Plan, ApiError> {
+    // A refused name answers before the dataset's checks (it is masked below).
+    if let Some(n) = &b.name {
+        s.text_filter
+            .apply(protocol::textfilter::Scene::Name, &mut n.clone())?;
+    }
     let dataset = datasets(s).own(me, &b.dataset_id).await?;
     if dataset.images.is_empty() {
         return Err(ErrorCode::DatasetEmpty.into());
@@ -100,7 +105,13 @@ async fn plan(s: &AppState, me: &str, b: &TrainBody) -> Result<Plan, ApiError> {
     };
     let name = match (&model, b.name.as_deref().map(str::trim)) {
         (Some(m), _) => m.name.clone(),
-        (None, Some(n)) if !n.is_empty() => crate::training::check_name(n)?,
+        (None, Some(n)) if !n.is_empty() => {
+            // The new model's name: masked or refused like every model name.
+            let mut n = crate::training::check_name(n)?;
+            s.text_filter
+                .apply(protocol::textfilter::Scene::Name, &mut n)?;
+            n
+        }
         (None, _) => dataset.name.clone(),
     };
     let params = b

@@ -25,7 +25,9 @@ use crate::accounts::now_millis;
 use crate::error::ApiError;
 
 mod paths;
+pub mod stream;
 pub use paths::Filtered;
+pub use stream::{Released, StreamFilter};
 
 /// The table's one partition.
 const BUCKET: &str = "entries";

@@ -4,7 +4,8 @@
 //!
 //! Titles and tags are `title`; descriptions, article bodies and version
 //! notes `description`; nicknames, channel, model and version names `name`;
-//! every text of a character and its datacards `character`; comments
+//! every text of a character (published or imported as a card) and its
+//! datacards `character`; video-editor projects `name`; comments
 //! `comment`; channel messages `message`. Prompts are filtered by the task
 //! and polish paths themselves (they answer their own codes).
 
@@ -19,6 +20,7 @@ use protocol::square::work::{
 };
 use protocol::task::request::CreateTaskRequest;
 use protocol::textfilter::Scene;
+use protocol::video::editor::{CreateRequest as EditorCreate, EditRequest as EditorEdit};
 use protocol::video::request::VideoCreateRequest;
 use protocol::ErrorCode;
 
@@ -220,5 +222,18 @@ impl Filtered for VersionEdit {
     fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
         f.apply_opt(Scene::Name, &mut self.version_name)?;
         f.apply_opt(Scene::Description, &mut self.description)
+    }
+}
+
+/// A video-editor project's name.
+impl Filtered for EditorCreate {
+    fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
+        f.apply_opt(Scene::Name, &mut self.name)
+    }
+}
+
+impl Filtered for EditorEdit {
+    fn filter(&mut self, f: &TextFilterService) -> Result<(), ApiError> {
+        f.apply_opt(Scene::Name, &mut self.name)
     }
 }

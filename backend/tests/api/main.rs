@@ -37,6 +37,7 @@ mod square;
 mod tasks;
 mod tasks_queue;
 mod text_filter;
+mod text_filter_paths;
 mod timbre;
 mod uploads;
 mod video;

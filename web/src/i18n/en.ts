@@ -18,6 +18,7 @@ import { en_audio } from './en.audio';
 import { en_models } from './en.models';
 import { en_moderation } from './en.moderation';
 import { en_deletion } from './en.deletion';
+import { en_textfilter } from './en.textfilter';
 
 export const en = {
   ...en_generator,
@@ -37,6 +38,7 @@ export const en = {
   ...en_models,
   ...en_moderation,
   ...en_deletion,
+  ...en_textfilter,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

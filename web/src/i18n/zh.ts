@@ -11,6 +11,7 @@ import { zh_audio } from './zh.audio';
 import { zh_models } from './zh.models';
 import { zh_moderation } from './zh.moderation';
 import { zh_deletion } from './zh.deletion';
+import { zh_textfilter } from './zh.textfilter';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -592,6 +593,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_models,
   ...zh_moderation,
   ...zh_deletion,
+  ...zh_textfilter,
 };
 
 /** The Chinese table with every key: missing ones in English. */

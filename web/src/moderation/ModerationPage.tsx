@@ -1,5 +1,5 @@
 // `/moderation`: the moderators' console. Tabs: the queue, account bans,
-// and for operators the audit log and moderator grants. Visitors and plain
+// and for operators the audit log, moderator grants and the text filter's lists. Visitors and plain
 // users see a refusal (the server refuses every call of theirs anyway).
 import type { ReactNode } from 'react';
 import { loggedInAtom } from '../account/atoms';
@@ -11,13 +11,14 @@ import { useAtomValue } from '../state/jotai';
 import { useModerationRole } from './actions';
 import { AuditView } from './AuditView';
 import { BansView } from './BansView';
+import { FilterView } from './FilterView';
 import { ModeratorsView } from './ModeratorsView';
 import { QueueView } from './QueueView';
 import type { ModerationTab } from './route';
 import { moderationPath } from './route';
 import './moderation.css';
 
-const OPERATOR_TABS: ReadonlySet<ModerationTab> = new Set(['audit', 'moderators']);
+const OPERATOR_TABS: ReadonlySet<ModerationTab> = new Set(['audit', 'moderators', 'filter']);
 
 export function ModerationPage({ tab }: { tab: ModerationTab }) {
   const t = useT();
@@ -35,10 +36,11 @@ export function ModerationPage({ tab }: { tab: ModerationTab }) {
   }
   if (role === null) return <p className="sq-note">{t('moderation.loading')}</p>;
 
-  const tabs: ModerationTab[] = role === 'operator' ? ['queue', 'bans', 'audit', 'moderators'] : ['queue', 'bans'];
+  const tabs: ModerationTab[] = role === 'operator' ? ['queue', 'bans', 'audit', 'moderators', 'filter'] : ['queue', 'bans'];
   let body: ReactNode;
   if (OPERATOR_TABS.has(tab) && role !== 'operator') {
-    body = <p className="sq-note">{t(tab === 'audit' ? 'moderation.audit.operatorsOnly' : 'moderation.mods.operatorsOnly')}</p>;
+    const only = tab === 'audit' ? 'moderation.audit.operatorsOnly' : tab === 'filter' ? 'moderation.filter.operatorsOnly' : 'moderation.mods.operatorsOnly';
+    body = <p className="sq-note">{t(only)}</p>;
   } else {
     switch (tab) {
       case 'queue':
@@ -52,6 +54,9 @@ export function ModerationPage({ tab }: { tab: ModerationTab }) {
         break;
       case 'moderators':
         body = <ModeratorsView />;
+        break;
+      case 'filter':
+        body = <FilterView />;
         break;
     }
   }

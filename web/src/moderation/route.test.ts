@@ -5,7 +5,7 @@ describe('console paths', () => {
   it('reads each tab and writes it back', () => {
     expect(parseModerationPath('/moderation')).toBe('queue');
     expect(parseModerationPath('/moderation/')).toBe('queue');
-    for (const tab of ['audit', 'bans', 'moderators'] as const) {
+    for (const tab of ['audit', 'bans', 'moderators', 'filter'] as const) {
       expect(parseModerationPath(moderationPath(tab))).toBe(tab);
     }
     expect(moderationPath('queue')).toBe('/moderation');

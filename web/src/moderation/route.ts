@@ -3,8 +3,9 @@
 //   /moderation/audit        the audit log (operators)
 //   /moderation/bans         account bans
 //   /moderation/moderators   moderator grants (operators)
+//   /moderation/filter       the text filter's lists (operators)
 
-export const MODERATION_TABS = ['queue', 'audit', 'bans', 'moderators'] as const;
+export const MODERATION_TABS = ['queue', 'audit', 'bans', 'moderators', 'filter'] as const;
 export type ModerationTab = (typeof MODERATION_TABS)[number];
 
 export const MODERATION_PATH = '/moderation';
