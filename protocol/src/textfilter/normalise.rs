@@ -186,12 +186,16 @@ pub(crate) fn fold_text(text: &str) -> Vec<(char, usize)> {
 struct Token {
     chars: Vec<Raw>,
     sep_after: usize,
+    /// The separator after it is only white space (`a g-r-a-p-e`: the gap
+    /// after `a` is blank, the ones inside the spelled-out word are not).
+    blank_after: bool,
 }
 
 fn tokens(folded: &[(char, usize)]) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::new();
     let mut current: Vec<Raw> = Vec::new();
     let mut sep = 0usize;
+    let mut blank = true;
     let flush = |current: &mut Vec<Raw>, out: &mut Vec<Token>| {
         if let Some(token) = finish_token(std::mem::take(current)) {
             out.push(token);
@@ -202,8 +206,10 @@ fn tokens(folded: &[(char, usize)]) -> Vec<Token> {
             if current.is_empty() {
                 if let Some(last) = out.last_mut() {
                     last.sep_after = sep;
+                    last.blank_after = blank;
                 }
                 sep = 0;
+                blank = true;
             }
             current.push(Raw { ch, orig });
         } else {
@@ -211,6 +217,7 @@ fn tokens(folded: &[(char, usize)]) -> Vec<Token> {
                 flush(&mut current, &mut out);
             }
             sep += 1;
+            blank &= ch.is_whitespace();
         }
     }
     flush(&mut current, &mut out);
@@ -240,6 +247,7 @@ fn finish_token(mut chars: Vec<Raw>) -> Option<Token> {
     Some(Token {
         chars,
         sep_after: 0,
+        blank_after: true,
     })
 }
 
@@ -265,16 +273,44 @@ fn join_spelled_out(tokens: Vec<Token>) -> Vec<Token> {
                 break;
             }
         }
+        // A one-letter word before or after a word spelled out with other
+        // separators (`a g-r-a-p-e`, `g.r.a.p.e i`) stays a word of its own.
+        let gaps: Vec<bool> = group
+            .iter()
+            .take(group.len().saturating_sub(1))
+            .map(|t| t.blank_after)
+            .collect();
+        let mid_marks = gaps
+            .get(1..gaps.len().saturating_sub(1))
+            .is_some_and(|mid| !mid.is_empty() && mid.iter().all(|blank| !blank));
+        let tail = if mid_marks && gaps.last() == Some(&true) {
+            group.pop()
+        } else {
+            None
+        };
+        let head = if mid_marks && gaps.first() == Some(&true) {
+            Some(group.remove(0))
+        } else {
+            None
+        };
+        out.extend(head);
         if group.len() >= 3 {
             let sep_after = group.last().map(|t| t.sep_after).unwrap_or(0);
+            let blank_after = group.last().is_none_or(|t| t.blank_after);
             let chars = group.into_iter().flat_map(|t| t.chars).collect();
-            out.push(Token { chars, sep_after });
+            out.push(Token {
+                chars,
+                sep_after,
+                blank_after,
+            });
         } else {
             out.extend(group);
         }
+        out.extend(tail);
     }
     out
 }
+
 
 /// Steps 1 to 4 without the repeat counting: the words of `text` folded,
 /// with leetspeak and spelled-out words joined, separated by one space.
@@ -398,6 +434,13 @@ mod tests {
         assert_eq!(skeleton("b - a - d"), "bad");
         assert_eq!(skeleton("a cat"), "a cat");
         assert_eq!(skeleton("i a"), "i a");
+        // A one-letter word beside a word spelled out with marks.
+        assert_eq!(skeleton("a g-r-a-p-e"), "a grape");
+        assert_eq!(skeleton("a l.o.l.i.c.o.n"), "a lolicon");
+        assert_eq!(skeleton("g.r.a.p.e i like"), "grape i like");
+        assert_eq!(skeleton("a g-r-a-p-e i"), "a grape i");
+        // Spelled out with spaces throughout stays one word.
+        assert_eq!(skeleton("g r a p e"), "grape");
     }
 
     #[test]
