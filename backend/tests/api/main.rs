@@ -8,6 +8,7 @@
 )]
 
 mod accounts;
+mod accounts_security;
 mod agent;
 mod audio;
 mod audio_stream;
