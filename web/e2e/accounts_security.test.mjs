@@ -100,6 +100,8 @@ describe('account security against the real backend', { timeout: 240_000 }, () =
     });
     const data = await signUp(backend.url, { prefix: 'tess', password: PASSWORD, name: NAME });
     email = data.account.email;
+    // Only the browsers' sessions remain.
+    assert.equal((await apiCall(backend.url, '/api/v1/account/logout', undefined, data.token)).status.code, OK);
   });
 
   after(async () => {

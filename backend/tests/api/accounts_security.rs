@@ -199,7 +199,8 @@ async fn sessions_are_listed_and_signed_out_one_or_all_others() {
 
 #[tokio::test]
 async fn two_factor_sign_in_with_a_code_then_a_recovery_code() {
-    let app = spawn_app().await;
+    // Wrong codes here are on purpose: the back-off has its own tests.
+    let app = spawn_app_with(&[("EASEL_LOCKOUT_FREE_FAILURES", "50")]).await;
     let (email, _, client) = new_user(&app).await;
     // Enrolment needs the password.
     assert_eq!(
