@@ -211,12 +211,7 @@ impl Lockout {
                 p.last_failure = now;
             }
             if let Ok(mut accounts) = self.accounts.lock() {
-                bump(
-                    &mut accounts,
-                    account,
-                    now,
-                    self.policy.account_window_ms,
-                );
+                bump(&mut accounts, account, now, self.policy.account_window_ms);
             }
         }
         if let Ok(mut ips) = self.ips.lock() {

@@ -17,8 +17,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
-mod operator;
 pub mod lockout;
+mod operator;
 pub mod profile;
 pub mod sessions;
 pub mod totp;

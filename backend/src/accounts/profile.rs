@@ -349,5 +349,4 @@ mod tests {
         let six: Vec<String> = (0..6).map(|i| format!("https://x{i}.y")).collect();
         assert!(check_links(&six).is_err());
     }
-
 }

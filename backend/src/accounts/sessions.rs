@@ -131,11 +131,7 @@ impl AccountService {
     }
 
     /// Moves `last_seen` forward, at most once a minute per session.
-    pub(super) async fn touch_session(
-        &self,
-        hash: &str,
-        row: &SessionRow,
-    ) -> Result<(), ApiError> {
+    pub(super) async fn touch_session(&self, hash: &str, row: &SessionRow) -> Result<(), ApiError> {
         let now = now_secs();
         if now - row.last_seen.max(row.created_at) < LAST_SEEN_EVERY_SECS {
             return Ok(());
@@ -184,19 +180,17 @@ impl AccountService {
             .zip(rows)
             .filter_map(|(h, row)| {
                 let row = row?;
-                (row.account_id == caller.account.id && row.expires_at > now).then(|| {
-                    SessionView {
-                        id: session_id(h),
-                        device: if row.device.is_empty() {
-                            "Unknown device".into()
-                        } else {
-                            row.device.clone()
-                        },
-                        address: row.address.clone(),
-                        created_at: row.created_at,
-                        last_seen: row.last_seen.max(row.created_at),
-                        current: *h == caller.token_hash,
-                    }
+                (row.account_id == caller.account.id && row.expires_at > now).then(|| SessionView {
+                    id: session_id(h),
+                    device: if row.device.is_empty() {
+                        "Unknown device".into()
+                    } else {
+                        row.device.clone()
+                    },
+                    address: row.address.clone(),
+                    created_at: row.created_at,
+                    last_seen: row.last_seen.max(row.created_at),
+                    current: *h == caller.token_hash,
                 })
             })
             .collect();

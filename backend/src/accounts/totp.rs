@@ -131,7 +131,11 @@ pub fn new_recovery_codes() -> Vec<String> {
                     char::from(*RECOVERY_ALPHABET.get(i).unwrap_or(&b'a'))
                 })
                 .collect();
-            format!("{}-{}", raw.get(..5).unwrap_or(""), raw.get(5..).unwrap_or(""))
+            format!(
+                "{}-{}",
+                raw.get(..5).unwrap_or(""),
+                raw.get(5..).unwrap_or("")
+            )
         })
         .collect()
 }
@@ -463,7 +467,10 @@ mod tests {
         assert_eq!(uniq.len(), RECOVERY_CODES);
         let c = codes.first().unwrap();
         assert_eq!(c.len(), 11);
-        assert_eq!(hash_recovery(c), hash_recovery(&c.to_uppercase().replace('-', " ")));
+        assert_eq!(
+            hash_recovery(c),
+            hash_recovery(&c.to_uppercase().replace('-', " "))
+        );
         assert_ne!(hash_recovery(c), hash_recovery(codes.get(1).unwrap()));
     }
 
@@ -471,7 +478,9 @@ mod tests {
     fn qr_is_an_svg_data_url() {
         let q = qr_svg("otpauth://totp/Easel:a%40b.c?secret=JBSWY3DP&issuer=Easel").unwrap();
         let b64 = q.strip_prefix("data:image/svg+xml;base64,").unwrap();
-        let svg = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+        let svg = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap();
         assert!(String::from_utf8(svg).unwrap().contains("<svg"));
     }
 }

@@ -21,7 +21,12 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
         .finish()
 }
 
-pub(crate) fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
+pub(crate) fn logged_in(
+    req: &HttpRequest,
+    state: &AppState,
+    row: &AccountRow,
+    token: String,
+) -> HttpResponse {
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
     HttpResponse::Ok()
         .cookie(cookie)

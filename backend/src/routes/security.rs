@@ -221,7 +221,12 @@ pub async fn two_factor_recovery(
 ) -> ApiResult {
     let codes = state
         .security
-        .regenerate_recovery(&caller.0.account, &body.password, &body.code, &client_ip(&req))
+        .regenerate_recovery(
+            &caller.0.account,
+            &body.password,
+            &body.code,
+            &client_ip(&req),
+        )
         .await?;
     Ok(ok(serde_json::json!({ "recovery_codes": codes })))
 }

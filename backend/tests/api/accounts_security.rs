@@ -74,7 +74,10 @@ async fn enable_2fa(client: &RestClient) -> (String, Vec<String>) {
         .unwrap();
     let secret = e["secret"].as_str().unwrap().to_owned();
     assert!(e["uri"].as_str().unwrap().starts_with("otpauth://totp/"));
-    assert!(e["uri"].as_str().unwrap().contains(&format!("secret={secret}")));
+    assert!(e["uri"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("secret={secret}")));
     assert!(e["qr"]
         .as_str()
         .unwrap()
@@ -206,7 +209,10 @@ async fn two_factor_sign_in_with_a_code_then_a_recovery_code() {
     assert_eq!(
         code_of(
             client
-                .post::<_, Value>("/api/v1/account/2fa/enrol", &json!({"password": "wrong password"}))
+                .post::<_, Value>(
+                    "/api/v1/account/2fa/enrol",
+                    &json!({"password": "wrong password"})
+                )
                 .await
         ),
         ErrorCode::PasswordError.code()
@@ -460,7 +466,10 @@ async fn avatar_is_cropped_and_resized_and_prefs_are_checked() {
         .await
         .unwrap();
     let url = profile["avatar"].as_str().unwrap().to_owned();
-    assert!(url.starts_with(&format!("/files/avatars/{}/", data.account.id)), "{url}");
+    assert!(
+        url.starts_with(&format!("/files/avatars/{}/", data.account.id)),
+        "{url}"
+    );
     let bytes = reqwest::get(format!("{}{url}", app.base))
         .await
         .unwrap()
@@ -485,7 +494,9 @@ async fn avatar_is_cropped_and_resized_and_prefs_are_checked() {
         json!({"image": base64::engine::general_purpose::STANDARD.encode(b"text")}),
         json!({"image": png(100, 100), "crop": {"x": 50, "y": 0, "size": 100}}),
     ] {
-        let r = client.post::<_, Value>("/api/v1/account/avatar", &bad).await;
+        let r = client
+            .post::<_, Value>("/api/v1/account/avatar", &bad)
+            .await;
         assert_eq!(code_of(r), ErrorCode::AvatarInvalid.code());
     }
 
@@ -508,10 +519,16 @@ async fn avatar_is_cropped_and_resized_and_prefs_are_checked() {
     assert_eq!(p["notify"]["follow"], true);
     let six: Vec<String> = (0..6).map(|i| format!("https://x{i}.example")).collect();
     for (bad, code) in [
-        (json!({"links": ["javascript:alert(1)"]}), ErrorCode::ProfileLinkInvalid),
+        (
+            json!({"links": ["javascript:alert(1)"]}),
+            ErrorCode::ProfileLinkInvalid,
+        ),
         (json!({"links": six}), ErrorCode::ProfileLinkInvalid),
         (json!({"language": "xx"}), ErrorCode::ProfileSettingInvalid),
-        (json!({"notify": {"moderation": false}}), ErrorCode::ProfileSettingInvalid),
+        (
+            json!({"notify": {"moderation": false}}),
+            ErrorCode::ProfileSettingInvalid,
+        ),
         (json!({"colour": "red"}), ErrorCode::InvalidParams),
     ] {
         let r = client

@@ -324,7 +324,6 @@ pub const TOTP_CHALLENGES: TableDef = regular("totp_challenges");
 /// pk (account id) · ck () → `PrefsRow`. Links, language, notification choices.
 pub const SESS_PREFS: TableDef = regular("sess_prefs");
 
-
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
