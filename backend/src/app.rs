@@ -418,7 +418,18 @@ impl Application {
         let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
         let nsfw_uploads =
             crate::nsfw::UploadScoring::start(nsfw.clone(), store.clone(), objects.clone());
+        let security = crate::accounts::sessions::SecurityService::new(
+            store.clone(),
+            objects.clone(),
+            accounts.clone(),
+            crate::accounts::lockout::Lockout::new(
+                crate::accounts::lockout::LockoutPolicy::from_env()?,
+                std::sync::Arc::new(crate::accounts::lockout::SystemClock),
+            ),
+            "Easel",
+        );
         let state = web::Data::new(AppState {
+            security,
             text_filter,
             moderation,
             nsfw: nsfw.clone(),

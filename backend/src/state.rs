@@ -71,4 +71,6 @@ pub struct AppState {
     pub nsfw: Arc<crate::nsfw::NsfwScorer>,
     /// Uploaded images waiting to be scored in the background.
     pub nsfw_uploads: crate::nsfw::UploadScoring,
+    /// Sessions' devices, two-factor, lockout and preferences (issue 21).
+    pub security: crate::accounts::sessions::SecurityService,
 }

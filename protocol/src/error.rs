@@ -279,6 +279,22 @@ error_codes! {
     ExportRunning = (20151, "exportRunning", 409, "an export of your data is already being made");
     /// No finished export to download (none asked, failed, or expired).
     ExportUnavailable = (20152, "exportUnavailable", 404, "no export of your data is ready");
+    /// Sessions and two-factor (issue 21): a wrong TOTP or recovery code.
+    TwoFactorCodeError = (20140, "twoFactorCodeError", 400, "wrong two-factor code");
+    /// Lockout: too many failed attempts from here or on this account; `msg` says when to retry.
+    TooManyAttempts = (20141, "tooManyAttempts", 429, "too many attempts, try again later");
+    /// The sign-in's second step expired, was used, or failed too often: sign in again.
+    TwoFactorChallengeExpired = (20142, "twoFactorChallengeExpired", 400, "the sign-in step has expired, sign in again");
+    /// Two-factor is already on (enrol), not enrolled (confirm) or not on (disable).
+    TwoFactorState = (20143, "twoFactorState", 409, "two-factor sign-in is not in that state");
+    /// Profile links: http(s) addresses only, at most 5, each at most 300 characters.
+    ProfileLinkInvalid = (20144, "profileLinkInvalid", 400, "links must be http(s) addresses, at most 5");
+    /// A bio over 500 characters or with control characters.
+    ProfileBioInvalid = (20145, "profileBioInvalid", 400, "the bio is too long or has control characters");
+    /// An avatar that is not a decodable PNG, JPEG or GIF image of at most 8 MiB, or a crop outside it.
+    AvatarInvalid = (20146, "avatarInvalid", 400, "the image cannot be used as an avatar");
+    /// A language or notification kind the app does not know.
+    ProfileSettingInvalid = (20147, "profileSettingInvalid", 400, "unknown language or notification kind");
 }
 
 /// The success code of every envelope.

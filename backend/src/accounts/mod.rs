@@ -20,8 +20,11 @@ use crate::error::ApiError;
 pub mod deletion;
 mod deletion_steps;
 pub mod export;
+pub mod lockout;
 mod operator;
+pub mod profile;
 pub mod sessions;
+pub mod totp;
 
 /// A stored account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +112,15 @@ pub struct SessionRow {
     pub account_id: String,
     pub created_at: i64,
     pub expires_at: i64,
+    /// The user agent, summarised (`sessions.rs`).
+    #[serde(default)]
+    pub device: String,
+    /// The client address at sign-in.
+    #[serde(default)]
+    pub address: String,
+    /// Seconds; written at most once a minute.
+    #[serde(default)]
+    pub last_seen: i64,
 }
 
 /// A partial change of [`UserSettings`].
@@ -309,6 +321,9 @@ impl AccountService {
             account_id: account_id.to_owned(),
             created_at: now,
             expires_at: now + self.token_ttl_secs,
+            device: String::new(),
+            address: String::new(),
+            last_seen: now,
         };
         self.sessions
             .put(&Key::of(&hash), &Key::empty(), &row)
@@ -342,6 +357,7 @@ impl AccountService {
         if account.status == status::DISABLED || account.deletion.is_some() {
             return Ok(None);
         }
+        self.touch_session(&hash, &session).await?;
         Ok(Some(Caller {
             account,
             token_hash: hash,

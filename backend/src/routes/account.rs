@@ -21,7 +21,7 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
         .finish()
 }
 
-pub(super) fn logged_in(
+pub(crate) fn logged_in(
     req: &HttpRequest,
     state: &AppState,
     row: &AccountRow,
@@ -62,6 +62,10 @@ pub async fn sign_up(
         .ledger
         .grant(&row.id, "signup", state.settings.generation.signup_credits)
         .await?;
+    state
+        .accounts
+        .describe_session(&token, &super::security::meta_of(&req))
+        .await?;
     Ok(logged_in(&req, &state, &row, token))
 }
 
@@ -75,8 +79,8 @@ pub async fn login_in(
     if body.login_type != "email" {
         return Err(ErrorCode::LoginTypeUnsupported.into());
     }
-    let (row, token) = state.accounts.login(&body.email, &body.password).await?;
-    Ok(logged_in(&req, &state, &row, token))
+    // Lockout, known devices and the two-factor step: `security.rs`.
+    super::security::login_email(&req, &state, &body.email, &body.password).await
 }
 
 #[tracing::instrument(skip_all)]

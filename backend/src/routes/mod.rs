@@ -29,6 +29,7 @@ mod payment;
 mod polish;
 pub mod resource;
 mod search;
+mod security;
 mod social;
 mod square;
 mod system;
@@ -51,6 +52,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(works::routes)
             .configure(moderation::routes)
             .configure(social::routes)
+            .configure(security::routes)
             .configure(search::routes)
             .configure(square::routes)
             .configure(ornament::routes)

@@ -94,6 +94,8 @@ pub(crate) struct Tables {
     pub notifications_read: Table<i64>,
     pub img_use: Table<row::ImgUseRow>,
     pub model_works: crate::models::works::ModelWorks,
+    /// Which notification kinds each account turned off (`account/prefs`).
+    pub prefs: Table<crate::accounts::profile::PrefsRow>,
 }
 
 impl Tables {
@@ -118,7 +120,8 @@ impl Tables {
             notifications: Table::new(store.clone(), &tables::NOTIFICATIONS),
             notifications_read: Table::new(store.clone(), &tables::NOTIFICATIONS_READ),
             img_use: Table::new(store.clone(), &tables::IMG_USE),
-            model_works: crate::models::works::ModelWorks::new(store),
+            model_works: crate::models::works::ModelWorks::new(store.clone()),
+            prefs: Table::new(store, &tables::SESS_PREFS),
         }
     }
 }

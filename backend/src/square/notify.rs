@@ -32,6 +32,10 @@ impl SquareService {
         if to == actor {
             return;
         }
+        // The recipient may have turned this kind off (`account/prefs`).
+        if !crate::accounts::profile::wants(&self.inner.t.prefs, to, kind).await {
+            return;
+        }
         let now = now_millis();
         let row = NotificationRow {
             id: uuid::Uuid::now_v7().simple().to_string(),

@@ -9,6 +9,7 @@
 
 mod account_deletion;
 mod accounts;
+mod accounts_security;
 mod agent;
 mod audio;
 mod audio_stream;

@@ -314,6 +314,16 @@ pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
 /// pk (account id) · ck (UTC day) → `u32`. Appeals an account made per day.
 pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
 
+// Sessions and two-factor (issue 21)
+/// pk (account id) · ck (device code) → `KnownDevice`. Devices that signed in with the password (and second step), which pass the per-account lockout cap.
+pub const SESS_KNOWN_DEVICES: TableDef = regular("sess_known_devices");
+/// pk (account id) · ck () → `TotpRow`. An account's TOTP secret (pending or enabled), last used step and hashed recovery codes.
+pub const TOTP_SECRETS: TableDef = regular("totp_secrets");
+/// pk (sha-256 of the challenge token, hex) · ck () → `ChallengeRow`. A sign-in waiting for its second step.
+pub const TOTP_CHALLENGES: TableDef = regular("totp_challenges");
+/// pk (account id) · ck () → `PrefsRow`. Links, language, notification choices.
+pub const SESS_PREFS: TableDef = regular("sess_prefs");
+
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
 pub const DELETION_REQUESTS: TableDef = regular("deletion_requests");
@@ -462,4 +472,9 @@ pub const ALL: &[TableDef] = &[
     DELETION_REQUESTS,
     DELETION_DUE,
     DELETION_EXPORTS,
+    // Sessions and two-factor
+    SESS_KNOWN_DEVICES,
+    TOTP_SECRETS,
+    TOTP_CHALLENGES,
+    SESS_PREFS,
 ];

@@ -1,7 +1,10 @@
+import { Link } from '../app/Link';
 import { session } from '../app/services';
 import { toastAtom } from '../app/toast';
 import { useT } from '../i18n/useT';
 import { OrnamentAvatar } from '../ornaments/OrnamentAvatar';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
 import { useAtomValue, useSetAtom } from '../state/jotai';
 import { accountAtom, loginDialogAtom, tokenAtom } from './atoms';
 
@@ -12,6 +15,7 @@ export function AccountMenu() {
   const setDialog = useSetAtom(loginDialogAtom);
   const setToast = useSetAtom(toastAtom);
   const t = useT();
+  const locale = useAtomValue(localeAtom);
 
   if (token === null) {
     return (
@@ -33,6 +37,9 @@ export function AccountMenu() {
       <span className="account-menu__name" data-testid="account-name">
         {name}
       </span>
+      <Link to={localePath(locale, '/settings')} className="button" data-testid="account-settings-link">
+        {t('settings.title')}
+      </Link>
       <button type="button" className="button" onClick={() => {
           setToast(null);
           void session.logout();

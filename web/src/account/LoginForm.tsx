@@ -5,7 +5,9 @@ import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { CancelDeletionOffer } from './CancelDeletionOffer';
+import { isSecondStep } from '../settings/api';
 import { FormError } from './FormError';
+import { TwoFactorStep } from './TwoFactorStep';
 import { useApplyLogin } from './useLoginOutcome';
 
 export interface LoginFormProps {
@@ -24,6 +26,8 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<ErrorMessage | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
+  // Two-factor on: the password opened a second step (its challenge).
+  const [challenge, setChallenge] = useState<string | null>(null);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -36,6 +40,11 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         mode === 'login'
           ? await api.login({ email: email.trim(), password })
           : await api.signUp({ name: name.trim(), email: email.trim(), password });
+      if (isSecondStep(data)) {
+        setChallenge(data.challenge);
+        setPassword('');
+        return;
+      }
       setError(applyLogin(data));
     } catch (err) {
       setError(errorMessage(err));
@@ -48,6 +57,10 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   function switchTo(next: 'login' | 'signup') {
     setError(null);
     onModeChange(next);
+  }
+
+  if (challenge !== null) {
+    return <TwoFactorStep challenge={challenge} onRestart={() => setChallenge(null)} />;
   }
 
   return (

@@ -12,6 +12,8 @@ import { ModelsPage } from '../models/ModelsPage';
 import { parseModelsPath } from '../models/route';
 import { ModerationPage } from '../moderation/ModerationPage';
 import { parseModerationPath } from '../moderation/route';
+import { SettingsPage } from '../settings/SettingsPage';
+import { parseSettingsPath } from '../settings/route';
 import { parseTimbrePath } from '../timbre/route';
 import { TimbrePage } from '../timbre/TimbrePage';
 import { contentLanguage } from '../i18n/messages';
@@ -66,6 +68,11 @@ export function page(rest: string): ReactNode {
       {
         const tab = parseModerationPath(path);
         if (tab !== null) return <ModerationPage tab={tab} />;
+      }
+      // `/settings` and `/settings/{tab}`: the account's settings.
+      {
+        const tab = parseSettingsPath(path);
+        if (tab !== null) return <SettingsPage tab={tab} />;
       }
       return mallPage(path) ?? squarePage(path) ?? <NotFoundPage />;
   }

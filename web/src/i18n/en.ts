@@ -19,6 +19,7 @@ import { en_models } from './en.models';
 import { en_moderation } from './en.moderation';
 import { en_deletion } from './en.deletion';
 import { en_textfilter } from './en.textfilter';
+import { en_settings } from './en.settings';
 
 export const en = {
   ...en_generator,
@@ -39,6 +40,7 @@ export const en = {
   ...en_moderation,
   ...en_deletion,
   ...en_textfilter,
+  ...en_settings,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

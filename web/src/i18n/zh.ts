@@ -12,6 +12,7 @@ import { zh_models } from './zh.models';
 import { zh_moderation } from './zh.moderation';
 import { zh_deletion } from './zh.deletion';
 import { zh_textfilter } from './zh.textfilter';
+import { zh_settings } from './zh.settings';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -594,6 +595,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_moderation,
   ...zh_deletion,
   ...zh_textfilter,
+  ...zh_settings,
 };
 
 /** The Chinese table with every key: missing ones in English. */
