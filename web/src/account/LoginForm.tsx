@@ -6,6 +6,8 @@ import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { FormError } from './FormError';
 import { useApplyLogin } from './useLoginOutcome';
+import { clearUserInvite, readUserInvite } from './userInvite';
+import { isApiError } from '../api/client';
 
 export interface LoginFormProps {
   mode: 'login' | 'signup';
@@ -20,6 +22,8 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // The invite code from a link (kept in localStorage), editable before sign-up.
+  const [invite, setInvite] = useState(() => readUserInvite() ?? '');
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<ErrorMessage | null>(null);
 
@@ -32,9 +36,19 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
       const data =
         mode === 'login'
           ? await api.login({ email: email.trim(), password })
-          : await api.signUp({ name: name.trim(), email: email.trim(), password });
+          : await api.signUp({
+              name: name.trim(),
+              email: email.trim(),
+              password,
+              ...(invite.trim() !== '' ? { invite_user_code: invite.trim() } : {}),
+            });
       setError(applyLogin(data));
     } catch (err) {
+      // InviteCodeError also forgets the stored code (spec 2 §8).
+      if (isApiError(err) && err.code === 40002) {
+        clearUserInvite();
+        setInvite('');
+      }
       setError(errorMessage(err));
     } finally {
       setPending(false);
@@ -101,6 +115,19 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
             required
           />
         </div>
+        {mode === 'signup' && (
+          <div className="field">
+            <label htmlFor={`${id}-invite`}>{t('login.inviteCode')}</label>
+            <input
+              id={`${id}-invite`}
+              name="invite_user_code"
+              autoComplete="off"
+              value={invite}
+              onChange={(e) => setInvite(e.target.value)}
+              maxLength={32}
+            />
+          </div>
+        )}
         <FormError error={error} />
         <button type="submit" className="button button--primary button--wide" disabled={pending}>
           {pending ? t('login.pending') : t(mode === 'login' ? 'login.submitLogin' : 'login.submitSignup')}
