@@ -33,6 +33,7 @@ import { WorkPage } from '../works/WorkPage';
 import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
+import { VipPopAuto } from '../popups/VipPopAuto';
 
 /** The route table: the path after the locale -> the page. */
 export function page(rest: string): ReactNode {
@@ -107,6 +108,7 @@ export function App() {
       <main className={isWidePage(route.rest) ? 'main main--wide' : 'main'}>{page(route.rest)}</main>
       <LoginDialog />
       <MallOverlays />
+      <VipPopAuto />
       <ToastView />
     </>
   );
