@@ -34,6 +34,7 @@ import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
 import { VipPopAuto } from '../popups/VipPopAuto';
+import { VisitorGuide } from '../popups/VisitorGuide';
 
 /** The route table: the path after the locale -> the page. */
 export function page(rest: string): ReactNode {
@@ -109,6 +110,7 @@ export function App() {
       <LoginDialog />
       <MallOverlays />
       <VipPopAuto />
+      <VisitorGuide />
       <ToastView />
     </>
   );

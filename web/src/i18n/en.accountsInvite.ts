@@ -24,6 +24,9 @@ export const en_accountsInvite = {
   'invite.count': 'Accounts created with your code: {n}',
   'invite.credits': 'You receive {inviter} credits and your friend {invitee} credits.',
   'invite.invitedBy': 'You were invited by {name}.',
+  // The visitor guide.
+  'guide.next': 'Got it',
+  'guide.skip': 'Skip the guide',
   // The membership popup.
   'vipPop.title': 'Become a member',
   'vipPop.body': 'Members get an unlimited queue, higher video qualities and more monthly credits.',

@@ -21,6 +21,8 @@ export const zh_accountsInvite: Partial<MessageTable> = {
   'invite.count': '使用你的邀请码注册的账号：{n}',
   'invite.credits': '你将获得 {inviter} 积分，好友获得 {invitee} 积分。',
   'invite.invitedBy': '你由 {name} 邀请。',
+  'guide.next': '知道了',
+  'guide.skip': '跳过引导',
   'vipPop.title': '成为会员',
   'vipPop.body': '会员享有无限队列、更高视频画质和更多每月积分。',
   'vipPop.confirm': '查看套餐',
