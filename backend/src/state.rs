@@ -71,4 +71,10 @@ pub struct AppState {
     pub nsfw: Arc<crate::nsfw::NsfwScorer>,
     /// Uploaded images waiting to be scored in the background.
     pub nsfw_uploads: crate::nsfw::UploadScoring,
+    /// Phone sign-in: codes, their limits, the SMS provider (issue 21).
+    pub phones: crate::accounts::phone::PhoneService,
+    /// Invite codes and inviters (issue 21).
+    pub invites: crate::accounts::invites::InviteService,
+    /// Visitors, the visitor guide, popups and push tokens (issue 21).
+    pub popups: crate::popups::PopupService,
 }

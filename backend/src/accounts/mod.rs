@@ -17,7 +17,10 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod invites;
 mod operator;
+pub mod phone;
+pub mod sms;
 
 /// A stored account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
         .finish()
 }
 
-fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
+pub(super) fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
     HttpResponse::Ok()
         .cookie(cookie)
@@ -49,6 +49,14 @@ pub async fn sign_up(
     let mut body = body.into_inner();
     state.text_filter.apply_opt(Scene::Name, &mut body.name)?;
     let device = device_id_of(&req).unwrap_or_else(new_device_code);
+    // A wrong invite code (40002) creates no account.
+    let inviter = state
+        .invites
+        .resolve(
+            &state.accounts,
+            &[body.invite_user_code.as_deref(), body.invitation_code.as_deref()],
+        )
+        .await?;
     let (row, token) = state
         .accounts
         .sign_up(&body.email, &body.password, body.name.as_deref(), device)
@@ -56,6 +64,10 @@ pub async fn sign_up(
     state
         .ledger
         .grant(&row.id, "signup", state.settings.generation.signup_credits)
+        .await?;
+    state
+        .invites
+        .on_account_created(&state.ledger, &row.id, inviter.as_deref())
         .await?;
     Ok(logged_in(&req, &state, &row, token))
 }

@@ -24,6 +24,7 @@ mod model_leaderboard;
 mod model_rank;
 mod moderation;
 mod ornament;
+mod phoneinvite;
 mod payment;
 mod polish;
 pub mod resource;
@@ -62,6 +63,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(train::routes)
             .configure(face::routes)
             .configure(text_filter::routes)
+            .configure(phoneinvite::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

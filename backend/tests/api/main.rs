@@ -29,6 +29,7 @@ mod models_import;
 mod moderation;
 mod nsfw;
 mod ornaments;
+mod phoneinvite;
 mod polish;
 mod prompts;
 mod socket;

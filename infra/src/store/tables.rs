@@ -314,6 +314,26 @@ pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
 /// pk (account id) · ck (UTC day) → `u32`. Appeals an account made per day.
 pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
 
+// Phone sign-in, invite codes, visitors and popups (issue 21)
+/// pk (E.164 number) · ck () → `SmsCodeRow`. The number's live sign-in code (salted hash), its attempts and its send window.
+pub const SMS_CODES: TableDef = regular("sms_codes");
+/// pk (E.164 number) · ck () → `PhoneClaim`. Unique phone number of an account, by compare-and-set.
+pub const SMS_PHONES: TableDef = regular("sms_phones");
+/// pk (account id) · ck () → `String` (E.164 number). The account's phone number.
+pub const SMS_BY_ACCOUNT: TableDef = regular("sms_by_account");
+/// pk (invite code) · ck () → `InviteCodeRow`. Whose invite code this is.
+pub const INVITE_CODES: TableDef = regular("invite_codes");
+/// pk (account id) · ck () → `InviteAccountRow`. The account's own invite code and who invited it.
+pub const INVITE_ACCOUNTS: TableDef = regular("invite_accounts");
+/// pk (inviter account id) · ck (create_at ms, invitee id) → `()`. The accounts an inviter brought, oldest first.
+pub const INVITE_INVITEES: TableDef = regular("invite_invitees");
+/// pk (device id) · ck () → `VisitorRow`. A device's visits and the last account seen on it.
+pub const POPUP_VISITORS: TableDef = regular("popup_visitors");
+/// pk (account id or `d:` device id) · ck (popup kind) → `PopupMark`. What popup was shown, when, how often, and the answer.
+pub const POPUP_MARKS: TableDef = regular("popup_marks");
+/// pk (account id or `d:` device id) · ck (session key) → `PushTokenRow`. The client's push token per session or device.
+pub const POPUP_PUSH_TOKENS: TableDef = regular("popup_push_tokens");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -452,4 +472,14 @@ pub const ALL: &[TableDef] = &[
     MOD_APPEALS,
     MOD_APPEAL_BY_OBJECT,
     MOD_APPEAL_DAYS,
+    // Phone sign-in, invites, popups
+    SMS_CODES,
+    SMS_PHONES,
+    SMS_BY_ACCOUNT,
+    INVITE_CODES,
+    INVITE_ACCOUNTS,
+    INVITE_INVITEES,
+    POPUP_VISITORS,
+    POPUP_MARKS,
+    POPUP_PUSH_TOKENS,
 ];
