@@ -174,7 +174,11 @@ impl InviteService {
             .await?;
         if self.credits_inviter > 0 {
             ledger
-                .grant(inviter, &format!("invite:{account_id}"), self.credits_inviter)
+                .grant(
+                    inviter,
+                    &format!("invite:{account_id}"),
+                    self.credits_inviter,
+                )
                 .await?;
         }
         if self.credits_invitee > 0 {
@@ -197,7 +201,11 @@ impl InviteService {
             invited_by: None,
             invited_at: 0,
         };
-        match self.accounts.insert_if_absent(&key, &Key::empty(), &row).await? {
+        match self
+            .accounts
+            .insert_if_absent(&key, &Key::empty(), &row)
+            .await?
+        {
             Ok(()) => Ok(row),
             Err(present) => {
                 self.codes.delete(&Key::of(&code), &Key::empty()).await?;

@@ -123,7 +123,11 @@ fn code_hash(salt: &str, e164: &str, code: &str) -> String {
 
 /// Equal-time comparison of two hex digests.
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// What a send answers: seconds until the code expires and until another may be asked.
@@ -186,10 +190,7 @@ impl PhoneService {
 
     /// Sends a new code to the number, within the per-number and per-address limits.
     pub async fn send_code(&self, raw_phone: &str, ip: &str) -> Result<CodeSent, ApiError> {
-        let sender = self
-            .sender
-            .clone()
-            .ok_or(ErrorCode::LoginTypeUnsupported)?;
+        let sender = self.sender.clone().ok_or(ErrorCode::LoginTypeUnsupported)?;
         let e164 = parse_e164(raw_phone)?;
         let key = Key::of(&e164);
         let now = now_secs();
@@ -199,7 +200,10 @@ impl PhoneService {
             if now - o.sent_at < s.resend_secs {
                 return Err(ApiError::with_msg(
                     ErrorCode::SmsTooFrequent,
-                    format!("wait {} s before asking again", s.resend_secs - (now - o.sent_at)),
+                    format!(
+                        "wait {} s before asking again",
+                        s.resend_secs - (now - o.sent_at)
+                    ),
                 ));
             }
             if now - o.window_start < 3600 && o.window_sends >= s.per_number_per_hour {

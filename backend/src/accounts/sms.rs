@@ -118,13 +118,16 @@ impl SmsSender for TwilioSms {
             .await
             .map_err(|e| SmsError::Unreachable(e.to_string()))?;
         if status.is_success() {
-            let m: MessageAnswer = serde_json::from_slice(&bytes)
-                .map_err(|e| SmsError::BadAnswer(e.to_string()))?;
+            let m: MessageAnswer =
+                serde_json::from_slice(&bytes).map_err(|e| SmsError::BadAnswer(e.to_string()))?;
             return Ok(m.sid);
         }
         let (code, message) = match serde_json::from_slice::<ErrorAnswer>(&bytes) {
             Ok(e) => (e.code, e.message),
-            Err(_) => (None, String::from_utf8_lossy(&bytes).chars().take(200).collect()),
+            Err(_) => (
+                None,
+                String::from_utf8_lossy(&bytes).chars().take(200).collect(),
+            ),
         };
         Err(SmsError::Refused {
             status: status.as_u16(),

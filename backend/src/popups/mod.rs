@@ -154,7 +154,11 @@ impl PopupService {
             // The first request of a browser: the cookie comes with this answer.
             return Ok(VisitorState {
                 device_id: None,
-                status: if account.is_some() { "logged_in" } else { "new" },
+                status: if account.is_some() {
+                    "logged_in"
+                } else {
+                    "new"
+                },
                 visits: 1,
                 first_seen: now,
                 last_seen: now,
@@ -167,7 +171,11 @@ impl PopupService {
             visits: 1,
             last_account: account.map(str::to_owned),
         };
-        let (before, row) = match self.visitors.insert_if_absent(&key, &Key::empty(), &fresh).await? {
+        let (before, row) = match self
+            .visitors
+            .insert_if_absent(&key, &Key::empty(), &fresh)
+            .await?
+        {
             Ok(()) => (None, fresh),
             Err(present) => {
                 let before = present.clone();

@@ -21,7 +21,12 @@ fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'st
         .finish()
 }
 
-pub(super) fn logged_in(req: &HttpRequest, state: &AppState, row: &AccountRow, token: String) -> HttpResponse {
+pub(super) fn logged_in(
+    req: &HttpRequest,
+    state: &AppState,
+    row: &AccountRow,
+    token: String,
+) -> HttpResponse {
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
     HttpResponse::Ok()
         .cookie(cookie)
@@ -54,7 +59,10 @@ pub async fn sign_up(
         .invites
         .resolve(
             &state.accounts,
-            &[body.invite_user_code.as_deref(), body.invitation_code.as_deref()],
+            &[
+                body.invite_user_code.as_deref(),
+                body.invitation_code.as_deref(),
+            ],
         )
         .await?;
     let (row, token) = state

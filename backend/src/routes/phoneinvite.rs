@@ -9,8 +9,8 @@ use protocol::ErrorCode;
 use serde::Deserialize;
 
 use super::account::logged_in;
-use crate::accounts::phone::parse_e164;
 use crate::accounts::new_device_code;
+use crate::accounts::phone::parse_e164;
 use crate::auth::{client_ip, device_id_of, optional_caller, Authed, AuthedAny};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::popups::Subject;
@@ -59,8 +59,16 @@ async fn login_sms(
         return Err(ErrorCode::LoginTypeUnsupported.into());
     }
     let mut body = body.into_inner();
-    let Some(code) = body.code.as_deref().map(str::trim).filter(|c| !c.is_empty()) else {
-        return Ok(ok(state.phones.send_code(&body.phone, &client_ip(&req)).await?));
+    let Some(code) = body
+        .code
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    else {
+        return Ok(ok(state
+            .phones
+            .send_code(&body.phone, &client_ip(&req))
+            .await?));
     };
     let e164 = parse_e164(&body.phone)?;
     // A new account's invite code is checked before the code is spent, so
@@ -72,7 +80,10 @@ async fn login_sms(
             .invites
             .resolve(
                 &state.accounts,
-                &[body.invite_user_code.as_deref(), body.invitation_code.as_deref()],
+                &[
+                    body.invite_user_code.as_deref(),
+                    body.invitation_code.as_deref(),
+                ],
             )
             .await?
     } else {
@@ -163,7 +174,10 @@ async fn visitor_state(req: HttpRequest, state: web::Data<AppState>) -> ApiResul
     let device = device_id_of(&req);
     Ok(ok(state
         .popups
-        .visitor_state(device.as_deref(), caller.as_ref().map(|c| c.account.id.as_str()))
+        .visitor_state(
+            device.as_deref(),
+            caller.as_ref().map(|c| c.account.id.as_str()),
+        )
         .await?))
 }
 
@@ -212,10 +226,7 @@ struct PushTokenRequest {
 }
 
 /// The session a push token belongs to: the login token's hash, or the device.
-async fn push_session(
-    req: &HttpRequest,
-    state: &AppState,
-) -> Result<(Subject, String), ApiError> {
+async fn push_session(req: &HttpRequest, state: &AppState) -> Result<(Subject, String), ApiError> {
     if let Some(c) = optional_caller(req, state).await? {
         return Ok((Subject::Account(c.account.id), c.token_hash));
     }

@@ -58,7 +58,10 @@ impl SmsSettings {
     pub fn enabled(&self) -> bool {
         !self.account_sid.is_empty()
             && !self.from.is_empty()
-            && self.auth_token.as_ref().is_some_and(|t| !t.expose().is_empty())
+            && self
+                .auth_token
+                .as_ref()
+                .is_some_and(|t| !t.expose().is_empty())
     }
 }
 
@@ -164,7 +167,10 @@ impl PhoneSettings {
         }
         if let Some(v) = get("EASEL_VISITOR_GUIDE") {
             self.visitor_guide = serde_json::from_str(&v).map_err(|e| {
-                ConfigError::Env("EASEL_VISITOR_GUIDE", format!("not a JSON list of steps: {e}"))
+                ConfigError::Env(
+                    "EASEL_VISITOR_GUIDE",
+                    format!("not a JSON list of steps: {e}"),
+                )
             })?;
         }
         if let Some(v) = get("EASEL_VIP_POP_INTERVAL_SECS") {

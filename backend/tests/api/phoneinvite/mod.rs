@@ -42,7 +42,12 @@ async fn send(c: &RestClient, phone: &str) -> Result<Value, ClientError> {
     c.post(SMS, &json!({"type": "phone", "phone": phone})).await
 }
 
-async fn sign_in(c: &RestClient, phone: &str, code: &str, extra: Value) -> Result<LoginData, ClientError> {
+async fn sign_in(
+    c: &RestClient,
+    phone: &str,
+    code: &str,
+    extra: Value,
+) -> Result<LoginData, ClientError> {
     let mut body = json!({"type": "phone", "phone": phone, "code": code});
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
         b.extend(e.clone());
@@ -51,7 +56,10 @@ async fn sign_in(c: &RestClient, phone: &str, code: &str, extra: Value) -> Resul
 }
 
 fn code_of(seen: &Arc<Mutex<Seen>>, phone: &str) -> String {
-    seen.lock().unwrap().code_for(phone).expect("no code was sent")
+    seen.lock()
+        .unwrap()
+        .code_for(phone)
+        .expect("no code was sent")
 }
 
 #[tokio::test]
@@ -69,7 +77,10 @@ async fn a_phone_code_creates_the_account_then_signs_it_in() {
     }
     let code = code_of(&seen, phone);
     let first = sign_in(&app.client, phone, &code, json!({})).await.unwrap();
-    assert_eq!(first.account.status, 3, "a new phone account completes its profile");
+    assert_eq!(
+        first.account.status, 3,
+        "a new phone account completes its profile"
+    );
     assert_eq!(first.account.email, "");
     // The code was spent.
     assert_code(
@@ -170,7 +181,12 @@ async fn sends_are_limited_per_number_and_per_address() {
 async fn provider_failures_answer_send_failed_and_leave_no_code() {
     let (app, seen) = app_with_sms(&[]).await;
     // 400 error JSON, 500, a timeout, a 201 with bad JSON.
-    for phone in ["+447911123400", "+447911123500", "+447911123408", "+447911123299"] {
+    for phone in [
+        "+447911123400",
+        "+447911123500",
+        "+447911123408",
+        "+447911123299",
+    ] {
         assert_code(send(&app.client, phone).await, ErrorCode::SmsSendFailed);
         assert_code(
             sign_in(&app.client, phone, "123456", json!({})).await,
@@ -199,10 +215,18 @@ async fn a_disabled_phone_account_is_refused() {
     let admin = app.operator().await;
     let phone = "+447911123466";
     send(&app.client, phone).await.unwrap();
-    let login = sign_in(&app.client, phone, &code_of(&seen, phone), json!({"name": "Phoebe"}))
-        .await
-        .unwrap();
-    assert_eq!(login.account.status, 1, "a name completes the profile at once");
+    let login = sign_in(
+        &app.client,
+        phone,
+        &code_of(&seen, phone),
+        json!({"name": "Phoebe"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        login.account.status, 1,
+        "a name completes the profile at once"
+    );
     let _: Value = admin
         .post(
             "/api/v1/admin/account/status",
@@ -218,12 +242,17 @@ async fn a_disabled_phone_account_is_refused() {
 }
 
 async fn balance(c: &RestClient) -> i64 {
-    let v: Value = c.post("/api/v1/payment/assets/get", &json!({})).await.unwrap();
+    let v: Value = c
+        .post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap();
     v["balance"].as_i64().unwrap()
 }
 
 async fn invite_info(c: &RestClient) -> Value {
-    c.post("/api/v1/account/invite/info", &json!({})).await.unwrap()
+    c.post("/api/v1/account/invite/info", &json!({}))
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -269,16 +298,21 @@ async fn invite_codes_credit_both_sides_once() {
         &code_of(&seen, phone),
         json!({"invitation_code": code, "name": "Phil"}),
     )
-        .await
-        .unwrap();
+    .await
+    .unwrap();
     assert_eq!(balance(&app.client.with_token(&p.token)).await, 120);
     assert_eq!(balance(&inviter).await, 160);
     assert_eq!(invite_info(&inviter).await["invited_count"], 2);
     // Signing the phone account in again grants nothing more.
     send(&app.client, phone).await.unwrap();
-    sign_in(&app.client, phone, &code_of(&seen, phone), json!({"invitation_code": code}))
-        .await
-        .unwrap();
+    sign_in(
+        &app.client,
+        phone,
+        &code_of(&seen, phone),
+        json!({"invitation_code": code}),
+    )
+    .await
+    .unwrap();
     assert_eq!(balance(&inviter).await, 160);
 }
 
@@ -296,13 +330,22 @@ async fn a_wrong_invite_code_creates_no_account() {
             .await;
         assert_code(r, ErrorCode::InviteCodeError);
     }
-    assert_code(app.client.login(&email, PASSWORD).await, ErrorCode::AccountNoExistent);
+    assert_code(
+        app.client.login(&email, PASSWORD).await,
+        ErrorCode::AccountNoExistent,
+    );
     // Phone: 40002 before the code is spent; the same code then works without it.
     let phone = "+447911123468";
     send(&app.client, phone).await.unwrap();
     let code = code_of(&seen, phone);
     assert_code(
-        sign_in(&app.client, phone, &code, json!({"invite_user_code": "NOSUCHCD"})).await,
+        sign_in(
+            &app.client,
+            phone,
+            &code,
+            json!({"invite_user_code": "NOSUCHCD"}),
+        )
+        .await,
         ErrorCode::InviteCodeError,
     );
     sign_in(&app.client, phone, &code, json!({})).await.unwrap();
@@ -313,12 +356,18 @@ async fn visitor_state_follows_the_device() {
     let app = spawn_app_with(&[]).await;
     let dev = format!("dev{}", rand_suffix());
     let visitor = app.client.with_device(&dev);
-    let s: Value = visitor.post("/api/v1/rcpt/g/state", &json!({})).await.unwrap();
+    let s: Value = visitor
+        .post("/api/v1/rcpt/g/state", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(s["status"], "new");
     assert_eq!(s["device_id"], dev);
     assert_eq!(s["visits"], 1);
     let first_seen = s["first_seen"].as_i64().unwrap();
-    let s: Value = visitor.post("/api/v1/rcpt/g/state", &json!({})).await.unwrap();
+    let s: Value = visitor
+        .post("/api/v1/rcpt/g/state", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(s["status"], "new", "the same visit");
     assert_eq!(s["first_seen"].as_i64().unwrap(), first_seen);
     // An account logs in on this device; afterwards the device is known.
@@ -329,7 +378,10 @@ async fn visitor_state_follows_the_device() {
         .await
         .unwrap();
     assert_eq!(s["status"], "logged_in");
-    let s: Value = visitor.post("/api/v1/rcpt/g/state", &json!({})).await.unwrap();
+    let s: Value = visitor
+        .post("/api/v1/rcpt/g/state", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(s["status"], "registered");
     // Another device is new.
     let other: Value = app
@@ -343,20 +395,30 @@ async fn visitor_state_follows_the_device() {
 
 #[tokio::test]
 async fn the_visitor_guide_remembers_seen_steps() {
-    let guide = r#"[{"id":"welcome","title":"Welcome"},{"id":"make","title":"Make","target":"/generate"}]"#;
+    let guide =
+        r#"[{"id":"welcome","title":"Welcome"},{"id":"make","title":"Make","target":"/generate"}]"#;
     let app = spawn_app_with(&[("EASEL_VISITOR_GUIDE", guide)]).await;
     let a = app.client.with_device(format!("gda{}", rand_suffix()));
-    let g: Value = a.post("/api/v1/visitor-guide/config", &json!({})).await.unwrap();
+    let g: Value = a
+        .post("/api/v1/visitor-guide/config", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(g["steps"].as_array().unwrap().len(), 2);
     assert_eq!(g["next"], "welcome");
     assert_eq!(g["steps"][1]["target"], "/generate");
     let g: Value = a
-        .post("/api/v1/visitor-guide/config", &json!({"seen": ["welcome"]}))
+        .post(
+            "/api/v1/visitor-guide/config",
+            &json!({"seen": ["welcome"]}),
+        )
         .await
         .unwrap();
     assert_eq!(g["steps"][0]["seen"], true);
     assert_eq!(g["next"], "make");
-    let g: Value = a.post("/api/v1/visitor-guide/config", &json!({})).await.unwrap();
+    let g: Value = a
+        .post("/api/v1/visitor-guide/config", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(g["next"], "make", "remembered");
     let g: Value = a
         .post("/api/v1/visitor-guide/config", &json!({"seen": ["make"]}))
@@ -365,7 +427,10 @@ async fn the_visitor_guide_remembers_seen_steps() {
     assert_eq!(g["done"], true);
     // Another device has seen nothing.
     let b = app.client.with_device(format!("gdb{}", rand_suffix()));
-    let g: Value = b.post("/api/v1/visitor-guide/config", &json!({})).await.unwrap();
+    let g: Value = b
+        .post("/api/v1/visitor-guide/config", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(g["next"], "welcome");
     assert_code(
         b.post::<_, Value>("/api/v1/visitor-guide/config", &json!({"seen": ["nope"]}))
@@ -376,10 +441,16 @@ async fn the_visitor_guide_remembers_seen_steps() {
 
 #[tokio::test]
 async fn the_membership_popup_is_capped_remembered_and_never_shown_to_members() {
-    let app = spawn_app_with(&[("EASEL_VIP_POP_INTERVAL_SECS", "1"), ("EASEL_VIP_POP_MAX", "2")]).await;
+    let app = spawn_app_with(&[
+        ("EASEL_VIP_POP_INTERVAL_SECS", "1"),
+        ("EASEL_VIP_POP_MAX", "2"),
+    ])
+    .await;
     let (_, free) = app.user("Free").await;
     let pop = |c: RestClient| async move {
-        c.post::<_, Value>("/api/v1/account/vip-pop", &json!({})).await.unwrap()
+        c.post::<_, Value>("/api/v1/account/vip-pop", &json!({}))
+            .await
+            .unwrap()
     };
     let p = pop(free.clone()).await;
     assert_eq!(p["show"], true);
@@ -396,7 +467,10 @@ async fn the_membership_popup_is_capped_remembered_and_never_shown_to_members() 
     let (_, other) = app.user("Other").await;
     assert_eq!(pop(other.clone()).await["show"], true);
     let m: Value = other
-        .post("/api/v1/account/confirm-pop", &json!({"pop_type": "vip", "action": "never"}))
+        .post(
+            "/api/v1/account/confirm-pop",
+            &json!({"pop_type": "vip", "action": "never"}),
+        )
         .await
         .unwrap();
     assert_eq!(m["answers"], 1);
@@ -405,7 +479,10 @@ async fn the_membership_popup_is_capped_remembered_and_never_shown_to_members() 
     assert_eq!(pop(other.clone()).await["reason"], "declined");
     assert_code(
         other
-            .post::<_, Value>("/api/v1/account/confirm-pop", &json!({"pop_type": "vip", "action": "maybe"}))
+            .post::<_, Value>(
+                "/api/v1/account/confirm-pop",
+                &json!({"pop_type": "vip", "action": "maybe"}),
+            )
             .await,
         ErrorCode::PopupParamInvalid,
     );
@@ -423,7 +500,9 @@ async fn the_membership_popup_is_capped_remembered_and_never_shown_to_members() 
         .unwrap();
     assert_eq!(pop(member).await["reason"], "member");
     assert_code(
-        app.client.post::<_, Value>("/api/v1/account/vip-pop", &json!({})).await,
+        app.client
+            .post::<_, Value>("/api/v1/account/vip-pop", &json!({}))
+            .await,
         ErrorCode::NeedLogin,
     );
 }
@@ -433,25 +512,38 @@ async fn push_tokens_are_kept_per_session() {
     let app = spawn_app_with(&[]).await;
     let (login, a) = app.user("Pusher").await;
     let _: Value = a
-        .post("/api/v1/msg/token/update", &json!({"token": "fcm:abc123", "platform": "android"}))
+        .post(
+            "/api/v1/msg/token/update",
+            &json!({"token": "fcm:abc123", "platform": "android"}),
+        )
         .await
         .unwrap();
     let t: Value = a.post("/api/v1/msg/token/get", &json!({})).await.unwrap();
     assert_eq!(t["token"], "fcm:abc123");
     assert_eq!(t["platform"], "android");
     // Another session of the same account has its own (none yet).
-    let b = app
-        .client
-        .with_token(app.client.login(&login.account.email, PASSWORD).await.unwrap().token);
+    let b = app.client.with_token(
+        app.client
+            .login(&login.account.email, PASSWORD)
+            .await
+            .unwrap()
+            .token,
+    );
     let t: Value = b.post("/api/v1/msg/token/get", &json!({})).await.unwrap();
     assert!(t.is_null());
     // An empty token removes it.
-    let _: Value = a.post("/api/v1/msg/token/update", &json!({"token": ""})).await.unwrap();
+    let _: Value = a
+        .post("/api/v1/msg/token/update", &json!({"token": ""}))
+        .await
+        .unwrap();
     let t: Value = a.post("/api/v1/msg/token/get", &json!({})).await.unwrap();
     assert!(t.is_null());
     assert_code(
-        a.post::<_, Value>("/api/v1/msg/token/update", &json!({"token": "x", "platform": "pager"}))
-            .await,
+        a.post::<_, Value>(
+            "/api/v1/msg/token/update",
+            &json!({"token": "x", "platform": "pager"}),
+        )
+        .await,
         ErrorCode::PopupParamInvalid,
     );
     assert_code(
@@ -461,7 +553,10 @@ async fn push_tokens_are_kept_per_session() {
     );
     // A visitor's device keeps one too; nothing identifies a bare client.
     let v = app.client.with_device(format!("psh{}", rand_suffix()));
-    let _: Value = v.post("/api/v1/msg/token/update", &json!({"token": "web-push-1"})).await.unwrap();
+    let _: Value = v
+        .post("/api/v1/msg/token/update", &json!({"token": "web-push-1"}))
+        .await
+        .unwrap();
     let t: Value = v.post("/api/v1/msg/token/get", &json!({})).await.unwrap();
     assert_eq!(t["platform"], "web");
     assert_code(
