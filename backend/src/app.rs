@@ -428,8 +428,23 @@ impl Application {
             ),
             "Easel",
         );
+        let phones = crate::accounts::phone::PhoneService::new(
+            store.clone(),
+            settings.phone.sms.clone(),
+            crate::accounts::sms::TwilioSms::from_settings(&settings.phone.sms)
+                .map(|s| Arc::new(s) as Arc<dyn crate::accounts::sms::SmsSender>),
+        );
+        let invites = crate::accounts::invites::InviteService::new(
+            store.clone(),
+            settings.phone.invite_credits_inviter,
+            settings.phone.invite_credits_invitee,
+        );
+        let popups = crate::popups::PopupService::new(store.clone(), &settings.phone);
         let state = web::Data::new(AppState {
             security,
+            phones,
+            invites,
+            popups,
             text_filter,
             moderation,
             nsfw: nsfw.clone(),

@@ -26,6 +26,7 @@ pub mod moderation;
 pub mod nsfw;
 pub mod ornaments;
 pub mod polish;
+pub mod popups;
 pub mod prompts;
 pub mod ratelimit;
 pub mod reports;

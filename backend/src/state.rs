@@ -73,4 +73,10 @@ pub struct AppState {
     pub nsfw_uploads: crate::nsfw::UploadScoring,
     /// Sessions' devices, two-factor, lockout and preferences (issue 21).
     pub security: crate::accounts::sessions::SecurityService,
+    /// Phone sign-in: codes, their limits, the SMS provider (issue 21).
+    pub phones: crate::accounts::phone::PhoneService,
+    /// Invite codes and inviters (issue 21).
+    pub invites: crate::accounts::invites::InviteService,
+    /// Visitors, the visitor guide, popups and push tokens (issue 21).
+    pub popups: crate::popups::PopupService,
 }

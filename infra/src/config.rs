@@ -8,8 +8,10 @@ use serde::Deserialize;
 
 mod audio_env;
 mod mall;
+mod phone;
 mod sections;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
+pub use phone::{GuideStep, PhoneSettings, SmsSettings};
 pub use sections::{
     AuthSettings, GenerationSettings, S3Settings, SocketSettings, SquareSettings, TranslateSettings,
 };
@@ -119,6 +121,9 @@ pub struct Settings {
     /// Speech engines, voices, music (`[audio]`; `EASEL_TTS_*`,
     /// `EASEL_VOICE_PYTHON`, `EASEL_SOUNDFONT`).
     pub audio: audio::AudioConfig,
+    /// Phone sign-in, invite codes, visitors and popups (`[phone]`;
+    /// `EASEL_SMS_*`, `EASEL_INVITE_*`, `EASEL_VISITOR_GUIDE`, `EASEL_VIP_POP_*`).
+    pub phone: PhoneSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -143,6 +148,7 @@ struct FileSettings {
     engines: Option<Vec<engines::EngineConfig>>,
     llm: Option<llm::LlmConfig>,
     audio: Option<audio::AudioConfig>,
+    phone: Option<PhoneSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -178,6 +184,7 @@ impl Settings {
             llm: llm::LlmConfig::default(),
             audio: audio::AudioConfig::default(),
             engines: Vec::new(),
+            phone: PhoneSettings::default(),
         }
     }
 
@@ -259,6 +266,9 @@ impl Settings {
         }
         if let Some(v) = f.audio {
             self.audio = v;
+        }
+        if let Some(v) = f.phone {
+            self.phone = v;
         }
         Ok(())
     }
@@ -427,6 +437,7 @@ impl Settings {
             t.polish_per_hour = num("EASEL_POLISH_PER_HOUR", v)?;
         }
         self.mall.apply_env(env)?;
+        self.phone.apply_env(env)?;
         if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
             self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }

@@ -33,6 +33,9 @@ pub struct SignUpRequest {
     pub name: Option<String>,
     #[serde(default)]
     pub invitation_code: Option<String>,
+    /// A user's invite code (spec 2 §3); used when both are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite_user_code: Option<String>,
 }
 
 /// Login parameters (spec 2 §3). Only `type: "email"` is offered here; the

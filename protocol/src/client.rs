@@ -308,6 +308,7 @@ impl RestClient {
             password: password.into(),
             name: Some(name.into()),
             invitation_code: None,
+            invite_user_code: None,
         };
         self.post("/api/v1/account/sign-up", &body).await
     }

@@ -267,6 +267,14 @@ error_codes! {
     ModerationStateConflict = (40162, "moderationStateConflict", 409, "the object is already in that state");
     /// A moderator acting on their own account.
     ModerationSelf = (40163, "moderationSelf", 400, "you cannot do this to yourself");
+    /// Phone sign-in (issue 21): not a valid phone number in E.164 form (`+` and the country code).
+    PhoneInvalid = (20130, "PhoneInvalid", 400, "please enter a valid phone number with its country code");
+    /// A code was sent to this number moments ago, or too many today: wait before asking again.
+    SmsTooFrequent = (20131, "SmsTooFrequent", 429, "a code was sent recently; please wait before asking again");
+    /// The SMS provider refused or did not answer: no code was sent.
+    SmsSendFailed = (20132, "SmsSendFailed", 503, "the code could not be sent; please try again later");
+    /// A push token (`msg/token/update`) or popup kind that is not valid.
+    PopupParamInvalid = (20133, "PopupParamInvalid", 400, "this value is not valid");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

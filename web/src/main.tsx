@@ -5,9 +5,12 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { session } from './app/services';
 import { startRouter } from './router/router';
+import { captureUserInvite } from './account/userInvite';
 import { appStore, Provider } from './state/jotai';
 import './styles.css';
 
+// Before the router: an invite link's code is kept and taken out of the URL.
+captureUserInvite();
 startRouter(appStore);
 void session.restore();
 

@@ -20,10 +20,13 @@ use crate::error::ApiError;
 pub mod deletion;
 mod deletion_steps;
 pub mod export;
+pub mod invites;
 pub mod lockout;
 mod operator;
+pub mod phone;
 pub mod profile;
 pub mod sessions;
+pub mod sms;
 pub mod totp;
 
 /// A stored account.

@@ -54,6 +54,17 @@ pub async fn sign_up(
     let mut body = body.into_inner();
     state.text_filter.apply_opt(Scene::Name, &mut body.name)?;
     let device = device_id_of(&req).unwrap_or_else(new_device_code);
+    // A wrong invite code (40002) creates no account.
+    let inviter = state
+        .invites
+        .resolve(
+            &state.accounts,
+            &[
+                body.invite_user_code.as_deref(),
+                body.invitation_code.as_deref(),
+            ],
+        )
+        .await?;
     let (row, token) = state
         .accounts
         .sign_up(&body.email, &body.password, body.name.as_deref(), device)
@@ -65,6 +76,10 @@ pub async fn sign_up(
     state
         .accounts
         .describe_session(&token, &super::security::meta_of(&req))
+        .await?;
+    state
+        .invites
+        .on_account_created(&state.ledger, &row.id, inviter.as_deref())
         .await?;
     Ok(logged_in(&req, &state, &row, token))
 }

@@ -26,6 +26,7 @@ mod model_rank;
 mod moderation;
 mod ornament;
 mod payment;
+mod phoneinvite;
 mod polish;
 pub mod resource;
 mod search;
@@ -66,6 +67,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(face::routes)
             .configure(text_filter::routes)
             .configure(account_deletion::routes)
+            .configure(phoneinvite::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

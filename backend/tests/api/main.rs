@@ -31,6 +31,7 @@ mod models_import;
 mod moderation;
 mod nsfw;
 mod ornaments;
+mod phoneinvite;
 mod polish;
 mod prompts;
 mod socket;

@@ -323,6 +323,25 @@ pub const TOTP_SECRETS: TableDef = regular("totp_secrets");
 pub const TOTP_CHALLENGES: TableDef = regular("totp_challenges");
 /// pk (account id) · ck () → `PrefsRow`. Links, language, notification choices.
 pub const SESS_PREFS: TableDef = regular("sess_prefs");
+// Phone sign-in, invite codes, visitors and popups (issue 21)
+/// pk (E.164 number) · ck () → `SmsCodeRow`. The number's live sign-in code (salted hash), its attempts and its send window.
+pub const SMS_CODES: TableDef = regular("sms_codes");
+/// pk (E.164 number) · ck () → `PhoneClaim`. Unique phone number of an account, by compare-and-set.
+pub const SMS_PHONES: TableDef = regular("sms_phones");
+/// pk (account id) · ck () → `String` (E.164 number). The account's phone number.
+pub const SMS_BY_ACCOUNT: TableDef = regular("sms_by_account");
+/// pk (invite code) · ck () → `InviteCodeRow`. Whose invite code this is.
+pub const INVITE_CODES: TableDef = regular("invite_codes");
+/// pk (account id) · ck () → `InviteAccountRow`. The account's own invite code and who invited it.
+pub const INVITE_ACCOUNTS: TableDef = regular("invite_accounts");
+/// pk (inviter account id) · ck (create_at ms, invitee id) → `()`. The accounts an inviter brought, oldest first.
+pub const INVITE_INVITEES: TableDef = regular("invite_invitees");
+/// pk (device id) · ck () → `VisitorRow`. A device's visits and the last account seen on it.
+pub const POPUP_VISITORS: TableDef = regular("popup_visitors");
+/// pk (account id or `d:` device id) · ck (popup kind) → `PopupMark`. What popup was shown, when, how often, and the answer.
+pub const POPUP_MARKS: TableDef = regular("popup_marks");
+/// pk (account id or `d:` device id) · ck (session key) → `PushTokenRow`. The client's push token per session or device.
+pub const POPUP_PUSH_TOKENS: TableDef = regular("popup_push_tokens");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -477,4 +496,14 @@ pub const ALL: &[TableDef] = &[
     TOTP_SECRETS,
     TOTP_CHALLENGES,
     SESS_PREFS,
+    // Phone sign-in, invites, popups
+    SMS_CODES,
+    SMS_PHONES,
+    SMS_BY_ACCOUNT,
+    INVITE_CODES,
+    INVITE_ACCOUNTS,
+    INVITE_INVITEES,
+    POPUP_VISITORS,
+    POPUP_MARKS,
+    POPUP_PUSH_TOKENS,
 ];

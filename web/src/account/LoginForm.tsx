@@ -9,6 +9,8 @@ import { isSecondStep } from '../settings/api';
 import { FormError } from './FormError';
 import { TwoFactorStep } from './TwoFactorStep';
 import { useApplyLogin } from './useLoginOutcome';
+import { clearUserInvite, readUserInvite } from './userInvite';
+import { isApiError } from '../api/client';
 
 export interface LoginFormProps {
   mode: 'login' | 'signup';
@@ -23,6 +25,8 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // The invite code from a link (kept in localStorage), editable before sign-up.
+  const [invite, setInvite] = useState(() => readUserInvite() ?? '');
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<ErrorMessage | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
@@ -39,7 +43,12 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
       const data =
         mode === 'login'
           ? await api.login({ email: email.trim(), password })
-          : await api.signUp({ name: name.trim(), email: email.trim(), password });
+          : await api.signUp({
+              name: name.trim(),
+              email: email.trim(),
+              password,
+              ...(invite.trim() !== '' ? { invite_user_code: invite.trim() } : {}),
+            });
       if (isSecondStep(data)) {
         setChallenge(data.challenge);
         setPassword('');
@@ -47,6 +56,11 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
       }
       setError(applyLogin(data));
     } catch (err) {
+      // InviteCodeError also forgets the stored code (spec 2 §8).
+      if (isApiError(err) && err.code === 40002) {
+        clearUserInvite();
+        setInvite('');
+      }
       setError(errorMessage(err));
       setFailure(err);
     } finally {
@@ -118,6 +132,19 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
             required
           />
         </div>
+        {mode === 'signup' && (
+          <div className="field">
+            <label htmlFor={`${id}-invite`}>{t('login.inviteCode')}</label>
+            <input
+              id={`${id}-invite`}
+              name="invite_user_code"
+              autoComplete="off"
+              value={invite}
+              onChange={(e) => setInvite(e.target.value)}
+              maxLength={32}
+            />
+          </div>
+        )}
         <FormError error={error} />
         {mode === 'login' && (
           <CancelDeletionOffer

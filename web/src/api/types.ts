@@ -44,6 +44,8 @@ export interface SignUpRequest {
   email: string;
   password: string;
   name: string;
+  /** A user's invite code (spec 2 §3); a wrong one answers 40002. */
+  invite_user_code?: string;
 }
 
 export interface LoginRequest {

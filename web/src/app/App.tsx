@@ -35,6 +35,8 @@ import { WorkPage } from '../works/WorkPage';
 import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
+import { VipPopAuto } from '../popups/VipPopAuto';
+import { VisitorGuide } from '../popups/VisitorGuide';
 
 /** The route table: the path after the locale -> the page. */
 export function page(rest: string): ReactNode {
@@ -114,6 +116,8 @@ export function App() {
       <main className={isWidePage(route.rest) ? 'main main--wide' : 'main'}>{page(route.rest)}</main>
       <LoginDialog />
       <MallOverlays />
+      <VipPopAuto />
+      <VisitorGuide />
       <ToastView />
     </>
   );

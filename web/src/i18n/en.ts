@@ -20,6 +20,7 @@ import { en_moderation } from './en.moderation';
 import { en_deletion } from './en.deletion';
 import { en_textfilter } from './en.textfilter';
 import { en_settings } from './en.settings';
+import { en_accountsInvite } from './en.accountsInvite';
 
 export const en = {
   ...en_generator,
@@ -41,6 +42,7 @@ export const en = {
   ...en_deletion,
   ...en_textfilter,
   ...en_settings,
+  ...en_accountsInvite,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -13,6 +13,7 @@ import { zh_moderation } from './zh.moderation';
 import { zh_deletion } from './zh.deletion';
 import { zh_textfilter } from './zh.textfilter';
 import { zh_settings } from './zh.settings';
+import { zh_accountsInvite } from './zh.accountsInvite';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -596,6 +597,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_deletion,
   ...zh_textfilter,
   ...zh_settings,
+  ...zh_accountsInvite,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -6,7 +6,7 @@ import { atom } from '../state/jotai';
 import type { CreatedOrder, DiscountPopupInfo } from '../api/mall';
 
 /** The VIP pop-up: closed, or open (why: the header badge, a member-only error, the banner). */
-export type VipPopupState = { open: false } | { open: true; reason: 'badge' | 'member-only' | 'banner' | 'limit' };
+export type VipPopupState = { open: false } | { open: true; reason: 'badge' | 'member-only' | 'banner' | 'limit' | 'server' };
 export const vipPopupAtom = atom<VipPopupState>({ open: false });
 
 /** The recharge dialog (a generate answered CoinsNotEnough). */

@@ -3,6 +3,7 @@
 // the page shows a tab's sections in this order.
 import type { ComponentType } from 'react';
 import { DeleteAccountSection } from './DeleteAccountSection';
+import { InviteSection } from './InviteSection';
 import { NotificationsSection } from './NotificationsSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
@@ -20,5 +21,6 @@ export const SECTIONS: SettingsSection[] = [
   { tab: 'security', id: 'sessions', title: 'settings.sessions.title', Component: SessionsSection },
   { tab: 'security', id: 'two-factor', title: 'settings.twoFactor.title', Component: TwoFactorSection },
   { tab: 'notifications', id: 'notifications', title: 'settings.notifications.title', Component: NotificationsSection },
+  { tab: 'account', id: 'invite', title: 'invite.title', Component: InviteSection },
   { tab: 'account', id: 'delete-account', title: 'deletion.section', Component: DeleteAccountSection },
 ];
