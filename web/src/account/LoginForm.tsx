@@ -1,10 +1,17 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { AccountStatus } from '../api/types';
 import { api } from '../app/services';
 import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
+import { Link } from '../app/Link';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
+import { appStore, useAtomValue } from '../state/jotai';
+import { loginDialogAtom } from './atoms';
 import { FormError } from './FormError';
+import { mailApi, mailConfigAtom } from './mailApi';
 import { useApplyLogin } from './useLoginOutcome';
 
 export interface LoginFormProps {
@@ -17,6 +24,7 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const t = useT();
   const id = useId();
   const applyLogin = useApplyLogin();
+  const locale = useAtomValue(localeAtom);
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -33,12 +41,28 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         mode === 'login'
           ? await api.login({ email: email.trim(), password })
           : await api.signUp({ name: name.trim(), email: email.trim(), password });
-      setError(applyLogin(data));
+      const refused = applyLogin(data);
+      setError(refused);
+      if (mode === 'signup' && refused === null && data.account.status === AccountStatus.Normal) await offerVerifyStep(data.account.email);
     } catch (err) {
       setError(errorMessage(err));
     } finally {
       setPending(false);
     }
+  }
+
+  /** After sign-up, when the server mails: the code is on its way, so ask for it. */
+  async function offerVerifyStep(address: string) {
+    let config = appStore.get(mailConfigAtom);
+    if (config === null) {
+      try {
+        config = await mailApi.config(api);
+        appStore.set(mailConfigAtom, config);
+      } catch {
+        return;
+      }
+    }
+    if (config.enabled) appStore.set(loginDialogAtom, { open: true, step: 'verify', email: address });
   }
 
   function switchTo(next: 'login' | 'signup') {
@@ -105,6 +129,11 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         <button type="submit" className="button button--primary button--wide" disabled={pending}>
           {pending ? t('login.pending') : t(mode === 'login' ? 'login.submitLogin' : 'login.submitSignup')}
         </button>
+        {mode === 'login' && (
+          <Link to={localePath(locale, '/forgot')} className="form__link" onClick={() => appStore.set(loginDialogAtom, { open: false })}>
+            {t('mail.forgotLink')}
+          </Link>
+        )}
       </form>
     </>
   );
