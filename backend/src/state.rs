@@ -71,4 +71,6 @@ pub struct AppState {
     pub nsfw: Arc<crate::nsfw::NsfwScorer>,
     /// Uploaded images waiting to be scored in the background.
     pub nsfw_uploads: crate::nsfw::UploadScoring,
+    /// Mail (issue 21): the outbox, verification codes and reset tokens.
+    pub mail: crate::accounts::outbox::MailService,
 }

@@ -172,6 +172,7 @@ fn account() -> AccountRow {
         payment: Default::default(),
         company: false,
         perks: None,
+        email_verified: false,
     }
 }
 

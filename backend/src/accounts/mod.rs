@@ -17,7 +17,13 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod codes;
+pub mod mail;
+pub mod mail_templates;
 mod operator;
+pub mod outbox;
+pub mod recovery;
+pub mod sessions;
 
 /// A stored account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +48,10 @@ pub struct AccountRow {
     /// every request, so perks cost no extra read and end on time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perks: Option<protocol::mall::subscription::Perks>,
+    /// The account proved it receives mail at `email` (issue 21: a
+    /// verification code, a reset link, or a confirmed change of address).
+    #[serde(default)]
+    pub email_verified: bool,
 }
 
 impl AccountRow {
@@ -85,6 +95,7 @@ impl AccountRow {
             settings: self.settings.clone(),
             admin,
             ornament: None,
+            email_verified: self.email_verified,
         }
     }
 }
@@ -255,6 +266,7 @@ impl AccountService {
             payment: PaymentInfo::default(),
             company: false,
             perks: None,
+            email_verified: false,
         };
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)

@@ -330,6 +330,7 @@ mod tests {
             payment: Default::default(),
             company: false,
             perks: None,
+            email_verified: false,
         };
         let mut row = PersonaRow::default();
         assert_eq!(persona_view(&account, &row).user_name, "Alice");

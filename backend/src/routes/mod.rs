@@ -4,6 +4,7 @@
 use actix_web::web;
 
 mod account;
+mod account_mail;
 mod admin;
 mod agent;
 mod audio;
@@ -62,6 +63,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(train::routes)
             .configure(face::routes)
             .configure(text_filter::routes)
+            .configure(account_mail::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -145,6 +145,7 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             payment: Default::default(),
             company: false,
             perks: None,
+            email_verified: false,
         })
         .collect();
     let emails: Table<crate::accounts::EmailClaim> =

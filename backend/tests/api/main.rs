@@ -8,6 +8,7 @@
 )]
 
 mod accounts;
+mod accounts_mail;
 mod agent;
 mod audio;
 mod audio_stream;
@@ -31,6 +32,7 @@ mod nsfw;
 mod ornaments;
 mod polish;
 mod prompts;
+mod smtp;
 mod socket;
 mod square;
 mod tasks;

@@ -314,6 +314,14 @@ pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
 /// pk (account id) · ck (UTC day) → `u32`. Appeals an account made per day.
 pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
 
+// Accounts mail (issue 21)
+/// pk ("outbox") · ck (mail id, time-ordered) → `OutboxMail`. Mails waiting to be sent; a row is deleted once the SMTP server took it.
+pub const MAIL_OUTBOX: TableDef = regular("mail_outbox");
+/// pk (purpose, account id) · ck () → `CodeRow`. The live verification code of an account for one purpose (hashed).
+pub const MAIL_CODES: TableDef = regular("mail_codes");
+/// pk (token hash) · ck () → `ResetRow`. Password reset tokens (stored hashed), used at most once.
+pub const MAIL_RESET_TOKENS: TableDef = regular("mail_reset_tokens");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -452,4 +460,8 @@ pub const ALL: &[TableDef] = &[
     MOD_APPEALS,
     MOD_APPEAL_BY_OBJECT,
     MOD_APPEAL_DAYS,
+    // Accounts mail
+    MAIL_OUTBOX,
+    MAIL_CODES,
+    MAIL_RESET_TOKENS,
 ];
