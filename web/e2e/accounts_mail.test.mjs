@@ -128,14 +128,14 @@ describe('account mail against the real backend and SMTP server', { timeout: 240
     // EASEL_PUBLIC_URL names the public host; the test opens the same path here.
     const url = new URL(link);
     await page.goto(new URL(`${url.pathname}${url.search}`, backend.url).href);
-    await page.getByLabel('New password').fill(user.newPassword);
+    await page.getByLabel('New password', { exact: true }).fill(user.newPassword);
     await shot('05-reset-form');
     await page.getByRole('button', { name: 'Set the password' }).click();
     await page.getByTestId('reset-done').waitFor();
 
     // The link works once.
     await page.goto(new URL(`${url.pathname}${url.search}`, backend.url).href);
-    await page.getByLabel('New password').fill('yet another password');
+    await page.getByLabel('New password', { exact: true }).fill('yet another password');
     await page.getByRole('button', { name: 'Set the password' }).click();
     const error = page.getByTestId('login-error');
     await error.waitFor();
