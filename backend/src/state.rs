@@ -79,4 +79,6 @@ pub struct AppState {
     pub invites: crate::accounts::invites::InviteService,
     /// Visitors, the visitor guide, popups and push tokens (issue 21).
     pub popups: crate::popups::PopupService,
+    /// Mail (issue 21): the outbox, verification codes and reset tokens.
+    pub mail: crate::accounts::outbox::MailService,
 }

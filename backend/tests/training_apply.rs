@@ -173,6 +173,7 @@ fn account() -> AccountRow {
         company: false,
         perks: None,
         deletion: None,
+        email_verified: false,
     }
 }
 

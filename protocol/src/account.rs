@@ -103,6 +103,9 @@ pub struct AccountInfo {
     /// The image URL of the avatar ornament the account wears (the ornament shop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ornament: Option<String>,
+    /// The account proved it receives mail at `email` (a verification code or a reset link).
+    #[serde(default)]
+    pub email_verified: bool,
 }
 
 /// `data` of payment info (spec 1 §3).

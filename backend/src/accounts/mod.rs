@@ -17,14 +17,19 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod codes;
 pub mod deletion;
 mod deletion_steps;
 pub mod export;
 pub mod invites;
 pub mod lockout;
+pub mod mail;
+pub mod mail_templates;
 mod operator;
+pub mod outbox;
 pub mod phone;
 pub mod profile;
+pub mod recovery;
 pub mod sessions;
 pub mod sms;
 pub mod totp;
@@ -56,6 +61,10 @@ pub struct AccountRow {
     /// (`deletion.rs`): sign-in answers 20010 and no token works.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion: Option<deletion::DeletionMark>,
+    /// The account proved it receives mail at `email` (issue 21: a
+    /// verification code, a reset link, or a confirmed change of address).
+    #[serde(default)]
+    pub email_verified: bool,
 }
 
 impl AccountRow {
@@ -99,6 +108,7 @@ impl AccountRow {
             settings: self.settings.clone(),
             admin,
             ornament: None,
+            email_verified: self.email_verified,
         }
     }
 }
@@ -279,6 +289,7 @@ impl AccountService {
             company: false,
             perks: None,
             deletion: None,
+            email_verified: false,
         };
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)

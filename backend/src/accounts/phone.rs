@@ -387,6 +387,7 @@ impl AccountService {
             company: false,
             perks: None,
             deletion: None,
+            email_verified: false,
         };
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)

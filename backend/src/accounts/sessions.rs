@@ -247,7 +247,7 @@ impl AccountService {
     }
 
     /// The account behind an e-mail address (20001 when none).
-    pub async fn find_by_email(&self, email: &str) -> Result<AccountRow, ApiError> {
+    pub async fn account_by_email(&self, email: &str) -> Result<AccountRow, ApiError> {
         let email = Email::parse(email)?;
         let claim = self
             .by_email

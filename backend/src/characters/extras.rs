@@ -331,6 +331,7 @@ mod tests {
             company: false,
             perks: None,
             deletion: None,
+            email_verified: false,
         };
         let mut row = PersonaRow::default();
         assert_eq!(persona_view(&account, &row).user_name, "Alice");

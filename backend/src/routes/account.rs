@@ -81,6 +81,28 @@ pub async fn sign_up(
         .invites
         .on_account_created(&state.ledger, &row.id, inviter.as_deref())
         .await?;
+    // Issue 21: with mail configured, the new address gets its verification
+    // code at once (the login popup's verify step asks for it).
+    if state.mail.configured() {
+        let lang = crate::accounts::mail_templates::MailLocale::pick(
+            req.headers()
+                .get(actix_web::http::header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok()),
+        );
+        let sent = state
+            .mail
+            .issue_code(
+                &row.id,
+                crate::accounts::codes::Purpose::Verify,
+                &row.email,
+                lang,
+                &client_ip(&req),
+            )
+            .await;
+        if let Err(e) = sent {
+            tracing::warn!(error = %e.code, "sign-up: the verification code was not sent");
+        }
+    }
     Ok(logged_in(&req, &state, &row, token))
 }
 

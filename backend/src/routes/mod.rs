@@ -5,6 +5,7 @@ use actix_web::web;
 
 mod account;
 mod account_deletion;
+mod account_mail;
 mod admin;
 mod agent;
 mod audio;
@@ -68,6 +69,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(text_filter::routes)
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
+            .configure(account_mail::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -44,7 +44,7 @@ pub async fn login_email(
     let meta = meta_of(req);
     let ip = meta.address.clone();
     sec.lockout.check_ip(&ip)?;
-    let row = match state.accounts.find_by_email(email).await {
+    let row = match state.accounts.account_by_email(email).await {
         Ok(r) => r,
         Err(e) => {
             if e.code == ErrorCode::AccountNoExistent {

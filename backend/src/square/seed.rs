@@ -146,6 +146,7 @@ pub async fn run(settings: Settings, plan: Plan) -> anyhow::Result<Done> {
             company: false,
             perks: None,
             deletion: None,
+            email_verified: false,
         })
         .collect();
     let emails: Table<crate::accounts::EmailClaim> =

@@ -10,6 +10,7 @@
 mod account_deletion;
 mod accounts;
 mod accounts_security;
+mod accounts_mail;
 mod agent;
 mod audio;
 mod audio_stream;
@@ -34,6 +35,7 @@ mod ornaments;
 mod phoneinvite;
 mod polish;
 mod prompts;
+mod smtp;
 mod socket;
 mod square;
 mod tasks;

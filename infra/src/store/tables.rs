@@ -342,6 +342,13 @@ pub const POPUP_VISITORS: TableDef = regular("popup_visitors");
 pub const POPUP_MARKS: TableDef = regular("popup_marks");
 /// pk (account id or `d:` device id) · ck (session key) → `PushTokenRow`. The client's push token per session or device.
 pub const POPUP_PUSH_TOKENS: TableDef = regular("popup_push_tokens");
+// Accounts mail (issue 21)
+/// pk ("outbox") · ck (mail id, time-ordered) → `OutboxMail`. Mails waiting to be sent; a row is deleted once the SMTP server took it.
+pub const MAIL_OUTBOX: TableDef = regular("mail_outbox");
+/// pk (purpose, account id) · ck () → `CodeRow`. The live verification code of an account for one purpose (hashed).
+pub const MAIL_CODES: TableDef = regular("mail_codes");
+/// pk (token hash) · ck () → `ResetRow`. Password reset tokens (stored hashed), used at most once.
+pub const MAIL_RESET_TOKENS: TableDef = regular("mail_reset_tokens");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -506,4 +513,8 @@ pub const ALL: &[TableDef] = &[
     POPUP_VISITORS,
     POPUP_MARKS,
     POPUP_PUSH_TOKENS,
+    // Accounts mail
+    MAIL_OUTBOX,
+    MAIL_CODES,
+    MAIL_RESET_TOKENS,
 ];

@@ -6,6 +6,7 @@ import { loginDialogAtom } from './atoms';
 import { FinalStepForm } from './FinalStepForm';
 import { LoginForm } from './LoginForm';
 import { PhoneLoginForm } from './PhoneLoginForm';
+import { VerifyStep } from './VerifyStep';
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
@@ -59,9 +60,11 @@ export function LoginDialog() {
   const title =
     state.step === 'final-step'
       ? t('login.titleFinal')
-      : state.step === 'signup'
-        ? t('login.titleSignup')
-        : t('login.titleLogin');
+      : state.step === 'verify'
+        ? t('mail.verifyTitle')
+        : state.step === 'signup'
+          ? t('login.titleSignup')
+          : t('login.titleLogin');
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
@@ -81,6 +84,8 @@ export function LoginDialog() {
         </header>
         {state.step === 'final-step' ? (
           <FinalStepForm key={state.tempToken} tempToken={state.tempToken} initialName={state.name} />
+        ) : state.step === 'verify' ? (
+          <VerifyStep email={state.email} />
         ) : (
           <>
             <LoginForm mode={state.step} onModeChange={(step) => setState({ open: true, step })} />

@@ -1,13 +1,20 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { AccountStatus } from '../api/types';
 import { api } from '../app/services';
 import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { CancelDeletionOffer } from './CancelDeletionOffer';
 import { isSecondStep } from '../settings/api';
-import { FormError } from './FormError';
 import { TwoFactorStep } from './TwoFactorStep';
+import { Link } from '../app/Link';
+import { localePath } from '../router/locale';
+import { localeAtom } from '../router/router';
+import { appStore, useAtomValue } from '../state/jotai';
+import { loginDialogAtom } from './atoms';
+import { FormError } from './FormError';
+import { mailApi, mailConfigAtom } from './mailApi';
 import { useApplyLogin } from './useLoginOutcome';
 import { clearUserInvite, readUserInvite } from './userInvite';
 import { isApiError } from '../api/client';
@@ -22,6 +29,7 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
   const t = useT();
   const id = useId();
   const applyLogin = useApplyLogin();
+  const locale = useAtomValue(localeAtom);
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -54,7 +62,9 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         setPassword('');
         return;
       }
-      setError(applyLogin(data));
+      const refused = applyLogin(data);
+      setError(refused);
+      if (mode === 'signup' && refused === null && data.account.status === AccountStatus.Normal) await offerVerifyStep(data.account.email);
     } catch (err) {
       // InviteCodeError also forgets the stored code (spec 2 §8).
       if (isApiError(err) && err.code === 40002) {
@@ -66,6 +76,20 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
     } finally {
       setPending(false);
     }
+  }
+
+  /** After sign-up, when the server mails: the code is on its way, so ask for it. */
+  async function offerVerifyStep(address: string) {
+    let config = appStore.get(mailConfigAtom);
+    if (config === null) {
+      try {
+        config = await mailApi.config(api);
+        appStore.set(mailConfigAtom, config);
+      } catch {
+        return;
+      }
+    }
+    if (config.enabled) appStore.set(loginDialogAtom, { open: true, step: 'verify', email: address });
   }
 
   function switchTo(next: 'login' | 'signup') {
@@ -160,6 +184,11 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         <button type="submit" className="button button--primary button--wide" disabled={pending}>
           {pending ? t('login.pending') : t(mode === 'login' ? 'login.submitLogin' : 'login.submitSignup')}
         </button>
+        {mode === 'login' && (
+          <Link to={localePath(locale, '/forgot')} className="form__link" onClick={() => appStore.set(loginDialogAtom, { open: false })}>
+            {t('mail.forgotLink')}
+          </Link>
+        )}
       </form>
     </>
   );

@@ -11,7 +11,7 @@ export const tokenAtom = atom<string | null>(null);
  * Null while logged out, and briefly after a reload until info answers.
  */
 export type CurrentAccount = Pick<Account, 'id' | 'name' | 'email' | 'create_at' | 'status'> &
-  Partial<Pick<Account, 'device_code'> & Pick<AccountInfo, 'settings' | 'admin' | 'ornament'>>;
+  Partial<Pick<Account, 'device_code'> & Pick<AccountInfo, 'settings' | 'admin' | 'ornament' | 'email_verified'>>;
 
 export const accountAtom = atom<CurrentAccount | null>(null);
 
@@ -25,6 +25,8 @@ export const loggedInAtom = atom((get) => get(tokenAtom) !== null);
 export type LoginDialogState =
   | { open: false }
   | { open: true; step: 'login' | 'signup' }
-  | { open: true; step: 'final-step'; tempToken: string; name: string };
+  | { open: true; step: 'final-step'; tempToken: string; name: string }
+  /** After sign-up (or from the banner): enter the code mailed to `email`. */
+  | { open: true; step: 'verify'; email: string };
 
 export const loginDialogAtom = atom<LoginDialogState>({ open: false });

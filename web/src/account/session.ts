@@ -76,6 +76,7 @@ export class Session {
         settings: info.settings,
         admin: info.admin,
         ornament: info.ornament ?? null,
+        email_verified: info.email_verified ?? false,
       });
     } catch (e) {
       if (isApiError(e) && e.code === NEED_LOGIN && store.get(tokenAtom) === token) this.endLocally();

@@ -77,6 +77,8 @@ export interface AccountInfo {
   admin: boolean;
   /** The image URL of the avatar ornament worn (the ornament shop). */
   ornament?: string | null;
+  /** The account proved it receives mail at `email` (issue 21). */
+  email_verified?: boolean;
 }
 
 /** `data` of payment info (spec 1 §3). */

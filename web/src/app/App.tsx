@@ -1,6 +1,9 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
+import { ForgotPage } from '../account/ForgotPage';
 import { LoginDialog } from '../account/LoginDialog';
+import { ResetPage } from '../account/ResetPage';
+import { VerifyBanner } from '../account/VerifyBanner';
 import { AgentPage } from '../agent/AgentPage';
 import { ChannelsPage } from '../channels/ChannelsPage';
 import { EditorPage } from '../editor/EditorPage';
@@ -51,6 +54,10 @@ export function page(rest: string): ReactNode {
       return <PromptEditorPage />;
     case '/agent':
       return <AgentPage />;
+    case '/forgot':
+      return <ForgotPage />;
+    case '/reset':
+      return <ResetPage />;
     default:
       // `/create/video/editor`: the video editor.
       if (isEditorPath(path)) return <EditorPage />;
@@ -113,6 +120,7 @@ export function App() {
     <>
       <Header />
       <MallBanner />
+      <VerifyBanner />
       <main className={isWidePage(route.rest) ? 'main main--wide' : 'main'}>{page(route.rest)}</main>
       <LoginDialog />
       <MallOverlays />

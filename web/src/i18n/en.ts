@@ -21,6 +21,7 @@ import { en_deletion } from './en.deletion';
 import { en_textfilter } from './en.textfilter';
 import { en_settings } from './en.settings';
 import { en_accountsInvite } from './en.accountsInvite';
+import { en_mail } from './en.mail';
 
 export const en = {
   ...en_generator,
@@ -43,6 +44,7 @@ export const en = {
   ...en_textfilter,
   ...en_settings,
   ...en_accountsInvite,
+  ...en_mail,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

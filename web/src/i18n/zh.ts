@@ -14,6 +14,7 @@ import { zh_deletion } from './zh.deletion';
 import { zh_textfilter } from './zh.textfilter';
 import { zh_settings } from './zh.settings';
 import { zh_accountsInvite } from './zh.accountsInvite';
+import { zh_mail } from './zh.mail';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -598,6 +599,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_textfilter,
   ...zh_settings,
   ...zh_accountsInvite,
+  ...zh_mail,
 };
 
 /** The Chinese table with every key: missing ones in English. */
