@@ -417,7 +417,12 @@ impl Application {
         let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
         let nsfw_uploads =
             crate::nsfw::UploadScoring::start(nsfw.clone(), store.clone(), objects.clone());
+        let oidc = crate::accounts::oidc::OidcService::from_env(
+            store.clone(),
+            settings.mall.public_url.clone(),
+        )?;
         let state = web::Data::new(AppState {
+            oidc,
             text_filter,
             moderation,
             nsfw: nsfw.clone(),

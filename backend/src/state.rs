@@ -71,4 +71,6 @@ pub struct AppState {
     pub nsfw: Arc<crate::nsfw::NsfwScorer>,
     /// Uploaded images waiting to be scored in the background.
     pub nsfw_uploads: crate::nsfw::UploadScoring,
+    /// Third-party sign-in: providers, sign-in states, linked identities.
+    pub oidc: crate::accounts::oidc::OidcService,
 }

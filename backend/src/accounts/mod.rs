@@ -17,6 +17,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod discord;
+pub mod identities;
+pub mod oidc;
 mod operator;
 
 /// A stored account.
@@ -466,6 +469,10 @@ pub(crate) async fn hash_password(password: Password) -> Result<String, ApiError
 
 async fn verify_password(password: &str, phc: &str) -> Result<(), ApiError> {
     if password.chars().count() > Password::MAX {
+        return Err(ErrorCode::PasswordError.into());
+    }
+    if phc.is_empty() {
+        // An account made by a provider has no password.
         return Err(ErrorCode::PasswordError.into());
     }
     let password = password.to_owned();

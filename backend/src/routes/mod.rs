@@ -23,6 +23,7 @@ mod model;
 mod model_leaderboard;
 mod model_rank;
 mod moderation;
+mod oidc;
 mod ornament;
 mod payment;
 mod polish;
@@ -74,6 +75,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                         "/complete-profile",
                         web::post().to(account::complete_profile),
                     )
+                    .configure(oidc::routes)
                     .route(
                         "/character/setting/get",
                         web::post().to(character_extras::persona_get),

@@ -28,6 +28,7 @@ mod models;
 mod models_import;
 mod moderation;
 mod nsfw;
+mod oidc;
 mod ornaments;
 mod polish;
 mod prompts;

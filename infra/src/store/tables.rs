@@ -314,6 +314,13 @@ pub const MOD_APPEAL_BY_OBJECT: TableDef = regular("mod_appeal_by_object");
 /// pk (account id) · ck (UTC day) → `u32`. Appeals an account made per day.
 pub const MOD_APPEAL_DAYS: TableDef = regular("mod_appeal_days");
 
+/// pk (state, random) · ck () → `PendingSignIn`. A third-party sign-in in flight: nonce, PKCE verifier, provider; taken once by compare-and-set.
+pub const OIDC_STATES: TableDef = regular("oidc_states");
+/// pk (provider name, subject) · ck () → `IdentityRow`. The account a provider's user signs in to (unique by insert-if-absent).
+pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
+/// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
+pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
+
 /// All tables, for migration.
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -452,4 +459,7 @@ pub const ALL: &[TableDef] = &[
     MOD_APPEALS,
     MOD_APPEAL_BY_OBJECT,
     MOD_APPEAL_DAYS,
+    OIDC_STATES,
+    OIDC_IDENTITIES,
+    OIDC_BY_ACCOUNT,
 ];
