@@ -5,6 +5,7 @@ import { useAtom } from '../state/jotai';
 import { loginDialogAtom } from './atoms';
 import { FinalStepForm } from './FinalStepForm';
 import { LoginForm } from './LoginForm';
+import { ProviderButtons } from './ProviderButtons';
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
@@ -81,7 +82,10 @@ export function LoginDialog() {
         {state.step === 'final-step' ? (
           <FinalStepForm key={state.tempToken} tempToken={state.tempToken} initialName={state.name} />
         ) : (
-          <LoginForm mode={state.step} onModeChange={(step) => setState({ open: true, step })} />
+          <>
+            <LoginForm mode={state.step} onModeChange={(step) => setState({ open: true, step })} />
+            <ProviderButtons />
+          </>
         )}
       </div>
     </div>

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { LoginDialog } from '../account/LoginDialog';
+import { OidcCallbackPage } from '../account/OidcCallbackPage';
 import { AgentPage } from '../agent/AgentPage';
 import { ChannelsPage } from '../channels/ChannelsPage';
 import { EditorPage } from '../editor/EditorPage';
@@ -47,6 +48,8 @@ export function page(rest: string): ReactNode {
       return <PromptEditorPage />;
     case '/agent':
       return <AgentPage />;
+    case '/oidc/callback':
+      return <OidcCallbackPage />;
     default:
       // `/create/video/editor`: the video editor.
       if (isEditorPath(path)) return <EditorPage />;

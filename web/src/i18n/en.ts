@@ -17,6 +17,7 @@ import { en_editor } from './en.editor';
 import { en_audio } from './en.audio';
 import { en_models } from './en.models';
 import { en_moderation } from './en.moderation';
+import { en_oidc } from './en.oidc';
 
 export const en = {
   ...en_generator,
@@ -35,6 +36,7 @@ export const en = {
   ...en_audio,
   ...en_models,
   ...en_moderation,
+  ...en_oidc,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -10,6 +10,7 @@ import { zh_works } from './zh.works';
 import { zh_audio } from './zh.audio';
 import { zh_models } from './zh.models';
 import { zh_moderation } from './zh.moderation';
+import { zh_oidc } from './zh.oidc';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -590,6 +591,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_audio,
   ...zh_models,
   ...zh_moderation,
+  ...zh_oidc,
 };
 
 /** The Chinese table with every key: missing ones in English. */
