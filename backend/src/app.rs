@@ -445,11 +445,16 @@ impl Application {
             settings.phone.invite_credits_invitee,
         );
         let popups = crate::popups::PopupService::new(store.clone(), &settings.phone);
+        let oidc = crate::accounts::oidc::OidcService::from_env(
+            store.clone(),
+            settings.mall.public_url.clone(),
+        )?;
         let state = web::Data::new(AppState {
             security,
             phones,
             invites,
             popups,
+            oidc,
             text_filter,
             moderation,
             nsfw: nsfw.clone(),

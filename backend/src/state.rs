@@ -81,4 +81,6 @@ pub struct AppState {
     pub popups: crate::popups::PopupService,
     /// Mail (issue 21): the outbox, verification codes and reset tokens.
     pub mail: crate::accounts::outbox::MailService,
+    /// Third-party sign-in: providers, sign-in states, linked identities.
+    pub oidc: crate::accounts::oidc::OidcService,
 }

@@ -54,6 +54,12 @@ pub struct LoginRequest {
     pub source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_url: Option<String>,
+    /// Third-party sign-in (types 2, 3, 6): the provider's authorization code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Third-party sign-in: the state the sign-in started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// The account object of login and sign-up answers.

@@ -313,6 +313,26 @@ error_codes! {
     AvatarInvalid = (20146, "avatarInvalid", 400, "the image cannot be used as an avatar");
     /// A language or notification kind the app does not know.
     ProfileSettingInvalid = (20147, "profileSettingInvalid", 400, "unknown language or notification kind");
+    /// Third-party sign-in (issue 21): a provider the operator did not enable.
+    OidcProviderUnknown = (20120, "OidcProviderUnknown", 400, "this sign-in provider is not enabled");
+    /// A sign-in attempt whose state is unknown, expired or already used (a replay).
+    OidcStateInvalid = (20121, "OidcStateInvalid", 400, "this sign-in attempt expired or was already used; please start again");
+    /// An ID token whose signature, issuer or audience does not verify.
+    OidcTokenInvalid = (20122, "OidcTokenInvalid", 401, "the provider's answer could not be verified");
+    /// An ID token past its expiry.
+    OidcTokenExpired = (20123, "OidcTokenExpired", 401, "the provider's answer has expired; please start again");
+    /// An ID token whose nonce is not the one this sign-in attempt sent.
+    OidcNonceMismatch = (20124, "OidcNonceMismatch", 401, "the provider's answer belongs to another sign-in attempt");
+    /// The provider refused the code, failed, timed out or answered what it should not.
+    OidcProviderError = (20125, "OidcProviderError", 503, "the sign-in provider failed; please try again later");
+    /// The provider's e-mail is on an account already: sign in to it, then link the provider.
+    OidcEmailTaken = (20126, "OidcEmailTaken", 409, "an account with this e-mail exists; sign in to it and link this provider in the settings");
+    /// This provider account is linked to another Easel account.
+    OidcIdentityTaken = (20127, "OidcIdentityTaken", 409, "this provider account is linked to another account");
+    /// Unlinking would leave the account with no way to sign in.
+    OidcLastSignIn = (20128, "OidcLastSignIn", 409, "this is the last way to sign in to the account; set a password or link another provider first");
+    /// The account has no link to this provider.
+    OidcNotLinked = (20129, "OidcNotLinked", 404, "this provider is not linked to the account");
 }
 
 /// The success code of every envelope.

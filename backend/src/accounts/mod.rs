@@ -25,6 +25,9 @@ pub mod invites;
 pub mod lockout;
 pub mod mail;
 pub mod mail_templates;
+pub mod discord;
+pub mod identities;
+pub mod oidc;
 mod operator;
 pub mod outbox;
 pub mod phone;
@@ -68,6 +71,53 @@ pub struct AccountRow {
 }
 
 impl AccountRow {
+    /// A new account's row, whatever way it signs up (e-mail, phone, a
+    /// provider): without a name it starts in status 3 (profile incomplete);
+    /// an empty `password_hash` never verifies.
+    pub fn fresh(
+        id: &str,
+        email: &str,
+        name: Option<&str>,
+        password_hash: String,
+        device_code: String,
+    ) -> AccountRow {
+        AccountRow {
+            id: id.to_owned(),
+            email: email.to_owned(),
+            status: if name.is_some() {
+                status::NORMAL
+            } else {
+                status::INCOMPLETE
+            },
+            name: name.unwrap_or_default().to_owned(),
+            password_hash,
+            create_at: now_secs(),
+            device_code,
+            settings: UserSettings {
+                insight: false,
+                task_flow_version: 2,
+                task_flow_gt: false,
+            },
+            payment: PaymentInfo::default(),
+            company: false,
+            perks: None,
+            deletion: None,
+            email_verified: false,
+        }
+    }
+
+    /// Whether this account may sign in (any way): a deletion waiting or
+    /// done answers 20010, a disabled account 20004.
+    pub fn admit(&self) -> Result<(), ApiError> {
+        if let Some(mark) = &self.deletion {
+            return Err(mark.refusal());
+        }
+        if self.status == status::DISABLED {
+            return Err(ErrorCode::AccountDisabled.into());
+        }
+        Ok(())
+    }
+
     /// Payment info (spec 1 §3) now: the subscription's perks while its
     /// paid period lasts, joined with an operator's grant.
     pub fn payment_now(&self) -> PaymentInfo {
@@ -268,29 +318,13 @@ impl AccountService {
                 return Err(ErrorCode::EmailRegistered.into());
             }
         }
-        let row = AccountRow {
-            id: id.clone(),
-            email: email.as_str().to_owned(),
-            status: if name.is_some() {
-                status::NORMAL
-            } else {
-                status::INCOMPLETE
-            },
-            name: name.map(|n| n.as_str().to_owned()).unwrap_or_default(),
+        let row = AccountRow::fresh(
+            &id,
+            email.as_str(),
+            name.as_ref().map(|n| n.as_str()),
             password_hash,
-            create_at: now_secs(),
             device_code,
-            settings: UserSettings {
-                insight: false,
-                task_flow_version: 2,
-                task_flow_gt: false,
-            },
-            payment: PaymentInfo::default(),
-            company: false,
-            perks: None,
-            deletion: None,
-            email_verified: false,
-        };
+        );
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)
             .await?;
@@ -317,12 +351,7 @@ impl AccountService {
             .await?
             .ok_or(ErrorCode::AccountNoExistent)?;
         verify_password(password, &row.password_hash).await?;
-        if let Some(mark) = &row.deletion {
-            return Err(mark.refusal());
-        }
-        if row.status == status::DISABLED {
-            return Err(ErrorCode::AccountDisabled.into());
-        }
+        row.admit()?;
         let token = self.issue_token(&row.id).await?;
         Ok((row, token))
     }
@@ -508,6 +537,10 @@ pub(crate) async fn hash_password(password: Password) -> Result<String, ApiError
 
 async fn verify_password(password: &str, phc: &str) -> Result<(), ApiError> {
     if password.chars().count() > Password::MAX {
+        return Err(ErrorCode::PasswordError.into());
+    }
+    if phc.is_empty() {
+        // An account made by a provider has no password.
         return Err(ErrorCode::PasswordError.into());
     }
     let password = password.to_owned();

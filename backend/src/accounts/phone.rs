@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use infra::config::SmsSettings;
 use infra::store::{tables, DynStore, Key, Table};
-use protocol::account::{status, DisplayName, PaymentInfo, UserSettings};
+use protocol::account::DisplayName;
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -364,31 +364,15 @@ impl AccountService {
             // Another request created the account a moment ago.
             return self.phone_login_existing(&owner).await;
         }
-        let row = AccountRow {
-            id: id.clone(),
-            email: String::new(),
-            status: if name.is_some() {
-                status::NORMAL
-            } else {
-                status::INCOMPLETE
-            },
-            name: name.map(|n| n.as_str().to_owned()).unwrap_or_default(),
-            // No password: this account signs in by its phone (the hash of
-            // nothing can never verify).
-            password_hash: String::new(),
-            create_at: now_secs(),
+        // No password: this account signs in by its phone (an empty hash
+        // never verifies).
+        let row = AccountRow::fresh(
+            &id,
+            "",
+            name.as_ref().map(|n| n.as_str()),
+            String::new(),
             device_code,
-            settings: UserSettings {
-                insight: false,
-                task_flow_version: 2,
-                task_flow_gt: false,
-            },
-            payment: PaymentInfo::default(),
-            company: false,
-            perks: None,
-            deletion: None,
-            email_verified: false,
-        };
+        );
         self.accounts
             .put(&Key::of(&id), &Key::empty(), &row)
             .await?;
@@ -410,12 +394,7 @@ impl AccountService {
             .get(&Key::of(id), &Key::empty())
             .await?
             .ok_or(ErrorCode::AccountNoExistent)?;
-        if let Some(mark) = &row.deletion {
-            return Err(mark.refusal());
-        }
-        if row.status == status::DISABLED {
-            return Err(ErrorCode::AccountDisabled.into());
-        }
+        row.admit()?;
         let token = self.issue_token(&row.id).await?;
         Ok(PhoneLogin {
             account: row,

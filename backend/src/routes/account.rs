@@ -12,7 +12,7 @@ use crate::auth::{client_ip, device_id_of, Authed, AuthedAny};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 
-fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'static> {
+pub(crate) fn token_cookie(req: &HttpRequest, token: &str, max_age_secs: i64) -> Cookie<'static> {
     Cookie::build(TOKEN_COOKIE, token.to_owned())
         .path("/")
         .max_age(CookieDuration::seconds(max_age_secs))
@@ -113,6 +113,9 @@ pub async fn login_in(
     body: web::Json<LoginRequest>,
 ) -> ApiResult {
     limit(&req, &state)?;
+    if let Some(t) = super::oidc::third_login_type(&body.login_type) {
+        return super::oidc::login_third(&req, &state, t, &body).await;
+    }
     if body.login_type != "email" {
         return Err(ErrorCode::LoginTypeUnsupported.into());
     }

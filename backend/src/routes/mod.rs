@@ -25,6 +25,7 @@ mod model;
 mod model_leaderboard;
 mod model_rank;
 mod moderation;
+mod oidc;
 mod ornament;
 mod payment;
 mod phoneinvite;
@@ -82,6 +83,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                         "/complete-profile",
                         web::post().to(account::complete_profile),
                     )
+                    .configure(oidc::routes)
                     .route(
                         "/character/setting/get",
                         web::post().to(character_extras::persona_get),

@@ -31,6 +31,7 @@ mod models;
 mod models_import;
 mod moderation;
 mod nsfw;
+mod oidc;
 mod ornaments;
 mod phoneinvite;
 mod polish;

@@ -349,6 +349,12 @@ pub const MAIL_OUTBOX: TableDef = regular("mail_outbox");
 pub const MAIL_CODES: TableDef = regular("mail_codes");
 /// pk (token hash) · ck () → `ResetRow`. Password reset tokens (stored hashed), used at most once.
 pub const MAIL_RESET_TOKENS: TableDef = regular("mail_reset_tokens");
+/// pk (state, random) · ck () → `PendingSignIn`. A third-party sign-in in flight: nonce, PKCE verifier, provider; taken once by compare-and-set.
+pub const OIDC_STATES: TableDef = regular("oidc_states");
+/// pk (provider name, subject) · ck () → `IdentityRow`. The account a provider's user signs in to (unique by insert-if-absent).
+pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
+/// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
+pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -517,4 +523,7 @@ pub const ALL: &[TableDef] = &[
     MAIL_OUTBOX,
     MAIL_CODES,
     MAIL_RESET_TOKENS,
+    OIDC_STATES,
+    OIDC_IDENTITIES,
+    OIDC_BY_ACCOUNT,
 ];

@@ -7,6 +7,7 @@ import { FinalStepForm } from './FinalStepForm';
 import { LoginForm } from './LoginForm';
 import { PhoneLoginForm } from './PhoneLoginForm';
 import { VerifyStep } from './VerifyStep';
+import { ProviderButtons } from './ProviderButtons';
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
@@ -90,6 +91,7 @@ export function LoginDialog() {
           <>
             <LoginForm mode={state.step} onModeChange={(step) => setState({ open: true, step })} />
             {state.step === 'login' && <PhoneLoginForm />}
+            <ProviderButtons />
           </>
         )}
       </div>

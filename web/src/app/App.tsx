@@ -4,6 +4,7 @@ import { ForgotPage } from '../account/ForgotPage';
 import { LoginDialog } from '../account/LoginDialog';
 import { ResetPage } from '../account/ResetPage';
 import { VerifyBanner } from '../account/VerifyBanner';
+import { OidcCallbackPage } from '../account/OidcCallbackPage';
 import { AgentPage } from '../agent/AgentPage';
 import { ChannelsPage } from '../channels/ChannelsPage';
 import { EditorPage } from '../editor/EditorPage';
@@ -58,6 +59,8 @@ export function page(rest: string): ReactNode {
       return <ForgotPage />;
     case '/reset':
       return <ResetPage />;
+    case '/oidc/callback':
+      return <OidcCallbackPage />;
     default:
       // `/create/video/editor`: the video editor.
       if (isEditorPath(path)) return <EditorPage />;

@@ -22,6 +22,7 @@ import { en_textfilter } from './en.textfilter';
 import { en_settings } from './en.settings';
 import { en_accountsInvite } from './en.accountsInvite';
 import { en_mail } from './en.mail';
+import { en_oidc } from './en.oidc';
 
 export const en = {
   ...en_generator,
@@ -45,6 +46,7 @@ export const en = {
   ...en_settings,
   ...en_accountsInvite,
   ...en_mail,
+  ...en_oidc,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

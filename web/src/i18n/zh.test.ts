@@ -63,3 +63,12 @@ describe('Chinese table', () => {
     expect(messagesFor('ja')).toBe(en);
   });
 });
+
+describe('Chinese table of third-party sign-in', () => {
+  it('translates every key of en.oidc.ts', async () => {
+    const { en_oidc } = await import('./en.oidc');
+    for (const key of Object.keys(en_oidc) as MessageKey[]) {
+      expect(zh_partial[key], key).toBeTruthy();
+    }
+  });
+});

@@ -15,6 +15,7 @@ import { zh_textfilter } from './zh.textfilter';
 import { zh_settings } from './zh.settings';
 import { zh_accountsInvite } from './zh.accountsInvite';
 import { zh_mail } from './zh.mail';
+import { zh_oidc } from './zh.oidc';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -600,6 +601,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_settings,
   ...zh_accountsInvite,
   ...zh_mail,
+  ...zh_oidc,
 };
 
 /** The Chinese table with every key: missing ones in English. */

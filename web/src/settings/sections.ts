@@ -5,6 +5,7 @@ import type { ComponentType } from 'react';
 import { DeleteAccountSection } from './DeleteAccountSection';
 import { EmailPasswordSection } from './EmailPasswordSection';
 import { InviteSection } from './InviteSection';
+import { LinkedAccountsSection } from './LinkedAccountsSection';
 import { NotificationsSection } from './NotificationsSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
@@ -20,6 +21,7 @@ export interface SettingsSection {
 export const SECTIONS: SettingsSection[] = [
   { tab: 'profile', id: 'profile', title: 'settings.profile.title', Component: ProfileSection },
   { tab: 'security', id: 'email-password', title: 'mail.sectionTitle', Component: EmailPasswordSection },
+  { tab: 'security', id: 'linked-accounts', title: 'oidc.linked.title', Component: LinkedAccountsSection },
   { tab: 'security', id: 'sessions', title: 'settings.sessions.title', Component: SessionsSection },
   { tab: 'security', id: 'two-factor', title: 'settings.twoFactor.title', Component: TwoFactorSection },
   { tab: 'notifications', id: 'notifications', title: 'settings.notifications.title', Component: NotificationsSection },
