@@ -373,7 +373,8 @@ impl Application {
             settings.square.clone(),
             &settings.data_dir.join("search"),
         )
-        .with_decor(decor.clone());
+        .with_decor(decor.clone())
+        .with_nsfw_levels(crate::square::nsfw_view::Levels::from(nsfw.settings()));
         let ornaments =
             crate::ornaments::OrnamentService::new(store.clone(), ledger.clone(), decor);
         square.start();

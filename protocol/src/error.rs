@@ -267,6 +267,8 @@ error_codes! {
     ModerationStateConflict = (40162, "moderationStateConflict", 409, "the object is already in that state");
     /// A moderator acting on their own account.
     ModerationSelf = (40163, "moderationSelf", 400, "you cannot do this to yourself");
+    /// An NSFW viewing mode other than blur, hide or show.
+    NsfwModeInvalid = (40180, "nsfwModeInvalid", 400, "choose blur, hide or show");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.
