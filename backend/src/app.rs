@@ -426,7 +426,6 @@ impl Application {
             ranks,
             creativity,
             speaker,
-            reports: crate::reports::ReportService::new(store.clone()),
             upload_sweeper,
             editor,
             mall,
@@ -455,6 +454,7 @@ impl Application {
             ornaments,
         });
         crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
+        crate::moderation::legacy::start(state.store.clone(), state.moderation.clone());
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

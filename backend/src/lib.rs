@@ -28,7 +28,6 @@ pub mod ornaments;
 pub mod polish;
 pub mod prompts;
 pub mod ratelimit;
-pub mod reports;
 pub mod routes;
 pub mod square;
 pub mod state;

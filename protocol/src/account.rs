@@ -100,6 +100,10 @@ pub struct AccountInfo {
     /// The image URL of the avatar ornament the account wears (the ornament shop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ornament: Option<String>,
+    /// The account's NSFW viewing mode (`blur`, `hide`, `show`), so the web
+    /// app has it at sign-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
 }
 
 /// `data` of payment info (spec 1 §3).

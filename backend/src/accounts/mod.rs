@@ -85,6 +85,7 @@ impl AccountRow {
             settings: self.settings.clone(),
             admin,
             ornament: None,
+            nsfw_mode: None,
         }
     }
 }
