@@ -28,6 +28,7 @@ mod models;
 mod models_import;
 mod moderation;
 mod nsfw;
+mod nsfw_view;
 mod ornaments;
 mod polish;
 mod prompts;
