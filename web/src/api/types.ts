@@ -75,6 +75,8 @@ export interface AccountInfo {
   admin: boolean;
   /** The image URL of the avatar ornament worn (the ornament shop). */
   ornament?: string | null;
+  /** The account's NSFW viewing mode. */
+  nsfw_mode?: 'blur' | 'hide' | 'show' | null;
 }
 
 /** `data` of payment info (spec 1 §3). */
