@@ -10,7 +10,7 @@ import { accountNsfwModeAtom, NSFW_MODE_KEY, nsfwModeAtom, nsfwModesAtom, showNs
 import type { Profile } from './types';
 import { cardRating } from './WorkCard';
 
-function profile(mode: Profile['nsfw_mode']): Profile {
+function profile(mode: 'blur' | 'hide' | 'show'): Profile {
   return { id: 'a', name: 'A', bio: '', followers: 0, following: 0, works: 0, likes_received: 0, followed: false, me: true, create_at: 0, nsfw_mode: mode };
 }
 
