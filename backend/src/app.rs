@@ -378,7 +378,8 @@ impl Application {
             settings.square.clone(),
             &settings.data_dir.join("search"),
         )
-        .with_decor(decor.clone());
+        .with_decor(decor.clone())
+        .with_nsfw_levels(crate::square::nsfw_view::Levels::from(nsfw.settings()));
         let ornaments =
             crate::ornaments::OrnamentService::new(store.clone(), ledger.clone(), decor);
         square.start();
@@ -462,7 +463,6 @@ impl Application {
             ranks,
             creativity,
             speaker,
-            reports: crate::reports::ReportService::new(store.clone()),
             upload_sweeper,
             editor,
             mall,
@@ -497,6 +497,7 @@ impl Application {
             crate::accounts::deletion::sweep_every_from_env()?,
         );
         state.mail.start_sender();
+        crate::moderation::legacy::start(state.store.clone(), state.moderation.clone());
         let server = HttpServer::new(move || {
             let app = App::new()
                 .app_data(state.clone())

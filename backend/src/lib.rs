@@ -29,7 +29,6 @@ pub mod polish;
 pub mod popups;
 pub mod prompts;
 pub mod ratelimit;
-pub mod reports;
 pub mod routes;
 pub mod square;
 pub mod state;

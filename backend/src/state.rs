@@ -52,8 +52,6 @@ pub struct AppState {
     pub ornaments: crate::ornaments::OrnamentService,
     /// The video editor: workspaces, the media bin, exports.
     pub editor: crate::editor::EditorService,
-    /// Users' reports of works.
-    pub reports: crate::reports::ReportService,
     /// The speech engines (`timbre/tts`, chat replies).
     pub speaker: std::sync::Arc<dyn audio::speech::Speaker>,
     /// Removes uploads left unconfirmed.

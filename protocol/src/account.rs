@@ -112,6 +112,10 @@ pub struct AccountInfo {
     /// The account proved it receives mail at `email` (a verification code or a reset link).
     #[serde(default)]
     pub email_verified: bool,
+    /// The account's NSFW viewing mode (`blur`, `hide`, `show`), so the web
+    /// app has it at sign-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
 }
 
 /// `data` of payment info (spec 1 §3).

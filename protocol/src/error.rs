@@ -285,6 +285,8 @@ error_codes! {
     SmsSendFailed = (20132, "SmsSendFailed", 503, "the code could not be sent; please try again later");
     /// A push token (`msg/token/update`) or popup kind that is not valid.
     PopupParamInvalid = (20133, "PopupParamInvalid", 400, "this value is not valid");
+    /// An NSFW viewing mode other than blur, hide or show.
+    NsfwModeInvalid = (40180, "nsfwModeInvalid", 400, "choose blur, hide or show");
     /// Rate limit exceeded.
     TooManyRequests = (42900, "TooManyRequests", 429, "too many requests");
     /// Unexpected server fault; details are in the server log only.

@@ -2,13 +2,16 @@
 // 0 every picture the classifier scores is rated NSFW, so a work posted from
 // a task is NSFW even though its author did not mark it. A visitor sees its
 // card blurred with the rating and a Show control that reveals it; mode
-// "Hide" leaves it out of the feed; the work page shows the rating.
+// "Hide" (a visitor's, kept in the browser) makes the server leave it out of
+// the feed; a signed-in viewer's "Hide" is the account's setting, so another
+// browser of theirs gets no NSFW card from the server; the work page shows
+// the rating.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, signUp } from './helpers.mjs';
+import { apiPost, signUp, until } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WAIT_MS = 30_000;
@@ -79,17 +82,58 @@ describe('NSFW: the classifier rates, visitors see a blur they can lift', { time
     // The badge stays: the rating shows whatever the viewer chose.
     await card.getByTestId('nsfw-badge').waitFor();
 
-    // Mode "Hide": the work is left out of the feed.
+    // A visitor may blur or hide, never show (showing needs an account).
+    const modes = await page.getByTestId('nsfw-mode').first().locator('option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(modes, ['blur', 'hide']);
+    // Mode "Hide": the server leaves the work out of the feed, kept across a reload.
+    const hidden = page.waitForResponse((r) => r.url().includes('/square/v3/recommend') && r.request().postDataJSON()?.nsfw_mode === 'hide');
     await page.getByTestId('nsfw-mode').first().selectOption('hide');
+    const answer = await (await hidden).json();
+    assert.ok(!answer.data.items.some((c) => c.id === workId), 'the server answered the NSFW card');
     await card.waitFor({ state: 'detached' });
-    // Mode "Show": back, unblurred, and kept across a reload.
-    await page.getByTestId('nsfw-mode').first().selectOption('show');
-    await card.waitFor();
-    assert.equal(await card.locator('img').first().getAttribute('class'), null);
     await page.reload();
+    await page.getByTestId('nsfw-mode').first().waitFor();
+    assert.equal(await page.getByTestId('nsfw-mode').first().inputValue(), 'hide');
+    assert.equal(await card.count(), 0);
+    // Back to "Blur": blurred again.
+    await page.getByTestId('nsfw-mode').first().selectOption('blur');
     await card.waitFor();
-    assert.equal(await card.locator('img').first().getAttribute('class'), null);
+    assert.equal(await card.locator('img').first().getAttribute('class'), 'sq-blur');
     await context.close();
+  });
+
+  test('a signed-in viewer hides NSFW works on the account: another browser of theirs gets none', async () => {
+    const viewer = await signUp(backend.url, { prefix: 'nsfw-viewer', password: 'nsfw-test-viewer-1', name: 'Vic Viewer' });
+    const open = async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.addCookies([{ name: 'T', value: viewer.token, url: backend.url, sameSite: 'Lax' }]);
+      const page = await context.newPage();
+      page.setDefaultTimeout(WAIT_MS);
+      return { context, page };
+    };
+    const a = await open();
+    await a.page.goto(new URL('/en/', backend.url).href);
+    const cardA = a.page.locator(`[data-testid="work-card"][data-id="${workId}"]`);
+    await cardA.waitFor();
+    // An account may also choose show.
+    const modes = await a.page.getByTestId('nsfw-mode').first().locator('option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(modes, ['blur', 'hide', 'show']);
+    const saved = a.page.waitForResponse((r) => r.url().endsWith('/api/v1/account/profile/edit'));
+    await a.page.getByTestId('nsfw-mode').first().selectOption('hide');
+    assert.equal((await (await saved).json()).data.nsfw_mode, 'hide');
+    await cardA.waitFor({ state: 'detached' });
+
+    // A second browser (no localStorage of the first) is served by the account's setting.
+    const b = await open();
+    const feed = b.page.waitForResponse((r) => r.url().includes('/square/v3/recommend'));
+    await b.page.goto(new URL('/en/', backend.url).href);
+    const items = (await (await feed).json()).data.items;
+    assert.ok(!items.some((c) => c.nsfw), `the server answered NSFW cards: ${JSON.stringify(items.map((c) => c.id))}`);
+    await b.page.getByTestId('nsfw-mode').first().waitFor();
+    await until(b.page, 'the account mode', async () => (await b.page.getByTestId('nsfw-mode').first().inputValue()) === 'hide', WAIT_MS);
+    assert.equal(await b.page.locator(`[data-testid="work-card"][data-id="${workId}"]`).count(), 0);
+    await a.context.close();
+    await b.context.close();
   });
 
   test('the work page blurs for a visitor and shows the rating', async () => {

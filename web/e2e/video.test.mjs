@@ -601,7 +601,7 @@ describe('video page against the real backend', { timeout: 300_000 }, () => {
     // The author cannot report their own video: the server's own rule, as the API answers it.
     const own = await apiCall(backend.url, '/api/v1/ai-video/report', { id: workId, reason: 'spam', detail: '' }, token);
     assert.notEqual(own.status.code, 10000);
-    assert.equal(own.status.msg, 'you cannot report your own work');
+    assert.equal(own.status.key, 'reportSelf');
     assert.deepEqual(pageProblems, []);
   });
 });

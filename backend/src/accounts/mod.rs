@@ -159,6 +159,7 @@ impl AccountRow {
             admin,
             ornament: None,
             email_verified: self.email_verified,
+            nsfw_mode: None,
         }
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod appeals;
 pub mod bans;
+pub mod legacy;
 pub mod reports;
 pub mod review;
 pub mod roles;

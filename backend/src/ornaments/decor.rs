@@ -444,6 +444,7 @@ mod tests {
             collected: false,
             create_at: 0,
             frame: None,
+            rating: "safe".into(),
         }
     }
 

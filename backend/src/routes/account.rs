@@ -141,6 +141,7 @@ pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
         .decor()
         .avatar_url(&caller.0.account.id)
         .await;
+    info.nsfw_mode = Some(state.square.account_nsfw_mode(&caller.0.account.id).await?);
     Ok(ok(info))
 }
 

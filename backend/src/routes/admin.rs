@@ -208,23 +208,3 @@ pub async fn mark_refunded(
         .mark_refunded(&body.order_id, &caller.0.account.id)
         .await?))
 }
-
-#[derive(Debug, Deserialize)]
-pub struct ReportListRequest {
-    #[serde(default)]
-    pub limit: u32,
-    #[serde(default)]
-    pub cursor: Option<String>,
-}
-
-/// `admin/report/list`: users' reports of works, newest first.
-pub async fn report_list(
-    state: web::Data<AppState>,
-    caller: Authed,
-    body: web::Json<ReportListRequest>,
-) -> ApiResult {
-    operator(&state, &caller)?;
-    let limit = if body.limit == 0 { 20 } else { body.limit };
-    let (items, cursor) = state.reports.list(limit, body.cursor.as_deref()).await?;
-    Ok(ok(serde_json::json!({ "items": items, "cursor": cursor })))
-}

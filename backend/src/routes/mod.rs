@@ -110,7 +110,6 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                     )
                     .route("/credits/grant", web::post().to(admin::grant_credits))
                     .route("/store", web::post().to(admin::store_stats))
-                    .route("/report/list", web::post().to(admin::report_list))
                     .route("/square/recount", web::post().to(admin::square_recount))
                     .route(
                         "/character/reports",

@@ -101,16 +101,22 @@ pub struct VideoReport {
     pub detail: String,
 }
 
-/// `ai-video/report` (spec 3 §7): reports a video post (one report per
-/// reporter and post; a second replaces the first).
+/// `ai-video/report` (spec 3 §7): reports a video post into the
+/// moderators' queue (obj_type 15, a video work) under `report`'s rules: one
+/// open report per reporter and post (a second answers `reportDuplicate`),
+/// never one's own (`reportSelf`). `updated` stays false for old clients.
 pub async fn video_report(a: Authed, s: web::Data<AppState>, b: Body<VideoReport>) -> ApiResult {
     let me = &a.0.account.id;
-    let owner = s.square.video_author(Some(me), &b.id).await?;
-    let updated = s
-        .reports
-        .report(me, "video", &b.id, &owner, &b.reason, &b.detail)
-        .await?;
-    Ok(ok(json!({ "updated": updated })))
+    // Only a video post is reported here (another work answers NotFound).
+    s.square.video_author(Some(me), &b.id).await?;
+    let req = protocol::moderation::ReportRequest {
+        obj_id: b.id.clone(),
+        obj_type: 15,
+        reason: b.reason.clone(),
+        text: b.detail.clone(),
+    };
+    let report_id = crate::moderation::reports::file(&s, &a.0.account, &req).await?;
+    Ok(ok(json!({ "updated": false, "report_id": report_id })))
 }
 
 pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {

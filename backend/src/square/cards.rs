@@ -47,11 +47,12 @@ impl SquareService {
         viewer: Option<&str>,
     ) -> Result<Vec<Card>, ApiError> {
         let mut cards: Vec<(Card, Arc<str>)> = Vec::with_capacity(ids.len());
+        let levels = self.nsfw_levels();
         if let Ok(ix) = self.inner.index.read() {
             for id in ids {
                 let Some(e) = ix.get(id) else { continue };
                 let a = ix.author(&e.author).cloned().unwrap_or_default();
-                cards.push((card_of(e, &a), id.clone()));
+                cards.push((card_of(e, &a, &levels), id.clone()));
             }
         }
         if let Some(v) = viewer {
@@ -155,7 +156,8 @@ impl SquareService {
 }
 
 /// A card from an index entry.
-pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
+pub(crate) fn card_of(e: &Entry, a: &Author, levels: &super::nsfw_view::Levels) -> Card {
+    let rating = levels.rating_of(e);
     let cover = e.cover.clone().map_or_else(Cover::default, |c| Cover {
         url: c.url,
         width: c.width,
@@ -183,7 +185,7 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
             ornament: None,
         },
         tags: e.tags.clone(),
-        nsfw: e.nsfw,
+        nsfw: e.nsfw || rating == protocol::square::nsfw::RATING_NSFW,
         likes: e.counts.likes.max(0),
         collects: e.counts.collects.max(0),
         comments: e.counts.comments.max(0),
@@ -192,5 +194,6 @@ pub(crate) fn card_of(e: &Entry, a: &Author) -> Card {
         collected: false,
         create_at: e.create_at,
         frame: None,
+        rating: rating.to_owned(),
     }
 }

@@ -19,6 +19,7 @@ use protocol::ErrorCode;
 
 use super::cursor::Cursor;
 use super::index::{personal_order, Filter, Personal};
+use super::nsfw_view::NsfwView;
 use super::social::Reaction;
 use super::SquareService;
 use crate::accounts::now_millis;
@@ -85,8 +86,17 @@ fn empty() -> FeedPage {
     }
 }
 
-fn filter(kinds: Vec<PostKind>, req: &FeedRequest, anchor: i64) -> Filter {
+/// What a feed call keeps besides its request's filters: the post kinds
+/// and the viewer's NSFW view.
+struct Select {
+    kinds: Vec<PostKind>,
+    view: NsfwView,
+}
+
+fn filter(sel: Select, req: &FeedRequest, anchor: i64) -> Filter {
+    let Select { kinds, view } = sel;
     Filter {
+        nsfw: Some(view),
         kinds,
         tag: req.tag.as_deref().map(tag_key).filter(|t| !t.is_empty()),
         since: req.time().span_ms().map(|s| anchor - s),
@@ -107,24 +117,25 @@ impl SquareService {
         };
         let n = req.size();
         let cursor = Cursor::parse(req.cursor.as_deref())?;
+        let view = self.nsfw_view(viewer, req.nsfw_mode).await?;
+        let sel = Select { kinds, view };
         match req.order() {
-            OrderBy::New | OrderBy::Recently => self.page_new(kinds, req, cursor, viewer, n).await,
+            OrderBy::New | OrderBy::Recently => self.page_new(sel, req, cursor, viewer, n).await,
             OrderBy::Follows => {
                 let v = viewer.ok_or(ErrorCode::NeedLogin)?;
                 let follows = self.follows_of(v).await?;
-                self.page_by_authors(&follows, kinds, req, cursor, v, n)
-                    .await
+                self.page_by_authors(&follows, sel, req, cursor, v, n).await
             }
-            OrderBy::Hot => self.page_ranked(kinds, req, cursor, viewer, None, n).await,
+            OrderBy::Hot => self.page_ranked(sel, req, cursor, viewer, None, n).await,
             OrderBy::Recommend => match viewer {
-                None => self.page_ranked(kinds, req, cursor, None, None, n).await,
+                None => self.page_ranked(sel, req, cursor, None, None, n).await,
                 Some(v) => {
                     let epoch = match &cursor {
                         Some(Cursor::Ranked { epoch, .. }) => Some(*epoch),
                         _ => None,
                     };
                     let personal = self.personal(v, epoch).await?;
-                    self.page_ranked(kinds, req, cursor, viewer, personal, n)
+                    self.page_ranked(sel, req, cursor, viewer, personal, n)
                         .await
                 }
             },
@@ -133,14 +144,14 @@ impl SquareService {
 
     async fn page_new(
         &self,
-        kinds: Vec<PostKind>,
+        sel: Select,
         req: &FeedRequest,
         cursor: Option<Cursor>,
         viewer: Option<&str>,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
         let (anchor, after) = time_cursor(cursor)?;
-        let f = filter(kinds, req, anchor);
+        let f = filter(sel, req, anchor);
         let (ids, next) = match self.inner.index.read() {
             Ok(ix) => ix.page_new(&f, &after, n),
             Err(_) => return Err(ApiError::internal("feed index poisoned")),
@@ -166,14 +177,14 @@ impl SquareService {
     async fn page_by_authors(
         &self,
         follows: &HashSet<String>,
-        kinds: Vec<PostKind>,
+        sel: Select,
         req: &FeedRequest,
         cursor: Option<Cursor>,
         viewer: &str,
         n: usize,
     ) -> Result<FeedPage, ApiError> {
         let (anchor, after) = time_cursor(cursor)?;
-        let f = filter(kinds, req, anchor);
+        let f = filter(sel, req, anchor);
         let (ids, next) = match self.inner.index.read() {
             Ok(ix) => ix.page_authors(
                 follows,
@@ -190,7 +201,7 @@ impl SquareService {
 
     async fn page_ranked(
         &self,
-        kinds: Vec<PostKind>,
+        sel: Select,
         req: &FeedRequest,
         cursor: Option<Cursor>,
         viewer: Option<&str>,
@@ -211,7 +222,7 @@ impl SquareService {
             let Some(snap) = ix.snapshot_at(epoch) else {
                 return Ok(empty());
             };
-            let f = filter(kinds, req, snap.epoch);
+            let f = filter(sel, req, snap.epoch);
             let (ids, next) = match &personal {
                 Some(p) if p.epoch == snap.epoch => {
                     ix.page_ranked(personal_order(p, &snap), offset, &f, n)
@@ -312,7 +323,8 @@ impl SquareService {
         self.ready().await;
         let kinds = feed_kinds(FeedKind::Post, req).unwrap_or_default();
         let (anchor, after) = time_cursor(Cursor::parse(req.cursor.as_deref())?)?;
-        let f = filter(kinds, req, anchor);
+        let view = self.nsfw_view(viewer, req.nsfw_mode).await?;
+        let f = filter(Select { kinds, view }, req, anchor);
         let follows = self.is_following(viewer, author).await?;
         let authors: HashSet<String> = [author.to_owned()].into_iter().collect();
         let (ids, next) = match self.inner.index.read() {
@@ -333,23 +345,23 @@ impl SquareService {
         req: &FeedRequest,
     ) -> Result<FeedPage, ApiError> {
         self.ready().await;
-        let (ids, next) = self
-            .reacted(account, kind, req.cursor.as_deref(), req.size())
-            .await?;
         let follows = match viewer {
             Some(v) => self.follows_of(v).await?,
             None => HashSet::new(),
         };
-        let ids: Vec<Arc<str>> = match self.inner.index.read() {
-            Ok(ix) => ids
-                .into_iter()
-                .filter(|id| {
-                    ix.get(id)
-                        .is_some_and(|e| ix.visible(e, viewer, follows.contains(&*e.author)))
+        let view = self.nsfw_view(viewer, req.nsfw_mode).await?;
+        // Works the viewer may not see are skipped while reading, so the
+        // page stays full and the cursor names the last row looked at.
+        let keep = |id: &str| {
+            self.inner.index.read().ok().is_some_and(|ix| {
+                ix.get(id).is_some_and(|e| {
+                    ix.visible(e, viewer, follows.contains(&*e.author)) && view.keeps(e)
                 })
-                .collect(),
-            Err(_) => return Err(ApiError::internal("feed index poisoned")),
+            })
         };
+        let (ids, next) = self
+            .reacted(account, kind, req.cursor.as_deref(), req.size(), &keep)
+            .await?;
         Ok(FeedPage {
             items: self.cards(&ids, viewer).await?,
             next_cursor: next,

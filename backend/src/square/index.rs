@@ -51,6 +51,8 @@ pub struct Entry {
     pub hidden: bool,
     /// A moderator took it out of feeds (it still opens by its link).
     pub feed_banned: bool,
+    /// The classifier's highest score of its pictures, when scored.
+    pub score: Option<f32>,
 }
 
 /// A work's counters.
@@ -86,6 +88,7 @@ impl Entry {
             counts,
             hidden: w.hidden(),
             feed_banned: w.moderation.is_some() && !w.hidden(),
+            score: w.classified.as_ref().map(|c| c.score),
         }
     }
 }
@@ -108,6 +111,8 @@ pub struct Filter {
     pub tag: Option<String>,
     /// Only works published at or after this time.
     pub since: Option<i64>,
+    /// The viewer's NSFW view (hide leaves NSFW works out).
+    pub nsfw: Option<super::nsfw_view::NsfwView>,
 }
 
 impl Filter {
@@ -115,6 +120,7 @@ impl Filter {
         (self.kinds.is_empty() || self.kinds.contains(&e.kind))
             && self.tag.as_ref().is_none_or(|t| e.tag_keys.contains(t))
             && self.since.is_none_or(|s| e.create_at >= s)
+            && self.nsfw.as_ref().is_none_or(|v| v.keeps(e))
     }
 }
 
@@ -550,6 +556,7 @@ mod tests {
             },
             hidden: false,
             feed_banned: false,
+            score: None,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod model_works;
 pub mod moderation;
 pub mod notify;
+pub mod nsfw_view;
 pub mod row;
 pub mod search;
 pub mod seed;
@@ -168,6 +169,8 @@ pub(crate) struct Inner {
     /// The ornament shop's view (authors' avatar ornaments, works' frames),
     /// when the app hands one over.
     pub decor: std::sync::OnceLock<crate::ornaments::Decor>,
+    /// The operator's NSFW thresholds cards are rated with.
+    pub nsfw_levels: std::sync::OnceLock<nsfw_view::Levels>,
 }
 
 /// The square service; cheap to clone.
@@ -220,6 +223,7 @@ impl SquareService {
                 ready,
                 ready_tx,
                 decor: std::sync::OnceLock::new(),
+                nsfw_levels: std::sync::OnceLock::new(),
             }),
         }
     }

@@ -95,6 +95,7 @@ impl SquareService {
             Some(v) => self.follows_of(v).await?,
             None => HashSet::new(),
         };
+        let view = self.nsfw_view(viewer, req.nsfw_mode).await?;
         let mut ids: Vec<Arc<str>> = Vec::new();
         let mut last: Option<(i64, String)> = None;
         let mut scanned = 0usize;
@@ -116,7 +117,7 @@ impl SquareService {
                     let Some(e) = ix.get(&w.work_id) else {
                         continue;
                     };
-                    if !ix.visible(e, viewer, follows.contains(&*e.author)) {
+                    if !ix.visible(e, viewer, follows.contains(&*e.author)) || !view.keeps(e) {
                         continue;
                     }
                     if ids.len() == n {

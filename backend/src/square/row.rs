@@ -90,6 +90,10 @@ pub struct ProfileRow {
     /// The account chose to see NSFW works unblurred and in search.
     #[serde(default)]
     pub show_nsfw: bool,
+    /// The account's NSFW mode (`square/nsfw_view.rs`); `None` on rows
+    /// from before it: read from `show_nsfw` (true show, false blur).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_mode: Option<protocol::square::nsfw::NsfwMode>,
 }
 
 /// A stored notification.

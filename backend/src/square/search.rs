@@ -283,7 +283,10 @@ impl SquareService {
             kinds,
             viewer: viewer.map(str::to_owned),
             viewer_follows: follows.clone(),
-            show_nsfw: self.shows_nsfw(viewer).await,
+            show_nsfw: self
+                .nsfw_view(viewer, req.nsfw_mode)
+                .await?
+                .search_shows_nsfw(),
             offset,
             limit: n,
         };
@@ -339,6 +342,7 @@ impl SquareService {
                             collected: false,
                             create_at: c.publish_at,
                             frame: None,
+                            rating: protocol::square::nsfw::RATING_SAFE.into(),
                         });
                     }
                 }
@@ -377,6 +381,7 @@ impl SquareService {
                         collected: p.followed,
                         create_at: p.create_at,
                         frame: None,
+                        rating: protocol::square::nsfw::RATING_SAFE.into(),
                     });
                 }
                 DocKind::Tag => items.push(Card {
@@ -401,6 +406,7 @@ impl SquareService {
                     collected: false,
                     create_at: 0,
                     frame: None,
+                    rating: protocol::square::nsfw::RATING_SAFE.into(),
                 }),
             }
         }

@@ -16,7 +16,6 @@ use protocol::square::social::{
 use protocol::ErrorCode;
 
 use super::cursor::Cursor;
-use super::row::ProfileRow;
 use super::{count, SquareService};
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
@@ -268,6 +267,7 @@ impl SquareService {
             .get(&Key::of(id), &Key::empty())
             .await?
             .unwrap_or_default();
+        let nsfw_mode = (viewer == Some(id)).then(|| super::nsfw_view::mode_of(&p));
         Ok(Profile {
             id: a.id.clone(),
             name: a.name.clone(),
@@ -281,6 +281,7 @@ impl SquareService {
             me: viewer == Some(id),
             show_nsfw: (viewer == Some(id)).then_some(p.show_nsfw),
             create_at: a.create_at,
+            nsfw_mode,
         })
     }
 
@@ -290,6 +291,10 @@ impl SquareService {
         who: &AccountRow,
         e: ProfileEdit,
     ) -> Result<Profile, ApiError> {
+        if let Some(m) = &e.nsfw_mode {
+            // Checked before anything is written: a bad mode changes nothing.
+            protocol::square::nsfw::NsfwMode::parse(m).ok_or(ErrorCode::NsfwModeInvalid)?;
+        }
         if let Some(name) = &e.name {
             let name = protocol::account::DisplayName::parse(name)
                 .map_err(|_| ApiError::new(ErrorCode::NameInvalid))?;
@@ -320,9 +325,7 @@ impl SquareService {
         if let Some(a) = avatar {
             next.avatar = a;
         }
-        if let Some(n) = e.show_nsfw {
-            next.show_nsfw = n;
-        }
+        super::nsfw_view::apply_edit(&mut next, e.nsfw_mode.as_deref(), e.show_nsfw)?;
         match current {
             Some(c) => {
                 let applied = self
@@ -360,19 +363,6 @@ impl SquareService {
         self.profile(Some(&who.id), &who.id).await
     }
 
-    /// The viewer's NSFW preference (visitors: off).
-    pub(crate) async fn shows_nsfw(&self, viewer: Option<&str>) -> bool {
-        let Some(v) = viewer else { return false };
-        self.inner
-            .t
-            .profiles
-            .get(&Key::of(v), &Key::empty())
-            .await
-            .ok()
-            .flatten()
-            .is_some_and(|p: ProfileRow| p.show_nsfw)
-    }
-
     /// Ids of the works `account` liked or collected, newest first.
     pub(crate) async fn reacted(
         &self,
@@ -380,6 +370,7 @@ impl SquareService {
         kind: Reaction,
         cursor: Option<&str>,
         n: usize,
+        keep: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<(Vec<Arc<str>>, Option<String>), ApiError> {
         let t = &self.inner.t;
         let table = match kind {
@@ -393,6 +384,7 @@ impl SquareService {
         let mut out = Vec::new();
         let mut last = None;
         let mut paging = None;
+        let mut scanned = 0usize;
         loop {
             let page = table
                 .scan(&Key::of(account), &range.clone().after(paging))
@@ -409,15 +401,29 @@ impl SquareService {
                     ));
                 }
                 last = Some((ms, id.clone()));
-                out.extend(self.existing(vec![id]));
+                scanned += 1;
+                if keep(&id) {
+                    out.extend(self.existing(vec![id]));
+                }
             }
             match page.paging {
+                // A bound on rows read for one page: a short page then
+                // goes on from the last row looked at.
+                Some(_) if scanned >= MAX_REACTED_SCAN => {
+                    return Ok((
+                        out,
+                        last.map(|(ms, id)| Cursor::Time { anchor: 0, ms, id }.encode()),
+                    ))
+                }
                 Some(p) => paging = Some(p),
                 None => return Ok((out, None)),
             }
         }
     }
 }
+
+/// Rows of a like or collect list read at most for one page.
+const MAX_REACTED_SCAN: usize = 2000;
 
 /// Pictures kept in an account's reuse history.
 pub const IMG_USE_LEN: usize = 50;

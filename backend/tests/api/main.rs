@@ -32,6 +32,7 @@ mod models_import;
 mod moderation;
 mod nsfw;
 mod oidc;
+mod nsfw_view;
 mod ornaments;
 mod phoneinvite;
 mod polish;

@@ -176,34 +176,24 @@ async fn video_tasks_make_mp4_files_with_posters() {
 
     // Another account's video is not a source.
     let (_, other) = app.user("Other").await;
-    // Reports (spec 3 §7 ai-video/report): one per reporter and post, a
-    // second replaces the first; never one's own; operators list them.
+    // Reports (spec 3 §7 ai-video/report) go into the moderators' queue
+    // (obj_type 15, a video work) under `report`'s rules: one open report
+    // per reporter and post, never one's own.
     let report = |who: &protocol::client::RestClient, body: Value| {
         let who = who.clone();
         async move { who.post::<_, Value>("/api/v1/ai-video/report", &body).await }
     };
-    let r = report(&other, json!({"id": work, "reason": "spam"}))
-        .await
-        .unwrap();
-    assert_eq!(r["updated"], false);
-    let r = report(
-        &other,
-        json!({"id": work, "reason": "other", "detail": "stolen clip"}),
-    )
-    .await
-    .unwrap();
-    assert_eq!(r["updated"], true);
     for (who, body, key) in [
-        (&c, json!({"id": work, "reason": "spam"}), "InvalidParams"),
+        (&c, json!({"id": work, "reason": "spam"}), "reportSelf"),
         (
             &other,
             json!({"id": work, "reason": "nonsense"}),
-            "InvalidParams",
+            "reportReasonInvalid",
         ),
         (
             &other,
             json!({"id": work, "reason": "other"}),
-            "InvalidParams",
+            "reportTextInvalid",
         ),
         (
             &other,
@@ -218,23 +208,36 @@ async fn video_tasks_make_mp4_files_with_posters() {
             "{body}"
         );
     }
+    let r = report(
+        &other,
+        json!({"id": work, "reason": "other", "detail": "stolen clip"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["updated"], false);
+    assert!(!r["report_id"].as_str().unwrap().is_empty(), "{r}");
+    let e = report(&other, json!({"id": work, "reason": "spam"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.status().and_then(|s| s.key.clone()).as_deref(),
+        Some("reportDuplicate")
+    );
     let e = other
-        .post::<_, Value>("/api/v1/admin/report/list", &json!({}))
+        .post::<_, Value>("/api/v1/moderation/queue", &json!({}))
         .await
         .unwrap_err();
     assert_eq!(e.http_status(), Some(403));
-    let list: Value = app
+    let q: Value = app
         .operator()
         .await
-        .post("/api/v1/admin/report/list", &json!({}))
+        .post("/api/v1/moderation/queue", &json!({"kind": "report"}))
         .await
         .unwrap();
-    let items = list["items"].as_array().unwrap();
-    assert_eq!(items.len(), 1, "{list}");
-    assert_eq!(
-        (items[0]["object_id"].as_str(), items[0]["reason"].as_str()),
-        (Some(work.as_str()), Some("other"))
-    );
+    let items = q["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{q}");
+    assert_eq!(items[0]["obj_id"].as_str(), Some(work.as_str()), "{q}");
+    assert_eq!(items[0]["reports"]["count"], 1, "{q}");
     let (http, _) = err_key(
         &other,
         "/api/v1/task/v2/video/upscale",

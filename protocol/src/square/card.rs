@@ -91,4 +91,12 @@ pub struct Card {
     /// The image URL of the work frame the work wears (the ornament shop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
+    /// The content rating: `safe`, `suggestive` or `nsfw` (from the
+    /// classifier's score, the operator's thresholds and the author's mark).
+    #[serde(default = "safe_rating")]
+    pub rating: String,
+}
+
+fn safe_rating() -> String {
+    crate::square::nsfw::RATING_SAFE.to_owned()
 }

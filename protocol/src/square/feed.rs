@@ -176,6 +176,10 @@ pub struct FeedRequest {
     /// Profile lists: whose works.
     #[serde(default)]
     pub account_id: Option<String>,
+    /// A visitor's NSFW choice (`blur` or `hide`; anything else reads as
+    /// blur). Signed-in viewers' own setting wins over it.
+    #[serde(default, deserialize_with = "crate::square::nsfw::lenient_mode")]
+    pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
 }
 
 impl FeedRequest {

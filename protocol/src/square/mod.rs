@@ -10,6 +10,7 @@
 pub mod card;
 pub mod comment;
 pub mod feed;
+pub mod nsfw;
 pub mod rank;
 pub mod search;
 pub mod social;

@@ -18,6 +18,9 @@ pub struct SearchRequest {
     pub page_size: Option<u32>,
     #[serde(default)]
     pub cursor: Option<String>,
+    /// A visitor's NSFW choice, as in feed requests.
+    #[serde(default, deserialize_with = "crate::square::nsfw::lenient_mode")]
+    pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
 }
 
 /// `square/search/complete`, `searchapi/v1/search/complete`.

@@ -87,6 +87,9 @@ pub struct Profile {
     #[serde(default)]
     pub show_nsfw: Option<bool>,
     pub create_at: i64,
+    /// The account's own NSFW mode (shown to itself only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
 }
 
 /// `account/profile/edit`: every field optional.
@@ -102,6 +105,9 @@ pub struct ProfileEdit {
     /// See NSFW works unblurred and in search.
     #[serde(default)]
     pub show_nsfw: Option<bool>,
+    /// `blur`, `hide` or `show` (wins over `show_nsfw` when both are sent).
+    #[serde(default)]
+    pub nsfw_mode: Option<String>,
 }
 
 /// Longest profile bio, in characters.

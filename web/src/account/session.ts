@@ -9,6 +9,7 @@ import type { Account } from '../api/types';
 import type { SocketClient } from '../socket/socket';
 import type { AppStore } from '../state/jotai';
 import { accountAtom, loginDialogAtom, tokenAtom } from './atoms';
+import { accountNsfwModeAtom, isNsfwMode } from '../square/atoms';
 import { takeRedirectPath } from './loginFlow';
 import { clearTokenCookie, readTokenCookie, writeTokenCookie } from './tokenCookie';
 import type { CookieJar } from './tokenCookie';
@@ -78,6 +79,8 @@ export class Session {
         ornament: info.ornament ?? null,
         email_verified: info.email_verified ?? false,
       });
+      // The account's NSFW mode follows it to every browser.
+      store.set(accountNsfwModeAtom, isNsfwMode(info.nsfw_mode) ? info.nsfw_mode : 'blur');
     } catch (e) {
       if (isApiError(e) && e.code === NEED_LOGIN && store.get(tokenAtom) === token) this.endLocally();
     }
@@ -125,6 +128,7 @@ export class Session {
     this.deps.socket.disconnect();
     store.set(tokenAtom, null);
     store.set(accountAtom, null);
+    store.set(accountNsfwModeAtom, null);
     if (!options.keepCookie) clearTokenCookie(this.cookies);
   }
 }

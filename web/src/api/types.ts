@@ -79,6 +79,8 @@ export interface AccountInfo {
   ornament?: string | null;
   /** The account proved it receives mail at `email` (issue 21). */
   email_verified?: boolean;
+  /** The account's NSFW viewing mode. */
+  nsfw_mode?: 'blur' | 'hide' | 'show' | null;
 }
 
 /** `data` of payment info (spec 1 §3). */

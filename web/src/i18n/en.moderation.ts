@@ -8,6 +8,7 @@ export const en_moderation = {
   moderationTargetProtected: 'A moderator cannot act on an operator or another moderator.',
   reportSelf: 'You cannot report your own content.',
   reportDuplicate: 'You already reported this. The moderators will look at your report.',
+  nsfwModeInvalid: 'Choose blur, hide or show.',
   reportReasonInvalid: 'Choose one of the listed reasons.',
   reportTextInvalid: 'The details are too long, contain characters that cannot be sent, or are missing for “Something else”.',
   appealDuplicate: 'You already appealed this decision.',

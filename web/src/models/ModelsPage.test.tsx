@@ -130,7 +130,7 @@ describe('a model’s page', () => {
     render();
     await flush();
     await flush();
-    expect(calls.find((c) => c.path === '/api/v1/square/my-artwork/community')?.body).toEqual({ model_id: 'm1', page_size: 20 });
+    expect(calls.find((c) => c.path === '/api/v1/square/my-artwork/community')?.body).toEqual({ model_id: 'm1', page_size: 20, nsfw_mode: 'blur' });
     expect($('[data-testid="model-works"]')?.textContent).toContain('Made with this model');
     expect($('[data-testid="model-works"] a[href*="w1"]')).not.toBeNull();
     expect(calls.find((c) => c.path === '/api/v1/comment2/list')?.body).toMatchObject({ obj_id: 'm1', obj_type: 2 });

@@ -3,6 +3,7 @@
 // ModelFileView), every path the model pages call, and thin calls on the
 // app's API client. Answers whose shape the spec leaves open (lists, the
 // picker, earnings, boards) are read leniently by `listOf`.
+import { storedVisitorNsfwMode } from '../square/atoms';
 import type { ApiClient } from '../api/client';
 import type { Card, FeedPage } from '../square/types';
 
@@ -211,7 +212,7 @@ export const MODEL_OBJ_TYPE = 2;
 
 /** A model's community gallery (`square/my-artwork/community` with a model): published works made with it (with `verNo` when given), newest first. */
 export async function modelWorks(api: Post, modelId: string, verNo: string | null, cursor: string | null): Promise<FeedPage> {
-  const body: Record<string, unknown> = { model_id: modelId, page_size: 20 };
+  const body: Record<string, unknown> = { model_id: modelId, page_size: 20, nsfw_mode: storedVisitorNsfwMode() };
   if (verNo) body.model_ver_no = verNo;
   if (cursor) body.cursor = cursor;
   const d = await api.post<unknown>(MODEL_PATHS.community, body);

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
 import { en } from '../i18n/en';
 import { appStore, Provider } from '../state/jotai';
-import { nsfwModeAtom } from './atoms';
+import { accountNsfwModeAtom, nsfwModeAtom } from './atoms';
 import { FeedGrid } from './FeedGrid';
 import type { Card, FeedPage } from './types';
 
@@ -177,18 +177,37 @@ describe('FeedGrid', () => {
     expect(container.querySelector('[data-testid="nsfw-badge"]')?.textContent).toBe(en['square.nsfw.badge']);
   });
 
-  it('leaves NSFW cards out in mode hide and shows them unblurred in mode show', async () => {
-    act(() => appStore.set(nsfwModeAtom, 'hide'));
+  it('shows a rating badge on suggestive and NSFW cards, none on safe ones', async () => {
+    render();
+    await settle(() =>
+      call(0).resolve({
+        items: [card('x', { nsfw: true, rating: 'nsfw' }), card('g', { rating: 'suggestive' }), card('s', { rating: 'safe' })],
+        next_cursor: null,
+      }),
+    );
+    const badges = [...container.querySelectorAll<HTMLElement>('.sq-card__rating')].map((b) => b.dataset.rating);
+    expect(badges).toEqual(['nsfw', 'suggestive']);
+    expect(container.querySelector('[data-testid="rating-badge"]')?.textContent).toBe(en['square.nsfw.rating.suggestive']);
+    // Only the NSFW card is blurred.
+    expect(container.querySelectorAll('.sq-blur')).toHaveLength(1);
+  });
+
+  it('leaves NSFW cards out in mode hide, reloads on a change and shows them unblurred in mode show', async () => {
+    // A signed-in account's mode (visitors cannot choose show).
+    act(() => appStore.set(accountNsfwModeAtom, 'hide'));
     try {
       render();
       await settle(() => call(0).resolve({ items: [card('n', { nsfw: true }), card('s')], next_cursor: null }));
       expect(titles()).toEqual(['Work s']);
+      // A mode change asks the server again (it filters by the mode).
       act(() => appStore.set(nsfwModeAtom, 'show'));
+      expect(calls).toHaveLength(2);
+      await settle(() => call(1).resolve({ items: [card('n', { nsfw: true }), card('s')], next_cursor: null }));
       expect(titles()).toEqual(['Work n', 'Work s']);
       expect(container.querySelector('.sq-card__cover img')?.classList.contains('sq-blur')).toBe(false);
       expect(container.querySelector('[data-testid="nsfw-reveal"]')).toBeNull();
     } finally {
-      act(() => appStore.set(nsfwModeAtom, 'blur'));
+      act(() => appStore.set(accountNsfwModeAtom, null));
     }
   });
 });

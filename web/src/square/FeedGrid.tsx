@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DependencyList } from 'react';
 import { useT } from '../i18n/useT';
+import { useAtomValue } from '../state/jotai';
+import { nsfwModeAtom } from './atoms';
 import { useErrorText } from '../tavern/useErrorText';
 import { aspectOf, columnCount, layoutGrid, nearBottom, visibleCards } from './layout';
 import type { FeedPage } from './types';
@@ -47,7 +49,9 @@ export interface FeedGridProps {
 export function FeedGrid({ load, deps, label, emptyText }: FeedGridProps) {
   const t = useT();
   const errorText = useErrorText();
-  const list = usePaged(load, cardKey, deps);
+  // The server filters NSFW works by the viewer's mode: a change reloads.
+  const nsfwMode = useAtomValue(nsfwModeAtom);
+  const list = usePaged(load, cardKey, [...deps, nsfwMode]);
   const { state, more, retry } = list;
   const ref = useRef<HTMLDivElement>(null);
   const [band, setBand] = useState<Band>({ width: 0, from: 0, to: 1000 });

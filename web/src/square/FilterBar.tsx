@@ -1,6 +1,7 @@
 import { useT } from '../i18n/useT';
-import { useAtom } from '../state/jotai';
-import { NSFW_MODES, nsfwModeAtom } from './atoms';
+import { useAtomValue } from '../state/jotai';
+import { saveNsfwMode } from './actions';
+import { nsfwModeAtom, nsfwModesAtom } from './atoms';
 import type { NsfwMode } from './atoms';
 import { hasFilter, isFiltered, ORDERS, OUTPUT_TYPES, TIME_TYPES, toggleOutput } from './filters';
 import type { FeedFilters, PageKey } from './filters';
@@ -14,7 +15,8 @@ export interface FilterBarProps {
 /** The tabs (preference) and the filter chips a page key shows (spec 3 §2). */
 export function FilterBar({ page, value, onChange }: FilterBarProps) {
   const t = useT();
-  const [nsfwMode, setNsfwMode] = useAtom(nsfwModeAtom);
+  const nsfwMode = useAtomValue(nsfwModeAtom);
+  const modes = useAtomValue(nsfwModesAtom);
   return (
     <div className="sq-filters">
       {hasFilter(page, 'preference') && (
@@ -66,8 +68,8 @@ export function FilterBar({ page, value, onChange }: FilterBarProps) {
         )}
         <label className="sq-nsfw-optin">
           {t('square.nsfw.mode')}
-          <select value={nsfwMode} onChange={(e) => setNsfwMode(e.target.value as NsfwMode)} data-testid="nsfw-mode">
-            {NSFW_MODES.map((m) => (
+          <select value={nsfwMode} onChange={(e) => void saveNsfwMode(e.target.value as NsfwMode).catch(() => undefined)} data-testid="nsfw-mode">
+            {modes.map((m) => (
               <option key={m} value={m}>
                 {t(`square.nsfw.mode.${m}`)}
               </option>

@@ -77,6 +77,12 @@ export function LikeButton({ id, liked, likes, small = false }: { id: string; li
   );
 }
 
+/** A card's rating: the server's, else from `nsfw` (older servers). */
+export function cardRating(card: Pick<Card, 'nsfw' | 'rating'>): 'safe' | 'suggestive' | 'nsfw' {
+  if (card.nsfw) return 'nsfw';
+  return card.rating === 'suggestive' || card.rating === 'nsfw' ? card.rating : 'safe';
+}
+
 /** One content card of a feed (spec 1 §3): cover, title, author, likes; NSFW blurred until revealed. */
 export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card }) {
   const t = useT();
@@ -89,6 +95,7 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
   // Mode `hide`: NSFW works are left out of feeds altogether.
   if (card.nsfw && nsfwMode === 'hide') return null;
   const kind = card.content_sub_type ?? 'picture';
+  const rating = cardRating(card);
   return (
     <article className="sq-card" data-testid="work-card" data-id={card.id} data-kind={kind}>
       <div className="sq-card__cover">
@@ -106,9 +113,14 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
           </span>
         )}
         {kind !== 'picture' && <span className="sq-card__kind">{t(kind === 'article' ? 'square.kind.article' : 'square.kind.video')}</span>}
-        {card.nsfw && (
-          <span className="sq-card__rating" data-testid="nsfw-badge">
-            {t('square.nsfw.badge')}
+        {rating !== 'safe' && (
+          <span
+            className={`sq-card__rating sq-card__rating--${rating}`}
+            data-testid={rating === 'nsfw' ? 'nsfw-badge' : 'rating-badge'}
+            data-rating={rating}
+            title={t('square.nsfw.rating', { rating: t(`square.nsfw.rating.${rating}`) })}
+          >
+            {rating === 'nsfw' ? t('square.nsfw.badge') : t('square.nsfw.rating.suggestive')}
           </span>
         )}
         {blurred && (

@@ -6,7 +6,8 @@ import { api } from '../app/services';
 import { appStore } from '../state/jotai';
 import type { AppStore } from '../state/jotai';
 import { SquareApi } from './api';
-import { followsAtom, reactionsAtom } from './atoms';
+import { accountNsfwModeAtom, followsAtom, isNsfwMode, nsfwModeAtom, reactionsAtom } from './atoms';
+import type { NsfwMode } from './atoms';
 import type { FollowAnswer, ReactionAnswer } from './types';
 
 export const squareApi = new SquareApi(api);
@@ -54,4 +55,26 @@ export function withReaction<T extends { id: string; liked: boolean; likes: numb
 ): T {
   const r = reactions[item.id];
   return r ? { ...item, liked: r.liked, likes: r.likes, collected: r.collected, collects: r.collects } : item;
+}
+
+/**
+ * Sets the viewer's NSFW mode: a signed-in account's is saved on the server
+ * (`account/profile/edit`), so every browser of the account gets it; a
+ * visitor's stays in this browser. A refused save restores the mode before.
+ */
+export async function saveNsfwMode(
+  mode: NsfwMode,
+  store: AppStore = appStore,
+  sq: Pick<SquareApi, 'editProfile'> = squareApi,
+): Promise<void> {
+  const before = store.get(accountNsfwModeAtom);
+  store.set(nsfwModeAtom, mode);
+  if (before === null) return;
+  try {
+    const saved = await sq.editProfile({ nsfw_mode: mode });
+    if (isNsfwMode(saved.nsfw_mode)) store.set(accountNsfwModeAtom, saved.nsfw_mode);
+  } catch (e) {
+    store.set(accountNsfwModeAtom, before);
+    throw e;
+  }
 }

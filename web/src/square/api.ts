@@ -27,6 +27,8 @@ import type {
   WorkDetail,
 } from './types';
 
+import { storedVisitorNsfwMode } from './atoms';
+
 const V1 = '/api/v1/';
 
 /** The feeds the app lists, by the call that serves them. */
@@ -79,7 +81,7 @@ export class SquareApi {
   // Feeds ------------------------------------------------------------------
 
   async feed(name: FeedName, req: FeedRequest): Promise<FeedPage> {
-    return page(await this.call<unknown>(FEED_PATHS[name], req));
+    return page(await this.call<unknown>(FEED_PATHS[name], { nsfw_mode: storedVisitorNsfwMode(), ...req }));
   }
 
   // Works ------------------------------------------------------------------
@@ -217,7 +219,7 @@ export class SquareApi {
   }
 
   async search(keyword: string, kind: SearchKind, cursor: string | null): Promise<FeedPage> {
-    const body: Record<string, unknown> = { keyword, kind };
+    const body: Record<string, unknown> = { keyword, kind, nsfw_mode: storedVisitorNsfwMode() };
     if (cursor !== null) body.cursor = cursor;
     return page(await this.call<unknown>('square/v3/search/list', body));
   }

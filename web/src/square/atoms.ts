@@ -23,46 +23,65 @@ export const NSFW_MODE_KEY = 'easel.square.nsfwMode';
 
 /**
  * What the viewer sees of NSFW works (rated by the server's classifier or
- * marked by their authors): `blur` (the default, for visitors too: blurred
- * with a Show control), `hide` (left out of feeds), `show` (opted in).
+ * marked by their authors): `blur` (the default: blurred with a Show
+ * control), `hide` (left out of feeds and lists by the server), `show`
+ * (accounts only). A signed-in account's mode is its account setting
+ * (`account/info`, `account/profile/edit`); a visitor's is kept in this
+ * browser and sent with feed requests, and may be blur or hide only.
  */
 export type NsfwMode = 'blur' | 'hide' | 'show';
 export const NSFW_MODES: readonly NsfwMode[] = ['blur', 'hide', 'show'];
+/** What a visitor may choose (like Civitai: showing needs an account). */
+export const VISITOR_NSFW_MODES: readonly NsfwMode[] = ['blur', 'hide'];
 
-function storedNsfwMode(): NsfwMode {
+export function isNsfwMode(m: unknown): m is NsfwMode {
+  return m === 'blur' || m === 'hide' || m === 'show';
+}
+
+/** The visitor's mode kept in this browser (show reads as blur). */
+export function storedVisitorNsfwMode(): NsfwMode {
   try {
     const m = globalThis.localStorage?.getItem(NSFW_MODE_KEY);
-    if (m === 'blur' || m === 'hide' || m === 'show') return m;
-    // The older on/off opt-in.
-    return globalThis.localStorage?.getItem(SHOW_NSFW_KEY) === '1' ? 'show' : 'blur';
+    if (m === 'hide') return 'hide';
+    return 'blur';
   } catch {
     return 'blur';
   }
 }
 
-const nsfwModeBase = atom<NsfwMode>(storedNsfwMode());
+const visitorModeBase = atom<NsfwMode>(storedVisitorNsfwMode());
 
-/** The viewer's NSFW mode (kept in localStorage). */
+/** The signed-in account's mode as the server last answered it (null: not known / visitor). */
+export const accountNsfwModeAtom = atom<NsfwMode | null>(null);
+
+/** The modes the viewer may choose from. */
+export const nsfwModesAtom = atom((get) => (get(accountNsfwModeAtom) !== null ? NSFW_MODES : VISITOR_NSFW_MODES));
+
+/**
+ * The viewer's NSFW mode: the account's setting when signed in, else the
+ * browser's. Writing it as a visitor keeps it in localStorage; the account's
+ * is written by `saveNsfwMode` (square/actions.ts), which sets it here too.
+ */
 export const nsfwModeAtom = atom(
-  (get) => get(nsfwModeBase),
-  (_get, set, mode: NsfwMode) => {
-    set(nsfwModeBase, mode);
+  (get) => get(accountNsfwModeAtom) ?? get(visitorModeBase),
+  (get, set, mode: NsfwMode) => {
+    if (get(accountNsfwModeAtom) !== null) {
+      set(accountNsfwModeAtom, mode);
+      return;
+    }
+    const m = mode === 'show' ? 'blur' : mode;
+    set(visitorModeBase, m);
     try {
-      globalThis.localStorage?.setItem(NSFW_MODE_KEY, mode);
-      globalThis.localStorage?.setItem(SHOW_NSFW_KEY, mode === 'show' ? '1' : '0');
+      globalThis.localStorage?.setItem(NSFW_MODE_KEY, m);
+      globalThis.localStorage?.setItem(SHOW_NSFW_KEY, '0');
     } catch {
       // Private mode: the choice lasts for this page only.
     }
   },
 );
 
-/** The viewer opted in to see NSFW works unblurred (mode `show`). */
-export const showNsfwAtom = atom(
-  (get) => get(nsfwModeBase) === 'show',
-  (_get, set, on: boolean) => {
-    set(nsfwModeAtom, on ? 'show' : 'blur');
-  },
-);
+/** The viewer sees NSFW works unblurred (mode `show`). */
+export const showNsfwAtom = atom((get) => get(nsfwModeAtom) === 'show');
 
 /** Works whose blur the viewer lifted one by one (this page session). */
 export const revealedAtom = atom<ReadonlySet<string>>(new Set<string>());

@@ -48,6 +48,8 @@ export interface Card {
   create_at: number;
   /** The image URL of the work frame the work wears (the ornament shop). */
   frame?: string | null;
+  /** The content rating (from the classifier's score, the operator's thresholds and the author's mark). */
+  rating?: 'safe' | 'suggestive' | 'nsfw';
 }
 
 export type OrderBy = 'recommend' | 'follows' | 'hot' | 'new';
@@ -63,6 +65,8 @@ export interface FeedRequest {
   output_types?: OutputType[];
   tag?: string;
   account_id?: string;
+  /** A visitor's NSFW mode (a signed-in account's own setting wins on the server). */
+  nsfw_mode?: 'blur' | 'hide' | 'show';
 }
 
 export interface FeedPage {
@@ -223,12 +227,16 @@ export interface Profile {
   followed: boolean;
   me: boolean;
   create_at: number;
+  /** The account's own NSFW mode (answered to itself only). */
+  nsfw_mode?: 'blur' | 'hide' | 'show' | null;
 }
 
 export interface ProfileEdit {
   name?: string;
   bio?: string;
   avatar?: string;
+  /** The account's NSFW mode. */
+  nsfw_mode?: 'blur' | 'hide' | 'show';
 }
 
 /** `moderation`: a moderator's decision on the reader's content or appeal (issue 20); `text` is the reason. */
