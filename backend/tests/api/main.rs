@@ -9,8 +9,8 @@
 
 mod account_deletion;
 mod accounts;
-mod accounts_security;
 mod accounts_mail;
+mod accounts_security;
 mod agent;
 mod audio;
 mod audio_stream;
@@ -31,8 +31,8 @@ mod models;
 mod models_import;
 mod moderation;
 mod nsfw;
-mod oidc;
 mod nsfw_view;
+mod oidc;
 mod ornaments;
 mod phoneinvite;
 mod polish;

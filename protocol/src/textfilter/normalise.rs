@@ -311,7 +311,6 @@ fn join_spelled_out(tokens: Vec<Token>) -> Vec<Token> {
     out
 }
 
-
 /// Steps 1 to 4 without the repeat counting: the words of `text` folded,
 /// with leetspeak and spelled-out words joined, separated by one space.
 /// For rules that look at whole words (the polish co-occurrence rule), so
