@@ -128,6 +128,12 @@ pub enum Step {
     Timbres,
     /// Editor workspaces and media-bin materials: removed.
     Editor,
+    /// Likes and collects the person gave: taken back (counts follow).
+    Reactions,
+    /// Follows both ways: ended (counts follow).
+    Follows,
+    /// The person's notifications: removed.
+    Notifications,
     /// Data exports: object and row removed.
     Exports,
     /// Sessions ended, e-mail claim released, the row anonymised (kept as
@@ -149,6 +155,9 @@ pub const STEPS: &[Step] = &[
     Step::Trainings,
     Step::Timbres,
     Step::Editor,
+    Step::Reactions,
+    Step::Follows,
+    Step::Notifications,
     Step::Exports,
     Step::Identity,
 ];
@@ -168,6 +177,9 @@ impl Step {
             Step::Trainings => "trainings",
             Step::Timbres => "timbres",
             Step::Editor => "editor",
+            Step::Reactions => "reactions",
+            Step::Follows => "follows",
+            Step::Notifications => "notifications",
             Step::Exports => "exports",
             Step::Identity => "identity",
         }

@@ -7,6 +7,7 @@ use protocol::ErrorCode;
 use super::deletion::{drain, finish_identity, remove_task, Step};
 use super::AccountRow;
 use crate::error::ApiError;
+use crate::square::social::Reaction;
 use crate::state::AppState;
 use crate::tasks::Requester;
 
@@ -193,6 +194,54 @@ pub async fn run(
                 budget,
                 |id| async move { st.editor.delete(who, &Some(id)).await },
             )
+            .await
+        }
+        Step::Reactions => {
+            for (table, kind) in [
+                (&tables::LIKED, Reaction::Like),
+                (&tables::COLLECTED, Reaction::Collect),
+            ] {
+                let done = drain(st, table, pk.clone(), false, budget, |id| async move {
+                    let author = st.square.author_of(&id).await?;
+                    st.square
+                        .withdraw_reaction(me, &id, &author, kind)
+                        .await
+                        .map(|_| ())
+                })
+                .await?;
+                if !done {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        Step::Follows => {
+            let following = drain(
+                st,
+                &tables::FOLLOWS,
+                pk.clone(),
+                false,
+                budget,
+                |whom| async move { st.square.unfollow(me, &whom).await },
+            )
+            .await?;
+            if !following {
+                return Ok(false);
+            }
+            drain(
+                st,
+                &tables::FOLLOWERS,
+                pk,
+                false,
+                budget,
+                |who| async move { st.square.unfollow(&who, me).await },
+            )
+            .await
+        }
+        Step::Notifications => {
+            drain(st, &tables::NOTIFICATIONS, pk, true, budget, |_| async {
+                Ok(())
+            })
             .await
         }
         Step::Exports => {

@@ -387,6 +387,30 @@ async fn after_the_grace_the_sweep_removes_everywhere_keeps_the_ledger_and_resum
     })
     .await;
 
+    // Her likes, collects and follows both ways, as Bob's profile counts them.
+    let bob_id = bd.account.id.clone();
+    post(&alice, "/api/v1/artwork/like", json!({"id": bobs})).await;
+    post(&alice, "/api/v1/artwork/collect", json!({"id": bobs})).await;
+    post(
+        &alice,
+        "/api/v1/account/follow",
+        json!({"account_id": bob_id}),
+    )
+    .await;
+    post(&bob, "/api/v1/account/follow", json!({"account_id": me})).await;
+    let figures = |p: serde_json::Value| {
+        (
+            p["followers"].as_i64(),
+            p["following"].as_i64(),
+            p["likes_received"].as_i64(),
+        )
+    };
+    let bob_profile = json!({"account_id": bob_id});
+    assert_eq!(
+        figures(post(&bob, "/api/v1/account/profile", bob_profile.clone()).await),
+        (Some(1), Some(1), Some(1))
+    );
+
     post(
         &alice,
         "/api/v1/account/delete/request",
@@ -429,6 +453,17 @@ async fn after_the_grace_the_sweep_removes_everywhere_keeps_the_ledger_and_resum
     .await;
     assert_eq!(done["deletion"]["state"], "done", "{done}");
     assert_eq!(done["deletion"]["step_name"], "done");
+    // Her like, collect and follows are taken back: Bob's figures are 0.
+    assert_eq!(
+        figures(post(&bob, "/api/v1/account/profile", bob_profile.clone()).await),
+        (Some(0), Some(0), Some(0))
+    );
+    let detail = post(&bob, "/api/v1/artwork/detail", json!({"id": bobs})).await;
+    assert_eq!(
+        (detail["likes"].as_i64(), detail["collects"].as_i64()),
+        (Some(0), Some(0)),
+        "{detail}"
+    );
     // The ledger is kept and still sums to the balance.
     assert_eq!(done["ledger"]["balance"].as_i64().unwrap(), balance_before);
     assert_eq!(
