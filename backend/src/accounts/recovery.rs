@@ -7,7 +7,7 @@
 //! sessions.
 
 use infra::store::Key;
-use protocol::account::{status, Email, Password};
+use protocol::account::{Email, Password};
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,8 @@ impl MailService {
         let Some(row) = accounts.find_by_email(email).await? else {
             return Ok(());
         };
-        if row.status == status::DISABLED {
+        // No reset link for a disabled account or one being deleted.
+        if row.admit().is_err() {
             return Ok(());
         }
         let token = hex::encode(rand::random::<[u8; 32]>());

@@ -390,9 +390,9 @@ impl SecurityService {
             .get(&row.account_id)
             .await?
             .ok_or_else(expired)?;
-        if account.status == protocol::account::status::DISABLED {
+        if let Err(refused) = account.admit() {
             self.challenges.delete(&pk, &Key::empty()).await?;
-            return Err(ErrorCode::AccountDisabled.into());
+            return Err(refused);
         }
         if let Err(e) = self.use_code(&account, code, recovery_code, ip).await {
             let mut next = row.clone();

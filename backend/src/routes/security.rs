@@ -9,7 +9,6 @@
 
 use actix_web::{web, HttpRequest};
 use base64::Engine;
-use protocol::account::status;
 use protocol::square::social::ProfileEdit;
 use protocol::ErrorCode;
 use serde::Deserialize;
@@ -63,9 +62,8 @@ pub async fn login_email(
         sec.lockout.failed(Some(&row.id), &ip);
         return Err(e);
     }
-    if row.status == status::DISABLED {
-        return Err(ErrorCode::AccountDisabled.into());
-    }
+    // A deletion waiting or done (20010), a disabled account (20004).
+    row.admit()?;
     if two_factor {
         return Ok(ok(sec.open_challenge(&row.id).await?));
     }

@@ -25,6 +25,7 @@ pub mod search;
 pub mod seed;
 pub mod social;
 pub mod targets;
+mod undo;
 pub mod works;
 
 use std::collections::{HashMap, HashSet};
