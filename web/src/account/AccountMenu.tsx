@@ -27,18 +27,25 @@ export function AccountMenu() {
   const name = account?.name ?? t('header.account');
   return (
     <div className="account-menu">
-      {account?.ornament ? (
-        <OrnamentAvatar name={name} ornament={account.ornament} size={32} />
-      ) : (
-        <span className="avatar" aria-hidden="true" title={name}>
-          {name.trim().charAt(0).toUpperCase() || '?'}
+      {/* The avatar and name open the account's settings (no extra button,
+          so the header still fits a phone). */}
+      <Link
+        to={localePath(locale, '/settings')}
+        className="account-menu__settings"
+        data-testid="account-settings-link"
+        aria-label={t('settings.title')}
+        title={t('settings.title')}
+      >
+        {account?.ornament ? (
+          <OrnamentAvatar name={name} ornament={account.ornament} size={32} />
+        ) : (
+          <span className="avatar" aria-hidden="true" title={name}>
+            {name.trim().charAt(0).toUpperCase() || '?'}
+          </span>
+        )}
+        <span className="account-menu__name" data-testid="account-name">
+          {name}
         </span>
-      )}
-      <span className="account-menu__name" data-testid="account-name">
-        {name}
-      </span>
-      <Link to={localePath(locale, '/settings')} className="button" data-testid="account-settings-link">
-        {t('settings.title')}
       </Link>
       <button type="button" className="button" onClick={() => {
           setToast(null);
