@@ -333,30 +333,6 @@ impl AccountService {
         Ok((row, token))
     }
 
-    /// Email login. Status 2 answers AccountDisabled and issues no token.
-    #[tracing::instrument(skip(self, password))]
-    pub async fn login(
-        &self,
-        email: &str,
-        password: &str,
-    ) -> Result<(AccountRow, String), ApiError> {
-        let email = Email::parse(email)?;
-        let claim = self
-            .by_email
-            .get(&Key::of(email.as_str()), &Key::empty())
-            .await?
-            .ok_or(ErrorCode::AccountNoExistent)?;
-        let row = self
-            .accounts
-            .get(&Key::of(&claim.account_id), &Key::empty())
-            .await?
-            .ok_or(ErrorCode::AccountNoExistent)?;
-        verify_password(password, &row.password_hash).await?;
-        row.admit()?;
-        let token = self.issue_token(&row.id).await?;
-        Ok((row, token))
-    }
-
     async fn issue_token(&self, account_id: &str) -> Result<String, ApiError> {
         let token = new_token();
         let hash = hash_token(&token);

@@ -181,6 +181,6 @@ impl AccountService {
         password: &str,
     ) -> Result<(), ApiError> {
         let row = self.get(account_id).await?.ok_or(ErrorCode::NeedLogin)?;
-        verify_password(password, &row.password_hash).await
+        self.check_password(&row, password).await
     }
 }

@@ -248,14 +248,7 @@ impl AccountService {
 
     /// The account behind an e-mail address (20001 when none).
     pub async fn account_by_email(&self, email: &str) -> Result<AccountRow, ApiError> {
-        let email = Email::parse(email)?;
-        let claim = self
-            .by_email
-            .get(&Key::of(email.as_str()), &Key::empty())
-            .await?
-            .ok_or(ErrorCode::AccountNoExistent)?;
-        self.accounts
-            .get(&Key::of(&claim.account_id), &Key::empty())
+        self.find_by_email(&Email::parse(email)?)
             .await?
             .ok_or_else(|| ErrorCode::AccountNoExistent.into())
     }
