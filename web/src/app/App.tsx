@@ -16,6 +16,8 @@ import { ModelsPage } from '../models/ModelsPage';
 import { parseModelsPath } from '../models/route';
 import { ModerationPage } from '../moderation/ModerationPage';
 import { parseModerationPath } from '../moderation/route';
+import { OperatePage } from '../operate/OperatePage';
+import { parseOperatePath } from '../operate/route';
 import { SettingsPage } from '../settings/SettingsPage';
 import { parseSettingsPath } from '../settings/route';
 import { parseTimbrePath } from '../timbre/route';
@@ -80,6 +82,11 @@ export function page(rest: string): ReactNode {
       {
         const tab = parseModerationPath(path);
         if (tab !== null) return <ModerationPage tab={tab} />;
+      }
+      // `/operate` and `/operate/{tab}`: the operators' console.
+      {
+        const tab = parseOperatePath(path);
+        if (tab !== null) return <OperatePage tab={tab} />;
       }
       // `/settings` and `/settings/{tab}`: the account's settings.
       {

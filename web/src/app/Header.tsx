@@ -5,6 +5,7 @@ import { localeAtom } from '../router/router';
 import { Bell } from '../notifications/Bell';
 import { HeaderEntry } from '../mall/HeaderEntry';
 import { ModerationHeaderLink } from '../moderation/HeaderLink';
+import { OperateHeaderLink } from '../operate/HeaderLink';
 import { SearchBox } from '../search/SearchBox';
 import '../search/search.css';
 import { SocketBadge } from '../socket/SocketBadge';
@@ -57,6 +58,7 @@ export function Header() {
             </Link>
           )}
           {loggedIn && <ModerationHeaderLink />}
+          {loggedIn && <OperateHeaderLink />}
           <HeaderEntry />
           <Bell />
           <SocketBadge />

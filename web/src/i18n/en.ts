@@ -20,6 +20,7 @@ import { en_moderation } from './en.moderation';
 import { en_deletion } from './en.deletion';
 import { en_textfilter } from './en.textfilter';
 import { en_settings } from './en.settings';
+import { en_operate } from './en.operate';
 import { en_accountsInvite } from './en.accountsInvite';
 import { en_mail } from './en.mail';
 import { en_oidc } from './en.oidc';
@@ -44,6 +45,7 @@ export const en = {
   ...en_deletion,
   ...en_textfilter,
   ...en_settings,
+  ...en_operate,
   ...en_accountsInvite,
   ...en_mail,
   ...en_oidc,

@@ -13,6 +13,7 @@ import { zh_moderation } from './zh.moderation';
 import { zh_deletion } from './zh.deletion';
 import { zh_textfilter } from './zh.textfilter';
 import { zh_settings } from './zh.settings';
+import { zh_operate } from './zh.operate';
 import { zh_accountsInvite } from './zh.accountsInvite';
 import { zh_mail } from './zh.mail';
 import { zh_oidc } from './zh.oidc';
@@ -599,6 +600,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_deletion,
   ...zh_textfilter,
   ...zh_settings,
+  ...zh_operate,
   ...zh_accountsInvite,
   ...zh_mail,
   ...zh_oidc,

@@ -1,0 +1,12 @@
+// The operators' console registry (issue 22): each tab names its id (the path
+// segment under `/operate`), its title's i18n key and its component. Features
+// add their entry at the end; the console shows the tabs in this order.
+import type { ComponentType } from 'react';
+
+export interface OperateTab {
+  id: string;
+  title: string /* i18n key */;
+  Component: ComponentType;
+}
+
+export const OPERATE_TABS: OperateTab[] = [];
