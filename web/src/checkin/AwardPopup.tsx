@@ -39,7 +39,10 @@ export function AwardPopup() {
       <ul className="award-popup__list" data-testid="award-popup">
         {queue.map((a) => (
           <li key={a.key} data-testid="award-item" data-trigger={a.trigger}>
-            <span aria-hidden="true">🎁</span> {t('awards.line', { title: title(a), n: a.amount })}
+            <span className="award-popup__star" aria-hidden="true">
+              ★
+            </span>{' '}
+            {t('awards.line', { title: title(a), n: a.amount })}
           </li>
         ))}
       </ul>

@@ -56,6 +56,8 @@ describe('CheckinPanel', () => {
     const onCheckIn = vi.fn();
     render(info, onCheckIn);
     expect(container.querySelector('[data-testid="checkin-streak"]')?.getAttribute('data-streak')).toBe('2');
+    expect(container.querySelector('[data-flames]')?.getAttribute('data-flames')).toBe('2');
+    expect(container.querySelectorAll('.checkin-flame')).toHaveLength(2);
     const days = [...container.querySelectorAll('[data-testid="checkin-day"]')];
     expect(days).toHaveLength(7);
     expect(days.map((d) => d.getAttribute('data-checked'))).toEqual(['true', 'true', 'false', 'false', 'false', 'false', 'false']);

@@ -22,11 +22,23 @@ function useNow(): number {
   return now;
 }
 
+/** One flame (an outline when the streak is out). */
+function Flame() {
+  return (
+    <svg className="checkin-flame" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">
+      <path d="M12 2c1 3.2-.6 5-2.1 6.7C8.4 10.4 7 12 7 14.6A5 5 0 0 0 12 20a5 5 0 0 0 5-5.3c0-2.2-1.1-3.7-2-4.8-.2 1.4-.9 2.4-2 2.9.6-3.3-.2-7.3-1-10.8Z" />
+    </svg>
+  );
+}
+
+/** The streak as flames: one a day, up to a week; one outline when there is none. */
 export function StreakFlames({ streak }: { streak: number }) {
   const n = flames(streak);
   return (
-    <span className={`checkin-flames checkin-flames--${flameLevel(streak)}`} aria-hidden="true">
-      {n === 0 ? '🕯' : '🔥'.repeat(n)}
+    <span className={`checkin-flames checkin-flames--${flameLevel(streak)}`} aria-hidden="true" data-flames={n}>
+      {Array.from({ length: Math.max(1, n) }, (_, i) => (
+        <Flame key={i} />
+      ))}
     </span>
   );
 }
