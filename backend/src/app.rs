@@ -450,7 +450,14 @@ impl Application {
             store.clone(),
             settings.mall.public_url.clone(),
         )?;
+        let awards = crate::awards::AwardService::new(
+            store.clone(),
+            ledger.clone(),
+            accounts.clone(),
+            crate::awards::clock::from_env(),
+        );
         let state = web::Data::new(AppState {
+            awards,
             security,
             phones,
             invites,

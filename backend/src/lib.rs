@@ -10,6 +10,7 @@ pub mod actor_map;
 pub mod agent;
 pub mod app;
 pub mod auth;
+pub mod awards;
 pub mod channels;
 pub mod characters;
 pub mod chat;

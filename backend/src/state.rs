@@ -81,4 +81,6 @@ pub struct AppState {
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.
     pub oidc: crate::accounts::oidc::OidcService,
+    /// Daily check-in, streaks and task awards (issue 22).
+    pub awards: crate::awards::AwardService,
 }

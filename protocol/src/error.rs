@@ -335,6 +335,12 @@ error_codes! {
     OidcLastSignIn = (20128, "OidcLastSignIn", 409, "this is the last way to sign in to the account; set a password or link another provider first");
     /// The account has no link to this provider.
     OidcNotLinked = (20129, "OidcNotLinked", 404, "this provider is not linked to the account");
+    /// A time zone that is not an IANA name (check-in, issue 22).
+    CheckinTimeZoneInvalid = (40620, "checkinTimeZoneInvalid", 400, "the time zone is not a known IANA time zone");
+    /// A check-in schedule outside its bounds (1 to 31 days, 0 to 100000 credits each).
+    CheckinScheduleInvalid = (40621, "checkinScheduleInvalid", 400, "the schedule needs 1 to 31 days of 0 to 100000 credits");
+    /// An award with an unknown trigger, an empty or long title, or an amount outside 1 to 100000.
+    AwardInvalid = (40622, "awardInvalid", 400, "the award needs a known trigger, a title of 1 to 60 characters and 1 to 100000 credits");
 }
 
 /// The success code of every envelope.

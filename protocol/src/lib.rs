@@ -9,6 +9,7 @@
 pub mod account;
 pub mod agent;
 pub mod audio;
+pub mod awards;
 pub mod character;
 pub mod character_extras;
 pub mod chat;

@@ -117,6 +117,7 @@ async fn create(
         .tasks
         .create_audio(&who, action, p.job, inputs, body)
         .await?;
+    s.awards.on_task(&who).await;
     Ok(ok(json!({ "id": id })))
 }
 

@@ -172,5 +172,6 @@ async fn audio_to_lip_video(
         .tasks
         .create_audio(&who, Action::AudioToLipVideo, job, inputs, request)
         .await?;
+    state.awards.on_task(&who).await;
     Ok(ok(json!({ "id": id })))
 }

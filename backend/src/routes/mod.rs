@@ -10,6 +10,7 @@ mod admin;
 mod agent;
 mod audio;
 mod audio_stream;
+mod awards;
 mod character;
 mod character_extras;
 mod chat;
@@ -71,6 +72,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
+            .configure(awards::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

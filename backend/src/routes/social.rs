@@ -64,10 +64,9 @@ pub async fn profile(
 }
 
 pub async fn profile_edit(a: Authed, s: web::Data<AppState>, b: Body<ProfileEdit>) -> ApiResult {
-    Ok(ok(s
-        .square
-        .edit_profile(&a.0.account, b.into_inner())
-        .await?))
+    let p = s.square.edit_profile(&a.0.account, b.into_inner()).await?;
+    s.awards.on_profile(&p).await;
+    Ok(ok(p))
 }
 
 pub async fn notifications(

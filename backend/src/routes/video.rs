@@ -209,6 +209,7 @@ async fn create(
     s.text_filter.clean(&mut body)?;
     let action = video_action_of(path, &body).ok_or(ErrorCode::InvalidParams)?;
     let id = s.tasks.create_video(&who, &body, action).await?;
+    s.awards.on_task(&who).await;
     Ok(ok(json!({ "id": id })))
 }
 

@@ -29,6 +29,7 @@ pub async fn publish_picture(
     let mut b = b.into_inner();
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_picture(&a.0.account, b).await?;
+    s.awards.on_publish(&a.0.account.id).await;
     Ok(ok(json!({ "id": id })))
 }
 
@@ -40,6 +41,7 @@ pub async fn publish_article(
     let mut b = b.into_inner();
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_article(&a.0.account, b).await?;
+    s.awards.on_publish(&a.0.account.id).await;
     Ok(ok(json!({ "id": id })))
 }
 
@@ -51,6 +53,7 @@ pub async fn publish_video(
     let mut b = b.into_inner();
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_video(&a.0.account, b).await?;
+    s.awards.on_publish(&a.0.account.id).await;
     Ok(ok(json!({ "id": id })))
 }
 
@@ -246,10 +249,11 @@ pub async fn img_use_del(a: Authed, s: web::Data<AppState>, b: Body<ImgUseDel>) 
 }
 
 pub async fn follow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
-    Ok(ok(s
-        .square
-        .follow(&a.0.account, &b.account_id, true)
-        .await?))
+    let out = s.square.follow(&a.0.account, &b.account_id, true).await?;
+    s.awards
+        .happened(&a.0.account.id, protocol::awards::Trigger::FirstFollow)
+        .await;
+    Ok(ok(out))
 }
 
 pub async fn unfollow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {

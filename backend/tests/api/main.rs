@@ -18,6 +18,7 @@ mod channels;
 mod character_extras;
 mod characters;
 mod chat;
+mod checkin;
 mod comments;
 mod editor;
 mod helpers;

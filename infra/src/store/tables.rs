@@ -355,6 +355,13 @@ pub const OIDC_STATES: TableDef = regular("oidc_states");
 pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
 /// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
 pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
+// Check-in and task awards (issue 22)
+/// pk (account id) · ck () → `CheckinRow`. The account's check-in streak, last day, pinned time zone and popup mark.
+pub const CHECKIN_STATE: TableDef = regular("checkin_state");
+/// pk ("0") · ck () → `AwardConfig`. The operator's check-in schedule and task awards.
+pub const AWARD_CONFIG: TableDef = regular("award_config");
+/// pk (account id) · ck (ledger key) → `AwardView`. Awards granted and not yet shown in the popup.
+pub const AWARD_UNSEEN: TableDef = regular("award_unseen");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -526,4 +533,8 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    // Check-in and task awards
+    CHECKIN_STATE,
+    AWARD_CONFIG,
+    AWARD_UNSEEN,
 ];

@@ -41,6 +41,7 @@ import { WorkPage } from '../works/WorkPage';
 import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
+import { AwardPopup } from '../checkin/AwardPopup';
 import { VipPopAuto } from '../popups/VipPopAuto';
 import { VisitorGuide } from '../popups/VisitorGuide';
 
@@ -136,6 +137,7 @@ export function App() {
       <MallOverlays />
       <VipPopAuto />
       <VisitorGuide />
+      <AwardPopup />
       <ToastView />
     </>
   );

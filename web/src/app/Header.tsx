@@ -1,4 +1,5 @@
 import { AccountMenu } from '../account/AccountMenu';
+import { CheckinEntry } from '../checkin/CheckinEntry';
 import { loggedInAtom } from '../account/atoms';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
@@ -59,6 +60,7 @@ export function Header() {
           )}
           {loggedIn && <ModerationHeaderLink />}
           {loggedIn && <OperateHeaderLink />}
+          <CheckinEntry />
           <HeaderEntry />
           <Bell />
           <SocketBadge />

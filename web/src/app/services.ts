@@ -13,6 +13,7 @@ import { notificationPushHook, notificationResyncHook } from '../notifications/p
 import { taskPushHook, taskResyncHook } from '../tasks/pushHook';
 import { tavernPushHook, tavernResyncHook } from '../tavern/pushHook';
 import { trainingPushHook, trainingResyncHook } from '../models/trainPush';
+import { awardPushHook } from '../checkin/pushHook';
 
 export const api = new ApiClient({ getToken: () => appStore.get(tokenAtom) });
 
@@ -24,6 +25,7 @@ function onPush(frame: PushFrame): void {
   notificationPushHook(frame);
   mallPushHook(frame);
   trainingPushHook(frame);
+  awardPushHook(frame);
 }
 
 /** A resume lost frames: the tasks and the channels reload over REST. */

@@ -1,0 +1,129 @@
+//! Daily check-in and task awards (issue 22 part 2): the check-in service
+//! (`checkin.rs`: one a day in the user's zone, streaks, rewards by the
+//! operator's schedule), task awards (`tasks.rs`: first post of the day,
+//! first generation, ... each paid once), the popups' unseen list, and
+//! the operator's configuration. Credits move only through the ledger,
+//! keyed so that each reward is paid exactly once however requests race;
+//! the rules themselves are `protocol::awards`.
+
+pub mod checkin;
+pub mod clock;
+pub mod tasks;
+
+use std::sync::Arc;
+
+use infra::store::{tables, DynStore, Key, Table};
+use protocol::awards::{AwardConfig, AwardView};
+use serde::{Deserialize, Serialize};
+
+use crate::accounts::AccountService;
+use crate::credits::Ledger;
+use crate::error::ApiError;
+
+pub use clock::Clock;
+
+/// An account's check-ins (`CHECKIN_STATE`, pk account id).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckinRow {
+    /// The last day checked in (days since 1970-01-01 in `tz`).
+    pub last_day: Option<i32>,
+    /// The streak that day completed.
+    pub streak: u32,
+    /// Days checked in ever.
+    pub total: u32,
+    /// What the last check-in paid (so a retry of that day pays the same).
+    pub last_reward: i64,
+    /// The account's zone, pinned at its first check-in: a client cannot
+    /// move its day by sending another zone later.
+    pub tz: Option<String>,
+    /// The day whose temporary-credits popup was marked seen.
+    pub popup_day: Option<i32>,
+}
+
+#[derive(Clone)]
+pub struct AwardService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    checkins: Table<CheckinRow>,
+    config: Table<AwardConfig>,
+    unseen: Table<AwardView>,
+    ledger: Ledger,
+    /// Pushes the "award granted" frame (13) to the account's sockets.
+    accounts: AccountService,
+    clock: Arc<dyn Clock>,
+}
+
+impl AwardService {
+    pub fn new(
+        store: DynStore,
+        ledger: Ledger,
+        accounts: AccountService,
+        clock: Arc<dyn Clock>,
+    ) -> AwardService {
+        AwardService {
+            inner: Arc::new(Inner {
+                checkins: Table::new(store.clone(), &tables::CHECKIN_STATE),
+                config: Table::new(store.clone(), &tables::AWARD_CONFIG),
+                unseen: Table::new(store, &tables::AWARD_UNSEEN),
+                ledger,
+                accounts,
+                clock,
+            }),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+
+    /// The operator's configuration, or the shipped one until they change it.
+    pub async fn config(&self) -> Result<AwardConfig, ApiError> {
+        Ok(self
+            .inner
+            .config
+            .get(&config_pk(), &Key::empty())
+            .await?
+            .unwrap_or_else(AwardConfig::shipped))
+    }
+
+    /// Changes the configuration by compare-and-set (starting from the
+    /// shipped one); `f` answers an error to refuse the change.
+    pub async fn change_config(
+        &self,
+        mut f: impl FnMut(&mut AwardConfig) -> Result<(), ApiError>,
+    ) -> Result<AwardConfig, ApiError> {
+        let t = &self.inner.config;
+        loop {
+            let cur = t.get(&config_pk(), &Key::empty()).await?;
+            let mut next = cur.clone().unwrap_or_else(AwardConfig::shipped);
+            f(&mut next)?;
+            let applied = match &cur {
+                None => t
+                    .insert_if_absent(&config_pk(), &Key::empty(), &next)
+                    .await?
+                    .is_ok(),
+                Some(c) => t
+                    .compare_and_set(&config_pk(), &Key::empty(), c, Some(&next))
+                    .await?
+                    .is_ok(),
+            };
+            if applied {
+                return Ok(next);
+            }
+        }
+    }
+
+    async fn checkin_row(&self, account: &str) -> Result<Option<CheckinRow>, ApiError> {
+        Ok(self
+            .inner
+            .checkins
+            .get(&Key::of(account), &Key::empty())
+            .await?)
+    }
+}
+
+fn config_pk() -> Key {
+    Key::of("0")
+}

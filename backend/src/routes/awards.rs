@@ -1,0 +1,168 @@
+//! Check-in and award calls (spec 3 §7): `activity/checkin/info`,
+//! `activity/checkin`, `face-photo/mark-user-activity-award-list`,
+//! `face-photo/mark-temp-coins-popup`, and the operator's
+//! `admin/award/{list, upsert, delete}` and `admin/checkin/schedule/set`.
+//! Plain routes (no scope), so other families may share the `activity/`,
+//! `face-photo/` and `admin/` prefixes.
+
+use actix_web::web;
+use protocol::awards::{
+    AwardDef, AwardDeleteRequest, AwardUpsertRequest, CheckinRequest, Schedule, ScheduleRequest,
+    Trigger,
+};
+use protocol::ErrorCode;
+use serde_json::json;
+
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+/// The check-in bodies are optional: an empty body is `{}`.
+fn checkin_body(bytes: &web::Bytes) -> Result<CheckinRequest, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(CheckinRequest::default());
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::with_msg(ErrorCode::InvalidParams, format!("bad body: {e}")))
+}
+
+pub async fn info(a: Authed, s: web::Data<AppState>, b: web::Bytes) -> ApiResult {
+    let req = checkin_body(&b)?;
+    Ok(ok(s
+        .awards
+        .info(&a.0.account.id, req.tz.as_deref())
+        .await?))
+}
+
+pub async fn checkin(a: Authed, s: web::Data<AppState>, b: web::Bytes) -> ApiResult {
+    let req = checkin_body(&b)?;
+    Ok(ok(s
+        .awards
+        .check_in(&a.0.account.id, req.tz.as_deref())
+        .await?))
+}
+
+pub async fn award_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    Ok(ok(s.awards.take_unseen(&a.0.account.id).await?))
+}
+
+pub async fn temp_coins_popup(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    let marked = s.awards.mark_temp_coins_popup(&a.0.account.id).await?;
+    Ok(ok(json!({ "marked": marked })))
+}
+
+fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
+    if s.accounts.is_admin(&a.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+fn config_view(c: &protocol::awards::AwardConfig) -> serde_json::Value {
+    json!({
+        "schedule": c.schedule.rewards,
+        "awards": c.awards,
+        "triggers": Trigger::ALL.iter().map(|t| json!({
+            "trigger": t,
+            "daily": t.daily(),
+            "default": t.default_award(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub async fn admin_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(config_view(&s.awards.config().await?)))
+}
+
+#[tracing::instrument(skip_all, fields(trigger = %b.trigger))]
+pub async fn admin_upsert(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: web::Json<AwardUpsertRequest>,
+) -> ApiResult {
+    operator(&s, &a)?;
+    let b = b.into_inner();
+    let mut def = Trigger::parse(&b.trigger)
+        .and_then(|trigger| {
+            AwardDef {
+                trigger,
+                title: b.title,
+                amount: b.amount,
+                enabled: b.enabled,
+            }
+            .checked()
+        })
+        .ok_or(ErrorCode::AwardInvalid)?;
+    s.text_filter
+        .apply(protocol::textfilter::Scene::Title, &mut def.title)?;
+    let c = s
+        .awards
+        .change_config(|c| {
+            c.upsert(def.clone());
+            Ok(())
+        })
+        .await?;
+    Ok(ok(config_view(&c)))
+}
+
+#[tracing::instrument(skip_all, fields(trigger = %b.trigger))]
+pub async fn admin_delete(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: web::Json<AwardDeleteRequest>,
+) -> ApiResult {
+    operator(&s, &a)?;
+    let trigger = Trigger::parse(&b.trigger).ok_or(ErrorCode::AwardInvalid)?;
+    let c = s
+        .awards
+        .change_config(|c| {
+            if c.remove(trigger) {
+                Ok(())
+            } else {
+                Err(ErrorCode::NotFound.into())
+            }
+        })
+        .await?;
+    Ok(ok(config_view(&c)))
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn admin_schedule(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: web::Json<ScheduleRequest>,
+) -> ApiResult {
+    operator(&s, &a)?;
+    let schedule =
+        Schedule::parse(b.into_inner().rewards).ok_or(ErrorCode::CheckinScheduleInvalid)?;
+    let c = s
+        .awards
+        .change_config(|c| {
+            c.schedule = schedule.clone();
+            Ok(())
+        })
+        .await?;
+    Ok(ok(config_view(&c)))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/activity/checkin/info", web::post().to(info))
+        .route("/activity/checkin", web::post().to(checkin))
+        .route(
+            "/face-photo/mark-user-activity-award-list",
+            web::post().to(award_list),
+        )
+        .route(
+            "/face-photo/mark-temp-coins-popup",
+            web::post().to(temp_coins_popup),
+        )
+        .route("/admin/award/list", web::post().to(admin_list))
+        .route("/admin/award/upsert", web::post().to(admin_upsert))
+        .route("/admin/award/delete", web::post().to(admin_delete))
+        .route(
+            "/admin/checkin/schedule/set",
+            web::post().to(admin_schedule),
+        );
+}
