@@ -43,6 +43,7 @@ import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
 import { VipPopAuto } from '../popups/VipPopAuto';
 import { VisitorGuide } from '../popups/VisitorGuide';
+import { FacePopup } from '../home/FacePopup';
 
 /** The route table: the path after the locale -> the page. */
 export function page(rest: string): ReactNode {
@@ -136,6 +137,7 @@ export function App() {
       <MallOverlays />
       <VipPopAuto />
       <VisitorGuide />
+      <FacePopup />
       <ToastView />
     </>
   );
