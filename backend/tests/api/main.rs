@@ -21,6 +21,7 @@ mod chat;
 mod comments;
 mod editor;
 mod helpers;
+mod home;
 mod lipsync;
 mod mall;
 mod model_feeds;

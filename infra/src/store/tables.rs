@@ -355,6 +355,13 @@ pub const OIDC_STATES: TableDef = regular("oidc_states");
 pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
 /// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
 pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
+// Home composition and face-photo popups (issue 22)
+/// pk ("draft" or "live") · ck () → `Composition`. The operators' draft of the home page and the published copy.
+pub const HOME_COMPOSITIONS: TableDef = regular("home_compositions");
+/// pk (account id or `d:` device id) · ck () → `Presence`. When a viewer was last seen and how long they were away before this visit.
+pub const HOME_PRESENCE: TableDef = regular("home_presence");
+/// pk (account id or `d:` device id) · ck (popup id) → `FaceMark`. What a viewer was shown of one face-photo popup, "don't show again".
+pub const POPUP_FACE_MARKS: TableDef = regular("popup_face_marks");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -526,4 +533,8 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    // Home composition and face-photo popups
+    HOME_COMPOSITIONS,
+    HOME_PRESENCE,
+    POPUP_FACE_MARKS,
 ];
