@@ -364,7 +364,7 @@ impl Module {
 }
 
 /// Items in their order (ties by id), keeping those `keep` accepts.
-pub fn ordered<'a, T, F>(items: &'a [T], order: F, keep: impl Fn(&T) -> bool) -> Vec<&'a T>
+pub fn ordered<T, F>(items: &[T], order: F, keep: impl Fn(&T) -> bool) -> Vec<&T>
 where
     F: Fn(&T) -> (i32, &str),
 {

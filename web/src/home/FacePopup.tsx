@@ -64,15 +64,15 @@ export function FacePopup() {
       <div className="face-popup__actions">
         {popup.link !== '' &&
           (external ? (
-            <a className="btn btn--primary" href={popup.link} rel="noopener noreferrer" onClick={() => close('click')}>
+            <a className="button button--primary" href={popup.link} rel="noopener noreferrer" onClick={() => close('click')}>
               {t('home.popup.open')}
             </a>
           ) : (
-            <Link className="btn btn--primary" to={popup.link} onClick={() => close('click')}>
+            <Link className="button button--primary" to={popup.link} onClick={() => close('click')}>
               {t('home.popup.open')}
             </Link>
           ))}
-        <button type="button" className="btn" data-testid="face-popup-close" onClick={() => close('close')}>
+        <button type="button" className="button" data-testid="face-popup-close" onClick={() => close('close')}>
           {t('home.popup.close')}
         </button>
       </div>

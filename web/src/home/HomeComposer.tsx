@@ -52,7 +52,7 @@ function BannerForm({ save }: { save: Save }) {
         </div>
         <TargetingFields value={targeting} onChange={setTargeting} prefix="banner" />
         <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="btn btn--primary" data-testid="banner-save">
+        <button type="submit" className="button button--primary" data-testid="banner-save">
           {t('home.compose.addBanner')}
         </button>
       </fieldset>
@@ -137,7 +137,7 @@ function PopupForm({ save }: { save: Save }) {
         )}
         <TargetingFields value={targeting} onChange={setTargeting} prefix="popup" />
         <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="btn btn--primary" data-testid="popup-save">
+        <button type="submit" className="button button--primary" data-testid="popup-save">
           {t('home.compose.addPopup')}
         </button>
       </fieldset>
@@ -220,7 +220,7 @@ function ModuleForm({ save }: { save: Save }) {
         )}
         <TargetingFields value={targeting} onChange={setTargeting} prefix="module" />
         <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="btn btn--primary">
+        <button type="submit" className="button button--primary">
           {t('home.compose.addModule')}
         </button>
       </fieldset>
@@ -324,7 +324,7 @@ export function HomeComposer() {
         </span>{' '}
         <button
           type="button"
-          className="btn btn--primary"
+          className="button button--primary"
           data-testid="home-publish"
           disabled={!unpublished}
           onClick={() => {
@@ -354,7 +354,7 @@ export function HomeComposer() {
             <span>
               {t(`home.item.${x.kind}`)} · {x.label}
             </span>
-            <button type="button" className="btn btn--ghost" onClick={() => void save((v) => homeApi.remove(v, x.kind, x.id))}>
+            <button type="button" className="button button--link" onClick={() => void save((v) => homeApi.remove(v, x.kind, x.id))}>
               {t('home.compose.delete')}
             </button>
           </li>

@@ -54,7 +54,7 @@ export function BannerCarousel({ banners }: { banners: BannerView[] }) {
       </BannerLink>
       {n > 1 && (
         <div className="home-carousel__nav">
-          <button type="button" className="btn btn--ghost" aria-label={t('home.prev')} onClick={() => setI((x) => nextSlide(x, n, -1))}>
+          <button type="button" className="button button--link" aria-label={t('home.prev')} onClick={() => setI((x) => nextSlide(x, n, -1))}>
             ‹
           </button>
           {banners.map((b, k) => (
@@ -67,7 +67,7 @@ export function BannerCarousel({ banners }: { banners: BannerView[] }) {
               onClick={() => setI(k)}
             />
           ))}
-          <button type="button" className="btn btn--ghost" aria-label={t('home.next')} onClick={() => setI((x) => nextSlide(x, n, 1))}>
+          <button type="button" className="button button--link" aria-label={t('home.next')} onClick={() => setI((x) => nextSlide(x, n, 1))}>
             ›
           </button>
         </div>
