@@ -446,6 +446,7 @@ impl Application {
             settings.phone.invite_credits_invitee,
         );
         let popups = crate::popups::PopupService::new(store.clone(), &settings.phone);
+        let home = crate::home::HomeService::new(store.clone(), &settings.home);
         let oidc = crate::accounts::oidc::OidcService::from_env(
             store.clone(),
             settings.mall.public_url.clone(),
@@ -462,6 +463,7 @@ impl Application {
             phones,
             invites,
             popups,
+            home,
             oidc,
             text_filter,
             moderation,

@@ -19,6 +19,7 @@ pub mod creativity;
 pub mod credits;
 pub mod editor;
 pub mod error;
+pub mod home;
 pub mod mall;
 pub mod media;
 pub mod model_cache;

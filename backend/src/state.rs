@@ -77,6 +77,8 @@ pub struct AppState {
     pub invites: crate::accounts::invites::InviteService,
     /// Visitors, the visitor guide, popups and push tokens (issue 21).
     pub popups: crate::popups::PopupService,
+    /// The home page's composition and face-photo popups (issue 22).
+    pub home: crate::home::HomeService,
     /// Mail (issue 21): the outbox, verification codes and reset tokens.
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.

@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 mod audio_env;
+mod home;
 mod mall;
 mod phone;
 mod sections;
+pub use home::HomeSettings;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
 pub use phone::{GuideStep, PhoneSettings, SmsSettings};
 pub use sections::{
@@ -124,6 +126,8 @@ pub struct Settings {
     /// Phone sign-in, invite codes, visitors and popups (`[phone]`;
     /// `EASEL_SMS_*`, `EASEL_INVITE_*`, `EASEL_VISITOR_GUIDE`, `EASEL_VIP_POP_*`).
     pub phone: PhoneSettings,
+    /// The home page's composition (`[home]`; `EASEL_HOME_LINK_HOSTS`, `EASEL_HOME_TEST_CLOCK`).
+    pub home: HomeSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -149,6 +153,7 @@ struct FileSettings {
     llm: Option<llm::LlmConfig>,
     audio: Option<audio::AudioConfig>,
     phone: Option<PhoneSettings>,
+    home: Option<HomeSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -185,6 +190,7 @@ impl Settings {
             audio: audio::AudioConfig::default(),
             engines: Vec::new(),
             phone: PhoneSettings::default(),
+            home: HomeSettings::default(),
         }
     }
 
@@ -269,6 +275,9 @@ impl Settings {
         }
         if let Some(v) = f.phone {
             self.phone = v;
+        }
+        if let Some(v) = f.home {
+            self.home = v;
         }
         Ok(())
     }
@@ -438,6 +447,7 @@ impl Settings {
         }
         self.mall.apply_env(env)?;
         self.phone.apply_env(env)?;
+        self.home.apply_env(env)?;
         if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
             self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }

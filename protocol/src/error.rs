@@ -341,6 +341,26 @@ error_codes! {
     CheckinScheduleInvalid = (40621, "checkinScheduleInvalid", 400, "the schedule needs 1 to 31 days of 0 to 100000 credits");
     /// An award with an unknown trigger, an empty or long title, or an amount outside 1 to 100000.
     AwardInvalid = (40622, "awardInvalid", 400, "the award needs a known trigger, a title of 1 to 60 characters and 1 to 100000 credits");
+    /// Home composition (issue 22): a link or image address that is neither a same-site path nor an https address.
+    HomeLinkInvalid = (40640, "homeLinkInvalid", 400, "use a same-site path or an https address");
+    /// A link or image on a host the instance does not allow (`EASEL_HOME_LINK_HOSTS`).
+    HomeLinkForeign = (40641, "homeLinkForeign", 400, "links to this host are not allowed");
+    /// A slot or feature name that is not 1 to 32 of a-z, 0-9, '-', '_'.
+    HomeSlotInvalid = (40642, "homeSlotInvalid", 400, "the slot name is not valid");
+    /// A schedule whose end is not after its start.
+    HomeScheduleInvalid = (40643, "homeScheduleInvalid", 400, "the end must be after the start");
+    /// Targeting or feature switches out of bounds.
+    HomeTargetInvalid = (40644, "homeTargetInvalid", 400, "the targeting is not valid");
+    /// A title or body missing, too long, or with control characters.
+    HomeTextInvalid = (40645, "homeTextInvalid", 400, "the text is missing or too long");
+    /// A module with neither elements nor a live query, or out of bounds.
+    HomeModuleInvalid = (40646, "homeModuleInvalid", 400, "the module is not valid");
+    /// A popup whose kind and fields do not fit.
+    HomePopupInvalid = (40647, "homePopupInvalid", 400, "the popup is not valid");
+    /// The draft changed since it was read (a stale version): reload it.
+    HomeDraftChanged = (40648, "homeDraftChanged", 409, "the draft changed meanwhile; reload it");
+    /// Too many banners, modules or popups.
+    HomeTooMany = (40649, "homeTooMany", 400, "too many items on the page");
 }
 
 /// The success code of every envelope.

@@ -16,6 +16,7 @@ pub mod chat;
 pub mod envelope;
 pub mod error;
 pub mod frame;
+pub mod home;
 pub mod im;
 pub mod mall;
 pub mod models;

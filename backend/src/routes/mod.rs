@@ -20,6 +20,7 @@ mod dataset;
 mod editor;
 mod face;
 pub mod files;
+mod home;
 mod im;
 mod lipsync;
 mod model;
@@ -53,6 +54,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         web::scope("/api/v1")
             // Plain routes before the scopes that share their prefixes
             // (a scope takes every path under it).
+            .configure(home::routes)
             .configure(works::routes)
             .configure(moderation::routes)
             .configure(social::routes)

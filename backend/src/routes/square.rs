@@ -184,8 +184,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .route("/square/v3/collect/list", web::post().to(collect_list))
     .route("/square/v3/account/list", web::post().to(account_list))
     .route("/square/v3/ai_filter", web::post().to(config))
-    .route("/square/column/config", web::post().to(config))
-    .route("/square/component/config-v2", web::post().to(config))
     .route(
         "/square/my-artwork/community",
         web::post().to(super::model::community),

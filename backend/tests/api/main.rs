@@ -22,6 +22,7 @@ mod checkin;
 mod comments;
 mod editor;
 mod helpers;
+mod home;
 mod lipsync;
 mod mall;
 mod model_feeds;

@@ -362,6 +362,13 @@ pub const CHECKIN_STATE: TableDef = regular("checkin_state");
 pub const AWARD_CONFIG: TableDef = regular("award_config");
 /// pk (account id) · ck (ledger key) → `AwardView`. Awards granted and not yet shown in the popup.
 pub const AWARD_UNSEEN: TableDef = regular("award_unseen");
+// Home composition and face-photo popups (issue 22)
+/// pk ("draft" or "live") · ck () → `Composition`. The operators' draft of the home page and the published copy.
+pub const HOME_COMPOSITIONS: TableDef = regular("home_compositions");
+/// pk (account id or `d:` device id) · ck () → `Presence`. When a viewer was last seen and how long they were away before this visit.
+pub const HOME_PRESENCE: TableDef = regular("home_presence");
+/// pk (account id or `d:` device id) · ck (popup id) → `FaceMark`. What a viewer was shown of one face-photo popup, "don't show again".
+pub const POPUP_FACE_MARKS: TableDef = regular("popup_face_marks");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -537,4 +544,8 @@ pub const ALL: &[TableDef] = &[
     CHECKIN_STATE,
     AWARD_CONFIG,
     AWARD_UNSEEN,
+    // Home composition and face-photo popups
+    HOME_COMPOSITIONS,
+    HOME_PRESENCE,
+    POPUP_FACE_MARKS,
 ];

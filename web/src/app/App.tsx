@@ -44,6 +44,7 @@ import { ToastView } from './ToastView';
 import { AwardPopup } from '../checkin/AwardPopup';
 import { VipPopAuto } from '../popups/VipPopAuto';
 import { VisitorGuide } from '../popups/VisitorGuide';
+import { FacePopup } from '../home/FacePopup';
 
 /** The route table: the path after the locale -> the page. */
 export function page(rest: string): ReactNode {
@@ -138,6 +139,7 @@ export function App() {
       <VipPopAuto />
       <VisitorGuide />
       <AwardPopup />
+      <FacePopup />
       <ToastView />
     </>
   );

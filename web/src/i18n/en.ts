@@ -25,6 +25,7 @@ import { en_accountsInvite } from './en.accountsInvite';
 import { en_mail } from './en.mail';
 import { en_oidc } from './en.oidc';
 import { en_checkin } from './en.checkin';
+import { en_home } from './en.home';
 
 export const en = {
   ...en_generator,
@@ -51,6 +52,7 @@ export const en = {
   ...en_mail,
   ...en_oidc,
   ...en_checkin,
+  ...en_home,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -18,6 +18,7 @@ import { zh_accountsInvite } from './zh.accountsInvite';
 import { zh_mail } from './zh.mail';
 import { zh_oidc } from './zh.oidc';
 import { zh_checkin } from './zh.checkin';
+import { zh_home } from './zh.home';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -606,6 +607,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_mail,
   ...zh_oidc,
   ...zh_checkin,
+  ...zh_home,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -3,6 +3,7 @@
 // add their entry at the end; the console shows the tabs in this order.
 import type { ComponentType } from 'react';
 import { CheckinAdminTab } from '../checkin/CheckinAdminTab';
+import { HomeComposer } from '../home/HomeComposer';
 
 export interface OperateTab {
   id: string;
@@ -12,4 +13,5 @@ export interface OperateTab {
 
 export const OPERATE_TABS: OperateTab[] = [
   { id: 'checkin', title: 'operate.checkin.tab', Component: CheckinAdminTab },
+  { id: 'home', title: 'home.tab', Component: HomeComposer },
 ];

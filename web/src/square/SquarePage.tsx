@@ -9,6 +9,7 @@ import { homeFiltersAtom } from './atoms';
 import { FeedGrid } from './FeedGrid';
 import { feedRequest } from './filters';
 import { FilterBar } from './FilterBar';
+import { HomeSlot } from '../home/HomeSlot';
 import './square.css';
 
 /** `/{locale}/`: the home square (spec 3 §2 page key "home"): tabs, filters, the feed. */
@@ -34,6 +35,7 @@ export function SquarePage() {
         <h1 className="square__title">{t('square.title')}</h1>
         <p className="muted">{loggedIn ? t('square.welcome', { name: account?.name ?? '…' }) : t('square.tagline')}</p>
       </header>
+      <HomeSlot name="home-top" />
       <FilterBar
         page="home"
         value={filters}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { closedToday, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
+
+function memory() {
+  const m = new Map<string, string>();
+  return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
+}
+
+describe('home helpers', () => {
+  it('wraps the carousel both ways', () => {
+    expect(nextSlide(0, 3, 1)).toBe(1);
+    expect(nextSlide(2, 3, 1)).toBe(0);
+    expect(nextSlide(0, 3, -1)).toBe(2);
+    expect(nextSlide(0, 0, 1)).toBe(0);
+  });
+
+  it('keeps closed popups for the day only', () => {
+    const s = memory();
+    rememberClosed(s, 100, 'pp1');
+    rememberClosed(s, 100, 'pp1');
+    rememberClosed(s, 100, 'pp2');
+    expect(closedToday(s, 100)).toEqual(['pp1', 'pp2']);
+    expect(closedToday(s, 101)).toEqual([]);
+    s.setItem('easel.popups.closed', 'not json');
+    expect(closedToday(s, 100)).toEqual([]);
+  });
+
+  it('converts times, paths and element lists', () => {
+    const ms = new Date(2026, 11, 1, 9, 30).getTime();
+    expect(fromLocalInput(toLocalInput(ms))).toBe(ms);
+    expect(fromLocalInput('')).toBeNull();
+    expect(toLocalInput(null)).toBe('');
+    expect(sameSitePath('http://a.test/files/u/1/x.png', 'http://a.test')).toBe('/files/u/1/x.png');
+    expect(sameSitePath('https://cdn.test/x.png', 'http://a.test')).toBe('https://cdn.test/x.png');
+    expect(parseElements('work:w1, character:c2 bogus model: x:y')).toEqual([
+      { kind: 'work', id: 'w1' },
+      { kind: 'character', id: 'c2' },
+    ]);
+  });
+});
