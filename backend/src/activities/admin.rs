@@ -4,9 +4,7 @@
 
 use infra::store::Key;
 use protocol::activity::rules;
-use protocol::activity::{
-    ActivityAdmin, ActivityDef, Judging, PeriodResultView, UpsertRequest,
-};
+use protocol::activity::{ActivityAdmin, ActivityDef, Judging, PeriodResultView, UpsertRequest};
 use protocol::ErrorCode;
 
 use super::{ActivityRow, ActivityService, DEFS_PK};
@@ -17,7 +15,11 @@ fn invalid(msg: impl Into<String>) -> ApiError {
 }
 
 impl ActivityService {
-    async fn checked_def(&self, r: &UpsertRequest, except: Option<&str>) -> Result<ActivityDef, ApiError> {
+    async fn checked_def(
+        &self,
+        r: &UpsertRequest,
+        except: Option<&str>,
+    ) -> Result<ActivityDef, ApiError> {
         let mut def = rules::validate(r).map_err(invalid)?;
         if let Some(c) = &def.cover {
             def.cover = Some(self.inner.objects.check_cover(c).await?);
@@ -36,7 +38,11 @@ impl ActivityService {
     }
 
     /// `admin/activity/create`.
-    pub async fn create(&self, operator: &str, r: &UpsertRequest) -> Result<ActivityAdmin, ApiError> {
+    pub async fn create(
+        &self,
+        operator: &str,
+        r: &UpsertRequest,
+    ) -> Result<ActivityAdmin, ApiError> {
         let def = self.checked_def(r, None).await?;
         let now = self.now();
         let mut row = ActivityRow {
@@ -72,14 +78,26 @@ impl ActivityService {
         let (pk, ck) = (Key::of(DEFS_PK), Key::of(id));
         let mut current = self.activity(id).await?;
         loop {
-            rules::check_edit(&current.def, &current.closed, &current.judged, &def, self.now())
-                .map_err(invalid)?;
+            rules::check_edit(
+                &current.def,
+                &current.closed,
+                &current.judged,
+                &def,
+                self.now(),
+            )
+            .map_err(invalid)?;
             let mut next = current.clone();
             next.def = def.clone();
             next.rules_html = html.clone();
             next.update_at = self.now().max(current.update_at);
             next.pad();
-            match self.inner.t.defs.compare_and_set(&pk, &ck, &current, Some(&next)).await? {
+            match self
+                .inner
+                .t
+                .defs
+                .compare_and_set(&pk, &ck, &current, Some(&next))
+                .await?
+            {
                 Ok(()) => return self.admin_of(&next, operator).await,
                 Err(Some(latest)) => current = latest,
                 Err(None) => return Err(ErrorCode::ActivityNotFound.into()),

@@ -16,7 +16,9 @@ use protocol::activity::{
 };
 use protocol::ErrorCode;
 
-use super::{all_periods_ck, entry_ck, entry_pk, period_ck, period_pk, ActivityService, EntryRow, QuotaRow};
+use super::{
+    all_periods_ck, entry_ck, entry_pk, period_ck, period_pk, ActivityService, EntryRow, QuotaRow,
+};
 use crate::error::ApiError;
 
 impl ActivityService {
@@ -115,7 +117,11 @@ impl ActivityService {
         self.inner
             .t
             .mine
-            .put(&Key::of(account), &Key::empty().i64(now).str(&entry_id), &())
+            .put(
+                &Key::of(account),
+                &Key::empty().i64(now).str(&entry_id),
+                &(),
+            )
             .await?;
         Ok(CommitResult {
             entry_id,
@@ -173,13 +179,25 @@ impl ActivityService {
         }
         let t = &self.inner.t;
         t.by_time
-            .put(&period_pk(activity, period), &Key::empty().i64(now).str(&entry_id), &())
+            .put(
+                &period_pk(activity, period),
+                &Key::empty().i64(now).str(&entry_id),
+                &(),
+            )
             .await?;
         t.mine
-            .put(&Key::of(account), &Key::empty().i64(now).str(&entry_id), &())
+            .put(
+                &Key::of(account),
+                &Key::empty().i64(now).str(&entry_id),
+                &(),
+            )
             .await?;
-        t.counts.add(&Key::of(activity), &period_ck(period), 1).await?;
-        t.counts.add(&Key::of(activity), &all_periods_ck(), 1).await?;
+        t.counts
+            .add(&Key::of(activity), &period_ck(period), 1)
+            .await?;
+        t.counts
+            .add(&Key::of(activity), &all_periods_ck(), 1)
+            .await?;
         if kind.is_post() {
             self.inner
                 .marks
@@ -208,7 +226,10 @@ impl ActivityService {
         entry_id: &str,
         max: u32,
     ) -> Result<bool, ApiError> {
-        let (pk, ck) = (Key::of(activity), Key::empty().u64(u64::from(period)).str(account));
+        let (pk, ck) = (
+            Key::of(activity),
+            Key::empty().u64(u64::from(period)).str(account),
+        );
         let q = &self.inner.t.quotas;
         loop {
             let current = q.get(&pk, &ck).await?;
@@ -237,7 +258,10 @@ impl ActivityService {
         account: &str,
         entry_id: &str,
     ) -> Result<(), ApiError> {
-        let (pk, ck) = (Key::of(activity), Key::empty().u64(u64::from(period)).str(account));
+        let (pk, ck) = (
+            Key::of(activity),
+            Key::empty().u64(u64::from(period)).str(account),
+        );
         self.inner
             .t
             .quotas

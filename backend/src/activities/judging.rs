@@ -125,9 +125,8 @@ impl ActivityService {
                                 "this activity is judged by picks: send them",
                             )
                         })?;
-                        rules::check_picks(picks, &cands, row.def.excellent_count).map_err(
-                            |m| ApiError::with_msg(ErrorCode::ActivityPicksInvalid, m),
-                        )?
+                        rules::check_picks(picks, &cands, row.def.excellent_count)
+                            .map_err(|m| ApiError::with_msg(ErrorCode::ActivityPicksInvalid, m))?
                     }
                 };
                 let winners = order
@@ -180,7 +179,8 @@ impl ActivityService {
                 .await?
                 .ok_or(ErrorCode::ActivityNotFound)?
         };
-        self.period_result_view(&row, period, Some(result), by).await
+        self.period_result_view(&row, period, Some(result), by)
+            .await
     }
 
     /// Grants each prize once (keyed) and tells the winners, once: when
@@ -196,7 +196,11 @@ impl ActivityService {
             let granted = if w.prize > 0 {
                 self.inner
                     .ledger
-                    .grant(&w.account, &rules::prize_key(&row.id, period, w.rank), w.prize)
+                    .grant(
+                        &w.account,
+                        &rules::prize_key(&row.id, period, w.rank),
+                        w.prize,
+                    )
                     .await?
             } else {
                 false

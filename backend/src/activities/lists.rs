@@ -39,7 +39,10 @@ impl ActivityService {
     /// `theme-activity/list`.
     pub async fn list(&self, r: &ListRequest) -> Result<Page<ActivitySummary>, ApiError> {
         let filter = ListFilter::parse(r.status.as_deref()).ok_or_else(|| {
-            ApiError::with_msg(ErrorCode::InvalidParams, "status: live, upcoming, ended or all")
+            ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "status: live, upcoming, ended or all",
+            )
         })?;
         let now = self.now();
         let mut rows: Vec<_> = self
@@ -84,7 +87,10 @@ impl ActivityService {
         let period = match r.period {
             Some(p) if (p as usize) < row.def.periods.len() => p,
             Some(_) => {
-                return Err(ApiError::with_msg(ErrorCode::InvalidParams, "no such period"))
+                return Err(ApiError::with_msg(
+                    ErrorCode::InvalidParams,
+                    "no such period",
+                ))
             }
             None => rules::default_period(&row.def, &row.closed, now),
         };
@@ -126,7 +132,10 @@ impl ActivityService {
                     period,
                 ))
             }
-            Some(_) => Err(ApiError::with_msg(ErrorCode::InvalidParams, "sort: new or top")),
+            Some(_) => Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "sort: new or top",
+            )),
         }
     }
 
@@ -193,7 +202,10 @@ impl ActivityService {
         let periods: Vec<u32> = match r.period {
             Some(p) if (p as usize) < row.def.periods.len() => vec![p],
             Some(_) => {
-                return Err(ApiError::with_msg(ErrorCode::InvalidParams, "no such period"))
+                return Err(ApiError::with_msg(
+                    ErrorCode::InvalidParams,
+                    "no such period",
+                ))
             }
             None => (0..row.def.periods.len())
                 .rev()
@@ -238,9 +250,17 @@ impl ActivityService {
     }
 
     /// `activity/my-apply`: the caller's contributions with their standing.
-    pub async fn my_apply(&self, account: &str, r: &MyRequest) -> Result<Page<EntryView>, ApiError> {
+    pub async fn my_apply(
+        &self,
+        account: &str,
+        r: &MyRequest,
+    ) -> Result<Page<EntryView>, ApiError> {
         let n = rules::page_size(r.page_size);
-        let only = r.activity_id.as_deref().map(str::trim).filter(|a| !a.is_empty());
+        let only = r
+            .activity_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|a| !a.is_empty());
         let mut cursor = r.cursor.clone();
         let mut entries: Vec<EntryRow> = Vec::new();
         let mut next;
@@ -270,13 +290,19 @@ impl ActivityService {
         let mut titles: HashMap<String, String> = HashMap::new();
         for e in &entries {
             if let Some(a) = &e.activity {
-                if !titles.contains_key(a) {
-                    let t = self.activity(a).await.map(|r| r.def.title).unwrap_or_default();
-                    titles.insert(a.clone(), t);
+                if let std::collections::hash_map::Entry::Vacant(slot) = titles.entry(a.clone()) {
+                    slot.insert(
+                        self.activity(a)
+                            .await
+                            .map(|r| r.def.title)
+                            .unwrap_or_default(),
+                    );
                 }
             }
         }
-        let mut items = self.entry_views(entries, Some(&shown), Some(account)).await?;
+        let mut items = self
+            .entry_views(entries, Some(&shown), Some(account))
+            .await?;
         for v in &mut items {
             v.activity_title = v.activity_id.as_ref().and_then(|a| titles.get(a).cloned());
         }
@@ -288,7 +314,11 @@ impl ActivityService {
 
     /// `activity/my-list`: activities the caller contributed to, most
     /// recent contribution first, with how many.
-    pub async fn my_list(&self, account: &str, r: &MyRequest) -> Result<Page<ActivitySummary>, ApiError> {
+    pub async fn my_list(
+        &self,
+        account: &str,
+        r: &MyRequest,
+    ) -> Result<Page<ActivitySummary>, ApiError> {
         let (ids, _) = self.mine_page(account, None, MINE_MAX).await?;
         let mut order: Vec<String> = Vec::new();
         let mut counts: HashMap<String, u32> = HashMap::new();
@@ -304,7 +334,9 @@ impl ActivityService {
         let page = offset_page(order, r.cursor.as_deref(), rules::page_size(r.page_size))?;
         let mut items = Vec::with_capacity(page.items.len());
         for a in &page.items {
-            let Ok(row) = self.activity(a).await else { continue };
+            let Ok(row) = self.activity(a).await else {
+                continue;
+            };
             let mut s = self.summary_of(&row).await?;
             s.my_entries = counts.get(a).copied();
             items.push(s);

@@ -71,7 +71,11 @@ impl ActivityMarks {
     /// Marks a work (stored, then in this node's map).
     pub async fn set(&self, work_id: &str, mark: ActivityMark) -> Result<(), ApiError> {
         self.table
-            .put(&Key::empty().u64(bucket_of(work_id)), &Key::of(work_id), &mark)
+            .put(
+                &Key::empty().u64(bucket_of(work_id)),
+                &Key::of(work_id),
+                &mark,
+            )
             .await?;
         if let Ok(mut map) = self.map.write() {
             map.insert(work_id.to_owned(), mark);

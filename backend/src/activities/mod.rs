@@ -327,8 +327,8 @@ impl ActivityService {
 
     /// One contribution to an activity by entry id, else NotFound.
     pub(crate) async fn entry(&self, entry_id: &str) -> Result<(ActivityRow, EntryRow), ApiError> {
-        let (activity, kind, obj) = protocol::activity::rules::parse_entry_id(entry_id)
-            .ok_or(ErrorCode::NotFound)?;
+        let (activity, kind, obj) =
+            protocol::activity::rules::parse_entry_id(entry_id).ok_or(ErrorCode::NotFound)?;
         let activity = activity.ok_or(ErrorCode::NotFound)?;
         let row = self
             .activity(&activity)
@@ -362,7 +362,9 @@ pub fn sweep_every_from_env() -> anyhow::Result<Duration> {
             .parse::<u64>()
             .ok()
             .filter(|s| *s >= 1)
-            .ok_or_else(|| anyhow::anyhow!("EASEL_ACTIVITY_SWEEP_SECS: a whole number of seconds, at least 1"))?,
+            .ok_or_else(|| {
+                anyhow::anyhow!("EASEL_ACTIVITY_SWEEP_SECS: a whole number of seconds, at least 1")
+            })?,
         Err(_) => 60,
     };
     Ok(Duration::from_secs(secs))

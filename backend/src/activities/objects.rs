@@ -99,10 +99,7 @@ impl Contributions for AppObjects {
             });
         }
         if kind == ContributionType::Character {
-            let c = self
-                .characters
-                .visible(Some(account), obj_id)
-                .await?;
+            let c = self.characters.visible(Some(account), obj_id).await?;
             if c.owner != account {
                 return Err(ErrorCode::NotFound.into());
             }
@@ -150,7 +147,10 @@ impl Contributions for AppObjects {
         ids: &[String],
         viewer: Option<&str>,
     ) -> Result<Vec<Card>, ApiError> {
-        let ids: Vec<std::sync::Arc<str>> = ids.iter().map(|i| std::sync::Arc::from(i.as_str())).collect();
+        let ids: Vec<std::sync::Arc<str>> = ids
+            .iter()
+            .map(|i| std::sync::Arc::from(i.as_str()))
+            .collect();
         self.square.cards(&ids, viewer).await
     }
 

@@ -164,8 +164,14 @@ impl Fx {
             title: "Autumn".into(),
             rules: "**Paint**".into(),
             periods: vec![
-                Period { start: T0 + H, end: T0 + 2 * H },
-                Period { start: T0 + 2 * H, end: T0 + 3 * H },
+                Period {
+                    start: T0 + H,
+                    end: T0 + 2 * H,
+                },
+                Period {
+                    start: T0 + 2 * H,
+                    end: T0 + 3 * H,
+                },
             ],
             types: types.iter().map(|s| s.to_string()).collect(),
             prizes: vec![500, 200],
@@ -175,7 +181,13 @@ impl Fx {
         };
         self.svc.create("op", &r).await.unwrap().detail.summary.id
     }
-    async fn commit(&self, who: &str, kind: &str, obj: &str, act: Option<&str>) -> Result<String, ErrorCode> {
+    async fn commit(
+        &self,
+        who: &str,
+        kind: &str,
+        obj: &str,
+        act: Option<&str>,
+    ) -> Result<String, ErrorCode> {
         self.svc
             .commit(
                 who,
@@ -203,7 +215,10 @@ async fn period_boundaries_with_a_fixed_clock() {
     }
     // Before the first period: closed.
     f.at(T0 + H - 1);
-    assert_eq!(f.commit("ann", "work", "w1", Some(&a)).await, Err(ErrorCode::ActivityPeriodClosed));
+    assert_eq!(
+        f.commit("ann", "work", "w1", Some(&a)).await,
+        Err(ErrorCode::ActivityPeriodClosed)
+    );
     // The first millisecond of period 0.
     f.at(T0 + H);
     f.commit("ann", "work", "w1", Some(&a)).await.unwrap();
@@ -218,7 +233,10 @@ async fn period_boundaries_with_a_fixed_clock() {
     assert_eq!(periods, [Some(1), Some(0), Some(0)]);
     // After the last period: closed.
     f.at(T0 + 3 * H);
-    assert_eq!(f.commit("ann", "work", "w4", Some(&a)).await, Err(ErrorCode::ActivityPeriodClosed));
+    assert_eq!(
+        f.commit("ann", "work", "w4", Some(&a)).await,
+        Err(ErrorCode::ActivityPeriodClosed)
+    );
     let d = f.svc.detail(&a, Some("ann")).await.unwrap();
     assert_eq!(d.summary.status, protocol::activity::ActivityStatus::Ended);
     assert_eq!((d.joined, d.my_entries), (true, 3));
@@ -236,35 +254,71 @@ async fn commit_rules() {
     f.object("w9", ContributionType::Work, "bob");
     f.at(T0 + H);
     // A type the activity does not take.
-    assert_eq!(f.commit("ann", "local_video", "v1", Some(&a)).await, Err(ErrorCode::ActivityTypeNotAllowed));
-    assert_eq!(f.commit("ann", "painting", "w1", Some(&a)).await, Err(ErrorCode::ActivityTypeInvalid));
+    assert_eq!(
+        f.commit("ann", "local_video", "v1", Some(&a)).await,
+        Err(ErrorCode::ActivityTypeNotAllowed)
+    );
+    assert_eq!(
+        f.commit("ann", "painting", "w1", Some(&a)).await,
+        Err(ErrorCode::ActivityTypeInvalid)
+    );
     // The object is not of the type named.
-    assert_eq!(f.commit("ann", "work", "ar1", Some(&a)).await, Err(ErrorCode::ActivityTypeMismatch));
+    assert_eq!(
+        f.commit("ann", "work", "ar1", Some(&a)).await,
+        Err(ErrorCode::ActivityTypeMismatch)
+    );
     // Another's object answers like a missing one.
-    assert_eq!(f.commit("ann", "work", "w9", Some(&a)).await, Err(ErrorCode::NotFound));
-    assert_eq!(f.commit("ann", "work", "nope", Some(&a)).await, Err(ErrorCode::NotFound));
+    assert_eq!(
+        f.commit("ann", "work", "w9", Some(&a)).await,
+        Err(ErrorCode::NotFound)
+    );
+    assert_eq!(
+        f.commit("ann", "work", "nope", Some(&a)).await,
+        Err(ErrorCode::NotFound)
+    );
     // Unknown activity.
-    assert_eq!(f.commit("ann", "work", "w1", Some("zz")).await, Err(ErrorCode::ActivityNotFound));
+    assert_eq!(
+        f.commit("ann", "work", "w1", Some("zz")).await,
+        Err(ErrorCode::ActivityNotFound)
+    );
     // Without an activity: posts only.
-    assert_eq!(f.commit("ann", "character", "c1", None).await, Err(ErrorCode::ActivityRequired));
-    assert_eq!(f.commit("ann", "model_LORA", "m1", None).await, Err(ErrorCode::ActivityRequired));
+    assert_eq!(
+        f.commit("ann", "character", "c1", None).await,
+        Err(ErrorCode::ActivityRequired)
+    );
+    assert_eq!(
+        f.commit("ann", "model_LORA", "m1", None).await,
+        Err(ErrorCode::ActivityRequired)
+    );
     let marker = f.commit("ann", "article", "ar1", None).await.unwrap();
     assert_eq!(marker, "publish:article:ar1");
-    assert_eq!(f.commit("ann", "article", "ar1", None).await, Err(ErrorCode::ActivityDuplicate));
+    assert_eq!(
+        f.commit("ann", "article", "ar1", None).await,
+        Err(ErrorCode::ActivityDuplicate)
+    );
     // Inside the activity, once.
     f.commit("ann", "work", "w1", Some(&a)).await.unwrap();
-    assert_eq!(f.commit("ann", "work", "w1", Some(&a)).await, Err(ErrorCode::ActivityDuplicate));
+    assert_eq!(
+        f.commit("ann", "work", "w1", Some(&a)).await,
+        Err(ErrorCode::ActivityDuplicate)
+    );
     f.commit("ann", "character", "c1", Some(&a)).await.unwrap();
     // A private object.
     f.object("w2", ContributionType::Work, "ann");
     f.fake.objects.lock().unwrap().get_mut("w2").unwrap().2 = false;
-    assert_eq!(f.commit("ann", "work", "w2", Some(&a)).await, Err(ErrorCode::ActivityObjectNotPublic));
+    assert_eq!(
+        f.commit("ann", "work", "w2", Some(&a)).await,
+        Err(ErrorCode::ActivityObjectNotPublic)
+    );
     // The limit: 3 a period (w1 and c1 so far).
     for w in ["w3", "w4", "w5"] {
         f.object(w, ContributionType::Work, "ann");
     }
     f.commit("ann", "work", "w3", Some(&a)).await.unwrap();
-    assert_eq!(f.commit("ann", "work", "w4", Some(&a)).await, Err(ErrorCode::ActivityEntryLimit));
+    assert_eq!(
+        f.commit("ann", "work", "w4", Some(&a)).await,
+        Err(ErrorCode::ActivityEntryLimit)
+    );
     // Next period, room again.
     f.at(T0 + 2 * H);
     f.commit("ann", "work", "w4", Some(&a)).await.unwrap();
@@ -299,12 +353,24 @@ async fn voting_rules_and_judging_pays_once() {
     f.at(T0 + H + 3);
     let ed = f.commit("dan", "work", "wd", Some(&a)).await.unwrap();
     // Not one's own; once each; cancel and vote again.
-    assert_eq!(f.svc.vote("ann", &ea).await.unwrap_err().code, ErrorCode::ActivityVoteSelf);
+    assert_eq!(
+        f.svc.vote("ann", &ea).await.unwrap_err().code,
+        ErrorCode::ActivityVoteSelf
+    );
     assert_eq!(f.svc.vote("bob", &ea).await.unwrap().votes, 1);
-    assert_eq!(f.svc.vote("bob", &ea).await.unwrap_err().code, ErrorCode::ActivityVoteDuplicate);
+    assert_eq!(
+        f.svc.vote("bob", &ea).await.unwrap_err().code,
+        ErrorCode::ActivityVoteDuplicate
+    );
     assert_eq!(f.svc.vote_cancel("bob", &ea).await.unwrap().votes, 0);
-    assert_eq!(f.svc.vote_cancel("bob", &ea).await.unwrap_err().code, ErrorCode::ActivityNotVoted);
-    assert_eq!(f.svc.vote("zed", "nope:work:x").await.unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(
+        f.svc.vote_cancel("bob", &ea).await.unwrap_err().code,
+        ErrorCode::ActivityNotVoted
+    );
+    assert_eq!(
+        f.svc.vote("zed", "nope:work:x").await.unwrap_err().code,
+        ErrorCode::NotFound
+    );
     // wb: 2 votes; wa and wc: 1 each (wa committed first); wd: 1 but hidden later.
     f.svc.vote("ann", &eb).await.unwrap();
     f.svc.vote("cat", &eb).await.unwrap();
@@ -315,13 +381,37 @@ async fn voting_rules_and_judging_pays_once() {
     f.svc.vote("cat", &ed).await.unwrap();
     f.fake.hidden.lock().unwrap().insert("wd".into());
     // The hidden work left the lists; hidden entries cannot be voted.
-    let (page, _) = f.svc.post_list(&PostListRequest { id: a.clone(), sort: Some("top".into()), ..Default::default() }, Some("zed")).await.unwrap();
+    let (page, _) = f
+        .svc
+        .post_list(
+            &PostListRequest {
+                id: a.clone(),
+                sort: Some("top".into()),
+                ..Default::default()
+            },
+            Some("zed"),
+        )
+        .await
+        .unwrap();
     let ids: Vec<&str> = page.items.iter().map(|e| e.entry_id.as_str()).collect();
     assert_eq!(ids, [eb.as_str(), ea.as_str(), ec.as_str()]);
-    let (page, _) = f.svc.post_list(&PostListRequest { id: a.clone(), ..Default::default() }, None).await.unwrap();
+    let (page, _) = f
+        .svc
+        .post_list(
+            &PostListRequest {
+                id: a.clone(),
+                ..Default::default()
+            },
+            None,
+        )
+        .await
+        .unwrap();
     let ids: Vec<&str> = page.items.iter().map(|e| e.entry_id.as_str()).collect();
     assert_eq!(ids, [ec.as_str(), eb.as_str(), ea.as_str()]);
-    assert_eq!(f.svc.vote("zed", &ed).await.unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(
+        f.svc.vote("zed", &ed).await.unwrap_err().code,
+        ErrorCode::NotFound
+    );
     // Judging before the end is refused.
     assert_eq!(
         f.svc.judge(&a, 0, None, Some("op")).await.unwrap_err().code,
@@ -329,12 +419,26 @@ async fn voting_rules_and_judging_pays_once() {
     );
     // After the end: no more votes; judging three times, and the sweep, pay once.
     f.at(T0 + 2 * H);
-    assert_eq!(f.svc.vote("dan", &ea).await.unwrap_err().code, ErrorCode::ActivityPeriodClosed);
+    assert_eq!(
+        f.svc.vote("dan", &ea).await.unwrap_err().code,
+        ErrorCode::ActivityPeriodClosed
+    );
     for _ in 0..3 {
         let r = f.svc.judge(&a, 0, None, Some("op")).await.unwrap();
         assert_eq!(r.status, PeriodStatus::Judged);
-        let got: Vec<(u32, &str, i64)> = r.winners.iter().map(|w| (w.rank, w.entry.entry_id.as_str(), w.prize)).collect();
-        assert_eq!(got, [(1, eb.as_str(), 500), (2, ea.as_str(), 200), (3, ec.as_str(), 0)]);
+        let got: Vec<(u32, &str, i64)> = r
+            .winners
+            .iter()
+            .map(|w| (w.rank, w.entry.entry_id.as_str(), w.prize))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, eb.as_str(), 500),
+                (2, ea.as_str(), 200),
+                (3, ec.as_str(), 0)
+            ]
+        );
     }
     assert_eq!(f.svc.sweep().await.unwrap(), 0);
     assert_eq!(f.balance("bob").await, 500);
@@ -345,14 +449,38 @@ async fn voting_rules_and_judging_pays_once() {
     let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
     assert_eq!(keys, [format!("activity:{a}:0:1").as_str()]);
     // Winners were told once each.
-    let told: Vec<String> = f.fake.notified.lock().unwrap().iter().map(|(to, _)| to.clone()).collect();
+    let told: Vec<String> = f
+        .fake
+        .notified
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(to, _)| to.clone())
+        .collect();
     assert_eq!(told, ["bob", "ann", "cat"]);
     // my-apply shows the standing.
     let mine = f.svc.my_apply("ann", &MyRequest::default()).await.unwrap();
-    assert_eq!((mine.items[0].status, mine.items[0].rank, mine.items[0].prize), (EntryStatus::Excellent, Some(2), Some(200)));
+    assert_eq!(
+        (
+            mine.items[0].status,
+            mine.items[0].rank,
+            mine.items[0].prize
+        ),
+        (EntryStatus::Excellent, Some(2), Some(200))
+    );
     let dan = f.svc.my_apply("dan", &MyRequest::default()).await.unwrap();
     assert_eq!(dan.items[0].status, EntryStatus::Removed);
-    let list = f.svc.excellent_list(&protocol::activity::ActivityRequest { id: a.clone(), period: None }, None).await.unwrap();
+    let list = f
+        .svc
+        .excellent_list(
+            &protocol::activity::ActivityRequest {
+                id: a.clone(),
+                period: None,
+            },
+            None,
+        )
+        .await
+        .unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].winners.len(), 3);
 }
@@ -391,26 +519,58 @@ async fn operators_close_early_and_pick() {
     f.at(T0 + H + 10);
     let ea = f.commit("ann", "work", "wa", Some(&a)).await.unwrap();
     let eb = f.commit("bob", "model_LORA", "mb", Some(&a)).await.unwrap();
-    assert_eq!(f.svc.vote("cat", &ea).await.unwrap_err().code, ErrorCode::ActivityVotingOff);
+    assert_eq!(
+        f.svc.vote("cat", &ea).await.unwrap_err().code,
+        ErrorCode::ActivityVotingOff
+    );
     // Close now: no more contributions; picks wait for the operator.
     let r = f.svc.close("op", &a, 0).await.unwrap();
     assert_eq!((r.status, r.winners.len()), (PeriodStatus::Closed, 0));
     f.object("wc", ContributionType::Work, "cat");
-    assert_eq!(f.commit("cat", "work", "wc", Some(&a)).await, Err(ErrorCode::ActivityPeriodClosed));
+    assert_eq!(
+        f.commit("cat", "work", "wc", Some(&a)).await,
+        Err(ErrorCode::ActivityPeriodClosed)
+    );
     // The sweep does not judge picks.
     assert_eq!(f.svc.sweep().await.unwrap(), 0);
-    let j = |picks: Option<Vec<String>>| JudgeRequest { id: a.clone(), period: 0, picks };
+    let j = |picks: Option<Vec<String>>| JudgeRequest {
+        id: a.clone(),
+        period: 0,
+        picks,
+    };
     let bad = j(Some(vec!["x:work:y".into()]));
-    assert_eq!(f.svc.judge(&bad.id, 0, bad.picks, Some("op")).await.unwrap_err().code, ErrorCode::ActivityPicksInvalid);
-    assert_eq!(f.svc.judge(&a, 0, None, Some("op")).await.unwrap_err().code, ErrorCode::ActivityNotJudgeable);
+    assert_eq!(
+        f.svc
+            .judge(&bad.id, 0, bad.picks, Some("op"))
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::ActivityPicksInvalid
+    );
+    assert_eq!(
+        f.svc.judge(&a, 0, None, Some("op")).await.unwrap_err().code,
+        ErrorCode::ActivityNotJudgeable
+    );
     let picks = vec![eb.clone(), ea.clone()];
     for _ in 0..3 {
-        let r = f.svc.judge(&a, 0, Some(picks.clone()), Some("op")).await.unwrap();
-        let got: Vec<&str> = r.winners.iter().map(|w| w.entry.entry_id.as_str()).collect();
+        let r = f
+            .svc
+            .judge(&a, 0, Some(picks.clone()), Some("op"))
+            .await
+            .unwrap();
+        let got: Vec<&str> = r
+            .winners
+            .iter()
+            .map(|w| w.entry.entry_id.as_str())
+            .collect();
         assert_eq!(got, [eb.as_str(), ea.as_str()]);
     }
     assert_eq!(
-        f.svc.judge(&a, 0, Some(vec![ea.clone()]), Some("op")).await.unwrap_err().code,
+        f.svc
+            .judge(&a, 0, Some(vec![ea.clone()]), Some("op"))
+            .await
+            .unwrap_err()
+            .code,
         ErrorCode::ActivityAlreadyJudged
     );
     assert_eq!((f.balance("bob").await, f.balance("ann").await), (500, 200));
@@ -427,8 +587,14 @@ async fn definitions_and_edits() {
         id: Some(a.clone()),
         title: "Autumn, longer".into(),
         periods: vec![
-            Period { start: T0 + H, end: T0 + 2 * H },
-            Period { start: T0 + 2 * H, end: T0 + 4 * H },
+            Period {
+                start: T0 + H,
+                end: T0 + 2 * H,
+            },
+            Period {
+                start: T0 + 2 * H,
+                end: T0 + 4 * H,
+            },
         ],
         types: vec!["work".into()],
         prizes: vec![500, 200],
@@ -438,25 +604,48 @@ async fn definitions_and_edits() {
     let e = f.svc.edit("op", &r).await.unwrap();
     assert_eq!(e.detail.summary.end, T0 + 4 * H);
     r.periods[0].end = T0 + 90 * 60_000;
-    assert_eq!(f.svc.edit("op", &r).await.unwrap_err().code, ErrorCode::ActivityInvalid);
+    assert_eq!(
+        f.svc.edit("op", &r).await.unwrap_err().code,
+        ErrorCode::ActivityInvalid
+    );
     // Daily challenges may not overlap.
     let daily = |start: i64| UpsertRequest {
         title: "Daily".into(),
-        periods: vec![Period { start, end: start + 24 * H }],
+        periods: vec![Period {
+            start,
+            end: start + 24 * H,
+        }],
         types: vec!["work".into()],
         daily: true,
         ..Default::default()
     };
     let d = f.svc.create("op", &daily(T0)).await.unwrap();
-    assert_eq!(d.detail.summary.card_id, format!("event-center/daily/{}", d.detail.summary.id));
-    assert_eq!(f.svc.create("op", &daily(T0 + 12 * H)).await.unwrap_err().code, ErrorCode::ActivityDailyTaken);
+    assert_eq!(
+        d.detail.summary.card_id,
+        format!("event-center/daily/{}", d.detail.summary.id)
+    );
+    assert_eq!(
+        f.svc
+            .create("op", &daily(T0 + 12 * H))
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::ActivityDailyTaken
+    );
     f.svc.create("op", &daily(T0 + 24 * H)).await.unwrap();
     let mut bad = daily(T0 + 48 * H);
     bad.cover = Some("https://elsewhere.example/x.png".into());
-    assert_eq!(f.svc.create("op", &bad).await.unwrap_err().code, ErrorCode::UploadError);
+    assert_eq!(
+        f.svc.create("op", &bad).await.unwrap_err().code,
+        ErrorCode::UploadError
+    );
     // Lists: live first.
     f.at(T0 + 3 * H);
-    let l = f.svc.list(&protocol::activity::ListRequest::default()).await.unwrap();
+    let l = f
+        .svc
+        .list(&protocol::activity::ListRequest::default())
+        .await
+        .unwrap();
     let st: Vec<protocol::activity::ActivityStatus> = l.items.iter().map(|s| s.status).collect();
     use protocol::activity::ActivityStatus::*;
     assert_eq!(st, [Live, Live, Upcoming]);

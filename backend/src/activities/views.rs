@@ -2,6 +2,7 @@
 //! period's excellent list, contributions with their authors, the
 //! viewer's votes, their cards and standing.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use infra::store::Key;
@@ -84,14 +85,13 @@ impl ActivityService {
     }
 
     /// How many contributions `account` made to the activity (all periods).
-    pub(crate) async fn my_entries(&self, row: &ActivityRow, account: &str) -> Result<u32, ApiError> {
+    pub(crate) async fn my_entries(
+        &self,
+        row: &ActivityRow,
+        account: &str,
+    ) -> Result<u32, ApiError> {
         let keys: Vec<(Key, Key)> = (0..row.def.periods.len())
-            .map(|i| {
-                (
-                    Key::of(&row.id),
-                    Key::empty().u64(i as u64).str(account),
-                )
-            })
+            .map(|i| (Key::of(&row.id), Key::empty().u64(i as u64).str(account)))
             .collect();
         let n: usize = self
             .inner
@@ -173,18 +173,16 @@ impl ActivityService {
         let mut results: HashMap<(String, u32), Option<ResultRow>> = HashMap::new();
         for e in &entries {
             if let (Some(a), Some(p)) = (&e.activity, e.period) {
-                if !results.contains_key(&(a.clone(), p)) {
-                    let r = self.result_of(a, p).await?;
-                    results.insert((a.clone(), p), r);
+                if let Entry::Vacant(slot) = results.entry((a.clone(), p)) {
+                    slot.insert(self.result_of(a, p).await?);
                 }
             }
         }
         // Authors, once each.
         let mut authors: HashMap<String, CardAuthor> = HashMap::new();
         for e in &entries {
-            if !authors.contains_key(&e.account) {
-                let a = self.inner.objects.author(&e.account).await;
-                authors.insert(e.account.clone(), a);
+            if let Entry::Vacant(slot) = authors.entry(e.account.clone()) {
+                slot.insert(self.inner.objects.author(&e.account).await);
             }
         }
         // The viewer's votes: one batched read.

@@ -15,7 +15,13 @@ use crate::error::ApiError;
 impl ActivityService {
     async fn votable(&self, voter: &str, entry_id: &str) -> Result<EntryRow, ApiError> {
         let (row, e) = self.entry(entry_id).await?;
-        if !self.shown(std::slice::from_ref(&e)).await?.first().copied().unwrap_or(false) {
+        if !self
+            .shown(std::slice::from_ref(&e))
+            .await?
+            .first()
+            .copied()
+            .unwrap_or(false)
+        {
             return Err(ErrorCode::NotFound.into());
         }
         let period = e.period.ok_or(ErrorCode::NotFound)?;

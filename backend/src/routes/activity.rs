@@ -24,7 +24,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/theme-activity/list", web::post().to(list))
         .route("/theme-activity/detail", web::post().to(detail))
         .route("/theme-activity/post-list", web::post().to(post_list))
-        .route("/theme-activity/character-join", web::post().to(character_join))
+        .route(
+            "/theme-activity/character-join",
+            web::post().to(character_join),
+        )
         .route(
             "/theme-activity/period-excellent-list",
             web::post().to(excellent_list),
@@ -45,7 +48,11 @@ pub async fn list(s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {
     Ok(ok(s.activities.list(&b).await?))
 }
 
-pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<ActivityRequest>) -> ApiResult {
+pub async fn detail(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<ActivityRequest>,
+) -> ApiResult {
     let v = viewer(&req, &s).await?;
     Ok(ok(s.activities.detail(&b.id, v.as_deref()).await?))
 }

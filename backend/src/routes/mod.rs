@@ -4,9 +4,9 @@
 use actix_web::web;
 
 mod account;
-mod activity;
 mod account_deletion;
 mod account_mail;
+mod activity;
 mod admin;
 mod agent;
 mod audio;

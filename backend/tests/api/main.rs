@@ -8,10 +8,10 @@
 )]
 
 mod account_deletion;
-mod activity;
 mod accounts;
 mod accounts_mail;
 mod accounts_security;
+mod activity;
 mod agent;
 mod audio;
 mod audio_stream;

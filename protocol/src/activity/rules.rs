@@ -207,10 +207,9 @@ pub fn default_period(def: &ActivityDef, closed: &[Option<i64>], now: i64) -> u3
         .periods
         .iter()
         .enumerate()
-        .filter(|(i, p)| p.start <= now || closed_of(closed, *i).is_some())
-        .map(|(i, _)| i)
-        .last()
-        .unwrap_or(0);
+        .rev()
+        .find(|(i, p)| p.start <= now || closed_of(closed, *i).is_some())
+        .map_or(0, |(i, _)| i);
     u32::try_from(last).unwrap_or(0)
 }
 
@@ -309,7 +308,11 @@ pub fn rank_by_votes(cands: &[Candidate], count: u32) -> Vec<usize> {
 
 /// Operators' picks, in rank order: 1 to `count` distinct contributions of
 /// the period. Answers indexes into `cands`.
-pub fn check_picks(picks: &[String], cands: &[Candidate], count: u32) -> Result<Vec<usize>, String> {
+pub fn check_picks(
+    picks: &[String],
+    cands: &[Candidate],
+    count: u32,
+) -> Result<Vec<usize>, String> {
     if picks.is_empty() || picks.len() > count as usize {
         return Err(format!("picks: 1 to {count} contributions"));
     }
@@ -435,11 +438,18 @@ pub fn check_edit(
         return Err("judging: cannot change after a period was judged".into());
     }
     for (i, o) in old.periods.iter().enumerate() {
-        let status = period_status(o, closed_of(closed, i), judged.get(i).copied().unwrap_or(false), now);
+        let status = period_status(
+            o,
+            closed_of(closed, i),
+            judged.get(i).copied().unwrap_or(false),
+            now,
+        );
         let started = status != PeriodStatus::Upcoming;
         let Some(n) = new.periods.get(i) else {
             if started {
-                return Err(format!("periods[{i}]: a period that started cannot be removed"));
+                return Err(format!(
+                    "periods[{i}]: a period that started cannot be removed"
+                ));
             }
             continue;
         };

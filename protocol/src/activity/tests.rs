@@ -12,7 +12,16 @@ fn req() -> UpsertRequest {
     UpsertRequest {
         title: "Autumn".into(),
         rules: "Paint **autumn**.\n\nOne per entry.".into(),
-        periods: vec![Period { start: 10 * H, end: 20 * H }, Period { start: 20 * H, end: 30 * H }],
+        periods: vec![
+            Period {
+                start: 10 * H,
+                end: 20 * H,
+            },
+            Period {
+                start: 20 * H,
+                end: 30 * H,
+            },
+        ],
         types: vec!["work".into(), "local_video".into()],
         prizes: vec![500, 200, 100],
         ..Default::default()
@@ -30,7 +39,12 @@ fn contribution_types_are_the_specs_six() {
         ("local_video", Some(ContributionType::LocalVideo), false, 4),
         ("article", Some(ContributionType::Article), false, 4),
         ("character", Some(ContributionType::Character), true, 9),
-        ("model_Checkpoint", Some(ContributionType::ModelCheckpoint), true, 2),
+        (
+            "model_Checkpoint",
+            Some(ContributionType::ModelCheckpoint),
+            true,
+            2,
+        ),
         ("model_LORA", Some(ContributionType::ModelLora), true, 2),
     ];
     for (s, t, needs, obj_type) in table {
@@ -53,22 +67,65 @@ fn definitions_are_checked_field_by_field() {
     assert_eq!(ok.judging, Judging::Votes);
     assert_eq!(ok.max_entries, DEFAULT_MAX_ENTRIES);
     assert_eq!(ok.excellent_count, 3);
-    let cases: Vec<(&str, Box<dyn Fn(&mut UpsertRequest)>)> = vec![
-        ("title", Box::new(|r: &mut UpsertRequest| r.title = "  ".into())),
-        ("title", Box::new(|r: &mut UpsertRequest| r.title = "x".repeat(101))),
-        ("title", Box::new(|r: &mut UpsertRequest| r.title = "a\u{7}b".into())),
-        ("rules", Box::new(|r: &mut UpsertRequest| r.rules = "x".repeat(20_001))),
-        ("periods", Box::new(|r: &mut UpsertRequest| r.periods.clear())),
-        ("periods[0]", Box::new(|r: &mut UpsertRequest| r.periods[0].end = r.periods[0].start)),
-        ("periods[1]", Box::new(|r: &mut UpsertRequest| r.periods[1].start = 15 * H)),
+    type Change = Box<dyn Fn(&mut UpsertRequest)>;
+    let cases: Vec<(&str, Change)> = vec![
+        (
+            "title",
+            Box::new(|r: &mut UpsertRequest| r.title = "  ".into()),
+        ),
+        (
+            "title",
+            Box::new(|r: &mut UpsertRequest| r.title = "x".repeat(101)),
+        ),
+        (
+            "title",
+            Box::new(|r: &mut UpsertRequest| r.title = "a\u{7}b".into()),
+        ),
+        (
+            "rules",
+            Box::new(|r: &mut UpsertRequest| r.rules = "x".repeat(20_001)),
+        ),
+        (
+            "periods",
+            Box::new(|r: &mut UpsertRequest| r.periods.clear()),
+        ),
+        (
+            "periods[0]",
+            Box::new(|r: &mut UpsertRequest| r.periods[0].end = r.periods[0].start),
+        ),
+        (
+            "periods[1]",
+            Box::new(|r: &mut UpsertRequest| r.periods[1].start = 15 * H),
+        ),
         ("types", Box::new(|r: &mut UpsertRequest| r.types.clear())),
-        ("types", Box::new(|r: &mut UpsertRequest| r.types.push("picture".into()))),
-        ("types", Box::new(|r: &mut UpsertRequest| r.types.push("work".into()))),
-        ("prizes", Box::new(|r: &mut UpsertRequest| r.prizes.push(-1))),
-        ("prizes", Box::new(|r: &mut UpsertRequest| r.prizes = vec![1; 51])),
-        ("judging", Box::new(|r: &mut UpsertRequest| r.judging = Some("jury".into()))),
-        ("max_entries", Box::new(|r: &mut UpsertRequest| r.max_entries = Some(0))),
-        ("excellent_count", Box::new(|r: &mut UpsertRequest| r.excellent_count = Some(2))),
+        (
+            "types",
+            Box::new(|r: &mut UpsertRequest| r.types.push("picture".into())),
+        ),
+        (
+            "types",
+            Box::new(|r: &mut UpsertRequest| r.types.push("work".into())),
+        ),
+        (
+            "prizes",
+            Box::new(|r: &mut UpsertRequest| r.prizes.push(-1)),
+        ),
+        (
+            "prizes",
+            Box::new(|r: &mut UpsertRequest| r.prizes = vec![1; 51]),
+        ),
+        (
+            "judging",
+            Box::new(|r: &mut UpsertRequest| r.judging = Some("jury".into())),
+        ),
+        (
+            "max_entries",
+            Box::new(|r: &mut UpsertRequest| r.max_entries = Some(0)),
+        ),
+        (
+            "excellent_count",
+            Box::new(|r: &mut UpsertRequest| r.excellent_count = Some(2)),
+        ),
         ("periods", Box::new(|r: &mut UpsertRequest| r.daily = true)),
     ];
     for (field, change) in cases {
@@ -79,7 +136,10 @@ fn definitions_are_checked_field_by_field() {
     }
     let mut daily = req();
     daily.daily = true;
-    daily.periods = vec![Period { start: 0, end: DAY_MS }];
+    daily.periods = vec![Period {
+        start: 0,
+        end: DAY_MS,
+    }];
     assert!(validate(&daily).is_ok());
     daily.periods[0].end += 1;
     assert!(validate(&daily).is_err());
@@ -107,14 +167,26 @@ fn periods_are_live_from_start_inclusive_to_end_exclusive() {
         assert_eq!(activity_status(&d, &none, now), status, "at {now}");
     }
     let p = d.periods[0];
-    assert_eq!(period_status(&p, None, false, 10 * H - 1), PeriodStatus::Upcoming);
+    assert_eq!(
+        period_status(&p, None, false, 10 * H - 1),
+        PeriodStatus::Upcoming
+    );
     assert_eq!(period_status(&p, None, false, 10 * H), PeriodStatus::Live);
     assert_eq!(period_status(&p, None, false, 20 * H), PeriodStatus::Closed);
     assert_eq!(period_status(&p, None, true, 15 * H), PeriodStatus::Judged);
     // An operator's early close ends it at once, even before it started.
-    assert_eq!(period_status(&p, Some(12 * H), false, 12 * H), PeriodStatus::Closed);
-    assert_eq!(period_status(&p, Some(12 * H), false, 11 * H), PeriodStatus::Live);
-    assert_eq!(period_status(&p, Some(5 * H), false, 5 * H), PeriodStatus::Closed);
+    assert_eq!(
+        period_status(&p, Some(12 * H), false, 12 * H),
+        PeriodStatus::Closed
+    );
+    assert_eq!(
+        period_status(&p, Some(12 * H), false, 11 * H),
+        PeriodStatus::Live
+    );
+    assert_eq!(
+        period_status(&p, Some(5 * H), false, 5 * H),
+        PeriodStatus::Closed
+    );
     assert_eq!(effective_end(&p, Some(5 * H)), 10 * H);
     assert_eq!(effective_end(&p, Some(25 * H)), 20 * H);
     let closed = vec![Some(12 * H), None];
@@ -136,13 +208,37 @@ fn commits_need_an_allowed_type_a_live_period_and_room() {
     let table: [(ContributionType, i64, u32, Result<u32, ErrorCode>); 6] = [
         (ContributionType::Work, 15 * H, 0, Ok(0)),
         (ContributionType::LocalVideo, 25 * H, 2, Ok(1)),
-        (ContributionType::Article, 15 * H, 0, Err(ErrorCode::ActivityTypeNotAllowed)),
-        (ContributionType::Work, 5 * H, 0, Err(ErrorCode::ActivityPeriodClosed)),
-        (ContributionType::Work, 30 * H, 0, Err(ErrorCode::ActivityPeriodClosed)),
-        (ContributionType::Work, 15 * H, 3, Err(ErrorCode::ActivityEntryLimit)),
+        (
+            ContributionType::Article,
+            15 * H,
+            0,
+            Err(ErrorCode::ActivityTypeNotAllowed),
+        ),
+        (
+            ContributionType::Work,
+            5 * H,
+            0,
+            Err(ErrorCode::ActivityPeriodClosed),
+        ),
+        (
+            ContributionType::Work,
+            30 * H,
+            0,
+            Err(ErrorCode::ActivityPeriodClosed),
+        ),
+        (
+            ContributionType::Work,
+            15 * H,
+            3,
+            Err(ErrorCode::ActivityEntryLimit),
+        ),
     ];
     for (kind, now, mine, want) in table {
-        assert_eq!(check_commit(&d, &none, kind, now, |_| mine), want, "{kind:?} at {now}");
+        assert_eq!(
+            check_commit(&d, &none, kind, now, |_| mine),
+            want,
+            "{kind:?} at {now}"
+        );
     }
 }
 
@@ -151,15 +247,27 @@ fn votes_need_voting_another_author_and_a_live_period() {
     let mut d = def();
     let none = vec![None, None];
     assert_eq!(check_vote(&d, &none, 0, 15 * H, "a", "b"), Ok(()));
-    assert_eq!(check_vote(&d, &none, 0, 15 * H, "a", "a"), Err(ErrorCode::ActivityVoteSelf));
-    assert_eq!(check_vote(&d, &none, 0, 25 * H, "a", "b"), Err(ErrorCode::ActivityPeriodClosed));
-    assert_eq!(check_vote(&d, &none, 1, 15 * H, "a", "b"), Err(ErrorCode::ActivityPeriodClosed));
+    assert_eq!(
+        check_vote(&d, &none, 0, 15 * H, "a", "a"),
+        Err(ErrorCode::ActivityVoteSelf)
+    );
+    assert_eq!(
+        check_vote(&d, &none, 0, 25 * H, "a", "b"),
+        Err(ErrorCode::ActivityPeriodClosed)
+    );
+    assert_eq!(
+        check_vote(&d, &none, 1, 15 * H, "a", "b"),
+        Err(ErrorCode::ActivityPeriodClosed)
+    );
     assert_eq!(
         check_vote(&d, &[Some(14 * H), None], 0, 15 * H, "a", "b"),
         Err(ErrorCode::ActivityPeriodClosed)
     );
     d.judging = Judging::Picks;
-    assert_eq!(check_vote(&d, &none, 0, 15 * H, "a", "b"), Err(ErrorCode::ActivityVotingOff));
+    assert_eq!(
+        check_vote(&d, &none, 0, 15 * H, "a", "b"),
+        Err(ErrorCode::ActivityVotingOff)
+    );
 }
 
 fn cand(key: &str, account: &str, votes: i64, at: i64) -> rules::Candidate {
@@ -181,7 +289,11 @@ fn the_excellent_list_is_by_votes_then_the_earlier_commit() {
         cand("e5", "dan", 0, 10),
         cand("e6", "eve", 3, 40),
     ];
-    let keys = |idx: Vec<usize>| idx.into_iter().map(|i| cands[i].key.clone()).collect::<Vec<_>>();
+    let keys = |idx: Vec<usize>| {
+        idx.into_iter()
+            .map(|i| cands[i].key.clone())
+            .collect::<Vec<_>>()
+    };
     // e2 (5), e4 (4; ann's best), e3 and e6 tie on votes and time: smaller id.
     // ann's second entry e1 is skipped; dan has no votes.
     assert_eq!(keys(rank_by_votes(&cands, 10)), ["e2", "e4", "e3", "e6"]);
@@ -225,8 +337,19 @@ fn prizes_keys_ids_and_marks() {
         Some((Some("a1".into()), ContributionType::ModelLora, "m9".into()))
     );
     let marker = entry_id(None, ContributionType::Work, "w1");
-    assert_eq!(parse_entry_id(&marker), Some((None, ContributionType::Work, "w1".into())));
-    for bad in ["", "a1", "a1:work", "a1:picture:w1", ":work:w1", "a1:work:", "a/1:work:w1"] {
+    assert_eq!(
+        parse_entry_id(&marker),
+        Some((None, ContributionType::Work, "w1".into()))
+    );
+    for bad in [
+        "",
+        "a1",
+        "a1:work",
+        "a1:picture:w1",
+        ":work:w1",
+        "a1:work:",
+        "a/1:work:w1",
+    ] {
         assert_eq!(parse_entry_id(bad), None, "{bad}");
     }
 }
@@ -236,7 +359,10 @@ fn daily_challenges_may_not_overlap() {
     let day = |start: i64| {
         let mut r = req();
         r.daily = true;
-        r.periods = vec![Period { start, end: start + DAY_MS }];
+        r.periods = vec![Period {
+            start,
+            end: start + DAY_MS,
+        }];
         validate(&r).unwrap()
     };
     assert!(daily_overlap(&day(0), &day(DAY_MS / 2)));
@@ -255,20 +381,49 @@ fn edits_keep_what_started_and_what_ended() {
         d
     };
     // Before anything started, anything goes.
-    assert!(check_edit(&old, &none, &no, &with(&|d| d.periods[0].start = 11 * H), 5 * H).is_ok());
+    assert!(check_edit(
+        &old,
+        &none,
+        &no,
+        &with(&|d| d.periods[0].start = 11 * H),
+        5 * H
+    )
+    .is_ok());
     // A live period keeps its start; its end moves, not into the past.
     let now = 15 * H;
-    assert!(check_edit(&old, &none, &no, &with(&|d| d.periods[0].start = 11 * H), now).is_err());
+    assert!(check_edit(
+        &old,
+        &none,
+        &no,
+        &with(&|d| d.periods[0].start = 11 * H),
+        now
+    )
+    .is_err());
     assert!(check_edit(&old, &none, &no, &with(&|d| d.periods[0].end = 19 * H), now).is_ok());
     assert!(check_edit(&old, &none, &no, &with(&|d| d.periods[0].end = now), now).is_err());
     // An ended period does not change; a started one is not removed.
     let now = 25 * H;
     assert!(check_edit(&old, &none, &no, &with(&|d| d.periods[0].end = 19 * H), now).is_err());
-    assert!(check_edit(&old, &none, &no, &with(&|d| { d.periods.pop(); }), now).is_err());
+    assert!(check_edit(
+        &old,
+        &none,
+        &no,
+        &with(&|d| {
+            d.periods.pop();
+        }),
+        now
+    )
+    .is_err());
     // New periods end in the future.
-    let later = Period { start: 30 * H, end: 40 * H };
+    let later = Period {
+        start: 30 * H,
+        end: 40 * H,
+    };
     assert!(check_edit(&old, &none, &no, &with(&|d| d.periods.push(later)), now).is_ok());
-    let past = Period { start: 30 * H, end: 40 * H };
+    let past = Period {
+        start: 30 * H,
+        end: 40 * H,
+    };
     assert!(check_edit(&old, &none, &no, &with(&|d| d.periods.push(past)), 41 * H).is_err());
     // Judging is fixed once a period was judged.
     let picks = with(&|d| d.judging = Judging::Picks);
@@ -285,14 +440,24 @@ fn lists_order_live_then_upcoming_then_ended() {
     let up_late = (ActivityStatus::Upcoming, 50, 60, "d");
     let ended_recent = (ActivityStatus::Ended, 0, 9, "e");
     let ended_old = (ActivityStatus::Ended, 0, 5, "f");
-    let mut v = vec![ended_old, up_late, live_late, ended_recent, up_soon, live_soon];
+    let mut v = [
+        ended_old,
+        up_late,
+        live_late,
+        ended_recent,
+        up_soon,
+        live_soon,
+    ];
     v.sort_by(|a, b| list_order(*a, *b));
     assert_eq!(
         v.iter().map(|x| x.3).collect::<Vec<_>>(),
         ["b", "a", "c", "d", "e", "f"]
     );
     assert_eq!(list_order(live_soon, live_soon), Equal);
-    assert_eq!(ListFilter::parse(Some("live")), Some(ListFilter::Only(ActivityStatus::Live)));
+    assert_eq!(
+        ListFilter::parse(Some("live")),
+        Some(ListFilter::Only(ActivityStatus::Live))
+    );
     assert_eq!(ListFilter::parse(None), Some(ListFilter::All));
     assert_eq!(ListFilter::parse(Some("soon")), None);
     assert_eq!(page_size(None), 20);
@@ -314,6 +479,12 @@ fn wire_shapes() {
         serde_json::json!({"id": "event-center/daily/a1", "obj_type": 61, "title": "T",
                            "activity_id": "a1", "period": 0, "daily": true})
     );
-    assert_eq!(serde_json::to_value(EntryStatus::NotSelected).unwrap(), "not_selected");
-    assert_eq!(serde_json::to_value(PeriodStatus::Judged).unwrap(), "judged");
+    assert_eq!(
+        serde_json::to_value(EntryStatus::NotSelected).unwrap(),
+        "not_selected"
+    );
+    assert_eq!(
+        serde_json::to_value(PeriodStatus::Judged).unwrap(),
+        "judged"
+    );
 }
