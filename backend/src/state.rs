@@ -85,4 +85,6 @@ pub struct AppState {
     pub oidc: crate::accounts::oidc::OidcService,
     /// Daily check-in, streaks and task awards (issue 22).
     pub awards: crate::awards::AwardService,
+    /// Theme activities: contributions, votes, judging and prizes (issue 22).
+    pub activities: crate::activities::ActivityService,
 }

@@ -6,6 +6,7 @@ use actix_web::web;
 mod account;
 mod account_deletion;
 mod account_mail;
+mod activity;
 mod admin;
 mod agent;
 mod audio;
@@ -75,6 +76,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
             .configure(awards::routes)
+            .configure(activity::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -11,6 +11,7 @@ mod account_deletion;
 mod accounts;
 mod accounts_mail;
 mod accounts_security;
+mod activity;
 mod agent;
 mod audio;
 mod audio_stream;
