@@ -5,6 +5,7 @@
 // mode the operator ticks the winners in rank order).
 import { useState } from 'react';
 import type { ChangeEvent, FormEvent } from 'react';
+import { isApiError } from '../api/client';
 import { api } from '../app/services';
 import { IMAGE_UPLOAD_CATEGORY, uploadFile } from '../generator/upload';
 import { useT } from '../i18n/useT';
@@ -104,7 +105,8 @@ function ActivityForm({ editing, upload, onSaved, onCancel }: { editing: Activit
     try {
       onSaved(await activitiesApi.save({ ...draft, title: draft.title.trim(), prizes }, editing?.id ?? null));
     } catch (err) {
-      setError(errorText(err));
+      // `activityInvalid`'s message names the field (ACT_API.md): shown beside the translated text.
+      setError(isApiError(err) && err.key === 'activityInvalid' && err.msg.trim() !== '' ? `${errorText(err)} (${err.msg})` : errorText(err));
     } finally {
       setBusy(false);
     }
