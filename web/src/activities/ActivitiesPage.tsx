@@ -20,7 +20,8 @@ export function ActivitiesPage() {
   const errorText = useErrorText();
   const loggedIn = useAtomValue(loggedInAtom);
   const [tab, setTab] = useState<Tab>('live');
-  const now = useNow();
+  // Tile statuses turn over with this clock; each countdown ticks on its own.
+  const now = useNow(15_000);
   const shown = loggedIn ? TABS : TABS.filter((x) => x !== 'mine');
   const current: Tab = !loggedIn && tab === 'mine' ? 'live' : tab;
   const list = usePaged<ActivitySummary>(

@@ -51,7 +51,8 @@ export function ActivityPage({ id, period }: { id: string; period: number | null
 
 function ActivityView({ activity, initialPeriod, version, onChanged }: { activity: ActivityDetail; initialPeriod: number | null; version: number; onChanged: () => void }) {
   const t = useT();
-  const now = useNow();
+  // Statuses, Join and the vote buttons turn over with this clock; the countdown ticks on its own.
+  const now = useNow(5000);
   const loggedIn = useAtomValue(loggedInAtom);
   const me = useAtomValue(accountAtom);
   const [joining, setJoining] = useState(false);
@@ -82,7 +83,7 @@ function ActivityView({ activity, initialPeriod, version, onChanged }: { activit
             <StatusLabel status={status} />
             <SpanText span={activity} />
           </div>
-          <CountdownText periods={activity.periods} now={now} />
+          <CountdownText periods={activity.periods} />
           <PrizeList prizes={activity.prizes} />
           <TypeChips types={activity.types} />
           <p className="muted">

@@ -8,6 +8,7 @@ import { useT } from '../i18n/useT';
 import { localePath } from '../router/locale';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
+import { useNow } from './actions';
 import { activityPath } from './route';
 import { activityStatus, clockOf, countdown, countdownTarget, formatSpan } from './time';
 import type { Span } from './time';
@@ -22,9 +23,10 @@ export const TYPE_KEYS: Record<ContributionType, MessageKey> = {
   model_LORA: 'activities.type.model_LORA',
 };
 
-/** "Ends in 2d 04:05:06" / "Starts in …" / "Ended", ticking with `now`. */
-export function CountdownText({ periods, now }: { periods: readonly Span[]; now: number }) {
+/** "Ends in 2d 04:05:06" / "Starts in …" / "Finished", ticking every second on its own (the page around it need not). */
+export function CountdownText({ periods }: { periods: readonly Span[] }) {
   const t = useT();
+  const now = useNow(1000);
   const target = countdownTarget(periods, now);
   if (target === null) return <span className="act-countdown act-countdown--over" data-testid="activity-countdown">{t('activities.countdown.over')}</span>;
   const c = countdown(target.at, now);
@@ -96,7 +98,7 @@ export function ActivityTile({ activity, now }: { activity: ActivitySummary; now
           <StatusLabel status={status} />
           <SpanText span={activity} />
         </div>
-        <CountdownText periods={activity.periods} now={now} />
+        <CountdownText periods={activity.periods} />
         <PrizeList prizes={activity.prizes} />
         <TypeChips types={activity.types} />
         <span className="muted">
