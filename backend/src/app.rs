@@ -371,6 +371,8 @@ impl Application {
             settings.square.comments_per_min,
         )
         .with_decor(decor.clone());
+        // The theme activities' marks on work cards (issue 22).
+        let activity_marks = crate::activities::marks::ActivityMarks::new(store.clone());
         let square = crate::square::SquareService::new(
             store.clone(),
             bus.clone(),
@@ -379,7 +381,8 @@ impl Application {
             &settings.data_dir.join("search"),
         )
         .with_decor(decor.clone())
-        .with_nsfw_levels(crate::square::nsfw_view::Levels::from(nsfw.settings()));
+        .with_nsfw_levels(crate::square::nsfw_view::Levels::from(nsfw.settings()))
+        .with_activity_marks(activity_marks.clone());
         let ornaments =
             crate::ornaments::OrnamentService::new(store.clone(), ledger.clone(), decor);
         square.start();
@@ -450,6 +453,22 @@ impl Application {
             store.clone(),
             settings.mall.public_url.clone(),
         )?;
+        // Theme activities (issue 22): contributions, votes, judging, prizes.
+        let activities = crate::activities::ActivityService::new(
+            store.clone(),
+            ledger.clone(),
+            Arc::new(crate::activities::objects::AppObjects {
+                square: square.clone(),
+                characters: characters.clone(),
+                models: crate::models::ModelService::new(store.clone()),
+            }),
+            Arc::new(crate::activities::SystemClock),
+            activity_marks,
+        );
+        activities.start(
+            crate::activities::sweep_every_from_env()?,
+            (bus.backend_name() != "local").then_some(Duration::from_secs(30)),
+        );
         let state = web::Data::new(AppState {
             security,
             phones,
@@ -490,6 +509,7 @@ impl Application {
             comments,
             ornaments,
             mail,
+            activities,
         });
         crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
         crate::accounts::deletion::start_sweeper(

@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod activities;
 pub mod actor_map;
 pub mod agent;
 pub mod app;

@@ -81,4 +81,6 @@ pub struct AppState {
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.
     pub oidc: crate::accounts::oidc::OidcService,
+    /// Theme activities: contributions, votes, judging and prizes (issue 22).
+    pub activities: crate::activities::ActivityService,
 }

@@ -335,6 +335,42 @@ error_codes! {
     OidcLastSignIn = (20128, "OidcLastSignIn", 409, "this is the last way to sign in to the account; set a password or link another provider first");
     /// The account has no link to this provider.
     OidcNotLinked = (20129, "OidcNotLinked", 404, "this provider is not linked to the account");
+    /// Activities (issue 22): a contribution type other than spec 3 §3's six.
+    ActivityTypeInvalid = (40600, "activityTypeInvalid", 400, "this contribution type is not known");
+    /// A character or model contributed without an activity (spec 3 §5).
+    ActivityRequired = (40601, "activityRequired", 400, "this type can only be contributed to an activity");
+    /// The activity does not take this contribution type.
+    ActivityTypeNotAllowed = (40602, "activityTypeNotAllowed", 400, "this activity does not take this type of contribution");
+    /// No period of the activity is open now (not started, between periods, ended or closed).
+    ActivityPeriodClosed = (40603, "activityPeriodClosed", 409, "this activity is not open for contributions now");
+    /// One's own object that others cannot see (private, followers-only, a draft, unpublished).
+    ActivityObjectNotPublic = (40604, "activityObjectNotPublic", 400, "publish it publicly first");
+    /// The object is not of the contribution type named.
+    ActivityTypeMismatch = (40605, "activityTypeMismatch", 400, "this is not that type of contribution");
+    /// The object is already in this activity (or already marked).
+    ActivityDuplicate = (40606, "activityDuplicate", 409, "this is already contributed");
+    /// The account has made as many contributions as a period allows.
+    ActivityEntryLimit = (40607, "activityEntryLimit", 429, "you have made all the contributions this period allows");
+    /// No such activity.
+    ActivityNotFound = (40608, "activityNotFound", 404, "activity not found");
+    /// An operator's activity definition that is not valid (the message names the field).
+    ActivityInvalid = (40609, "activityInvalid", 400, "this activity is not valid");
+    /// Voting for one's own contribution.
+    ActivityVoteSelf = (40610, "activityVoteSelf", 400, "you cannot vote for your own contribution");
+    /// A second vote for the same contribution.
+    ActivityVoteDuplicate = (40611, "activityVoteDuplicate", 409, "you have already voted for this");
+    /// The activity is judged by operators' picks: no votes.
+    ActivityVotingOff = (40612, "activityVotingOff", 400, "this activity is judged by the organisers");
+    /// Judging a period that is still open, or by picks without picks.
+    ActivityNotJudgeable = (40613, "activityNotJudgeable", 409, "this period cannot be judged now");
+    /// Operators' picks that are not contributions of the period (the message says which).
+    ActivityPicksInvalid = (40614, "activityPicksInvalid", 400, "the picks are not valid");
+    /// Another daily challenge covers that day.
+    ActivityDailyTaken = (40615, "activityDailyTaken", 409, "another daily challenge covers that day");
+    /// Taking back a vote that was not given.
+    ActivityNotVoted = (40616, "activityNotVoted", 409, "you have not voted for this");
+    /// Judging again with other picks: the first result stands.
+    ActivityAlreadyJudged = (40618, "activityAlreadyJudged", 409, "this period was already judged");
 }
 
 /// The success code of every envelope.

@@ -7,6 +7,7 @@
 //! and from them at their edges.
 
 pub mod account;
+pub mod activity;
 pub mod agent;
 pub mod audio;
 pub mod character;

@@ -75,6 +75,7 @@ pub fn kind_name(kind: NotificationKind) -> &'static str {
         NotificationKind::Reply => "reply",
         NotificationKind::Follow => "follow",
         NotificationKind::Moderation => "moderation",
+        NotificationKind::Activity => "activity",
     }
 }
 

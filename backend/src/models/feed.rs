@@ -144,6 +144,7 @@ pub fn card(m: &ModelRow, f: CardFacts) -> Card {
         create_at: m.published_at.unwrap_or(m.create_at),
         frame: None,
         rating: protocol::square::nsfw::rating(m.nsfw, None, 1.0, 1.0).to_owned(),
+        activity_mark: None,
     }
 }
 

@@ -445,6 +445,7 @@ mod tests {
             create_at: 0,
             frame: None,
             rating: "safe".into(),
+            activity_mark: None,
         }
     }
 

@@ -4,6 +4,7 @@
 use actix_web::web;
 
 mod account;
+mod activity;
 mod account_deletion;
 mod account_mail;
 mod admin;
@@ -71,6 +72,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
+            .configure(activity::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -74,6 +74,7 @@ impl SquareService {
         if let Some(d) = self.inner.decor.get() {
             d.decorate_cards(&mut cards).await;
         }
+        self.mark_cards(&mut cards);
         Ok(cards)
     }
 
@@ -195,5 +196,6 @@ pub(crate) fn card_of(e: &Entry, a: &Author, levels: &super::nsfw_view::Levels) 
         create_at: e.create_at,
         frame: None,
         rating: rating.to_owned(),
+        activity_mark: None,
     }
 }

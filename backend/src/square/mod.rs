@@ -10,6 +10,7 @@
 //! bus topic [`CHANGES_TOPIC`] so other nodes re-read the work from the
 //! Store.
 
+pub mod activity;
 pub mod cards;
 pub mod cursor;
 pub mod detail;
@@ -172,6 +173,8 @@ pub(crate) struct Inner {
     pub decor: std::sync::OnceLock<crate::ornaments::Decor>,
     /// The operator's NSFW thresholds cards are rated with.
     pub nsfw_levels: std::sync::OnceLock<nsfw_view::Levels>,
+    /// The theme activities' marks on work cards, when the app hands them over.
+    pub activity_marks: std::sync::OnceLock<crate::activities::marks::ActivityMarks>,
 }
 
 /// The square service; cheap to clone.
@@ -225,6 +228,7 @@ impl SquareService {
                 ready_tx,
                 decor: std::sync::OnceLock::new(),
                 nsfw_levels: std::sync::OnceLock::new(),
+                activity_marks: std::sync::OnceLock::new(),
             }),
         }
     }

@@ -343,6 +343,7 @@ impl SquareService {
                             create_at: c.publish_at,
                             frame: None,
                             rating: protocol::square::nsfw::RATING_SAFE.into(),
+                            activity_mark: None,
                         });
                     }
                 }
@@ -382,6 +383,7 @@ impl SquareService {
                         create_at: p.create_at,
                         frame: None,
                         rating: protocol::square::nsfw::RATING_SAFE.into(),
+                        activity_mark: None,
                     });
                 }
                 DocKind::Tag => items.push(Card {
@@ -407,6 +409,7 @@ impl SquareService {
                     create_at: 0,
                     frame: None,
                     rating: protocol::square::nsfw::RATING_SAFE.into(),
+                    activity_mark: None,
                 }),
             }
         }

@@ -8,6 +8,7 @@
 )]
 
 mod account_deletion;
+mod activity;
 mod accounts;
 mod accounts_mail;
 mod accounts_security;

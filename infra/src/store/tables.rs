@@ -356,6 +356,29 @@ pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
 /// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
 pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
 
+// Theme activities (issue 22 part 1; `backend/src/activities/`).
+/// pk ("all") · ck (activity id) → `ActivityRow`. Operators' activities: definition, early closes, judged periods.
+pub const ACTIVITY_DEFS: TableDef = regular("activity_defs");
+/// pk (activity id, or `publish:{account}` for markers without activity) · ck (type, object id) → `EntryRow`. One contribution per object and activity (insert-if-absent).
+pub const ACTIVITY_ENTRIES: TableDef = regular("activity_entries");
+/// pk (activity id, period) · ck (commit ms, entry id) → (). A period's contributions by time (post-list `new`, judging).
+pub const ACTIVITY_ENTRIES_BY_TIME: TableDef = regular("activity_entries_by_time");
+/// pk (account id) · ck (commit ms, entry id) → (). An account's contributions by time (my-apply, my-list).
+pub const ACTIVITY_MINE: TableDef = regular("activity_mine");
+/// pk (activity id) · ck (period, account id) → `QuotaRow`. The entry ids an account committed in a period, for the per-period limit (compare-and-set).
+pub const ACTIVITY_QUOTAS: TableDef = regular("activity_quotas");
+/// pk (entry id) · ck (account id) → vote ms. One vote per account and contribution (insert-if-absent).
+pub const ACTIVITY_VOTES: TableDef = regular("activity_votes");
+/// pk (activity id) · ck (period) → `ResultRow`. A period's excellent list, stored once (insert-if-absent).
+pub const ACTIVITY_RESULTS: TableDef = regular("activity_results");
+/// pk (bucket 0..16 of the work id) · ck (work id) → `ActivityMark`. The mark a work's card carries.
+pub const ACTIVITY_MARKS: TableDef = regular("activity_marks");
+/// pk (activity id) · ck (period) → counter. Contributions per period (for lists).
+pub const ACTIVITY_COUNTS: TableDef = TableDef {
+    name: "activity_counts",
+    kind: TableKind::Counter,
+};
+
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
 pub const DELETION_REQUESTS: TableDef = regular("deletion_requests");
@@ -526,4 +549,14 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    // Theme activities
+    ACTIVITY_DEFS,
+    ACTIVITY_ENTRIES,
+    ACTIVITY_ENTRIES_BY_TIME,
+    ACTIVITY_MINE,
+    ACTIVITY_QUOTAS,
+    ACTIVITY_VOTES,
+    ACTIVITY_RESULTS,
+    ACTIVITY_MARKS,
+    ACTIVITY_COUNTS,
 ];

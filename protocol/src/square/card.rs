@@ -95,6 +95,11 @@ pub struct Card {
     /// classifier's score, the operator's thresholds and the author's mark).
     #[serde(default = "safe_rating")]
     pub rating: String,
+    /// Spec 1 §3's activity mark: the work was committed to a theme
+    /// activity (`event-center/{activity}/{period}`, obj_type 61) or the
+    /// daily challenge (`event-center/daily/{activity}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity_mark: Option<crate::activity::ActivityMark>,
 }
 
 fn safe_rating() -> String {

@@ -126,6 +126,10 @@ pub enum NotificationKind {
     /// hidden, restored, taken out of feeds, or an appeal decided; `text`
     /// says which and why.
     Moderation,
+    /// A theme activity's result (issue 22): the recipient's contribution
+    /// is in a period's excellent list; `text` names the activity, the
+    /// rank and the prize.
+    Activity,
 }
 
 /// A notification: a list item and the content of push frame 13.

@@ -1,0 +1,154 @@
+//! Theme activities (spec 3 §7 "Activities and posts", issue 22 part 1):
+//! `theme-activity/{list, detail, post-list, character-join,
+//! period-excellent-list}`, `activity/{my-list, commit, my-apply, vote,
+//! vote-cancel}` and the operators' `admin/activity/{create, edit, list,
+//! close, judge}`. Plain routes (no `/activity` scope), so other
+//! `activity/...` families (check-in) live beside them.
+
+use actix_web::{web, HttpRequest};
+use protocol::activity::{
+    ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
+    PostListRequest, UpsertRequest, VoteRequest,
+};
+use protocol::ErrorCode;
+use serde_json::json;
+
+use super::square::viewer;
+use crate::auth::Authed;
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+type Body<T> = web::Json<T>;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/theme-activity/list", web::post().to(list))
+        .route("/theme-activity/detail", web::post().to(detail))
+        .route("/theme-activity/post-list", web::post().to(post_list))
+        .route("/theme-activity/character-join", web::post().to(character_join))
+        .route(
+            "/theme-activity/period-excellent-list",
+            web::post().to(excellent_list),
+        )
+        .route("/activity/my-list", web::post().to(my_list))
+        .route("/activity/commit", web::post().to(commit))
+        .route("/activity/my-apply", web::post().to(my_apply))
+        .route("/activity/vote", web::post().to(vote))
+        .route("/activity/vote-cancel", web::post().to(vote_cancel))
+        .route("/admin/activity/create", web::post().to(admin_create))
+        .route("/admin/activity/edit", web::post().to(admin_edit))
+        .route("/admin/activity/list", web::post().to(admin_list))
+        .route("/admin/activity/close", web::post().to(admin_close))
+        .route("/admin/activity/judge", web::post().to(admin_judge));
+}
+
+pub async fn list(s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {
+    Ok(ok(s.activities.list(&b).await?))
+}
+
+pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<ActivityRequest>) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(s.activities.detail(&b.id, v.as_deref()).await?))
+}
+
+pub async fn post_list(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<PostListRequest>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    let (page, period) = s.activities.post_list(&b, v.as_deref()).await?;
+    Ok(ok(json!({
+        "items": page.items,
+        "next_cursor": page.next_cursor,
+        "period": period,
+    })))
+}
+
+#[tracing::instrument(skip_all, fields(activity = %b.id))]
+pub async fn character_join(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: Body<CharacterJoinRequest>,
+) -> ApiResult {
+    Ok(ok(s.activities.character_join(&a.0.account.id, &b).await?))
+}
+
+pub async fn excellent_list(
+    req: HttpRequest,
+    s: web::Data<AppState>,
+    b: Body<ActivityRequest>,
+) -> ApiResult {
+    let v = viewer(&req, &s).await?;
+    Ok(ok(
+        json!({ "items": s.activities.excellent_list(&b, v.as_deref()).await? }),
+    ))
+}
+
+pub async fn my_list(a: Authed, s: web::Data<AppState>, b: Body<MyRequest>) -> ApiResult {
+    Ok(ok(s.activities.my_list(&a.0.account.id, &b).await?))
+}
+
+pub async fn commit(a: Authed, s: web::Data<AppState>, b: Body<CommitRequest>) -> ApiResult {
+    Ok(ok(s.activities.commit(&a.0.account.id, &b).await?))
+}
+
+pub async fn my_apply(a: Authed, s: web::Data<AppState>, b: Body<MyRequest>) -> ApiResult {
+    Ok(ok(s.activities.my_apply(&a.0.account.id, &b).await?))
+}
+
+pub async fn vote(a: Authed, s: web::Data<AppState>, b: Body<VoteRequest>) -> ApiResult {
+    Ok(ok(s.activities.vote(&a.0.account.id, &b.entry_id).await?))
+}
+
+pub async fn vote_cancel(a: Authed, s: web::Data<AppState>, b: Body<VoteRequest>) -> ApiResult {
+    Ok(ok(s
+        .activities
+        .vote_cancel(&a.0.account.id, &b.entry_id)
+        .await?))
+}
+
+fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
+    if s.accounts.is_admin(&a.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn admin_create(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s.activities.create(&a.0.account.id, &b).await?))
+}
+
+#[tracing::instrument(skip_all, fields(activity = ?b.id))]
+pub async fn admin_edit(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s.activities.edit(&a.0.account.id, &b).await?))
+}
+
+pub async fn admin_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(
+        json!({ "items": s.activities.admin_list(&a.0.account.id).await? }),
+    ))
+}
+
+#[tracing::instrument(skip_all, fields(activity = %b.id, period = b.period))]
+pub async fn admin_close(a: Authed, s: web::Data<AppState>, b: Body<JudgeRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s
+        .activities
+        .close(&a.0.account.id, &b.id, b.period)
+        .await?))
+}
+
+#[tracing::instrument(skip_all, fields(activity = %b.id, period = b.period))]
+pub async fn admin_judge(a: Authed, s: web::Data<AppState>, b: Body<JudgeRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    let b = b.into_inner();
+    Ok(ok(s
+        .activities
+        .judge(&b.id, b.period, b.picks, Some(&a.0.account.id))
+        .await?))
+}
