@@ -228,7 +228,7 @@ describe('activities: create, join with a published work, vote, judge, excellent
     const panel = tab.getByTestId('admin-periods');
     const period = panel.locator('[data-testid="admin-period"][data-period="0"]');
     // The contributions of the period, with their votes.
-    await period.locator(`[data-testid="admin-entry"][data-obj="${workId}"]`).getByText('1 votes').waitFor();
+    await period.locator(`[data-testid="admin-entry"][data-obj="${workId}"]`).getByText('Votes: 1').waitFor();
     await period.getByTestId('admin-close').click();
     const result = period.getByTestId('admin-result');
     await result.locator(`li[data-obj="${workId}"]`).getByText('#1: 300 credits').waitFor();

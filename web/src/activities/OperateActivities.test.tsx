@@ -114,7 +114,11 @@ describe('OperateActivities', () => {
   });
 
   it('closes a live votes-mode period', async () => {
-    vi.spyOn(activitiesApi, 'adminList').mockResolvedValue([admin('votes', 'live')]);
+    // After the close the console reloads the list: the period now reads judged, and the result stays shown.
+    const judged = admin('votes', 'live');
+    vi.spyOn(activitiesApi, 'adminList')
+      .mockResolvedValueOnce([admin('votes', 'live')])
+      .mockResolvedValue([{ ...judged, periods: judged.periods.map((p) => ({ ...p, status: 'judged' as const })) }]);
     vi.spyOn(activitiesApi, 'posts').mockResolvedValue({ items: [entry('1')], next_cursor: null, period: 0 });
     const close = vi.spyOn(activitiesApi, 'close').mockResolvedValue({ period: 0, start: 0, end: 0, status: 'judged', judged_at: NOW, judging: 'votes', winners: [{ rank: 1, prize: 50, entry: entry('1') }] });
     act(() => root.render(<Provider store={appStore}><OperateActivities /></Provider>));
@@ -125,6 +129,8 @@ describe('OperateActivities', () => {
     await act(async () => q('[data-testid="admin-close"]')?.click());
     await flush();
     expect(close).toHaveBeenCalledWith('a-votes', 0);
+    expect(activitiesApi.adminList).toHaveBeenCalledTimes(2);
+    expect(q('[data-testid="admin-period"]')?.dataset.status).toBe('judged');
     expect(q('[data-testid="admin-result"]')?.dataset.status).toBe('judged');
     expect(q('[data-testid="admin-result"] li')?.textContent).toContain('#1: 50 credits');
   });

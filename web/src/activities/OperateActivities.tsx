@@ -232,7 +232,7 @@ function PeriodsPanel({ activity, onJudged }: { activity: ActivityAdmin; onJudge
               {t('activities.period', { n: p.index + 1 })} · {toLocalInput(p.start).replace('T', ' ')} – {toLocalInput(p.end).replace('T', ' ')}
             </button>{' '}
             <StatusLabel status={periodStatus(p, now)} /> <span className="muted">{t('activities.entries', { n: activity.period_entries[p.index] ?? 0 })}</span>
-            {open === p.index && <PeriodJudging key={`${activity.id}:${p.index}:${p.status}`} activity={activity} period={p.index} status={periodStatus(p, now)} onJudged={onJudged} />}
+            {open === p.index && <PeriodJudging key={`${activity.id}:${p.index}`} activity={activity} period={p.index} status={periodStatus(p, now)} onJudged={onJudged} />}
           </li>
         ))}
       </ul>
