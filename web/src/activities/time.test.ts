@@ -34,6 +34,12 @@ describe('activityStatus', () => {
     expect(activityStatus(periods, T0 + 300 * H)).toBe('ended');
     expect(activityStatus([], T0)).toBe('ended');
   });
+
+  it('ends when every period was closed early, even before its end', () => {
+    const closed = periods.map((p) => ({ ...p, status: 'closed' as const }));
+    expect(activityStatus(closed, T0 + H)).toBe('ended');
+    expect(activityStatus([{ ...periods[0]!, status: 'judged' as const }, periods[1]!], T0 + H)).toBe('live');
+  });
 });
 
 describe('currentPeriodIndex', () => {

@@ -28,14 +28,16 @@ export function periodStatus(span: Span, now: number): PeriodStatus {
   return 'closed';
 }
 
-/** An activity's status: upcoming before its first period starts, live until its last period ends, then ended (no periods: ended). */
+/**
+ * An activity's status: upcoming while every period is ahead, ended once every
+ * period is over (ended or closed early by an operator), live in between
+ * (between two periods too). No periods: ended.
+ */
 export function activityStatus(periods: readonly Span[], now: number): ActivityStatus {
-  if (periods.length === 0) return 'ended';
-  const first = Math.min(...periods.map((p) => p.start));
-  const last = Math.max(...periods.map((p) => p.end));
-  if (now < first) return 'upcoming';
-  if (now < last) return 'live';
-  return 'ended';
+  const statuses = periods.map((p) => periodStatus(p, now));
+  if (statuses.every((s) => s === 'closed' || s === 'judged')) return 'ended';
+  if (statuses.every((s) => s === 'upcoming')) return 'upcoming';
+  return 'live';
 }
 
 /** The index of the period to show first: the live one, else the next to start, else the last to end (-1 for none). */
