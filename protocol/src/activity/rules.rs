@@ -143,11 +143,12 @@ pub fn period_status(p: &Period, closed_at: Option<i64>, judged: bool, now: i64)
     if judged {
         return PeriodStatus::Judged;
     }
-    if closed_at.is_none() && now < p.start {
-        return PeriodStatus::Upcoming;
+    // Closed from the operator's close on, even before its start.
+    if now >= effective_end(p, closed_at) || closed_at.is_some_and(|c| now >= c) {
+        return PeriodStatus::Closed;
     }
-    if now >= effective_end(p, closed_at) {
-        PeriodStatus::Closed
+    if now < p.start {
+        PeriodStatus::Upcoming
     } else {
         PeriodStatus::Live
     }
@@ -181,11 +182,15 @@ pub fn span(def: &ActivityDef, closed: &[Option<i64>]) -> (i64, i64) {
 
 /// The activity's status at `now`.
 pub fn activity_status(def: &ActivityDef, closed: &[Option<i64>], now: i64) -> ActivityStatus {
-    let (start, end) = span(def, closed);
-    let any_closed = closed.iter().any(Option::is_some);
-    if now >= end {
+    let statuses: Vec<PeriodStatus> = def
+        .periods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| period_status(p, closed_of(closed, i), false, now))
+        .collect();
+    if statuses.iter().all(|s| *s == PeriodStatus::Closed) {
         ActivityStatus::Ended
-    } else if now < start && !any_closed {
+    } else if statuses.iter().all(|s| *s == PeriodStatus::Upcoming) {
         ActivityStatus::Upcoming
     } else {
         ActivityStatus::Live
