@@ -1,5 +1,8 @@
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
+import { ActivitiesPage } from '../activities/ActivitiesPage';
+import { ActivityPage } from '../activities/ActivityPage';
+import { parseActivitiesPath } from '../activities/route';
 import { ForgotPage } from '../account/ForgotPage';
 import { LoginDialog } from '../account/LoginDialog';
 import { ResetPage } from '../account/ResetPage';
@@ -89,6 +92,11 @@ export function page(rest: string): ReactNode {
       {
         const tab = parseOperatePath(path);
         if (tab !== null) return <OperatePage tab={tab} />;
+      }
+      // `/activities`, `/activities/{id}` and the card links `/event-center/...`: theme activities.
+      {
+        const act = parseActivitiesPath(path);
+        if (act !== null) return act.view === 'list' ? <ActivitiesPage /> : <ActivityPage key={act.id} id={act.id} period={act.period} />;
       }
       // `/settings` and `/settings/{tab}`: the account's settings.
       {

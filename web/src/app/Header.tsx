@@ -44,6 +44,12 @@ export function Header() {
             </span>
             <span className="site-header__channels-label">{t('models.nav')}</span>
           </Link>
+          <Link to={localePath(locale, '/activities')} className="button button--link site-header__channels" data-testid="header-activities">
+            <span className="site-header__channels-icon" aria-hidden="true">
+              ★
+            </span>
+            <span className="site-header__channels-label">{t('activities.nav')}</span>
+          </Link>
           <Link to={localePath(locale, '/agent')} className="button button--link site-header__channels">
             <span className="site-header__channels-icon" aria-hidden="true">
               ✎

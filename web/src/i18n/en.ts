@@ -26,6 +26,7 @@ import { en_mail } from './en.mail';
 import { en_oidc } from './en.oidc';
 import { en_checkin } from './en.checkin';
 import { en_home } from './en.home';
+import { en_activities } from './en.activities';
 
 export const en = {
   ...en_generator,
@@ -53,6 +54,7 @@ export const en = {
   ...en_oidc,
   ...en_checkin,
   ...en_home,
+  ...en_activities,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

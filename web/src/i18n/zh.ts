@@ -19,6 +19,7 @@ import { zh_mail } from './zh.mail';
 import { zh_oidc } from './zh.oidc';
 import { zh_checkin } from './zh.checkin';
 import { zh_home } from './zh.home';
+import { zh_activities } from './zh.activities';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -608,6 +609,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_oidc,
   ...zh_checkin,
   ...zh_home,
+  ...zh_activities,
 };
 
 /** The Chinese table with every key: missing ones in English. */

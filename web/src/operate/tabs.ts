@@ -4,6 +4,7 @@
 import type { ComponentType } from 'react';
 import { CheckinAdminTab } from '../checkin/CheckinAdminTab';
 import { HomeComposer } from '../home/HomeComposer';
+import { OperateActivities } from '../activities/OperateActivities';
 
 export interface OperateTab {
   id: string;
@@ -14,4 +15,5 @@ export interface OperateTab {
 export const OPERATE_TABS: OperateTab[] = [
   { id: 'checkin', title: 'operate.checkin.tab', Component: CheckinAdminTab },
   { id: 'home', title: 'home.tab', Component: HomeComposer },
+  { id: 'activities', title: 'activities.admin.tab', Component: OperateActivities },
 ];

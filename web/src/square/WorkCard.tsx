@@ -1,5 +1,6 @@
 import { memo, useState } from 'react';
 import { Link } from '../app/Link';
+import { ActivityBadge } from '../cards/ActivityBadge';
 import { CardLink } from '../cards/CardLink';
 import { useErrorText } from '../tavern/useErrorText';
 import { useT } from '../i18n/useT';
@@ -112,6 +113,7 @@ export const WorkCard = memo(function WorkCard({ card: loaded }: { card: Card })
             ▣ {card.image_count}
           </span>
         )}
+        <ActivityBadge card={card} />
         {kind !== 'picture' && <span className="sq-card__kind">{t(kind === 'article' ? 'square.kind.article' : 'square.kind.video')}</span>}
         {rating !== 'safe' && (
           <span

@@ -2,6 +2,8 @@
 // feeds, works, likes and follows, profiles, comments, search and
 // notifications. Field names exactly as on the wire; keep in step by hand.
 
+import type { ActivityMark } from '../activities/types';
+
 /** obj_type of an account card (search results). */
 export const ACCOUNT_OBJ_TYPE = 100;
 /** obj_type of a tag card (search results; its id is the tag). */
@@ -50,6 +52,8 @@ export interface Card {
   frame?: string | null;
   /** The content rating (from the classifier's score, the operator's thresholds and the author's mark). */
   rating?: 'safe' | 'suggestive' | 'nsfw';
+  /** The activity the work was last contributed to (ACT_API.md "Content cards"); absent otherwise. */
+  activity_mark?: ActivityMark | null;
 }
 
 export type OrderBy = 'recommend' | 'follows' | 'hot' | 'new';
