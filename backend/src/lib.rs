@@ -8,6 +8,7 @@ pub mod access;
 pub mod accounts;
 pub mod actor_map;
 pub mod agent;
+pub mod analytics;
 pub mod app;
 pub mod auth;
 pub mod channels;

@@ -81,4 +81,6 @@ pub struct AppState {
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.
     pub oidc: crate::accounts::oidc::OidcService,
+    /// Product analytics (issue 22): ingest, the buffer, the sink, the questions.
+    pub analytics: crate::analytics::Analytics,
 }

@@ -335,6 +335,12 @@ error_codes! {
     OidcLastSignIn = (20128, "OidcLastSignIn", 409, "this is the last way to sign in to the account; set a password or link another provider first");
     /// The account has no link to this provider.
     OidcNotLinked = (20129, "OidcNotLinked", 404, "this provider is not linked to the account");
+    /// Analytics (issue 22): an ingest body that is not events, or more than 50 of them.
+    AnalyticsBatchInvalid = (40680, "analyticsBatchInvalid", 400, "these events are not valid");
+    /// Analytics: an ingest body over 64 KiB.
+    AnalyticsBatchTooLarge = (40681, "analyticsBatchTooLarge", 413, "too many events in one call");
+    /// Analytics: a query's dates are not `YYYY-MM-DD`, are reversed, or span more than a year.
+    AnalyticsRangeInvalid = (40682, "analyticsRangeInvalid", 400, "choose a valid date range of at most a year");
 }
 
 /// The success code of every envelope.

@@ -8,6 +8,7 @@
 
 pub mod account;
 pub mod agent;
+pub mod analytics;
 pub mod audio;
 pub mod character;
 pub mod character_extras;

@@ -8,6 +8,7 @@ mod account_deletion;
 mod account_mail;
 mod admin;
 mod agent;
+mod analytics;
 mod audio;
 mod audio_stream;
 mod character;
@@ -71,6 +72,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
+            .configure(analytics::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -272,4 +274,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(audio::stream_routes),
     );
     cfg.route("/files/{key:.*}", web::get().to(files::file));
+    cfg.configure(analytics::log_routes);
 }

@@ -60,6 +60,7 @@ async fn create_with(
         .ok_or_else(|| ApiError::with_msg(ErrorCode::InvalidParams, "action is required"))?;
     state.text_filter.clean(&mut body)?;
     let id = state.tasks.create(&who, &body, action).await?;
+    crate::analytics::hooks::generation(&state, &req, &who, action).await;
     Ok(ok(json!({ "id": id })))
 }
 

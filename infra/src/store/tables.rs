@@ -526,4 +526,15 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    // Analytics
+    ANALYTICS_FILES,
+    ANALYTICS_SALTS,
+    ANALYTICS_OPT_OUTS,
 ];
+
+/// pk (UTC day number) · ck (batch id) → `FileRow`. Analytics (issue 22): the Parquet files of a day's events.
+pub const ANALYTICS_FILES: TableDef = regular("analytics_files");
+/// pk ("salt") · ck (UTC day number) → `SaltRow`. Analytics: today's visitor-hash salt (older ones deleted).
+pub const ANALYTICS_SALTS: TableDef = regular("analytics_salts");
+/// pk (account id) · ck () → `OptOutRow`. Analytics: accounts that opted out of analytics.
+pub const ANALYTICS_OPT_OUTS: TableDef = regular("analytics_opt_outs");
