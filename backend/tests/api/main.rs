@@ -12,6 +12,7 @@ mod accounts;
 mod accounts_mail;
 mod accounts_security;
 mod agent;
+mod analytics;
 mod audio;
 mod audio_stream;
 mod channels;
