@@ -39,12 +39,12 @@ describe('tracker', () => {
     expect(sent).toHaveLength(0);
     t.track('checkin');
     expect(sent).toHaveLength(1);
-    expect(sent[0].url).toBe(EVENTS_URL);
-    expect(sent[0].token).toBe('tok');
-    expect(sent[0].body).toMatchObject({ release: '1.2.3', session_id: 'session-1234' });
-    const events = sent[0].body.events as { name: string; page: string }[];
+    expect(sent[0]!.url).toBe(EVENTS_URL);
+    expect(sent[0]!.token).toBe('tok');
+    expect(sent[0]!.body).toMatchObject({ release: '1.2.3', session_id: 'session-1234' });
+    const events = sent[0]!.body.events as { name: string; page: string }[];
     expect(events.map((e) => e.name)).toEqual(['page_view', 'search', 'checkin']);
-    expect(events[0].page).toBe('/en/square');
+    expect(events[0]!.page).toBe('/en/square');
     expect(t.pending).toBe(0);
   });
 
@@ -52,13 +52,13 @@ describe('tracker', () => {
     const { t, sent } = setup();
     t.track('checkin');
     t.flush(true);
-    expect(sent[0]).toMatchObject({ beacon: true, body: { token: 'tok' } });
+    expect(sent[0]!).toMatchObject({ beacon: true, body: { token: 'tok' } });
     const refused = setup({ beaconOk: false });
     refused.t.track('checkin');
     refused.t.flush(true);
-    expect(refused.sent[0].beacon).toBe(false);
-    expect(refused.sent[0].body.token).toBeUndefined();
-    expect(refused.sent[0].token).toBe('tok');
+    expect(refused.sent[0]!.beacon).toBe(false);
+    expect(refused.sent[0]!.body.token).toBeUndefined();
+    expect(refused.sent[0]!.token).toBe('tok');
   });
 
   it('sends nothing when opted out', () => {
@@ -80,8 +80,8 @@ describe('tracker', () => {
     t.reportError('TypeError: x', '/assets/app.js?v=1', 3, 7, 'stack');
     t.reportError('TypeError: x', '/assets/app.js?v=1', 3, 7, 'stack');
     expect(sent).toHaveLength(1);
-    expect(sent[0].url).toBe(ERRORS_URL);
-    expect(sent[0].body).toMatchObject({ release: '1.2.3', errors: [{ message: 'TypeError: x', source: '/assets/app.js', line: 3, col: 7 }] });
+    expect(sent[0]!.url).toBe(ERRORS_URL);
+    expect(sent[0]!.body).toMatchObject({ release: '1.2.3', errors: [{ message: 'TypeError: x', source: '/assets/app.js', line: 3, col: 7 }] });
     for (let i = 0; i < 20; i++) t.reportError(`e${i}`);
     expect(sent).toHaveLength(MAX_ERRORS);
   });

@@ -47,7 +47,7 @@ export function privacySignal(nav: { doNotTrack?: string | null; globalPrivacyCo
 
 /** The page's path without query or fragment (they may carry secrets). */
 export function pagePath(pathname: string): string {
-  return pathname.split(/[?#]/)[0].slice(0, 200) || '/';
+  return (pathname.split(/[?#]/)[0] ?? '').slice(0, 200) || '/';
 }
 
 export class Tracker {
@@ -77,7 +77,7 @@ export class Tracker {
   /** A key action (`action`, `search`, `publish`, ...; see protocol/src/analytics). */
   track(name: string, props?: TrackedEvent['props']): void {
     if (this.options.isOptedOut()) return;
-    this.queue.push({ name, props, page: this.page, ts: this.now() });
+    this.queue.push(props === undefined ? { name, page: this.page, ts: this.now() } : { name, props, page: this.page, ts: this.now() });
     if (this.queue.length >= this.maxBatch) this.flush(false);
   }
 
@@ -103,7 +103,7 @@ export class Tracker {
     this.reported.add(key);
     this.errorsSent += 1;
     const error: Record<string, unknown> = { message: message.slice(0, 500), kind, page: this.page, ts: this.now() };
-    if (source) error.source = source.split(/[?#]/)[0].slice(0, 300);
+    if (source) error.source = (source.split(/[?#]/)[0] ?? '').slice(0, 300);
     if (line !== undefined) error.line = line;
     if (col !== undefined) error.col = col;
     if (stack) error.stack = stack.slice(0, 4000);
