@@ -23,7 +23,7 @@ export function ChartCanvas({ config, label, testId }: { config: ChartConfigurat
   useEffect(() => {
     const el = canvas.current;
     // jsdom has no 2D context; a chart there would only throw.
-    if (el === null || el.getContext('2d') === null) return;
+    if (el === null || !el.getContext('2d')) return;
     const chart = new Chart(el, config);
     return () => chart.destroy();
   }, [config]);
