@@ -2,7 +2,7 @@
 // segment under `/operate`), its title's i18n key and its component. Features
 // add their entry at the end; the console shows the tabs in this order.
 import type { ComponentType } from 'react';
-import { AnalyticsDashboard } from '../analytics/AnalyticsDashboard';
+import { AnalyticsTab } from '../analytics/AnalyticsTab';
 
 export interface OperateTab {
   id: string;
@@ -11,5 +11,5 @@ export interface OperateTab {
 }
 
 export const OPERATE_TABS: OperateTab[] = [
-  { id: 'analytics', title: 'analytics.tab', Component: AnalyticsDashboard },
+  { id: 'analytics', title: 'analytics.tab', Component: AnalyticsTab },
 ];
