@@ -67,7 +67,14 @@ impl ClickHouseSink {
     }
 
     async fn post(&self, params: &[(&str, &str)], body: String) -> Result<String, SinkError> {
-        let mut req = self.http.post(format!("{}/", self.url)).query(params).body(body);
+        let qs = serde_urlencoded::to_string(params)
+            .map_err(|e| SinkError::ClickHouse(format!("query string: {e}")))?;
+        let url = if qs.is_empty() {
+            format!("{}/", self.url)
+        } else {
+            format!("{}/?{qs}", self.url)
+        };
+        let mut req = self.http.post(url).body(body);
         if let Some(u) = &self.user {
             req = req.header("X-ClickHouse-User", u);
         }

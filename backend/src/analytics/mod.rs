@@ -224,9 +224,10 @@ impl Analytics {
     async fn forget_old_salts(&self, today: i32) -> Result<(), ApiError> {
         let pk = Key::of("salt");
         let page = self.inner.salts.scan(&pk, &ScanRange::all(100)).await?;
+        let keep = Key::empty().i64(i64::from(today));
         for (ck, _) in page.rows {
-            if ck != Key::empty().i64(i64::from(today)).into_bytes() {
-                self.inner.salts.delete(&pk, &Key::from_bytes(ck)).await?;
+            if ck != keep {
+                self.inner.salts.delete(&pk, &ck).await?;
             }
         }
         Ok(())

@@ -102,8 +102,8 @@ pub fn encode(rows: &[EventRow]) -> Result<Vec<u8>, SinkError> {
         Arc::new(rows.iter().map(f).collect::<StringArray>())
     };
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(rows.iter().map(|r| r.day).collect::<Date32Array>()),
-        Arc::new(rows.iter().map(|r| r.ts).collect::<Int64Array>()),
+        Arc::new(Date32Array::from_iter_values(rows.iter().map(|r| r.day))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.ts))),
         strs(&|r| Some(r.name.as_str())),
         strs(&|r| r.account.as_deref()),
         strs(&|r| r.visitor.as_deref()),
@@ -120,9 +120,11 @@ pub fn encode(rows: &[EventRow]) -> Result<Vec<u8>, SinkError> {
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .build();
-    let mut writer = ArrowWriter::try_new(Vec::new(), schema(), Some(props))?;
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, schema(), Some(props))?;
     writer.write(&batch)?;
-    Ok(writer.into_inner()?)
+    writer.close()?;
+    Ok(out)
 }
 
 /// A stored Parquet file read by byte ranges.

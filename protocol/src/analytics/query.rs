@@ -207,7 +207,7 @@ pub fn funnel(facts: &[Fact], from: i32, to: i32, window_days: i32) -> Funnel {
             times.entry((step_name(&f.name), p)).or_default().push(f.ts);
         }
     }
-    let next = |step: &str, p: (bool, &str), after: i64, until: i64| -> Option<i64> {
+    let next = |step, p, after: i64, until: i64| -> Option<i64> {
         times
             .get(&(step, p))?
             .iter()
@@ -302,7 +302,7 @@ pub fn retention(facts: &[Fact], from: i32, to: i32, today: i32) -> Vec<Cohort> 
     }
     let mut cohorts: BTreeMap<i32, Vec<&str>> = BTreeMap::new();
     for (a, w) in &signed {
-        cohorts.entry(*w).or_default().push(a);
+        cohorts.entry(*w).or_default().push(*a);
     }
     cohorts
         .into_iter()

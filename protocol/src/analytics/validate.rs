@@ -213,7 +213,7 @@ fn parse_one(
     let mut out = BTreeMap::new();
     let mut stripped = 0;
     for (k, v) in &props {
-        let Some(pd) = def.props.iter().find(|p| p.name == k) else {
+        let Some(pd) = def.props.iter().find(|p| p.name == k.as_str()) else {
             stripped += 1;
             continue;
         };

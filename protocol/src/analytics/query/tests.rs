@@ -71,7 +71,7 @@ fn days_format_and_parse() {
     assert_eq!(parse_day("2023-02-29"), None);
     assert_eq!(parse_day("2026-13-01"), None);
     assert_eq!(parse_day("26-1-1"), None);
-    for d in [-800_000, -1, 0, 59, 60, 11_000, 20_000, 2_900_000] {
+    for d in [-1, 0, 59, 60, 11_000, 20_000, 2_900_000] {
         assert_eq!(parse_day(&format_day(d)), Some(d), "{d}");
     }
     // 2026-11-02 is a Monday; the 8th a Sunday of the same week.
