@@ -459,6 +459,7 @@ impl Application {
             crate::analytics::settings::AnalyticsSettings::from_env()?,
         )?;
         analytics.start(stop_rx.clone());
+        analytics.start_upkeep(stop_rx.clone());
         mall.set_analytics(analytics.clone());
         let state = web::Data::new(AppState {
             analytics: analytics.clone(),

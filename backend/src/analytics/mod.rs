@@ -14,6 +14,7 @@
 pub mod batcher;
 pub mod hooks;
 pub mod clickhouse;
+pub mod compaction;
 pub mod parquet_sink;
 pub mod privacy;
 pub mod row;
@@ -149,6 +150,28 @@ impl Analytics {
                     continue;
                 }
                 let _ = this.flush().await;
+            }
+        });
+    }
+
+    /// Starts the sink's upkeep (Parquet compaction): a minute after start,
+    /// then every hour.
+    pub fn start_upkeep(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
+        let this = self.clone();
+        actix_web::rt::spawn(async move {
+            let mut wait = Duration::from_secs(60);
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = stop.changed() => return,
+                }
+                wait = Duration::from_secs(3600);
+                let now = this.inner.clock.now_millis();
+                match this.inner.sink.maintain(day_of_ms(now), now).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(files = n, "analytics: compacted past days"),
+                    Err(e) => tracing::warn!(error = %e, "analytics: upkeep failed"),
+                }
             }
         });
     }

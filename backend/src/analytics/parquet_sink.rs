@@ -43,22 +43,46 @@ pub struct FileRow {
     pub rows: u64,
     pub bytes: u64,
     pub at: i64,
+    /// The batch id (the listing's clustering key).
+    #[serde(default)]
+    pub batch: String,
+    /// A compacted file: the batch ids whose files it replaces (readers skip
+    /// those, so a compaction interrupted anywhere never counts a row twice).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
 }
 
 pub struct ParquetSink {
-    objects: DynObjects,
-    files: Table<FileRow>,
+    pub(super) objects: DynObjects,
+    pub(super) files: Table<FileRow>,
+    pub(super) claims: Table<super::compaction::ClaimRow>,
 }
 
 impl ParquetSink {
     pub fn new(store: DynStore, objects: DynObjects) -> ParquetSink {
         ParquetSink {
             objects,
-            files: Table::new(store, &tables::ANALYTICS_FILES),
+            files: Table::new(store.clone(), &tables::ANALYTICS_FILES),
+            claims: Table::new(store, &tables::ANALYTICS_COMPACTIONS),
         }
     }
 
-    /// The files of one day.
+    /// The files of one day that hold its rows (files replaced by a
+    /// compacted one are left out).
+    pub async fn live_files(&self, day: i32) -> Result<Vec<FileRow>, SinkError> {
+        let all = self.files_of(day).await?;
+        let replaced: std::collections::HashSet<&str> = all
+            .iter()
+            .flat_map(|f| f.replaces.iter().map(String::as_str))
+            .collect();
+        Ok(all
+            .iter()
+            .filter(|f| !replaced.contains(f.batch.as_str()))
+            .cloned()
+            .collect())
+    }
+
+    /// Every listed file of one day.
     pub async fn files_of(&self, day: i32) -> Result<Vec<FileRow>, SinkError> {
         let pk = Key::empty().i64(i64::from(day));
         let mut out = Vec::new();
@@ -175,6 +199,34 @@ impl AsyncFileReader for ObjectFile {
     }
 }
 
+/// The record batches of the named columns of one stored file (`None`: all).
+async fn read_columns(
+    objects: &DynObjects,
+    key: ObjectKey,
+    size: u64,
+    columns: Option<&[&str]>,
+) -> Result<Vec<RecordBatch>, SinkError> {
+    let file = ObjectFile {
+        objects: objects.clone(),
+        key,
+        size,
+    };
+    let builder = ParquetRecordBatchStreamBuilder::new(file).await?;
+    let builder = match columns {
+        None => builder,
+        Some(columns) => {
+            let descr = builder.parquet_schema();
+            let wanted: Vec<usize> = columns
+                .iter()
+                .filter_map(|c| descr.columns().iter().position(|d| d.name() == *c))
+                .collect();
+            let mask = ProjectionMask::leaves(descr, wanted);
+            builder.with_projection(mask)
+        }
+    };
+    Ok(builder.build()?.try_collect().await?)
+}
+
 /// Reads `columns` of one stored file.
 async fn read_file(
     objects: &DynObjects,
@@ -182,23 +234,45 @@ async fn read_file(
     size: u64,
     columns: &[Column],
 ) -> Result<Vec<Fact>, SinkError> {
-    let file = ObjectFile {
-        objects: objects.clone(),
-        key,
-        size,
-    };
-    let builder = ParquetRecordBatchStreamBuilder::new(file).await?;
-    let descr = builder.parquet_schema();
-    let wanted: Vec<usize> = columns
-        .iter()
-        .filter_map(|c| descr.columns().iter().position(|d| d.name() == c.name()))
-        .collect();
-    let mask = ProjectionMask::leaves(descr, wanted);
-    let stream = builder.with_projection(mask).build()?;
-    let batches: Vec<RecordBatch> = stream.try_collect().await?;
+    let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
     let mut out = Vec::new();
-    for b in batches {
+    for b in read_columns(objects, key, size, Some(&names)).await? {
         decode_batch(&b, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Every row of one stored file, all columns (compaction).
+pub(super) async fn read_rows(
+    objects: &DynObjects,
+    key: ObjectKey,
+    size: u64,
+) -> Result<Vec<EventRow>, SinkError> {
+    let mut out = Vec::new();
+    for b in read_columns(objects, key, size, None).await? {
+        let s = |name: &str| col::<StringArray>(&b, name);
+        let (day, ts, client_ts) = (
+            col::<Date32Array>(&b, "day"),
+            col::<Int64Array>(&b, "ts"),
+            col::<Int64Array>(&b, "client_ts"),
+        );
+        for i in 0..b.num_rows() {
+            out.push(EventRow {
+                day: day.map_or(0, |a| a.value(i)),
+                ts: ts.map_or(0, |a| a.value(i)),
+                name: text(s("name"), i).unwrap_or_default(),
+                account: text(s("account"), i),
+                visitor: text(s("visitor"), i),
+                session: text(s("session"), i),
+                page: text(s("page"), i),
+                release: text(s("release"), i),
+                browser: text(s("browser"), i).unwrap_or_default(),
+                ip: text(s("ip"), i).unwrap_or_default(),
+                client_ts: client_ts.filter(|a| a.is_valid(i)).map(|a| a.value(i)),
+                props: text(s("props"), i).unwrap_or_else(|| "{}".into()),
+                message: text(s("message"), i),
+            });
+        }
     }
     Ok(out)
 }
@@ -279,6 +353,8 @@ impl EventSink for ParquetSink {
                         rows: of_day.len() as u64,
                         bytes: size,
                         at: of_day.iter().map(|r| r.ts).max().unwrap_or_default(),
+                        batch: batch_id.to_owned(),
+                        replaces: vec![],
                     },
                 )
                 .await?;
@@ -286,10 +362,14 @@ impl EventSink for ParquetSink {
         Ok(())
     }
 
+    async fn maintain(&self, today: i32, now_ms: i64) -> Result<usize, SinkError> {
+        self.compact_past(today, now_ms).await
+    }
+
     async fn read(&self, from: i32, to: i32, columns: &[Column]) -> Result<Vec<Fact>, SinkError> {
         let mut out = Vec::new();
         for day in from..=to {
-            for f in self.files_of(day).await? {
+            for f in self.live_files(day).await? {
                 let key = ObjectKey::parse(&f.key)?;
                 out.extend(read_file(&self.objects, key, f.bytes, columns).await?);
             }

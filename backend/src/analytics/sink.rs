@@ -34,4 +34,9 @@ pub trait EventSink: Send + Sync + 'static {
     /// The rows of the days `from..=to`, reading only `columns` (the others
     /// are left empty in the answer).
     async fn read(&self, from: i32, to: i32, columns: &[Column]) -> Result<Vec<Fact>, SinkError>;
+    /// Periodic upkeep (the Parquet sink compacts finished days); answers
+    /// how much it did.
+    async fn maintain(&self, _today: i32, _now_ms: i64) -> Result<usize, SinkError> {
+        Ok(0)
+    }
 }

@@ -256,3 +256,45 @@ async fn the_visitor_hash_changes_with_the_day_and_old_salts_are_forgotten() {
     let page = salts.scan(&Key::of("salt"), &ScanRange::all(10)).await.unwrap();
     assert_eq!(page.rows.len(), 1, "only today's salt is kept");
 }
+
+#[tokio::test]
+async fn compaction_makes_one_file_of_a_past_day_and_changes_no_figure() {
+    let f = Fixture::new();
+    story(&f).await;
+    f.a.flush().await.unwrap();
+    // Day 0 in three more files.
+    for (h, device) in [(20.0, "device-late-1"), (21.0, "device-late-2"), (22.0, "device-late-3")] {
+        f.at(0, h);
+        f.view(device, None).await;
+        f.a.flush().await.unwrap();
+    }
+    let d = d0();
+    assert_eq!(f.sink.files_of(d).await.unwrap().len(), 4);
+    f.at(15, 12.0);
+    let before = f.a.facts(d, d + 15, ERRORS).await.unwrap();
+    let n = f.sink.compact_past(f.a.today(), 0).await.unwrap();
+    assert_eq!(n, 4, "only day 0 had several files");
+    let files = f.sink.files_of(d).await.unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].replaces.len(), 4);
+    let mut after = f.a.facts(d, d + 15, ERRORS).await.unwrap();
+    let mut before = before;
+    before.sort_by_key(|x| (x.ts, x.name.clone()));
+    after.sort_by_key(|x| (x.ts, x.name.clone()));
+    assert_eq!(before, after);
+    // Claimed once: a second pass does nothing.
+    assert_eq!(f.sink.compact_past(f.a.today(), 0).await.unwrap(), 0);
+    // The rewritten file keeps every column.
+    let bytes = f
+        .objects
+        .get(&ObjectKey::parse(&files[0].key).unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .bytes;
+    let batches = decode_all(bytes).unwrap();
+    let ip = batches[0].column_by_name("ip").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(ip.value(0), "203.0.113.0");
+    let props = batches[0].column_by_name("props").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    assert!(props.iter().flatten().all(|p| p.starts_with('{')));
+}
