@@ -156,9 +156,7 @@ impl EventSink for ClickHouseSink {
         self.ensure_table().await?;
         let mut body = String::new();
         for r in rows {
-            body.push_str(
-                &serde_json::to_string(r).map_err(|e| SinkError::Other(e.to_string()))?,
-            );
+            body.push_str(&serde_json::to_string(r).map_err(|e| SinkError::Other(e.to_string()))?);
             body.push('\n');
         }
         let query = format!("INSERT INTO {} FORMAT JSONEachRow", self.table);

@@ -17,7 +17,12 @@ use crate::tasks::Requester;
 pub async fn sign_up(state: &AppState, req: &HttpRequest, account: &str, method: &str) {
     state
         .analytics
-        .server_event(Some(req), Some(account), SIGN_UP, json!({ "method": method }))
+        .server_event(
+            Some(req),
+            Some(account),
+            SIGN_UP,
+            json!({ "method": method }),
+        )
         .await;
 }
 

@@ -12,9 +12,9 @@
 //! stores nothing (server-side events included).
 
 pub mod batcher;
-pub mod hooks;
 pub mod clickhouse;
 pub mod compaction;
+pub mod hooks;
 pub mod parquet_sink;
 pub mod privacy;
 pub mod row;
@@ -103,7 +103,11 @@ impl Analytics {
     ) -> Analytics {
         Analytics {
             inner: Arc::new(Inner {
-                batcher: Batcher::new(settings.batch_rows, settings.buffer_max, settings.retry_base),
+                batcher: Batcher::new(
+                    settings.batch_rows,
+                    settings.buffer_max,
+                    settings.retry_base,
+                ),
                 limiter: RateLimiter::new(settings.per_minute, Duration::from_secs(60)),
                 settings,
                 clock,
@@ -282,7 +286,10 @@ impl Analytics {
             reasons.extend(std::iter::repeat_n(r, batch.events.len()));
         }
         let pushed = self.inner.batcher.push(rows);
-        reasons.extend(std::iter::repeat_n(DropReason::Overloaded, pushed.shed as usize));
+        reasons.extend(std::iter::repeat_n(
+            DropReason::Overloaded,
+            pushed.shed as usize,
+        ));
         let report_batch = Batch {
             events: vec![],
             dropped: reasons,
@@ -374,16 +381,17 @@ impl Analytics {
     /// The facts of `from..=to` (what is buffered is flushed first, so an
     /// operator sees this node's latest events; other nodes' buffers reach
     /// the sink within their flush interval).
-    pub async fn facts(&self, from: i32, to: i32, columns: &[Column]) -> Result<Vec<Fact>, ApiError> {
+    pub async fn facts(
+        &self,
+        from: i32,
+        to: i32,
+        columns: &[Column],
+    ) -> Result<Vec<Fact>, ApiError> {
         let _ = self.flush().await;
-        self.inner
-            .sink
-            .read(from, to, columns)
-            .await
-            .map_err(|e| {
-                tracing::error!(error = %e, "analytics: reading the sink failed");
-                ApiError::from(protocol::ErrorCode::Unavailable)
-            })
+        self.inner.sink.read(from, to, columns).await.map_err(|e| {
+            tracing::error!(error = %e, "analytics: reading the sink failed");
+            ApiError::from(protocol::ErrorCode::Unavailable)
+        })
     }
 }
 

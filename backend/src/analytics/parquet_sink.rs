@@ -13,9 +13,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{
-    Array, ArrayRef, Date32Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow_array::{Array, ArrayRef, Date32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use bytes::Bytes;

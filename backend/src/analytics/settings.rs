@@ -94,7 +94,10 @@ impl AnalyticsSettings {
                         .unwrap_or_else(|| "easel_events".into()),
                     user: var("EASEL_ANALYTICS_CLICKHOUSE_USER"),
                     password: var("EASEL_ANALYTICS_CLICKHOUSE_PASSWORD"),
-                    timeout: ms("EASEL_ANALYTICS_CLICKHOUSE_TIMEOUT_MS", Duration::from_secs(10))?,
+                    timeout: ms(
+                        "EASEL_ANALYTICS_CLICKHOUSE_TIMEOUT_MS",
+                        Duration::from_secs(10),
+                    )?,
                 })
             }
         };

@@ -74,15 +74,30 @@ impl Fixture {
         );
     }
 
-    async fn client(&self, device: &str, account: Option<&str>, body: serde_json::Value, call: Call) {
+    async fn client(
+        &self,
+        device: &str,
+        account: Option<&str>,
+        body: serde_json::Value,
+        call: Call,
+    ) {
         let batch = parse_batch(&body, call, Origin::Client).unwrap();
-        let r = self.a.ingest(&device_facts(device), account, batch).await.unwrap();
+        let r = self
+            .a
+            .ingest(&device_facts(device), account, batch)
+            .await
+            .unwrap();
         assert_eq!(r.dropped, 0, "{body}");
     }
 
     async fn view(&self, device: &str, account: Option<&str>) {
-        self.client(device, account, json!({"name": "page_view", "page": "/en/"}), Call::Events)
-            .await;
+        self.client(
+            device,
+            account,
+            json!({"name": "page_view", "page": "/en/"}),
+            Call::Events,
+        )
+        .await;
     }
 
     async fn server(&self, device: &str, account: &str, name: &'static str) {
@@ -95,7 +110,9 @@ impl Fixture {
 fn device_facts(device: &str) -> RequestFacts {
     RequestFacts {
         ip: Some("203.0.113.77".parse().unwrap()),
-        user_agent: Some("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0".into()),
+        user_agent: Some(
+            "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0".into(),
+        ),
         device: Some(device.into()),
         do_not_track: false,
     }
@@ -130,7 +147,8 @@ async fn story(f: &Fixture) {
     f.at(1, 8.0);
     f.view("device-w1", Some("A")).await;
     f.at(1, 9.0);
-    f.a.purchase("A", protocol::mall::OrderKind::Credits, 990, "USD").await;
+    f.a.purchase("A", protocol::mall::OrderKind::Credits, 990, "USD")
+        .await;
     f.at(1, 10.0);
     f.view("device-w2", None).await;
     f.at(1, 18.0);
@@ -158,22 +176,37 @@ async fn the_questions_answer_exactly_on_the_fixture() {
     let d = d0();
     let people = f.a.facts(d, d + 15, PEOPLE).await.unwrap();
     let days = query::dau(&people, d, d + 2);
-    let figures: Vec<(u32, u32, u32)> = days.iter().map(|x| (x.active, x.accounts, x.visitors)).collect();
+    let figures: Vec<(u32, u32, u32)> = days
+        .iter()
+        .map(|x| (x.active, x.accounts, x.visitors))
+        .collect();
     assert_eq!(figures, vec![(5, 4, 1), (2, 1, 1), (0, 0, 0)]);
     let funnel = query::funnel(&people, d, d + 1, 7);
     let counts: Vec<u32> = funnel.steps.iter().map(|s| s.count).collect();
     assert_eq!(counts, vec![6, 3, 1, 1]);
     let cohorts = query::retention(&people, d, d + 6, f.a.today());
     assert_eq!(cohorts.len(), 1);
-    assert_eq!((cohorts[0].size, cohorts[0].retained.clone()), (3, vec![3, 3, 1]));
+    assert_eq!(
+        (cohorts[0].size, cohorts[0].retained.clone()),
+        (3, vec![3, 3, 1])
+    );
     let errors = query::errors_by_release(&f.a.facts(d, d + 1, ERRORS).await.unwrap(), d, d + 1);
-    let rows: Vec<(String, u32)> = errors.iter().map(|r| (r.release.clone(), r.errors)).collect();
+    let rows: Vec<(String, u32)> = errors
+        .iter()
+        .map(|r| (r.release.clone(), r.errors))
+        .collect();
     assert_eq!(
         rows,
-        vec![("1.0.0".into(), 2), ("1.1.0".into(), 1), ("unknown".into(), 1)]
+        vec![
+            ("1.0.0".into(), 2),
+            ("1.1.0".into(), 1),
+            ("unknown".into(), 1)
+        ]
     );
     // People questions read only their columns: no release, no message.
-    assert!(people.iter().all(|p| p.release.is_none() && p.message.is_none()));
+    assert!(people
+        .iter()
+        .all(|p| p.release.is_none() && p.message.is_none()));
     // One file per day and flush.
     assert_eq!(f.sink.files_of(d).await.unwrap().len(), 1);
     assert_eq!(f.sink.files_of(d + 1).await.unwrap().len(), 1);
@@ -197,9 +230,19 @@ async fn storage_keeps_a_truncated_address_and_no_device_id() {
     assert_eq!(&bytes[..4], b"PAR1");
     let batches = decode_all(bytes).unwrap();
     let b = &batches[0];
-    let ip = b.column_by_name("ip").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    let ip = b
+        .column_by_name("ip")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
     assert_eq!(ip.value(0), "203.0.113.0");
-    let browser = b.column_by_name("browser").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    let browser = b
+        .column_by_name("browser")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
     assert_eq!(browser.value(0), "Firefox");
     for col in b.columns() {
         if let Some(s) = col.as_any().downcast_ref::<StringArray>() {
@@ -216,20 +259,28 @@ async fn storage_keeps_a_truncated_address_and_no_device_id() {
 #[tokio::test]
 async fn opt_outs_store_nothing() {
     let f = Fixture::new();
-    let batch = || parse_batch(&json!({"name": "page_view"}), Call::Events, Origin::Client).unwrap();
+    let batch =
+        || parse_batch(&json!({"name": "page_view"}), Call::Events, Origin::Client).unwrap();
     let mut dnt = device_facts("device-dnt-1");
     dnt.do_not_track = true;
     let r = f.a.ingest(&dnt, None, batch()).await.unwrap();
     assert!(r.opted_out);
     assert_eq!((r.accepted, r.dropped), (0, 1));
     f.a.set_opt_out("Z", true).await.unwrap();
-    let r = f.a.ingest(&device_facts("device-z-1"), Some("Z"), batch()).await.unwrap();
+    let r =
+        f.a.ingest(&device_facts("device-z-1"), Some("Z"), batch())
+            .await
+            .unwrap();
     assert!(r.opted_out);
     // Server events of an opted-out account are dropped too.
-    f.a.emit(&device_facts("device-z-1"), Some("Z"), "sign_up", json!({})).await;
+    f.a.emit(&device_facts("device-z-1"), Some("Z"), "sign_up", json!({}))
+        .await;
     assert_eq!(f.a.flush().await.unwrap(), 0);
     f.a.set_opt_out("Z", false).await.unwrap();
-    let r = f.a.ingest(&device_facts("device-z-1"), Some("Z"), batch()).await.unwrap();
+    let r =
+        f.a.ingest(&device_facts("device-z-1"), Some("Z"), batch())
+            .await
+            .unwrap();
     assert_eq!((r.accepted, r.opted_out), (1, false));
     // Crawlers are dropped with their reason.
     let bot = RequestFacts {
@@ -253,7 +304,10 @@ async fn the_visitor_hash_changes_with_the_day_and_old_salts_are_forgotten() {
     assert_eq!(facts.len(), 2);
     assert_ne!(facts[0].visitor, facts[1].visitor);
     let salts: Table<SaltRow> = Table::new(f.store.clone(), &tables::ANALYTICS_SALTS);
-    let page = salts.scan(&Key::of("salt"), &ScanRange::all(10)).await.unwrap();
+    let page = salts
+        .scan(&Key::of("salt"), &ScanRange::all(10))
+        .await
+        .unwrap();
     assert_eq!(page.rows.len(), 1, "only today's salt is kept");
 }
 
@@ -263,7 +317,11 @@ async fn compaction_makes_one_file_of_a_past_day_and_changes_no_figure() {
     story(&f).await;
     f.a.flush().await.unwrap();
     // Day 0 in three more files.
-    for (h, device) in [(20.0, "device-late-1"), (21.0, "device-late-2"), (22.0, "device-late-3")] {
+    for (h, device) in [
+        (20.0, "device-late-1"),
+        (21.0, "device-late-2"),
+        (22.0, "device-late-3"),
+    ] {
         f.at(0, h);
         f.view(device, None).await;
         f.a.flush().await.unwrap();
@@ -293,8 +351,18 @@ async fn compaction_makes_one_file_of_a_past_day_and_changes_no_figure() {
         .unwrap()
         .bytes;
     let batches = decode_all(bytes).unwrap();
-    let ip = batches[0].column_by_name("ip").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    let ip = batches[0]
+        .column_by_name("ip")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
     assert_eq!(ip.value(0), "203.0.113.0");
-    let props = batches[0].column_by_name("props").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+    let props = batches[0]
+        .column_by_name("props")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
     assert!(props.iter().flatten().all(|p| p.starts_with('{')));
 }

@@ -367,7 +367,8 @@ impl MallService {
             Some(o) => {
                 // Exactly once per order: only the transition to paid emits.
                 if let Some(a) = self.inner.analytics.get() {
-                    a.purchase(&o.account_id, o.kind, o.amount, &o.currency).await;
+                    a.purchase(&o.account_id, o.kind, o.amount, &o.currency)
+                        .await;
                 }
                 o
             }

@@ -64,8 +64,9 @@ async fn ingest(
     if !state.analytics.admit(&client_ip(&req)) {
         return Err(ErrorCode::TooManyRequests.into());
     }
-    let value: serde_json::Value = serde_json::from_slice(&body)
-        .map_err(|_| ApiError::with_msg(ErrorCode::AnalyticsBatchInvalid, "the body is not JSON"))?;
+    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|_| {
+        ApiError::with_msg(ErrorCode::AnalyticsBatchInvalid, "the body is not JSON")
+    })?;
     let batch = parse_batch(&value, call, Origin::Client)
         .map_err(|e| ApiError::with_msg(ErrorCode::AnalyticsBatchInvalid, e.to_string()))?;
     let token = token_of(&req).or_else(|| {
@@ -154,7 +155,11 @@ fn operator(state: &AppState, caller: &Authed) -> Result<(), ApiError> {
 }
 
 /// Daily active users, one row per day (30 days to today by default).
-async fn dau(state: web::Data<AppState>, caller: Authed, body: web::Json<RangeRequest>) -> ApiResult {
+async fn dau(
+    state: web::Data<AppState>,
+    caller: Authed,
+    body: web::Json<RangeRequest>,
+) -> ApiResult {
     operator(&state, &caller)?;
     let (from, to) = range(&body, state.analytics.today(), 30)?;
     let facts = state.analytics.facts(from, to, PEOPLE).await?;

@@ -359,12 +359,16 @@ pub fn errors_by_release(facts: &[Fact], from: i32, to: i32) -> Vec<ReleaseError
         if f.name != ERROR || f.day < from || f.day > to {
             continue;
         }
-        let acc = by.entry(f.release.as_deref().unwrap_or("unknown")).or_default();
+        let acc = by
+            .entry(f.release.as_deref().unwrap_or("unknown"))
+            .or_default();
         acc.n += 1;
         if let Some(p) = persons.of(f) {
             acc.people.insert(p);
         }
-        *acc.messages.entry(f.message.as_deref().unwrap_or("")).or_default() += 1;
+        *acc.messages
+            .entry(f.message.as_deref().unwrap_or(""))
+            .or_default() += 1;
     }
     let mut out: Vec<ReleaseErrors> = by
         .into_iter()

@@ -137,7 +137,10 @@ struct Shared {
 }
 
 fn first<'a>(m: &'a Map<String, Value>, names: &[&str]) -> Option<&'a Value> {
-    names.iter().find_map(|n| m.get(*n)).filter(|v| !v.is_null())
+    names
+        .iter()
+        .find_map(|n| m.get(*n))
+        .filter(|v| !v.is_null())
 }
 
 fn text<'a>(m: &'a Map<String, Value>, names: &[&str]) -> Option<&'a str> {
@@ -271,7 +274,10 @@ fn prop_value(ty: PropType, v: &Value) -> Result<PropValue, DropReason> {
             }
             Ok(PropValue::Int(i))
         }
-        PropType::Bool => v.as_bool().map(PropValue::Bool).ok_or(DropReason::BadProperty),
+        PropType::Bool => v
+            .as_bool()
+            .map(PropValue::Bool)
+            .ok_or(DropReason::BadProperty),
     }
 }
 
@@ -432,7 +438,9 @@ mod tests {
             parse_batch(&json!("hello"), Call::Events, Origin::Client),
             Err(BatchError::NotEvents)
         );
-        let many: Vec<Value> = (0..=MAX_EVENTS).map(|_| json!({"name": "checkin"})).collect();
+        let many: Vec<Value> = (0..=MAX_EVENTS)
+            .map(|_| json!({"name": "checkin"}))
+            .collect();
         assert_eq!(
             parse_batch(&json!({ "events": many }), Call::Events, Origin::Client),
             Err(BatchError::TooMany)
@@ -475,7 +483,10 @@ mod tests {
         assert_eq!(page_path("/en/a?token=x").as_deref(), Some("/en/a"));
         assert_eq!(page_path("https://h.test").as_deref(), Some("/"));
         assert_eq!(page_path("javascript:alert(1)"), None);
-        assert_eq!(page_path(&format!("/{}", "a".repeat(300))).map(|p| p.len()), Some(200));
+        assert_eq!(
+            page_path(&format!("/{}", "a".repeat(300))).map(|p| p.len()),
+            Some(200)
+        );
         let b = events(json!({"name": "checkin", "release": "1.0 beta", "session_id": "short"}));
         assert_eq!(b.events[0].release, None);
         assert_eq!(b.events[0].session, None);

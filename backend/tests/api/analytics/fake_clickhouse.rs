@@ -80,8 +80,15 @@ async fn handle(
     body: String,
     state: web::Data<Arc<Mutex<State>>>,
 ) -> HttpResponse {
-    let h = |n: &str| req.headers().get(n).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    if h("X-ClickHouse-User").as_deref() != Some(USER) || h("X-ClickHouse-Key").as_deref() != Some(KEY) {
+    let h = |n: &str| {
+        req.headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    if h("X-ClickHouse-User").as_deref() != Some(USER)
+        || h("X-ClickHouse-Key").as_deref() != Some(KEY)
+    {
         return HttpResponse::Forbidden().body(
             "Code: 516. DB::Exception: easel: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED)\n",
         );
@@ -135,7 +142,11 @@ async fn handle(
         return HttpResponse::Ok().finish();
     }
     if upper.starts_with("SELECT") {
-        return select(&query, &state.lock().unwrap(), param("output_format_json_quote_64bit_integers").as_deref() == Some("0"));
+        return select(
+            &query,
+            &state.lock().unwrap(),
+            param("output_format_json_quote_64bit_integers").as_deref() == Some("0"),
+        );
     }
     exception(62, "Syntax error")
 }
@@ -152,7 +163,10 @@ fn select(query: &str, s: &State, numbers: bool) -> HttpResponse {
         .skip(1)
         .filter_map(|p| p.split('\'').next())
         .collect();
-    let (lo, hi) = (dates.first().copied().unwrap_or(""), dates.get(1).copied().unwrap_or("9999"));
+    let (lo, hi) = (
+        dates.first().copied().unwrap_or(""),
+        dates.get(1).copied().unwrap_or("9999"),
+    );
     let data: Vec<Value> = s
         .rows
         .iter()
@@ -173,7 +187,10 @@ fn select(query: &str, s: &State, numbers: bool) -> HttpResponse {
             Value::Object(m)
         })
         .collect();
-    let meta: Vec<Value> = cols.iter().map(|c| json!({"name": c, "type": "String"})).collect();
+    let meta: Vec<Value> = cols
+        .iter()
+        .map(|c| json!({"name": c, "type": "String"}))
+        .collect();
     HttpResponse::Ok().json(json!({
         "meta": meta,
         "rows": data.len(),

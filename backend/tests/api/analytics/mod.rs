@@ -124,7 +124,12 @@ async fn events_in_and_the_operator_sees_the_right_figures() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["step"].as_str().unwrap().into(), s["count"].as_u64().unwrap()))
+        .map(|s| {
+            (
+                s["step"].as_str().unwrap().into(),
+                s["count"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         counts,
@@ -169,12 +174,20 @@ async fn events_in_and_the_operator_sees_the_right_figures() {
         json!({"from": "2020-01-01", "to": "2026-01-01"}),
         json!({"window_days": 0}),
     ] {
-        let what = if bad.get("window_days").is_some() { "funnel" } else { "dau" };
+        let what = if bad.get("window_days").is_some() {
+            "funnel"
+        } else {
+            "dau"
+        };
         let e = op
             .post::<_, Value>(&format!("/api/v1/admin/analytics/{what}"), &bad)
             .await
             .unwrap_err();
-        assert_eq!(e.status().unwrap().code, ErrorCode::AnalyticsRangeInvalid.code(), "{bad}");
+        assert_eq!(
+            e.status().unwrap().code,
+            ErrorCode::AnalyticsRangeInvalid.code(),
+            "{bad}"
+        );
     }
 
     // What is stored: Parquet files holding truncated addresses only.
@@ -191,9 +204,12 @@ async fn events_in_and_the_operator_sees_the_right_figures() {
         assert!(!text.contains("q=private"), "a query string was stored");
     }
     // The files are not served to anyone.
-    let r = reqwest::get(format!("{}/files/analytics/events/{day}/x.parquet", app.base))
-        .await
-        .unwrap();
+    let r = reqwest::get(format!(
+        "{}/files/analytics/events/{day}/x.parquet",
+        app.base
+    ))
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 404);
 }
 
@@ -202,7 +218,14 @@ async fn opt_outs_and_bad_bodies() {
     let app = spawn_app_with(&[("EASEL_ANALYTICS_PER_MINUTE", "40")]).await;
     let body = r#"{"events":[{"name":"page_view"},{"name":"checkin"}]}"#;
     for header in [("DNT", "1"), ("Sec-GPC", "1")] {
-        let (http, v) = beacon(&app, "/api/v1/dot/report", Some("device-opt-1"), &[header], body).await;
+        let (http, v) = beacon(
+            &app,
+            "/api/v1/dot/report",
+            Some("device-opt-1"),
+            &[header],
+            body,
+        )
+        .await;
         assert_eq!(http, 200);
         assert_eq!(v["data"]["opted_out"], true, "{v}");
         assert_eq!(v["data"]["accepted"], 0);
@@ -211,41 +234,91 @@ async fn opt_outs_and_bad_bodies() {
     // The account's own switch, and the token in a beacon's body.
     let (data, user) = app.user("Quiet").await;
     let s: Value = user
-        .post("/api/v1/analytics/settings", &json!({"analytics_opt_out": true}))
+        .post(
+            "/api/v1/analytics/settings",
+            &json!({"analytics_opt_out": true}),
+        )
         .await
         .unwrap();
     assert_eq!(s["analytics_opt_out"], true);
-    let with_token = format!(r#"{{"token":"{}","events":[{{"name":"page_view"}}]}}"#, data.token);
-    let (_, v) = beacon(&app, "/api/v1/dot/log", Some("device-opt-2"), &[], &with_token).await;
+    let with_token = format!(
+        r#"{{"token":"{}","events":[{{"name":"page_view"}}]}}"#,
+        data.token
+    );
+    let (_, v) = beacon(
+        &app,
+        "/api/v1/dot/log",
+        Some("device-opt-2"),
+        &[],
+        &with_token,
+    )
+    .await;
     assert_eq!(v["data"]["opted_out"], true, "{v}");
     let s: Value = user
-        .post("/api/v1/analytics/settings", &json!({"analytics_opt_out": false}))
+        .post(
+            "/api/v1/analytics/settings",
+            &json!({"analytics_opt_out": false}),
+        )
         .await
         .unwrap();
     assert_eq!(s["analytics_opt_out"], false);
-    let (_, v) = beacon(&app, "/api/v1/dot/log", Some("device-opt-2"), &[], &with_token).await;
+    let (_, v) = beacon(
+        &app,
+        "/api/v1/dot/log",
+        Some("device-opt-2"),
+        &[],
+        &with_token,
+    )
+    .await;
     assert_eq!(v["data"]["accepted"], 1, "{v}");
     // Unknown events, server-only events and bad properties are dropped and counted.
     let mixed = r#"{"events":[{"name":"page_view"},{"name":"nope"},{"name":"purchase"},{"name":"action","props":{"target":7}},{"name":"search","props":{"length":3,"extra":1}}]}"#;
-    let (_, v) = beacon(&app, "/log/v1/event_report", Some("device-opt-3"), &[], mixed).await;
+    let (_, v) = beacon(
+        &app,
+        "/log/v1/event_report",
+        Some("device-opt-3"),
+        &[],
+        mixed,
+    )
+    .await;
     assert_eq!(
-        (&v["data"]["accepted"], &v["data"]["dropped"], &v["data"]["stripped"]),
+        (
+            &v["data"]["accepted"],
+            &v["data"]["dropped"],
+            &v["data"]["stripped"]
+        ),
         (&json!(2), &json!(3), &json!(1)),
         "{v}"
     );
     assert_eq!(
         v["data"]["reasons"],
-        json!([["unknown_event", 1], ["server_only", 1], ["bad_property", 1]])
+        json!([
+            ["unknown_event", 1],
+            ["server_only", 1],
+            ["bad_property", 1]
+        ])
     );
     // Whole bodies refused with their keys.
     let (http, v) = beacon(&app, "/log/v1/dot", None, &[], "not json").await;
-    assert_eq!((http, &v["status"]["code"]), (400, &json!(ErrorCode::AnalyticsBatchInvalid.code())));
-    let many = format!(r#"{{"events":[{}]}}"#, vec![r#"{"name":"checkin"}"#; 51].join(","));
+    assert_eq!(
+        (http, &v["status"]["code"]),
+        (400, &json!(ErrorCode::AnalyticsBatchInvalid.code()))
+    );
+    let many = format!(
+        r#"{{"events":[{}]}}"#,
+        vec![r#"{"name":"checkin"}"#; 51].join(",")
+    );
     let (http, v) = beacon(&app, "/log/v1/dot", None, &[], &many).await;
-    assert_eq!((http, &v["status"]["key"]), (400, &json!("analyticsBatchInvalid")));
+    assert_eq!(
+        (http, &v["status"]["key"]),
+        (400, &json!("analyticsBatchInvalid"))
+    );
     let huge = format!(r#"{{"name":"checkin","pad":"{}"}}"#, "x".repeat(70_000));
     let (http, v) = beacon(&app, "/log/v1/dot", None, &[], &huge).await;
-    assert_eq!((http, &v["status"]["key"]), (413, &json!("analyticsBatchTooLarge")));
+    assert_eq!(
+        (http, &v["status"]["key"]),
+        (413, &json!("analyticsBatchTooLarge"))
+    );
     // Rate limited per address.
     let mut limited = false;
     for _ in 0..60 {
@@ -284,8 +357,12 @@ async fn clickhouse_receives_the_rows_and_failed_batches_are_retried() {
     assert!(r["visitor"].as_str().unwrap().len() == 32);
     assert!(r["day"].as_str().unwrap().len() == 10);
     let statements = ch.state.lock().unwrap().statements.clone();
-    assert!(statements.iter().any(|s| s.starts_with("CREATE TABLE IF NOT EXISTS easel_events")));
-    assert!(statements.iter().any(|s| s == "INSERT INTO easel_events FORMAT JSONEachRow"));
+    assert!(statements
+        .iter()
+        .any(|s| s.starts_with("CREATE TABLE IF NOT EXISTS easel_events")));
+    assert!(statements
+        .iter()
+        .any(|s| s == "INSERT INTO easel_events FORMAT JSONEachRow"));
 
     // A timeout after the insert landed: retried with the same token, kept once.
     let inserts = |ch: &FakeClickHouse| {
@@ -307,7 +384,10 @@ async fn clickhouse_receives_the_rows_and_failed_batches_are_retried() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(inserts(&ch) >= before + 2, "the timed-out batch was not retried");
+    assert!(
+        inserts(&ch) >= before + 2,
+        "the timed-out batch was not retried"
+    );
     assert_eq!(ch.rows().len(), 3, "the retried batch was stored twice");
 
     // The questions read from ClickHouse, only the needed columns.
@@ -318,7 +398,12 @@ async fn clickhouse_receives_the_rows_and_failed_batches_are_retried() {
     assert_eq!(today["active"], 4, "{dau}");
     let statements = ch.state.lock().unwrap().statements.clone();
     let select = statements.iter().find(|s| s.starts_with("SELECT")).unwrap();
-    assert!(select.starts_with("SELECT day, ts, name, account, visitor FROM easel_events WHERE day >= toDate('"), "{select}");
+    assert!(
+        select.starts_with(
+            "SELECT day, ts, name, account, visitor FROM easel_events WHERE day >= toDate('"
+        ),
+        "{select}"
+    );
 }
 
 async fn wait_rows(ch: &FakeClickHouse, n: usize) -> Vec<Value> {

@@ -22,7 +22,13 @@ fn fact(day_off: i32, hour: f64, name: &str, account: Option<&str>, visitor: Opt
     }
 }
 
-fn error(day_off: i32, release: Option<&str>, msg: &str, account: Option<&str>, visitor: &str) -> Fact {
+fn error(
+    day_off: i32,
+    release: Option<&str>,
+    msg: &str,
+    account: Option<&str>,
+    visitor: &str,
+) -> Fact {
     Fact {
         release: release.map(Into::into),
         message: Some(msg.into()),
@@ -66,7 +72,10 @@ pub fn fixture() -> Vec<Fact> {
 fn days_format_and_parse() {
     assert_eq!(format_day(0), "1970-01-01");
     assert_eq!(parse_day("1970-01-01"), Some(0));
-    assert_eq!(parse_day("2000-03-01").map(format_day).unwrap(), "2000-03-01");
+    assert_eq!(
+        parse_day("2000-03-01").map(format_day).unwrap(),
+        "2000-03-01"
+    );
     assert_eq!(format_day(parse_day("2024-02-29").unwrap()), "2024-02-29");
     assert_eq!(parse_day("2023-02-29"), None);
     assert_eq!(parse_day("2026-13-01"), None);
@@ -158,7 +167,10 @@ fn retention_counts_each_cohort_week_by_week() {
 #[test]
 fn errors_are_grouped_by_release_most_first() {
     let e = errors_by_release(&fixture(), d0(), d0() + 1);
-    let rows: Vec<(String, u32, u32)> = e.iter().map(|r| (r.release.clone(), r.errors, r.people)).collect();
+    let rows: Vec<(String, u32, u32)> = e
+        .iter()
+        .map(|r| (r.release.clone(), r.errors, r.people))
+        .collect();
     assert_eq!(
         rows,
         vec![
