@@ -17,12 +17,14 @@ export default defineConfig({
     proxy: {
       '/api': { target: BACKEND, changeOrigin: false },
       '/ws': { target: BACKEND, ws: true, changeOrigin: false },
+      '/log': { target: BACKEND, changeOrigin: false },
     },
   },
   preview: {
     proxy: {
       '/api': { target: BACKEND, changeOrigin: false },
       '/ws': { target: BACKEND, ws: true, changeOrigin: false },
+      '/log': { target: BACKEND, changeOrigin: false },
     },
   },
   test: {

@@ -34,6 +34,8 @@ pub struct Application {
     server: actix_web::dev::Server,
     /// Stops the workers, the event pump and the reconciler.
     stop: tokio::sync::watch::Sender<bool>,
+    /// Flushed once more when the server stops, so a clean stop loses no event.
+    analytics: crate::analytics::Analytics,
 }
 
 /// Starts the configured language model. A model that cannot start does not
@@ -476,7 +478,17 @@ impl Application {
             crate::activities::sweep_every_from_env()?,
             (bus.backend_name() != "local").then_some(Duration::from_secs(30)),
         );
+        // Product analytics (issue 22): its flush loop stops with the server.
+        let analytics = crate::analytics::Analytics::from_settings(
+            store.clone(),
+            objects.clone(),
+            crate::analytics::settings::AnalyticsSettings::from_env()?,
+        )?;
+        analytics.start(stop_rx.clone());
+        analytics.start_upkeep(stop_rx.clone());
+        mall.set_analytics(analytics.clone());
         let state = web::Data::new(AppState {
+            analytics: analytics.clone(),
             awards,
             security,
             phones,
@@ -557,6 +569,7 @@ impl Application {
             port,
             server,
             stop: stop_tx,
+            analytics,
         })
     }
 
@@ -567,6 +580,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let r = self.server.await;
         let _ = self.stop.send(true);
+        let _ = self.analytics.flush().await;
         r
     }
 }

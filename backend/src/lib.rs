@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod activities;
 pub mod actor_map;
 pub mod agent;
+pub mod analytics;
 pub mod app;
 pub mod auth;
 pub mod awards;

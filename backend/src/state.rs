@@ -87,4 +87,6 @@ pub struct AppState {
     pub awards: crate::awards::AwardService,
     /// Theme activities: contributions, votes, judging and prizes (issue 22).
     pub activities: crate::activities::ActivityService,
+    /// Product analytics (issue 22): ingest, the buffer, the sink, the questions.
+    pub analytics: crate::analytics::Analytics,
 }

@@ -397,6 +397,12 @@ error_codes! {
     ActivityNotVoted = (40616, "activityNotVoted", 409, "you have not voted for this");
     /// Judging again with other picks: the first result stands.
     ActivityAlreadyJudged = (40618, "activityAlreadyJudged", 409, "this period was already judged");
+    /// Analytics (issue 22): an ingest body that is not events, or more than 50 of them.
+    AnalyticsBatchInvalid = (40680, "analyticsBatchInvalid", 400, "these events are not valid");
+    /// Analytics: an ingest body over 64 KiB.
+    AnalyticsBatchTooLarge = (40681, "analyticsBatchTooLarge", 413, "too many events in one call");
+    /// Analytics: a query's dates are not `YYYY-MM-DD`, are reversed, or span more than a year.
+    AnalyticsRangeInvalid = (40682, "analyticsRangeInvalid", 400, "choose a valid date range of at most a year");
 }
 
 /// The success code of every envelope.

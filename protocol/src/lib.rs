@@ -9,6 +9,7 @@
 pub mod account;
 pub mod activity;
 pub mod agent;
+pub mod analytics;
 pub mod audio;
 pub mod awards;
 pub mod character;

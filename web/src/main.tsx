@@ -6,6 +6,7 @@ import { App } from './app/App';
 import { session } from './app/services';
 import { startRouter } from './router/router';
 import { captureUserInvite } from './account/userInvite';
+import { installTracker } from './analytics/install';
 import { appStore, Provider } from './state/jotai';
 import './styles.css';
 
@@ -13,6 +14,7 @@ import './styles.css';
 captureUserInvite();
 startRouter(appStore);
 void session.restore();
+installTracker(appStore);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

@@ -66,6 +66,8 @@ struct Inner {
     /// Adyen's own calls (payment methods, 3-D Secure details).
     adyen: Option<Arc<payments::adyen::Adyen>>,
     t: Tables,
+    /// Analytics (issue 22): told of each order marked paid (`purchase`).
+    analytics: std::sync::OnceLock<crate::analytics::Analytics>,
 }
 
 struct Tables {
@@ -125,8 +127,14 @@ impl MallService {
                 providers,
                 adyen,
                 t,
+                analytics: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Hands the mall the analytics service (set once, at start).
+    pub fn set_analytics(&self, analytics: crate::analytics::Analytics) {
+        let _ = self.inner.analytics.set(analytics);
     }
 
     /// Seeds the catalogue (the products file, or the built-in one on an

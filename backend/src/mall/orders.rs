@@ -364,7 +364,14 @@ impl MallService {
     ) -> Result<Option<OrderRow>, ApiError> {
         let changed = self.step(order_id, OrderEvent::Paid, cause, f).await?;
         let order = match changed {
-            Some(o) => o,
+            Some(o) => {
+                // Exactly once per order: only the transition to paid emits.
+                if let Some(a) = self.inner.analytics.get() {
+                    a.purchase(&o.account_id, o.kind, o.amount, &o.currency)
+                        .await;
+                }
+                o
+            }
             None => {
                 let o = self.order(order_id).await?;
                 if o.status != OrderStatus::Paid {

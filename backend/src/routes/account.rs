@@ -73,6 +73,7 @@ pub async fn sign_up(
         .ledger
         .grant(&row.id, "signup", state.settings.generation.signup_credits)
         .await?;
+    crate::analytics::hooks::sign_up(&state, &req, &row.id, "email").await;
     state
         .accounts
         .describe_session(&token, &super::security::meta_of(&req))

@@ -9,6 +9,7 @@ mod account_mail;
 mod activity;
 mod admin;
 mod agent;
+mod analytics;
 mod audio;
 mod audio_stream;
 mod awards;
@@ -77,6 +78,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_mail::routes)
             .configure(awards::routes)
             .configure(activity::routes)
+            .configure(analytics::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -278,4 +280,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(audio::stream_routes),
     );
     cfg.route("/files/{key:.*}", web::get().to(files::file));
+    cfg.configure(analytics::log_routes);
 }

@@ -118,6 +118,7 @@ pub async fn login_third(
             .ledger
             .grant(&row.id, "signup", state.settings.generation.signup_credits)
             .await?;
+        crate::analytics::hooks::sign_up(state, req, &row.id, "oidc").await;
     }
     let cookie = super::account::token_cookie(req, &token, state.accounts.token_ttl_secs());
     Ok(HttpResponse::Ok()

@@ -108,6 +108,7 @@ async fn login_sms(
             .invites
             .on_account_created(&state.ledger, &login.account.id, inviter.as_deref())
             .await?;
+        crate::analytics::hooks::sign_up(&state, &req, &login.account.id, "phone").await;
     }
     Ok(logged_in(&req, &state, &login.account, login.token))
 }

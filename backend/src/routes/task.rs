@@ -61,6 +61,7 @@ async fn create_with(
     state.text_filter.clean(&mut body)?;
     let id = state.tasks.create(&who, &body, action).await?;
     state.awards.on_task(&who).await;
+    crate::analytics::hooks::generation(&state, &req, &who, action).await;
     Ok(ok(json!({ "id": id })))
 }
 

@@ -13,6 +13,7 @@ mod accounts_mail;
 mod accounts_security;
 mod activity;
 mod agent;
+mod analytics;
 mod audio;
 mod audio_stream;
 mod channels;

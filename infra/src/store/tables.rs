@@ -581,4 +581,18 @@ pub const ALL: &[TableDef] = &[
     ACTIVITY_RESULTS,
     ACTIVITY_MARKS,
     ACTIVITY_COUNTS,
+    // Analytics
+    ANALYTICS_FILES,
+    ANALYTICS_SALTS,
+    ANALYTICS_OPT_OUTS,
+    ANALYTICS_COMPACTIONS,
 ];
+
+/// pk (UTC day number) · ck (batch id) → `FileRow`. Analytics (issue 22): the Parquet files of a day's events.
+pub const ANALYTICS_FILES: TableDef = regular("analytics_files");
+/// pk ("salt") · ck (UTC day number) → `SaltRow`. Analytics: today's visitor-hash salt (older ones deleted).
+pub const ANALYTICS_SALTS: TableDef = regular("analytics_salts");
+/// pk (account id) · ck () → `OptOutRow`. Analytics: accounts that opted out of analytics.
+pub const ANALYTICS_OPT_OUTS: TableDef = regular("analytics_opt_outs");
+/// pk (UTC day number) · ck () → `ClaimRow`. Analytics: the one node that compacts a past day's files.
+pub const ANALYTICS_COMPACTIONS: TableDef = regular("analytics_compactions");

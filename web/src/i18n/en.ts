@@ -27,6 +27,7 @@ import { en_oidc } from './en.oidc';
 import { en_checkin } from './en.checkin';
 import { en_home } from './en.home';
 import { en_activities } from './en.activities';
+import { en_analytics } from './en.analytics';
 
 export const en = {
   ...en_generator,
@@ -55,6 +56,7 @@ export const en = {
   ...en_checkin,
   ...en_home,
   ...en_activities,
+  ...en_analytics,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -20,6 +20,7 @@ import { zh_oidc } from './zh.oidc';
 import { zh_checkin } from './zh.checkin';
 import { zh_home } from './zh.home';
 import { zh_activities } from './zh.activities';
+import { zh_analytics } from './zh.analytics';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -610,6 +611,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_checkin,
   ...zh_home,
   ...zh_activities,
+  ...zh_analytics,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -5,6 +5,7 @@ import type { ComponentType } from 'react';
 import { CheckinAdminTab } from '../checkin/CheckinAdminTab';
 import { HomeComposer } from '../home/HomeComposer';
 import { OperateActivities } from '../activities/OperateActivities';
+import { AnalyticsTab } from '../analytics/AnalyticsTab';
 
 export interface OperateTab {
   id: string;
@@ -16,4 +17,5 @@ export const OPERATE_TABS: OperateTab[] = [
   { id: 'checkin', title: 'operate.checkin.tab', Component: CheckinAdminTab },
   { id: 'home', title: 'home.tab', Component: HomeComposer },
   { id: 'activities', title: 'activities.admin.tab', Component: OperateActivities },
+  { id: 'analytics', title: 'analytics.tab', Component: AnalyticsTab },
 ];

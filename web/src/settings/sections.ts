@@ -10,6 +10,7 @@ import { NotificationsSection } from './NotificationsSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
 import { TwoFactorSection } from './TwoFactorSection';
+import { AnalyticsSettingsSection } from '../analytics/AnalyticsSettingsSection';
 
 export interface SettingsSection {
   tab: 'profile' | 'security' | 'notifications' | 'account';
@@ -27,4 +28,5 @@ export const SECTIONS: SettingsSection[] = [
   { tab: 'notifications', id: 'notifications', title: 'settings.notifications.title', Component: NotificationsSection },
   { tab: 'account', id: 'invite', title: 'invite.title', Component: InviteSection },
   { tab: 'account', id: 'delete-account', title: 'deletion.section', Component: DeleteAccountSection },
+  { tab: 'account', id: 'analytics', title: 'analytics.settings.title', Component: AnalyticsSettingsSection },
 ];
