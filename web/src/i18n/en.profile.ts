@@ -56,4 +56,5 @@ export const en_profile = {
   'notifications.kind.comment': '{name} commented: {text}',
   'notifications.kind.reply': '{name} replied: {text}',
   'notifications.kind.follow': '{name} followed you',
+  'notifications.kind.activity': 'Activity result: {text}',
 } as const;

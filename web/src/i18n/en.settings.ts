@@ -61,4 +61,5 @@ export const en_settings = {
   'settings.notifications.kind.comment': 'Comments on your works',
   'settings.notifications.kind.reply': 'Replies to your comments',
   'settings.notifications.kind.follow': 'New followers',
+  'settings.notifications.kind.activity': 'Results of activities you joined',
 } as const;

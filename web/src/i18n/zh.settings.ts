@@ -58,4 +58,5 @@ export const zh_settings: Partial<MessageTable> = {
   'settings.notifications.kind.comment': '作品收到评论',
   'settings.notifications.kind.reply': '评论收到回复',
   'settings.notifications.kind.follow': '新的关注者',
+  'settings.notifications.kind.activity': '你参加的活动的结果',
 };

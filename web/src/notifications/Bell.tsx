@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { tokenAtom } from '../account/atoms';
+import { activityPath } from '../activities/route';
 import { useT } from '../i18n/useT';
 import type { Translate } from '../i18n/useT';
 import { localePath } from '../router/locale';
@@ -18,6 +19,7 @@ import './notifications.css';
 /** Where a notification goes: its work (a like, collect, comment, reply or moderator's decision), the model a comment is on, or the actor's profile (a follow). */
 export function notificationPath(n: Notification): string {
   if (n.kind !== 'follow' && n.obj_id && (n.obj_type === null || n.obj_type === undefined || n.obj_type === POST_OBJ_TYPE || n.obj_type === 15)) return workPath(n.obj_id);
+  if (n.kind === 'activity' && n.obj_id) return activityPath(n.obj_id);
   if (n.kind !== 'follow' && n.obj_id && n.obj_type === MODEL_OBJ_TYPE) return `/models/detail/${encodeURIComponent(n.obj_id)}`;
   if (n.actor.id === '') return '/';
   return profilePath(n.actor.id);

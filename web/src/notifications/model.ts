@@ -4,7 +4,7 @@
 // reducer that never shows one notification twice.
 import type { Notification, NotificationKind, NotificationPage } from '../square/types';
 
-export const NOTIFICATION_KINDS: readonly NotificationKind[] = ['like', 'collect', 'comment', 'reply', 'follow', 'moderation'];
+export const NOTIFICATION_KINDS: readonly NotificationKind[] = ['like', 'collect', 'comment', 'reply', 'follow', 'moderation', 'activity'];
 
 export interface NotificationState {
   items: Notification[];

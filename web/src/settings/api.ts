@@ -40,7 +40,7 @@ export function isSecondStep(data: unknown): data is SecondStep {
   return typeof data === 'object' && data !== null && (data as { second_step?: unknown }).second_step === 'totp';
 }
 
-export const NOTIFY_KINDS = ['like', 'collect', 'comment', 'reply', 'follow'] as const;
+export const NOTIFY_KINDS = ['like', 'collect', 'comment', 'reply', 'follow', 'activity'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 export interface Prefs {

@@ -244,7 +244,7 @@ export interface ProfileEdit {
 }
 
 /** `moderation`: a moderator's decision on the reader's content or appeal (issue 20); `text` is the reason. */
-export type NotificationKind = 'like' | 'collect' | 'comment' | 'reply' | 'follow' | 'moderation';
+export type NotificationKind = 'like' | 'collect' | 'comment' | 'reply' | 'follow' | 'moderation' | 'activity';
 
 export interface Notification {
   id: string;
