@@ -450,7 +450,17 @@ impl Application {
             store.clone(),
             settings.mall.public_url.clone(),
         )?;
+        let rag = crate::rag::RagService::new(
+            store.clone(),
+            objects.clone(),
+            characters.clone(),
+            Some(text_filter.clone()),
+            bus.clone(),
+            crate::rag::RagSettings::from_env().context("EASEL_RAG_* settings")?,
+        );
+        rag.start();
         let state = web::Data::new(AppState {
+            rag,
             security,
             phones,
             invites,

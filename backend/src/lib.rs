@@ -28,6 +28,7 @@ pub mod ornaments;
 pub mod polish;
 pub mod popups;
 pub mod prompts;
+pub mod rag;
 pub mod ratelimit;
 pub mod routes;
 pub mod square;

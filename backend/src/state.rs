@@ -81,4 +81,6 @@ pub struct AppState {
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.
     pub oidc: crate::accounts::oidc::OidcService,
+    /// Documents read into datacards (issue 22 part 7).
+    pub rag: crate::rag::RagService,
 }

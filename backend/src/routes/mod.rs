@@ -44,6 +44,7 @@ mod train;
 mod translate;
 mod video;
 mod works;
+mod rag;
 
 use protocol::task::Action;
 
@@ -71,6 +72,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
+            .configure(rag::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

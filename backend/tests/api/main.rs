@@ -48,3 +48,4 @@ mod timbre;
 mod uploads;
 mod video;
 mod video_calls;
+mod rag;

@@ -24,6 +24,7 @@ import { en_operate } from './en.operate';
 import { en_accountsInvite } from './en.accountsInvite';
 import { en_mail } from './en.mail';
 import { en_oidc } from './en.oidc';
+import { en_rag } from './en.rag';
 
 export const en = {
   ...en_generator,
@@ -49,6 +50,7 @@ export const en = {
   ...en_accountsInvite,
   ...en_mail,
   ...en_oidc,
+  ...en_rag,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',
