@@ -459,6 +459,7 @@ impl Application {
             crate::rag::RagSettings::from_env().context("EASEL_RAG_* settings")?,
         );
         rag.start();
+        chats.set_rag(rag.clone());
         let state = web::Data::new(AppState {
             rag,
             security,

@@ -1,7 +1,7 @@
 //! One run of a document job: parse (PDF page by page, with progress),
 //! chunk, then make the datacards one by one, recording each step in the
 //! job row. A run continues from the row's `cards_made`, and a card's id is
-//! `{job}-{part}`, created only if absent, so a run after a crash never
+//! `{job}-{part:04}`, created only if absent, so a run after a crash never
 //! makes a card twice. The whole job, waiting included, must end within
 //! the job timeout counted from its creation.
 
@@ -191,7 +191,7 @@ impl RagService {
         let start = usize::try_from(row.cards_made).unwrap_or(usize::MAX);
         let mut published = row.percent;
         for (i, part) in chunked.cards.iter().enumerate().skip(start) {
-            let card_id = format!("{id}-{i}");
+            let card_id = format!("{id}-{i:04}");
             let mut req = DatacardCreate {
                 title: part.title.clone(),
                 content: part.content.clone(),

@@ -19,6 +19,7 @@
 
 pub mod job;
 pub mod parse;
+pub mod retrieve;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +47,9 @@ use crate::textfilter::TextFilterService;
 
 /// Runs of one job before it is failed as interrupted.
 pub const MAX_ATTEMPTS: u32 = 3;
+/// Imported cards a new chat message brings into the prompt (besides the
+/// session's own).
+pub const RETRIEVED_PER_MESSAGE: usize = 3;
 /// Jobs one account may have queued or running at once.
 pub const MAX_OPEN_JOBS_PER_ACCOUNT: usize = 3;
 /// The one partition of the open-jobs index.

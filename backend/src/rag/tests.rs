@@ -312,12 +312,12 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
     // What the crashed run had done: cards 0 and 1 made, only 0 recorded.
     rag.inner
         .characters
-        .create_datacard_keyed("alice", &format!("{id}-0"), "Oru", "A realm by the sea.")
+        .create_datacard_keyed("alice", &format!("{id}-0000"), "Oru", "A realm by the sea.")
         .await
         .unwrap();
     rag.inner
         .characters
-        .create_datacard_keyed("alice", &format!("{id}-1"), "People", "Fishers and weavers.")
+        .create_datacard_keyed("alice", &format!("{id}-0001"), "People", "Fishers and weavers.")
         .await
         .unwrap();
     let row = RagJobRow {
@@ -332,7 +332,7 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
         percent: 73,
         cards_made: 1,
         cards_total: 3,
-        card_ids: vec![format!("{id}-0")],
+        card_ids: vec![format!("{id}-0000")],
         cards_refused: 0,
         truncated: false,
         error: None,
@@ -358,7 +358,7 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
     assert_eq!(v.state, RagState::Done, "{v:?}");
     assert_eq!(
         v.card_ids,
-        vec![format!("{id}-0"), format!("{id}-1"), format!("{id}-2")]
+        vec![format!("{id}-0000"), format!("{id}-0001"), format!("{id}-0002")]
     );
     let mine = f.characters.my_datacards("alice").await.unwrap();
     assert_eq!(mine.len(), 3, "{mine:?}");
@@ -446,4 +446,76 @@ async fn a_bad_pdf_job_fails_with_its_code() {
     let v = wait_final(&f.rag, "alice", &id).await;
     assert_eq!(v.state, RagState::Failed);
     assert_eq!(v.error.unwrap().code, 40703);
+}
+
+// ---- Retrieval -------------------------------------------------------------
+
+#[test]
+fn ranking_picks_the_cards_that_share_rare_terms() {
+    use super::retrieve::{rank, terms};
+    let cards = [
+        ("The Kingdom of Oru", "A small realm by the sea, ruled by Queen Ana."),
+        ("People", "Fishers and weavers trade amber in the low town."),
+        ("Magic", "Magic is rare and feared; the tower of salt hides it."),
+        ("王城", "王城位于海边，居民以捕鱼为生。"),
+    ];
+    assert_eq!(rank("Who trades amber here?", &cards, 3), vec![1]);
+    assert_eq!(rank("tell me about the magic tower", &cards, 3), vec![2]);
+    // A title hit counts twice: "Oru" in a title beats a content mention.
+    assert_eq!(rank("oru and its queen", &cards, 1), vec![0]);
+    assert_eq!(rank("居民在哪里捕鱼", &cards, 3), vec![3]);
+    // Stop words and short words alone find nothing.
+    assert!(rank("who is the one", &cards, 3).is_empty());
+    assert!(rank("", &cards, 3).is_empty());
+    assert!(terms("The cat, THE Cat!").contains("cat"));
+    assert!(!terms("The cat").contains("the"));
+}
+
+#[tokio::test]
+async fn relevant_cards_are_the_owners_for_that_character() {
+    let f = fixture(RagSettings::default());
+    let ch = f
+        .characters
+        .publish(
+            "alice",
+            serde_json::from_value(serde_json::json!({"name": "Ana", "greeting": "Hi.", "published": true}))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let id = f
+        .rag
+        .submit("alice", LORE.as_bytes().to_vec(), "oru.md", Some(&ch))
+        .await
+        .unwrap();
+    let v = wait_final(&f.rag, "alice", &id).await;
+    assert_eq!(v.state, RagState::Done);
+    let got = f
+        .rag
+        .relevant("alice", &ch, "what do the weavers do?", 3, &[])
+        .await
+        .unwrap();
+    assert_eq!(got.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(), vec!["People"]);
+    // Bound to the session already: not repeated.
+    let skip = vec![got[0].id.clone()];
+    assert!(f
+        .rag
+        .relevant("alice", &ch, "weavers", 3, &skip)
+        .await
+        .unwrap()
+        .is_empty());
+    // Someone else chatting with the published character gets none of Alice's cards.
+    assert!(f
+        .rag
+        .relevant("bob", &ch, "weavers", 3, &[])
+        .await
+        .unwrap()
+        .is_empty());
+    // Bob cannot import for Alice's character.
+    let e = f
+        .rag
+        .submit("bob", b"notes".to_vec(), "b.txt", Some(&ch))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, protocol::ErrorCode::NotFound);
 }

@@ -167,7 +167,7 @@ fn a_word_longer_than_a_card_is_cut_where_the_card_is_full() {
 #[test]
 fn cjk_text_is_cut_between_characters_and_prefers_sentence_ends() {
     let sentence = "王城位于海边，居民以捕鱼和编织为生，每年夏天都会举行盛大的祭典。";
-    assert!(sentence.chars().all(|c| is_cjk(c)));
+    assert!(sentence.chars().all(is_cjk));
     let text = sentence.repeat(80); // 33 chars each: 2,640 characters
     let out = chunk(&[h(1, "王城"), p(&text)], &rules(1500));
     assert_eq!(out.cards.len(), 2);
