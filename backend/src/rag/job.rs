@@ -151,7 +151,10 @@ impl RagService {
             .await
             .map_err(ApiError::internal)?
             .ok_or_else(|| {
-                ApiError::with_msg(ErrorCode::RagJobInterrupted, "the document is no longer stored")
+                ApiError::with_msg(
+                    ErrorCode::RagJobInterrupted,
+                    "the document is no longer stored",
+                )
             })?;
         let bytes = stored.bytes;
         let kind = parse::sniff(&bytes, &row.file_name).map_err(parse_error)?;

@@ -363,10 +363,8 @@ impl RagService {
             }
         }
         let rows = self.inner.characters.load_datacards(owner, &ids).await?;
-        let mut views: Vec<DatacardView> = rows
-            .iter()
-            .map(crate::characters::datacard_view)
-            .collect();
+        let mut views: Vec<DatacardView> =
+            rows.iter().map(crate::characters::datacard_view).collect();
         views.sort_by(|a, b| a.create_at.cmp(&b.create_at).then(a.id.cmp(&b.id)));
         Ok(views)
     }
@@ -413,7 +411,10 @@ impl RagService {
         let mut content = serde_json::to_value(row.view()).unwrap_or_default();
         if let Some(o) = content.as_object_mut() {
             o.insert("kind".into(), "rag.progress".into());
-            o.insert("doc_kind".into(), serde_json::to_value(row.kind).unwrap_or_default());
+            o.insert(
+                "doc_kind".into(),
+                serde_json::to_value(row.kind).unwrap_or_default(),
+            );
         }
         self.inner
             .bus

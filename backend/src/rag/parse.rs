@@ -35,20 +35,20 @@ impl ParseError {
 
 /// Magic numbers of binary files people might pick by mistake.
 const BINARY_MAGIC: &[&[u8]] = &[
-    b"PK\x03\x04",        // zip, docx, epub
-    b"\x89PNG",           // png
-    b"\xFF\xD8\xFF",      // jpeg
-    b"GIF8",              // gif
-    b"\xD0\xCF\x11\xE0",  // old office
-    b"\x1F\x8B",          // gzip
-    b"Rar!",              // rar
-    b"7z\xBC\xAF",        // 7z
-    b"\x7FELF",           // executables
-    b"RIFF",              // wav, webp, avi
-    b"ID3",               // mp3
-    b"OggS",              // ogg
-    b"fLaC",              // flac
-    b"\x00\x00\x00",      // mp4 and other boxes
+    b"PK\x03\x04",       // zip, docx, epub
+    b"\x89PNG",          // png
+    b"\xFF\xD8\xFF",     // jpeg
+    b"GIF8",             // gif
+    b"\xD0\xCF\x11\xE0", // old office
+    b"\x1F\x8B",         // gzip
+    b"Rar!",             // rar
+    b"7z\xBC\xAF",       // 7z
+    b"\x7FELF",          // executables
+    b"RIFF",             // wav, webp, avi
+    b"ID3",              // mp3
+    b"OggS",             // ogg
+    b"fLaC",             // flac
+    b"\x00\x00\x00",     // mp4 and other boxes
 ];
 
 /// What the bytes are. PDF by its `%PDF-` header (within the first 1 KiB,
@@ -150,9 +150,11 @@ fn looks_like_html(text: &str) -> bool {
     if !start.starts_with('<') {
         return false;
     }
-    ["<head", "<body", "<p>", "<div", "<h1", "<h2", "<meta", "<title", "<!--"]
-        .iter()
-        .any(|t| start.contains(t))
+    [
+        "<head", "<body", "<p>", "<div", "<h1", "<h2", "<meta", "<title", "<!--",
+    ]
+    .iter()
+    .any(|t| start.contains(t))
 }
 
 fn has_markdown_headings(text: &str) -> bool {
@@ -267,9 +269,34 @@ mod html {
     ];
     /// Elements that end a paragraph.
     const BLOCKS: &[&str] = &[
-        "p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li",
-        "ul", "ol", "dl", "dt", "dd", "blockquote", "pre", "table", "tr", "br", "hr",
-        "figure", "figcaption", "address", "details", "summary", "body", "html",
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "footer",
+        "aside",
+        "nav",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "blockquote",
+        "pre",
+        "table",
+        "tr",
+        "br",
+        "hr",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "body",
+        "html",
     ];
 
     #[derive(Default)]
@@ -386,7 +413,10 @@ mod html {
     }
 
     pub fn blocks(text: &str) -> Vec<Block> {
-        let tok = Tokenizer::new(Sink(RefCell::new(State::default())), TokenizerOpts::default());
+        let tok = Tokenizer::new(
+            Sink(RefCell::new(State::default())),
+            TokenizerOpts::default(),
+        );
         let input = BufferQueue::default();
         input.push_back(StrTendril::from(text));
         let _ = tok.feed(&input);
@@ -431,7 +461,12 @@ pub fn parse_pdf(
     if doc.is_encrypted() {
         return Err(ParseError::Encrypted);
     }
-    let pages: Vec<u32> = doc.get_pages().keys().copied().take(MAX_PDF_PAGES).collect();
+    let pages: Vec<u32> = doc
+        .get_pages()
+        .keys()
+        .copied()
+        .take(MAX_PDF_PAGES)
+        .collect();
     if pages.is_empty() {
         return Err(ParseError::BadPdf("the PDF has no pages".into()));
     }
@@ -484,7 +519,11 @@ fn pdf_paragraphs(text: &str) -> String {
             } else {
                 out.push(' ');
             }
-        } else if line.chars().last().is_some_and(protocol::rag::chunk::is_cjk) {
+        } else if line
+            .chars()
+            .last()
+            .is_some_and(protocol::rag::chunk::is_cjk)
+        {
             // CJK lines join without a space.
         } else {
             out.push(' ');

@@ -31,7 +31,7 @@ pub fn terms(text: &str) -> HashSet<String> {
     let mut out = HashSet::new();
     let mut word = String::new();
     let mut prev_cjk: Option<char> = None;
-    let mut flush = |word: &mut String, out: &mut HashSet<String>| {
+    let flush = |word: &mut String, out: &mut HashSet<String>| {
         if word.chars().count() >= 3 && !STOP.contains(&word.as_str()) {
             out.insert(std::mem::take(word));
         }
@@ -62,10 +62,8 @@ pub fn rank(query: &str, cards: &[(&str, &str)], k: usize) -> Vec<usize> {
     if q.is_empty() || k == 0 {
         return Vec::new();
     }
-    let card_terms: Vec<(HashSet<String>, HashSet<String>)> = cards
-        .iter()
-        .map(|(t, c)| (terms(t), terms(c)))
-        .collect();
+    let card_terms: Vec<(HashSet<String>, HashSet<String>)> =
+        cards.iter().map(|(t, c)| (terms(t), terms(c))).collect();
     let mut df: HashMap<&str, usize> = HashMap::new();
     for (t, c) in &card_terms {
         for term in q.iter() {

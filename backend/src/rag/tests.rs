@@ -88,9 +88,21 @@ fn texts(blocks: &[Block]) -> String {
 fn sniffing_reads_the_bytes_not_the_name() {
     let cases: Vec<(&[u8], &str, Result<DocKind, ParseError>)> = vec![
         (b"%PDF-1.7\n...", "notes.txt", Ok(DocKind::Pdf)),
-        (b"\x89PNG\r\n\x1a\n....", "lore.md", Err(ParseError::Unsupported)),
-        (b"PK\x03\x04zipzip", "lore.txt", Err(ParseError::Unsupported)),
-        (b"text with a \x00 NUL", "lore.txt", Err(ParseError::Unsupported)),
+        (
+            b"\x89PNG\r\n\x1a\n....",
+            "lore.md",
+            Err(ParseError::Unsupported),
+        ),
+        (
+            b"PK\x03\x04zipzip",
+            "lore.txt",
+            Err(ParseError::Unsupported),
+        ),
+        (
+            b"text with a \x00 NUL",
+            "lore.txt",
+            Err(ParseError::Unsupported),
+        ),
         (b"<!DOCTYPE html><p>x</p>", "lore.txt", Ok(DocKind::Html)),
         (b"  <html><body>x</body></html>", "a", Ok(DocKind::Html)),
         (b"# Title\n\ntext", "lore.txt", Ok(DocKind::Markdown)),
@@ -99,7 +111,12 @@ fn sniffing_reads_the_bytes_not_the_name() {
         (b"a < b and c > d", "x.html", Ok(DocKind::Text)),
     ];
     for (bytes, name, want) in cases {
-        assert_eq!(sniff(bytes, name), want, "{name} {:?}", String::from_utf8_lossy(bytes));
+        assert_eq!(
+            sniff(bytes, name),
+            want,
+            "{name} {:?}",
+            String::from_utf8_lossy(bytes)
+        );
     }
     // UTF-16 with its byte-order mark is text, not a binary.
     let utf16: Vec<u8> = [0xFF, 0xFE]
@@ -112,12 +129,17 @@ fn sniffing_reads_the_bytes_not_the_name() {
 
 #[test]
 fn legacy_charsets_are_detected() {
-    let text = "王城位于海边，居民以捕鱼和编织为生。每年夏天，人们都会在港口举行盛大的祭典，庆祝丰收。";
+    let text =
+        "王城位于海边，居民以捕鱼和编织为生。每年夏天，人们都会在港口举行盛大的祭典，庆祝丰收。";
     let (gbk, _, _) = encoding_rs::GBK.encode(text);
     assert!(std::str::from_utf8(&gbk).is_err());
     assert_eq!(decode(&gbk), text);
-    let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("これは日本語の文章です。港町の物語を書いています。");
-    assert_eq!(decode(&sjis), "これは日本語の文章です。港町の物語を書いています。");
+    let (sjis, _, _) =
+        encoding_rs::SHIFT_JIS.encode("これは日本語の文章です。港町の物語を書いています。");
+    assert_eq!(
+        decode(&sjis),
+        "これは日本語の文章です。港町の物語を書いています。"
+    );
     let (latin, _, _) = encoding_rs::WINDOWS_1252.encode("Café crème, déjà vu — naïve façade.");
     assert_eq!(decode(&latin), "Café crème, déjà vu — naïve façade.");
 }
@@ -143,7 +165,8 @@ fn html_keeps_headings_and_text_and_drops_scripts() {
 
 #[test]
 fn markdown_structure_and_raw_html_dropped() {
-    let md = "# Lore\n\nThe *old* [keep](http://x) stands.\n\n<script>alert('MD-LEAK')</script>\n\n\
+    let md =
+        "# Lore\n\nThe *old* [keep](http://x) stands.\n\n<script>alert('MD-LEAK')</script>\n\n\
               ## People\n\n- Ana, the smith\n- Bo <span onclick=x>the</span> fisher\n\n\
               > A saying.\n\n```\ncode line\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
     let got = texts(&parse_markdown(md));
@@ -181,7 +204,10 @@ fn bad_encrypted_and_empty_pdfs_have_their_errors() {
     ));
     let mut truncated = pdf(&["Some text here."], None);
     truncated.truncate(truncated.len() / 3);
-    assert!(matches!(parse(&truncated, DocKind::Pdf), Err(ParseError::BadPdf(_))));
+    assert!(matches!(
+        parse(&truncated, DocKind::Pdf),
+        Err(ParseError::BadPdf(_))
+    ));
     assert_eq!(
         parse(&pdf(&["Secret plans."], Some("hunter2")), DocKind::Pdf),
         Err(ParseError::Encrypted)
@@ -190,7 +216,10 @@ fn bad_encrypted_and_empty_pdfs_have_their_errors() {
     let open = parse(&pdf(&["Open plans."], Some("")), DocKind::Pdf).unwrap();
     assert!(texts(&open).contains("Open plans."));
     // A page without text (a scan) has nothing to read.
-    assert_eq!(parse(&pdf(&[""], None), DocKind::Pdf), Err(ParseError::Empty));
+    assert_eq!(
+        parse(&pdf(&[""], None), DocKind::Pdf),
+        Err(ParseError::Empty)
+    );
     assert_eq!(
         ParseError::Encrypted.code(),
         protocol::ErrorCode::RagPdfEncrypted
@@ -219,9 +248,8 @@ struct Fixture {
 
 fn fixture(settings: RagSettings) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store: DynStore = Arc::new(
-        infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap(),
-    );
+    let store: DynStore =
+        Arc::new(infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap());
     let objects: DynObjects = Arc::new(LocalObjects::new(dir.path().join("o")).unwrap());
     let bus: DynBus = Arc::new(LocalBus::new(64));
     let characters = CharacterService::new(store.clone(), objects.clone());
@@ -244,7 +272,8 @@ async fn wait_final(rag: &RagService, owner: &str, id: &str) -> protocol::rag::R
     panic!("job {id} did not end");
 }
 
-const LORE: &str = "# Oru\n\nA realm by the sea.\n\n## People\n\nFishers and weavers.\n\n## Magic\n\nRare.\n";
+const LORE: &str =
+    "# Oru\n\nA realm by the sea.\n\n## People\n\nFishers and weavers.\n\n## Magic\n\nRare.\n";
 
 #[tokio::test]
 async fn a_job_makes_titled_cards_for_its_owner_only() {
@@ -281,7 +310,11 @@ async fn bad_input_is_refused_at_once() {
         protocol::ErrorCode::RagFileTooLarge
     );
     assert_eq!(
-        code(f.rag.submit("a", b"\x89PNG\r\n\x1a\n".to_vec(), "a.md", None).await),
+        code(
+            f.rag
+                .submit("a", b"\x89PNG\r\n\x1a\n".to_vec(), "a.md", None)
+                .await
+        ),
         protocol::ErrorCode::RagFileType
     );
     assert_eq!(
@@ -289,7 +322,11 @@ async fn bad_input_is_refused_at_once() {
         protocol::ErrorCode::RagDocumentEmpty
     );
     assert_eq!(
-        code(f.rag.submit("a", b"text".to_vec(), "a.md", Some("nope")).await),
+        code(
+            f.rag
+                .submit("a", b"text".to_vec(), "a.md", Some("nope"))
+                .await
+        ),
         protocol::ErrorCode::NotFound
     );
 }
@@ -306,7 +343,11 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
     let source_key = format!("rag/{id}/source");
     rag.inner
         .objects
-        .put(&object_key(&source_key).unwrap(), LORE.as_bytes().to_vec(), "text/markdown")
+        .put(
+            &object_key(&source_key).unwrap(),
+            LORE.as_bytes().to_vec(),
+            "text/markdown",
+        )
         .await
         .unwrap();
     // What the crashed run had done: cards 0 and 1 made, only 0 recorded.
@@ -317,7 +358,12 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
         .unwrap();
     rag.inner
         .characters
-        .create_datacard_keyed("alice", &format!("{id}-0001"), "People", "Fishers and weavers.")
+        .create_datacard_keyed(
+            "alice",
+            &format!("{id}-0001"),
+            "People",
+            "Fishers and weavers.",
+        )
         .await
         .unwrap();
     let row = RagJobRow {
@@ -358,7 +404,11 @@ async fn a_stale_job_is_resumed_without_making_a_card_twice() {
     assert_eq!(v.state, RagState::Done, "{v:?}");
     assert_eq!(
         v.card_ids,
-        vec![format!("{id}-0000"), format!("{id}-0001"), format!("{id}-0002")]
+        vec![
+            format!("{id}-0000"),
+            format!("{id}-0001"),
+            format!("{id}-0002")
+        ]
     );
     let mine = f.characters.my_datacards("alice").await.unwrap();
     assert_eq!(mine.len(), 3, "{mine:?}");
@@ -454,9 +504,15 @@ async fn a_bad_pdf_job_fails_with_its_code() {
 fn ranking_picks_the_cards_that_share_rare_terms() {
     use super::retrieve::{rank, terms};
     let cards = [
-        ("The Kingdom of Oru", "A small realm by the sea, ruled by Queen Ana."),
+        (
+            "The Kingdom of Oru",
+            "A small realm by the sea, ruled by Queen Ana.",
+        ),
         ("People", "Fishers and weavers trade amber in the low town."),
-        ("Magic", "Magic is rare and feared; the tower of salt hides it."),
+        (
+            "Magic",
+            "Magic is rare and feared; the tower of salt hides it.",
+        ),
         ("王城", "王城位于海边，居民以捕鱼为生。"),
     ];
     assert_eq!(rank("Who trades amber here?", &cards, 3), vec![1]);
@@ -478,8 +534,10 @@ async fn relevant_cards_are_the_owners_for_that_character() {
         .characters
         .publish(
             "alice",
-            serde_json::from_value(serde_json::json!({"name": "Ana", "greeting": "Hi.", "published": true}))
-                .unwrap(),
+            serde_json::from_value(
+                serde_json::json!({"name": "Ana", "greeting": "Hi.", "published": true}),
+            )
+            .unwrap(),
         )
         .await
         .unwrap();
@@ -495,7 +553,10 @@ async fn relevant_cards_are_the_owners_for_that_character() {
         .relevant("alice", &ch, "what do the weavers do?", 3, &[])
         .await
         .unwrap();
-    assert_eq!(got.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(), vec!["People"]);
+    assert_eq!(
+        got.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(),
+        vec!["People"]
+    );
     // Bound to the session already: not repeated.
     let skip = vec![got[0].id.clone()];
     assert!(f

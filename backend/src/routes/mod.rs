@@ -30,6 +30,7 @@ mod ornament;
 mod payment;
 mod phoneinvite;
 mod polish;
+mod rag;
 pub mod resource;
 mod search;
 mod security;
@@ -44,7 +45,6 @@ mod train;
 mod translate;
 mod video;
 mod works;
-mod rag;
 
 use protocol::task::Action;
 

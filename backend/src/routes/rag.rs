@@ -90,7 +90,11 @@ pub async fn parse_rag_file(
         let b: ParseRagUpload = serde_json::from_slice(&body)
             .map_err(|e| ApiError::with_msg(ErrorCode::InvalidParams, e.to_string()))?;
         let (bytes, name) = upload_bytes(&s, &owner, &b.file_id, limit).await?;
-        (bytes, name, b.character_id.or_else(|| q.character_id.clone()))
+        (
+            bytes,
+            name,
+            b.character_id.or_else(|| q.character_id.clone()),
+        )
     } else {
         let bytes = read_body(&req, payload, limit).await?;
         let name = q.file_name.clone().unwrap_or_default();
@@ -113,7 +117,10 @@ async fn upload_bytes(
 ) -> Result<(Vec<u8>, String), ApiError> {
     let file_id = file_id.trim();
     if file_id.is_empty() || file_id.len() > 64 {
-        return Err(ApiError::with_msg(ErrorCode::InvalidParams, "file_id is required"));
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "file_id is required",
+        ));
     }
     let uploads: Table<UploadRow> = Table::new(s.store.clone(), &tables::UPLOADS);
     let row = uploads

@@ -22,7 +22,10 @@ const LORE: &str = "# The Kingdom of Oru\n\nOru is a small realm by the sea. Its
 /// Sends the raw document; answers (HTTP status, envelope).
 async fn send(app: &TestApp, c: &RestClient, bytes: Vec<u8>, query: &str) -> (u16, Value) {
     let mut req = reqwest::Client::new()
-        .post(format!("{}/api/v1/langflow/parse-rag-file?{query}", app.base))
+        .post(format!(
+            "{}/api/v1/langflow/parse-rag-file?{query}",
+            app.base
+        ))
         .header("Content-Type", "application/octet-stream")
         .body(bytes);
     if let Some(t) = c.token() {
@@ -247,10 +250,24 @@ async fn documents_become_datacards_for_their_owner() {
         ),
         40400
     );
-    let (status, v) = send(&app, &bob, b"Bob's notes.".to_vec(), &format!("character_id={ana}")).await;
-    assert_eq!((status, v["status"]["code"].as_i64()), (404, Some(40400)), "{v}");
+    let (status, v) = send(
+        &app,
+        &bob,
+        b"Bob's notes.".to_vec(),
+        &format!("character_id={ana}"),
+    )
+    .await;
+    assert_eq!(
+        (status, v["status"]["code"].as_i64()),
+        (404, Some(40400)),
+        "{v}"
+    );
     let (status, v) = send(&app, &bob, b"x".to_vec(), "character_id=no-such-character").await;
-    assert_eq!((status, v["status"]["code"].as_i64()), (404, Some(40400)), "{v}");
+    assert_eq!(
+        (status, v["status"]["code"].as_i64()),
+        (404, Some(40400)),
+        "{v}"
+    );
     // Visitors must sign in.
     let (status, _) = send(&app, &app.client, b"x".to_vec(), "").await;
     assert_eq!(status, 401);
@@ -275,16 +292,26 @@ async fn uploads_pdfs_and_bad_files() {
         .await
         .unwrap();
     let job = wait_done(&alice, v["id"].as_str().unwrap()).await;
-    assert_eq!((job["state"].as_str(), job["kind"].as_str()), (Some("done"), Some("html")), "{job}");
+    assert_eq!(
+        (job["state"].as_str(), job["kind"].as_str()),
+        (Some("done"), Some("html")),
+        "{job}"
+    );
     let mine: Value = alice.post("/api/v1/datacard/my", &json!({})).await.unwrap();
     let text = mine.to_string();
-    assert!(text.contains("Boats & nets.") && text.contains("Made of salt."), "{text}");
+    assert!(
+        text.contains("Boats & nets.") && text.contains("Made of salt."),
+        "{text}"
+    );
     assert!(!text.contains("leak"), "{text}");
     // Bob cannot name Alice's upload.
     assert_eq!(
         code_of(
-            bob.post::<_, Value>("/api/v1/langflow/parse-rag-file", &json!({ "file_id": file_id }))
-                .await
+            bob.post::<_, Value>(
+                "/api/v1/langflow/parse-rag-file",
+                &json!({ "file_id": file_id })
+            )
+            .await
         ),
         40400
     );
@@ -293,7 +320,10 @@ async fn uploads_pdfs_and_bad_files() {
     let id = submit(
         &app,
         &alice,
-        pdf(&["The lighthouse keeper sings at night. Nobody knows why."], None),
+        pdf(
+            &["The lighthouse keeper sings at night. Nobody knows why."],
+            None,
+        ),
         "file_name=keeper.pdf",
     )
     .await;
@@ -310,7 +340,11 @@ async fn uploads_pdfs_and_bad_files() {
 
     // A damaged PDF and a protected one fail with their codes.
     for (bytes, code, key) in [
-        (b"%PDF-1.7\nnot really a pdf".to_vec(), 40702, "ragPdfUnreadable"),
+        (
+            b"%PDF-1.7\nnot really a pdf".to_vec(),
+            40702,
+            "ragPdfUnreadable",
+        ),
         (pdf(&["Secret."], Some("pw")), 40703, "ragPdfEncrypted"),
         (pdf(&[""], None), 40704, "ragDocumentEmpty"),
     ] {
@@ -322,10 +356,28 @@ async fn uploads_pdfs_and_bad_files() {
     }
 
     // Refused at once: a picture named .md, a file over the limit, nothing.
-    let (status, v) = send(&app, &alice, b"\x89PNG\r\n\x1a\n0000".to_vec(), "file_name=a.md").await;
-    assert_eq!((status, v["status"]["code"].as_i64()), (400, Some(40701)), "{v}");
+    let (status, v) = send(
+        &app,
+        &alice,
+        b"\x89PNG\r\n\x1a\n0000".to_vec(),
+        "file_name=a.md",
+    )
+    .await;
+    assert_eq!(
+        (status, v["status"]["code"].as_i64()),
+        (400, Some(40701)),
+        "{v}"
+    );
     let (status, v) = send(&app, &alice, vec![b'a'; 200_001], "file_name=big.txt").await;
-    assert_eq!((status, v["status"]["code"].as_i64()), (413, Some(40700)), "{v}");
+    assert_eq!(
+        (status, v["status"]["code"].as_i64()),
+        (413, Some(40700)),
+        "{v}"
+    );
     let (status, v) = send(&app, &alice, Vec::new(), "file_name=empty.txt").await;
-    assert_eq!((status, v["status"]["code"].as_i64()), (400, Some(40704)), "{v}");
+    assert_eq!(
+        (status, v["status"]["code"].as_i64()),
+        (400, Some(40704)),
+        "{v}"
+    );
 }

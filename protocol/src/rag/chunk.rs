@@ -109,9 +109,7 @@ pub fn chunk(blocks: &[Block], rules: &ChunkRules) -> Chunked {
             let title = match &s.heading {
                 Some(h) if n > 1 => {
                     let suffix = format!(" ({}/{n})", i + 1);
-                    let room = rules
-                        .max_title_chars
-                        .saturating_sub(suffix.chars().count());
+                    let room = rules.max_title_chars.saturating_sub(suffix.chars().count());
                     format!("{}{suffix}", shorten(h, room))
                 }
                 Some(h) => shorten(h, rules.max_title_chars),

@@ -23,7 +23,11 @@ fn rules(max_chars: usize) -> ChunkRules {
 }
 
 fn titles(blocks: &[Block], r: &ChunkRules) -> Vec<String> {
-    chunk(blocks, r).cards.into_iter().map(|c| c.title).collect()
+    chunk(blocks, r)
+        .cards
+        .into_iter()
+        .map(|c| c.title)
+        .collect()
 }
 
 /// Every piece of every card, joined with single spaces, is the input's
@@ -138,7 +142,11 @@ fn long_paragraphs_are_cut_at_sentences_then_words_never_inside_a_word() {
     assert!(out.cards.len() >= 3);
     for c in &out.cards {
         assert!(c.content.chars().count() <= 1500);
-        assert!(c.content.ends_with('.'), "{:?}", &c.content[c.content.len() - 20..]);
+        assert!(
+            c.content.ends_with('.'),
+            "{:?}",
+            &c.content[c.content.len() - 20..]
+        );
     }
     let joined: Vec<String> = out.cards.iter().flat_map(|c| words(&c.content)).collect();
     assert_eq!(joined, words(&text));
@@ -157,7 +165,12 @@ fn long_paragraphs_are_cut_at_sentences_then_words_never_inside_a_word() {
 fn a_word_longer_than_a_card_is_cut_where_the_card_is_full() {
     let url = format!("https://example.com/{}", "x".repeat(300));
     let out = chunk(&[p(&format!("see {url} here"))], &rules(100));
-    let all: String = out.cards.iter().map(|c| c.content.as_str()).collect::<Vec<_>>().join("");
+    let all: String = out
+        .cards
+        .iter()
+        .map(|c| c.content.as_str())
+        .collect::<Vec<_>>()
+        .join("");
     assert!(all.replace(' ', "").contains(&url.replace(' ', "")));
     for c in &out.cards {
         assert!(c.content.chars().count() <= 100);
@@ -183,7 +196,11 @@ fn cjk_text_is_cut_between_characters_and_prefers_sentence_ends() {
     // Without punctuation: any boundary between two ideographs.
     let text = "龍".repeat(250);
     let out = chunk(&[p(&text)], &rules(100));
-    let sizes: Vec<usize> = out.cards.iter().map(|c| c.content.chars().count()).collect();
+    let sizes: Vec<usize> = out
+        .cards
+        .iter()
+        .map(|c| c.content.chars().count())
+        .collect();
     assert_eq!(sizes, vec![100, 100, 50]);
 }
 
@@ -256,7 +273,10 @@ fn file_names_are_cleaned() {
     ] {
         assert_eq!(clean_file_name(input), want, "{input:?}");
     }
-    assert_eq!(clean_file_name(&"x".repeat(500)).chars().count(), MAX_FILE_NAME_CHARS);
+    assert_eq!(
+        clean_file_name(&"x".repeat(500)).chars().count(),
+        MAX_FILE_NAME_CHARS
+    );
 }
 
 #[test]
