@@ -196,6 +196,8 @@ pub fn parse_markdown(text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut buf = String::new();
     let mut heading: Option<u8> = None;
+    // Inside an inline `<script>` or `<style>`: its text is dropped too.
+    let mut hidden: Option<&'static str> = None;
     let flush = |buf: &mut String, heading: &mut Option<u8>, out: &mut Vec<Block>| {
         let t = buf.trim();
         if !t.is_empty() {
@@ -233,12 +235,26 @@ pub fn parse_markdown(text: &str) -> Vec<Block> {
                 | TagEnd::TableRow
                 | TagEnd::TableHead
                 | TagEnd::BlockQuote(_),
-            ) => flush(&mut buf, &mut heading, &mut out),
+            ) => {
+                hidden = None;
+                flush(&mut buf, &mut heading, &mut out);
+            }
             Event::Start(Tag::TableCell) => {
                 if !buf.trim().is_empty() {
                     buf.push_str(" | ");
                 }
             }
+            Event::InlineHtml(h) => {
+                let tag = h.trim_start().to_ascii_lowercase();
+                match hidden {
+                    Some(end) if tag.starts_with(end) => hidden = None,
+                    Some(_) => {}
+                    None if tag.starts_with("<script") => hidden = Some("</script"),
+                    None if tag.starts_with("<style") => hidden = Some("</style"),
+                    None => {}
+                }
+            }
+            Event::Text(_) | Event::Code(_) if hidden.is_some() => {}
             Event::Text(t) | Event::Code(t) => buf.push_str(&t),
             Event::SoftBreak => buf.push(' '),
             Event::HardBreak => buf.push('\n'),

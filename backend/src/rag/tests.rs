@@ -167,7 +167,7 @@ fn html_keeps_headings_and_text_and_drops_scripts() {
 fn markdown_structure_and_raw_html_dropped() {
     let md =
         "# Lore\n\nThe *old* [keep](http://x) stands.\n\n<script>alert('MD-LEAK')</script>\n\n\
-              ## People\n\n- Ana, the smith\n- Bo <span onclick=x>the</span> fisher\n\n\
+              ## People\n\n- Ana, the smith\n- Bo <span onclick=x>the</span> fisher<script>alert('INLINE-LEAK')</script>\n\n\
               > A saying.\n\n```\ncode line\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
     let got = texts(&parse_markdown(md));
     assert!(!got.contains("LEAK"), "{got}");
