@@ -221,11 +221,9 @@ pub fn parse_markdown(text: &str) -> Vec<Block> {
             }
             Event::Start(
                 Tag::Paragraph | Tag::Item | Tag::CodeBlock(_) | Tag::TableRow | Tag::TableHead,
-            ) => {
+            ) if !buf.trim().is_empty() && !buf.ends_with('\n') => {
                 // A paragraph inside a list item continues the item.
-                if !buf.trim().is_empty() && !buf.ends_with('\n') {
-                    buf.push('\n');
-                }
+                buf.push('\n');
             }
             Event::End(
                 TagEnd::Heading(_)
@@ -239,11 +237,7 @@ pub fn parse_markdown(text: &str) -> Vec<Block> {
                 hidden = None;
                 flush(&mut buf, &mut heading, &mut out);
             }
-            Event::Start(Tag::TableCell) => {
-                if !buf.trim().is_empty() {
-                    buf.push_str(" | ");
-                }
-            }
+            Event::Start(Tag::TableCell) if !buf.trim().is_empty() => buf.push_str(" | "),
             Event::InlineHtml(h) => {
                 let tag = h.trim_start().to_ascii_lowercase();
                 match hidden {
@@ -414,11 +408,7 @@ mod html {
                         }
                     }
                 }
-                Token::CharacterTokens(t) => {
-                    if s.hidden.is_empty() {
-                        s.buf.push_str(&t);
-                    }
-                }
+                Token::CharacterTokens(t) if s.hidden.is_empty() => s.buf.push_str(&t),
                 Token::EOFToken => {
                     s.flush();
                 }
