@@ -487,9 +487,20 @@ impl Application {
         analytics.start(stop_rx.clone());
         analytics.start_upkeep(stop_rx.clone());
         mall.set_analytics(analytics.clone());
+        let rag = crate::rag::RagService::new(
+            store.clone(),
+            objects.clone(),
+            characters.clone(),
+            Some(text_filter.clone()),
+            bus.clone(),
+            crate::rag::RagSettings::from_env().context("EASEL_RAG_* settings")?,
+        );
+        rag.start();
+        chats.set_rag(rag.clone());
         let state = web::Data::new(AppState {
             analytics: analytics.clone(),
             awards,
+            rag,
             security,
             phones,
             invites,

@@ -32,6 +32,7 @@ pub mod ornaments;
 pub mod polish;
 pub mod popups;
 pub mod prompts;
+pub mod rag;
 pub mod ratelimit;
 pub mod routes;
 pub mod square;

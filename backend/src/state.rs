@@ -89,4 +89,6 @@ pub struct AppState {
     pub activities: crate::activities::ActivityService,
     /// Product analytics (issue 22): ingest, the buffer, the sink, the questions.
     pub analytics: crate::analytics::Analytics,
+    /// Documents read into datacards (issue 22 part 7).
+    pub rag: crate::rag::RagService,
 }

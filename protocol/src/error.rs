@@ -403,6 +403,20 @@ error_codes! {
     AnalyticsBatchTooLarge = (40681, "analyticsBatchTooLarge", 413, "too many events in one call");
     /// Analytics: a query's dates are not `YYYY-MM-DD`, are reversed, or span more than a year.
     AnalyticsRangeInvalid = (40682, "analyticsRangeInvalid", 400, "choose a valid date range of at most a year");
+    /// Documents to datacards (issue 22 part 7): a document over the size limit (10 MiB).
+    RagFileTooLarge = (40700, "ragFileTooLarge", 413, "the document is too large (at most 10 MB)");
+    /// Not a text, Markdown, HTML or PDF document (sniffed from its bytes).
+    RagFileType = (40701, "ragFileType", 400, "the file is not a text, Markdown, HTML or PDF document");
+    /// A PDF that cannot be read (damaged, or not really a PDF).
+    RagPdfUnreadable = (40702, "ragPdfUnreadable", 400, "the PDF cannot be read");
+    /// A PDF protected by a password.
+    RagPdfEncrypted = (40703, "ragPdfEncrypted", 400, "the PDF is protected by a password; upload an unprotected copy");
+    /// A document with no text to make datacards of (a scanned PDF, an empty file).
+    RagDocumentEmpty = (40704, "ragDocumentEmpty", 400, "the document has no text to read");
+    /// The job did not finish within its time (600 s), or the server stopped while it ran.
+    RagJobInterrupted = (40705, "ragJobInterrupted", 500, "reading the document was interrupted; please try again");
+    /// Too many documents of the account are being read at once.
+    RagTooManyJobs = (40706, "ragTooManyJobs", 429, "documents are already being read; wait for them to finish");
 }
 
 /// The success code of every envelope.

@@ -26,6 +26,7 @@ pub mod moderation;
 pub mod ornament;
 pub mod prompt;
 pub mod prompt_stream;
+pub mod rag;
 pub mod square;
 pub mod task;
 pub mod textfilter;

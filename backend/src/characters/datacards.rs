@@ -65,6 +65,52 @@ impl CharacterService {
         Ok(d.id)
     }
 
+    /// Creates a datacard under an id the caller chose, once: when a card
+    /// with this id exists (a resumed document import made it already), it
+    /// is left as it is. Answers whether this call made it.
+    #[tracing::instrument(skip(self, content))]
+    pub async fn create_datacard_keyed(
+        &self,
+        owner: &str,
+        id: &str,
+        title: &str,
+        content: &str,
+    ) -> Result<bool, ApiError> {
+        if id.is_empty() || id.len() > 64 {
+            return Err(invalid("a datacard id has 1 to 64 characters"));
+        }
+        let (title, content) =
+            normalise_datacard(title, content).map_err(|e| invalid(e.to_string()))?;
+        let now = now_millis();
+        let d = DatacardRow {
+            id: id.to_owned(),
+            owner: owner.to_owned(),
+            title,
+            content,
+            create_at: now,
+            update_at: now,
+        };
+        let made = match self
+            .datacards
+            .insert_if_absent(&Key::of(id), &Key::empty(), &d)
+            .await?
+        {
+            Ok(()) => true,
+            Err(present) if present.owner == owner => {
+                // Made by an earlier run: make sure its index entry exists too.
+                self.datacards_by_owner
+                    .put(&Key::of(owner), &owner_ck(present.create_at, id), &())
+                    .await?;
+                return Ok(false);
+            }
+            Err(_) => return Err(ErrorCode::NotFound.into()),
+        };
+        self.datacards_by_owner
+            .put(&Key::of(owner), &owner_ck(now, id), &())
+            .await?;
+        Ok(made)
+    }
+
     #[tracing::instrument(skip(self, content))]
     pub async fn edit_datacard(
         &self,

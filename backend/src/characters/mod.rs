@@ -30,6 +30,7 @@ use protocol::character::{
 };
 use protocol::ErrorCode;
 
+pub use self::datacards::datacard_view;
 pub use self::presets::presets;
 use self::row::{CharacterRow, ChatSettings, DatacardRow, Gender};
 use crate::accounts::{now_millis, AccountRow};

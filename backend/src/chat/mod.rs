@@ -100,6 +100,8 @@ pub struct ChatService {
     characters: CharacterService,
     /// Model calls per account (see [`MODEL_CALLS_PER_MINUTE`]); per node, like every limiter.
     limit: Arc<RateLimiter>,
+    /// Cards documents made for the character, retrieved per message (set once at start).
+    rag: Arc<std::sync::OnceLock<crate::rag::RagService>>,
 }
 
 impl ChatService {
@@ -112,6 +114,13 @@ impl ChatService {
     /// masked or refused, replies masked as they stream (`filter.rs`).
     pub fn set_text_filter(&self, filter: crate::textfilter::TextFilterService) {
         let _ = self.core.text_filter.set(filter);
+    }
+
+    /// Turns on retrieval: a new message in the owner's chat with their
+    /// character brings the best fitting cards documents made for that
+    /// character into the prompt (`crate::rag::retrieve`).
+    pub fn set_rag(&self, rag: crate::rag::RagService) {
+        let _ = self.rag.set(rag);
     }
 
     /// `single_node`: no Redis, so no other server shares the store (see
@@ -140,6 +149,7 @@ impl ChatService {
             core,
             by_owner: Table::new(store, &tables::CHAT_SESSIONS_BY_OWNER),
             characters,
+            rag: Arc::new(std::sync::OnceLock::new()),
             limit: Arc::new(RateLimiter::new(
                 MODEL_CALLS_PER_MINUTE,
                 Duration::from_secs(60),
@@ -486,10 +496,25 @@ impl ChatService {
         kind: StartKind,
     ) -> Result<String, ApiError> {
         let s = self.refreshed(s).await?;
-        let datacards: Vec<CardText> = self
+        let mut cards = self
             .characters
             .load_datacards(&caller.id, &s.datacard_ids)
-            .await?
+            .await?;
+        if let (Some(rag), StartKind::New(text)) = (self.rag.get(), &kind) {
+            if s.character.owner_id == caller.id {
+                cards.extend(
+                    rag.relevant(
+                        &caller.id,
+                        &s.character.id,
+                        text,
+                        crate::rag::RETRIEVED_PER_MESSAGE,
+                        &s.datacard_ids,
+                    )
+                    .await?,
+                );
+            }
+        }
+        let datacards: Vec<CardText> = cards
             .into_iter()
             .map(|d| CardText {
                 title: d.title,

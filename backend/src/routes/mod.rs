@@ -34,6 +34,7 @@ mod ornament;
 mod payment;
 mod phoneinvite;
 mod polish;
+mod rag;
 pub mod resource;
 mod search;
 mod security;
@@ -79,6 +80,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(awards::routes)
             .configure(activity::routes)
             .configure(analytics::routes)
+            .configure(rag::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))

@@ -41,6 +41,7 @@ mod ornaments;
 mod phoneinvite;
 mod polish;
 mod prompts;
+mod rag;
 mod smtp;
 mod socket;
 mod square;

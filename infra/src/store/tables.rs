@@ -401,6 +401,14 @@ pub const DELETION_DUE: TableDef = regular("deletion_due");
 /// pk (account id) · ck () → `ExportRow`. An account's latest data export (one at a time).
 pub const DELETION_EXPORTS: TableDef = regular("deletion_exports");
 
+// Documents to datacards (issue 22 part 7)
+/// pk (job id) · ck () → `RagJobRow`. A document being (or once) read into datacards.
+pub const RAG_JOBS: TableDef = regular("rag_jobs");
+/// pk ("open") · ck (create_at ms, job id) → owner. Jobs not yet done or failed: resumed or failed at start.
+pub const RAG_JOBS_OPEN: TableDef = regular("rag_jobs_open");
+/// pk (character id) · ck (datacard id) → owner. The datacards a document made for a character.
+pub const RAG_CHARACTER_CARDS: TableDef = regular("rag_character_cards");
+
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
     ACCOUNT_BY_EMAIL,
@@ -586,6 +594,9 @@ pub const ALL: &[TableDef] = &[
     ANALYTICS_SALTS,
     ANALYTICS_OPT_OUTS,
     ANALYTICS_COMPACTIONS,
+    RAG_JOBS,
+    RAG_JOBS_OPEN,
+    RAG_CHARACTER_CARDS,
 ];
 
 /// pk (UTC day number) · ck (batch id) → `FileRow`. Analytics (issue 22): the Parquet files of a day's events.

@@ -28,6 +28,7 @@ import { en_checkin } from './en.checkin';
 import { en_home } from './en.home';
 import { en_activities } from './en.activities';
 import { en_analytics } from './en.analytics';
+import { en_rag } from './en.rag';
 
 export const en = {
   ...en_generator,
@@ -57,6 +58,7 @@ export const en = {
   ...en_home,
   ...en_activities,
   ...en_analytics,
+  ...en_rag,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

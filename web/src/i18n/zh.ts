@@ -21,6 +21,7 @@ import { zh_checkin } from './zh.checkin';
 import { zh_home } from './zh.home';
 import { zh_activities } from './zh.activities';
 import { zh_analytics } from './zh.analytics';
+import { zh_rag } from './zh.rag';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -612,6 +613,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_home,
   ...zh_activities,
   ...zh_analytics,
+  ...zh_rag,
 };
 
 /** The Chinese table with every key: missing ones in English. */

@@ -134,6 +134,7 @@ function ChatPanel({ character, sessionId, session, onSessionChange, onToggleSes
           bound={bound}
           onBoundChange={(ids) => session !== null && onSessionChange({ ...session, datacard_ids: ids })}
           onClose={() => setCardsOpen(false)}
+          character={character.is_owner ? { id: character.id, name: character.name } : undefined}
         />
       )}
       {settingsOpen && session !== null && (

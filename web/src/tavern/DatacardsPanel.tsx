@@ -3,6 +3,7 @@ import type { FormEvent } from 'react';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
 import { ConfirmDialog } from './ConfirmDialog';
+import { ImportDocument } from './ImportDocument';
 import type { Datacard } from './model';
 import { useErrorText } from './useErrorText';
 
@@ -52,14 +53,30 @@ function DatacardForm({ card, onSave, onCancel }: { card: Datacard | null; onSav
   );
 }
 
-/** The user's datacards: create, edit, delete, and bind to (or unbind from) the open chat. */
-export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { sessionId: string; bound: readonly string[]; onBoundChange: (ids: string[]) => void; onClose: () => void }) {
+/**
+ * The user's datacards: create, edit, delete, bind to (or unbind from) the
+ * open chat, and import a document as datacards for the chat's character.
+ */
+export function DatacardsPanel({
+  sessionId,
+  bound,
+  onBoundChange,
+  onClose,
+  character,
+}: {
+  sessionId: string;
+  bound: readonly string[];
+  onBoundChange: (ids: string[]) => void;
+  onClose: () => void;
+  character?: { id: string; name: string } | undefined;
+}) {
   const t = useT();
   const errorText = useErrorText();
   const [cards, setCards] = useState<Datacard[] | null>(null);
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Datacard | null>(null);
+  const [imported, setImported] = useState<readonly string[]>([]);
 
   useEffect(() => {
     let stale = false;
@@ -86,6 +103,14 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
   }
 
   const reload = async () => setCards(await tavernApi.datacards());
+
+  // A document's cards: listed first (in document order), marked, editable.
+  const onImported = (ids: string[]) => {
+    setImported(ids);
+    void run(reload);
+  };
+  const order = new Map(imported.map((id, i) => [id, i]));
+  const shown = cards === null ? null : [...cards.filter((c) => order.has(c.id)).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0)), ...cards.filter((c) => !order.has(c.id))];
 
   const save = (card: Datacard | null) => (title: string, content: string) =>
     run(async () => {
@@ -141,8 +166,9 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
       )}
       {cards === null && error === null && <p className="tavern__note">{t('tavern.loading')}</p>}
       {cards !== null && cards.length === 0 && editing === null && <p className="tavern__note">{t('tavern.datacards.empty')}</p>}
+      {character !== undefined && <ImportDocument characterId={character.id} characterName={character.name} onImported={onImported} />}
       <ul className="datacards__list">
-        {cards?.map((card) =>
+        {shown?.map((card) =>
           editing === card.id ? (
             <li key={card.id} className="datacard">
               <DatacardForm card={card} onSave={save(card)} onCancel={() => setEditing(null)} />
@@ -154,6 +180,11 @@ export function DatacardsPanel({ sessionId, bound, onBoundChange, onClose }: { s
                 <span className="datacard__title">{card.title}</span>
               </label>
               {bound.includes(card.id) && <span className="datacard__bound">{t('tavern.datacards.bound')}</span>}
+              {order.has(card.id) && (
+                <span className="datacard__bound" data-testid="rag-made">
+                  {t('rag.made')}
+                </span>
+              )}
               {card.content !== '' && <p className="datacard__content">{card.content}</p>}
               <div className="datacard__bar">
                 <button type="button" className="button button--small" onClick={() => setEditing(card.id)}>

@@ -14,6 +14,8 @@ import {
   parseSession,
 } from './model';
 import { parseChatModel, parsePersona, parsePreviewItem, parsePrompts, previewBody } from './extras';
+import { parseRagJob } from './rag';
+import type { RagJob } from './rag';
 import type { ChatModel, Persona, PreviewDraft, PreviewItem, ReportReason } from './extras';
 import type {
   CharacterCard,
@@ -144,12 +146,32 @@ export class TavernApi {
   /** Imports a V2 (or V1) card file, JSON or PNG; answers the new draft's id. */
   async importCard(file: Blob): Promise<string> {
     const type = file.type === 'image/png' ? 'image/png' : 'application/json';
+    return idOf(await this.postRaw('/api/v1/tavern-pro/card/import', file, type));
+  }
+
+  /**
+   * Sends a document (text, Markdown, HTML or PDF) to become datacards, for
+   * `characterId` when given; answers the job's id (poll `ragProgress`).
+   */
+  async importDocument(file: File, characterId: string | null): Promise<string> {
+    const q = new URLSearchParams({ file_name: file.name });
+    if (characterId !== null && characterId !== '') q.set('character_id', characterId);
+    return idOf(await this.postRaw(`/api/v1/langflow/parse-rag-file?${q.toString()}`, file, 'application/octet-stream'));
+  }
+
+  /** `langflow/progress`: the document job, decoded by rag.ts. */
+  async ragProgress(id: string): Promise<RagJob | null> {
+    return parseRagJob(await this.api.post<unknown>('/api/v1/langflow/progress', { id }));
+  }
+
+  /** A raw body (a file) posted with the token; answers the envelope's data or throws its error. */
+  private async postRaw(path: string, body: Blob, type: string): Promise<unknown> {
     const headers: Record<string, string> = { 'Content-Type': type, Accept: 'application/json' };
     const token = this.getToken();
     if (token) headers[TOKEN_HEADER] = token;
     let res: Response;
     try {
-      res = await this.fetchFn('/api/v1/tavern-pro/card/import', { method: 'POST', headers, body: file });
+      res = await this.fetchFn(path, { method: 'POST', headers, body });
     } catch {
       throw new ApiError({ code: NETWORK_ERROR_CODE, key: NETWORK_ERROR_KEY, msg: 'network error' }, 0);
     }
@@ -170,7 +192,7 @@ export class TavernApi {
         res.status,
       );
     }
-    return idOf((payload as Json).data);
+    return (payload as Json).data;
   }
 
   /** Downloads a card file (PNG with the card inside, or JSON) and answers it with its file name. */

@@ -1,0 +1,166 @@
+//! Documents to datacards (spec 3 §7 "Other"): `langflow/parse-rag-file`
+//! (the raw document as the body, or a JSON `{file_id}` naming a confirmed
+//! upload of the caller), `langflow/progress` and
+//! `langflow/character-datacards`. The work is in `crate::rag`.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest};
+use futures_util::StreamExt;
+use infra::store::{tables, Key, Table};
+use protocol::character::Items;
+use protocol::rag::{ParseRagAnswer, ParseRagQuery, ParseRagUpload, RagIdRequest};
+use protocol::ErrorCode;
+
+use crate::auth::Authed;
+use crate::error::{object_key, ok, ApiError, ApiResult};
+use crate::state::AppState;
+use crate::uploads::UploadRow;
+
+type State = web::Data<AppState>;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/langflow/parse-rag-file", web::post().to(parse_rag_file))
+        .route("/langflow/progress", web::post().to(progress))
+        .route("/langflow/progress", web::get().to(progress_get))
+        .route(
+            "/langflow/character-datacards",
+            web::post().to(character_datacards),
+        );
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::with_msg(
+        ErrorCode::RagFileTooLarge,
+        format!("the document is too large (at most {limit} bytes)"),
+    )
+}
+
+/// The body, refused as soon as it passes `limit` (a declared length over
+/// it is refused before reading).
+async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<Vec<u8>, ApiError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large(limit));
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(limit));
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::with_msg(ErrorCode::InvalidParams, format!("reading the body: {e}"))
+        })?;
+        if body.len().saturating_add(chunk.len()) > limit {
+            return Err(too_large(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn content_type(req: &HttpRequest) -> String {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// `POST /api/v1/langflow/parse-rag-file[?character_id=..&file_name=..]`:
+/// the document (text, Markdown, HTML or PDF; at most 10 MB) as the body,
+/// or `application/json` `{file_id, character_id?}` for an upload. Answers
+/// `{id}`, the job to poll with `langflow/progress`.
+pub async fn parse_rag_file(
+    req: HttpRequest,
+    a: Authed,
+    s: State,
+    q: web::Query<ParseRagQuery>,
+    payload: web::Payload,
+) -> ApiResult {
+    let owner = a.0.account.id.clone();
+    let limit = s.rag.settings().max_bytes;
+    let (bytes, file_name, character_id) = if content_type(&req) == "application/json" {
+        let body = read_body(&req, payload, 64 * 1024).await?;
+        let b: ParseRagUpload = serde_json::from_slice(&body)
+            .map_err(|e| ApiError::with_msg(ErrorCode::InvalidParams, e.to_string()))?;
+        let (bytes, name) = upload_bytes(&s, &owner, &b.file_id, limit).await?;
+        (
+            bytes,
+            name,
+            b.character_id.or_else(|| q.character_id.clone()),
+        )
+    } else {
+        let bytes = read_body(&req, payload, limit).await?;
+        let name = q.file_name.clone().unwrap_or_default();
+        (bytes, name, q.character_id.clone())
+    };
+    let id = s
+        .rag
+        .submit(&owner, bytes, &file_name, character_id.as_deref())
+        .await?;
+    Ok(ok(ParseRagAnswer { id }))
+}
+
+/// The bytes and name of the caller's confirmed upload; another account's
+/// or an unconfirmed one answers like a missing one.
+async fn upload_bytes(
+    s: &AppState,
+    owner: &str,
+    file_id: &str,
+    limit: usize,
+) -> Result<(Vec<u8>, String), ApiError> {
+    let file_id = file_id.trim();
+    if file_id.is_empty() || file_id.len() > 64 {
+        return Err(ApiError::with_msg(
+            ErrorCode::InvalidParams,
+            "file_id is required",
+        ));
+    }
+    let uploads: Table<UploadRow> = Table::new(s.store.clone(), &tables::UPLOADS);
+    let row = uploads
+        .get(&Key::of(file_id), &Key::empty())
+        .await?
+        .filter(|u| u.owner == owner)
+        .ok_or(ErrorCode::NotFound)?;
+    let key = row.key.clone().ok_or(ErrorCode::NotFound)?;
+    if usize::try_from(row.size).unwrap_or(usize::MAX) > limit {
+        return Err(too_large(limit));
+    }
+    let stored = s
+        .objects
+        .get(&object_key(&key)?)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or(ErrorCode::NotFound)?;
+    if stored.bytes.len() > limit {
+        return Err(too_large(limit));
+    }
+    Ok((stored.bytes, row.file_name))
+}
+
+/// `POST /api/v1/langflow/progress` `{id}`: the caller's job.
+pub async fn progress(a: Authed, s: State, b: web::Json<RagIdRequest>) -> ApiResult {
+    Ok(ok(s.rag.progress(&a.0.account.id, &b.id).await?))
+}
+
+/// `GET /api/v1/langflow/progress?id=..`.
+pub async fn progress_get(a: Authed, s: State, q: web::Query<RagIdRequest>) -> ApiResult {
+    Ok(ok(s.rag.progress(&a.0.account.id, &q.id).await?))
+}
+
+/// `POST /api/v1/langflow/character-datacards` `{character_id}`: the
+/// datacards documents made for the caller's character.
+pub async fn character_datacards(a: Authed, s: State, b: web::Json<RagIdRequest>) -> ApiResult {
+    Ok(ok(Items {
+        items: s
+            .rag
+            .character_cards(&a.0.account.id, &b.character_id)
+            .await?,
+    }))
+}

@@ -1,0 +1,27 @@
+// English strings of documents to datacards (issue 22 part 7): the import
+// box in the tavern's datacard panel and the server's rag* error keys.
+export const en_rag = {
+  'rag.import': 'Import from a document',
+  'rag.hint': 'A text, Markdown, HTML or PDF file (at most 10 MB) becomes datacards for {name}, one per section.',
+  'rag.pick': 'Choose a document',
+  'rag.state.queued': 'Waiting to start…',
+  'rag.state.parsing': 'Reading the document…',
+  'rag.state.chunking': 'Cutting it into datacards…',
+  'rag.state.saving': 'Saving datacards ({made} of {total})…',
+  'rag.state.done': 'Done: {count} datacards made from {file}.',
+  'rag.state.failed': 'The document could not be imported.',
+  'rag.progress': 'Import progress',
+  'rag.refused': '{count} parts were left out by the content rules.',
+  'rag.truncated': 'The document was long: only its first {count} parts were kept.',
+  'rag.timeout': 'The import is taking too long; look again later.',
+  'rag.tooLarge': 'This file is larger than 10 MB.',
+  'rag.made': 'Made from the document',
+  'rag.again': 'Import another',
+  ragFileTooLarge: 'The document is too large (at most 10 MB).',
+  ragFileType: 'This file is not a text, Markdown, HTML or PDF document.',
+  ragPdfUnreadable: 'This PDF cannot be read.',
+  ragPdfEncrypted: 'This PDF is protected by a password. Please upload an unprotected copy.',
+  ragDocumentEmpty: 'The document has no text to read (a scanned PDF has none).',
+  ragJobInterrupted: 'Reading the document was interrupted. Please try again.',
+  ragTooManyJobs: 'Documents are already being read; wait for them to finish.',
+};
