@@ -356,6 +356,14 @@ pub const OIDC_IDENTITIES: TableDef = regular("oidc_identities");
 /// pk (account id) · ck (provider name) → `LinkRow`. The providers linked to an account, for the settings and unlinking.
 pub const OIDC_BY_ACCOUNT: TableDef = regular("oidc_by_account");
 
+// Accounts: shared limits and cleanup (issue 21)
+/// pk (scope, key) · ck () → `LimitRow`. Fixed windows and back-off counters shared by every node (lockout, mail and SMS send limits), by compare-and-set.
+pub const ACCT_LIMITS: TableDef = regular("acct_limits");
+/// pk (0) · ck (expires at ms, kind, key) → `()`. Short-lived account rows by expiry (provider sign-in states, reset tokens, codes, limits), read by the cleanup sweeper.
+pub const ACCT_EXPIRY: TableDef = regular("acct_expiry");
+/// pk (account id, kind: upload | report | appeal | comment) · ck (at ms, id) → `String` (extra). Rows other domains key by object, by the account that made them, for the deletion sweep and the export.
+pub const ACCT_OWNED: TableDef = regular("acct_owned");
+
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
 pub const DELETION_REQUESTS: TableDef = regular("deletion_requests");
@@ -526,4 +534,7 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    ACCT_LIMITS,
+    ACCT_EXPIRY,
+    ACCT_OWNED,
 ];

@@ -61,4 +61,7 @@ export const en_settings = {
   'settings.notifications.kind.comment': 'Comments on your works',
   'settings.notifications.kind.reply': 'Replies to your comments',
   'settings.notifications.kind.follow': 'New followers',
+  'settings.twoFactor.regenerate': 'New recovery codes',
+  'settings.twoFactor.regenerateIntro': 'Lost your recovery codes? Make ten new ones; the old ones stop working.',
+  'settings.notifications.kind.sign_in': 'E-mail me when my account signs in on a new device',
 } as const;
