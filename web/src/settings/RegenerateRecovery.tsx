@@ -4,8 +4,7 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { FormError } from '../account/FormError';
-import { errorMessage } from '../i18n/messages';
-import type { ErrorMessage } from '../i18n/messages';
+import { useFormAction } from '../account/useFormAction';
 import { useT } from '../i18n/useT';
 import { security } from './useSecurityApi';
 
@@ -14,24 +13,15 @@ export function RegenerateRecovery({ onCodes }: { onCodes: (codes: string[]) => 
   const id = useId();
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [error, setError] = useState<ErrorMessage | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { pending: busy, error, run } = useFormAction();
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+  function submit(e: FormEvent) {
+    return run(e, async () => {
       const r = await security.regenerateRecovery(password, code);
       setPassword('');
       setCode('');
       onCodes(r.recovery_codes);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
