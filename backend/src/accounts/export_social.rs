@@ -35,7 +35,12 @@ async fn by_id(st: &AppState, def: &'static TableDef, pk: &Key) -> Result<Vec<(S
 fn timed(rows: Vec<(String, Value)>, id_field: &str) -> Value {
     Value::Array(
         rows.into_iter()
-            .map(|(id, at)| json!({ id_field: id, "at": at }))
+            .map(|(id, at)| {
+                let mut m = serde_json::Map::new();
+                m.insert(id_field.to_owned(), Value::String(id));
+                m.insert("at".to_owned(), at);
+                Value::Object(m)
+            })
             .collect(),
     )
 }
