@@ -166,9 +166,7 @@ where
         return Ok(Some(at));
     }
     // Written again since it was read: left for its own entry.
-    let _ = table
-        .compare_and_set(pk, &Key::empty(), &row, None)
-        .await?;
+    let _ = table.compare_and_set(pk, &Key::empty(), &row, None).await?;
     Ok(None)
 }
 
@@ -178,10 +176,7 @@ pub async fn sweep_expired(store: &DynStore, now_ms: i64, budget: u64) -> Result
     let mut out = Swept::default();
     let mut left = budget;
     loop {
-        let page = index
-            .index
-            .scan(&index_pk(), &ScanRange::all(100))
-            .await?;
+        let page = index.index.scan(&index_pk(), &ScanRange::all(100)).await?;
         if page.rows.is_empty() {
             return Ok(out);
         }
@@ -249,7 +244,9 @@ pub fn start_cleanup(store: DynStore, every: Duration) {
             tick.tick().await;
             match sweep_expired(&store, super::now_millis(), 10_000).await {
                 Ok(s) if s.removed == 0 && s.renewed == 0 => {}
-                Ok(s) => tracing::info!(removed = s.removed, renewed = s.renewed, "account cleanup"),
+                Ok(s) => {
+                    tracing::info!(removed = s.removed, renewed = s.renewed, "account cleanup")
+                }
                 Err(e) => tracing::warn!(error = %e, "account cleanup failed"),
             }
         }

@@ -117,7 +117,11 @@ async fn expired_states_tokens_and_codes_go_live_ones_stay() {
     assert!(states.get(&Key::of("old"), &e).await.unwrap().is_none());
     assert!(states.get(&Key::of("live"), &e).await.unwrap().is_some());
     assert!(resets.get(&Key::of("h-old"), &e).await.unwrap().is_none());
-    assert!(resets.get(&Key::of("h-recent"), &e).await.unwrap().is_some());
+    assert!(resets
+        .get(&Key::of("h-recent"), &e)
+        .await
+        .unwrap()
+        .is_some());
     assert!(codes.get(&ck, &e).await.unwrap().is_some(), "renewed");
     assert!(codes.get(&dead, &e).await.unwrap().is_none());
     assert!(sms.get(&number, &e).await.unwrap().is_some(), "window");
@@ -134,12 +138,20 @@ async fn expired_states_tokens_and_codes_go_live_ones_stay() {
     assert!(states.get(&Key::of("live"), &e).await.unwrap().is_none());
     assert!(codes.get(&ck, &e).await.unwrap().is_none());
     assert!(sms.get(&number, &e).await.unwrap().is_none());
-    assert!(resets.get(&Key::of("h-recent"), &e).await.unwrap().is_some());
+    assert!(resets
+        .get(&Key::of("h-recent"), &e)
+        .await
+        .unwrap()
+        .is_some());
     let week = sweep_expired(&store, (NOW_S + 7 * 86_400) * 1000, 1_000)
         .await
         .unwrap();
     assert_eq!(week.removed, 1);
-    assert!(resets.get(&Key::of("h-recent"), &e).await.unwrap().is_none());
+    assert!(resets
+        .get(&Key::of("h-recent"), &e)
+        .await
+        .unwrap()
+        .is_none());
 }
 
 #[tokio::test]

@@ -13,7 +13,11 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Every (id, value) of a partition whose clustering key is one id.
-async fn by_id(st: &AppState, def: &'static TableDef, pk: &Key) -> Result<Vec<(String, Value)>, ApiError> {
+async fn by_id(
+    st: &AppState,
+    def: &'static TableDef,
+    pk: &Key,
+) -> Result<Vec<(String, Value)>, ApiError> {
     let t: Table<Value> = Table::new(st.store.clone(), def);
     let mut out = Vec::new();
     let mut paging = None;

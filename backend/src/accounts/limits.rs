@@ -213,7 +213,10 @@ mod tests {
         assert!(a.check("k").await.unwrap());
         assert!(b.check("k").await.unwrap());
         assert!(a.check("k").await.unwrap());
-        assert!(!b.check("k").await.unwrap(), "the fourth hit, on either node");
+        assert!(
+            !b.check("k").await.unwrap(),
+            "the fourth hit, on either node"
+        );
         assert!(a.check("other").await.unwrap());
         clock.advance(60_000);
         assert!(b.check("k").await.unwrap(), "a new window");

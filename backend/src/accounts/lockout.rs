@@ -268,7 +268,12 @@ mod tests {
 
     #[tokio::test]
     async fn pair_backs_off_exponentially_and_a_success_clears_it() {
-        let Setup { clock, l, .. } = setup();
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         for _ in 0..3 {
             assert!(l.check("a", "1.1.1.1", false).await.is_ok());
             l.failed(Some("a"), "1.1.1.1").await.unwrap();
@@ -295,7 +300,12 @@ mod tests {
 
     #[tokio::test]
     async fn two_nodes_on_one_store_count_the_same_failures() {
-        let Setup { clock, store, l, .. } = setup();
+        let Setup {
+            _dir: _keep,
+            clock,
+            store,
+            l,
+        } = setup();
         let other = Lockout::new(policy(), store, clock.clone());
         l.failed(Some("a"), "1.1.1.1").await.unwrap();
         other.failed(Some("a"), "1.1.1.1").await.unwrap();
@@ -310,7 +320,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_pair_is_forgotten_after_the_longest_wait() {
-        let Setup { clock, l, .. } = setup();
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         for _ in 0..6 {
             l.failed(Some("a"), "1.1.1.1").await.unwrap();
         }
@@ -335,7 +350,12 @@ mod tests {
 
     #[tokio::test]
     async fn account_cap_stops_unknown_devices_but_not_trusted_ones() {
-        let Setup { clock, l, .. } = setup();
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         // Ten addresses, one failure each: no pair is slowed.
         for i in 0..10 {
             l.failed(Some("a"), &format!("10.0.0.{i}")).await.unwrap();
@@ -352,7 +372,12 @@ mod tests {
 
     #[tokio::test]
     async fn address_cap_stops_spraying_over_many_accounts() {
-        let Setup { clock, l, .. } = setup();
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         for i in 0..25 {
             let acc = format!("acc{i}");
             assert!(l.check(&acc, "9.9.9.9", false).await.is_ok());
@@ -367,7 +392,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_accounts_count_for_the_address_only() {
-        let Setup { l, .. } = setup();
+        let Setup { _dir: _keep, l, .. } = setup();
         for _ in 0..25 {
             l.failed(None, "7.7.7.7").await.unwrap();
         }

@@ -188,11 +188,13 @@ pub fn new_sign_in(lang: MailLocale, device: &str, address: &str, sessions_url: 
     };
     Rendered {
         subject: subject.to_owned(),
-        text: format!("{line}
+        text: format!(
+            "{line}
 
 {link}
 {sessions_url}
-"),
+"
+        ),
         html: html(
             lang,
             &[

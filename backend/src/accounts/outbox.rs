@@ -77,10 +77,8 @@ impl MailService {
         settings: MailSettings,
         mailer: Option<Arc<dyn Mailer>>,
     ) -> MailService {
-        let limits = super::limits::SharedLimits::new(
-            store.clone(),
-            Arc::new(super::lockout::SystemClock),
-        );
+        let limits =
+            super::limits::SharedLimits::new(store.clone(), Arc::new(super::lockout::SystemClock));
         MailService {
             per_address: super::limits::StoreRateLimiter::new(
                 limits.clone(),
@@ -127,10 +125,7 @@ impl MailService {
 
     /// Counts one send to `email` from `ip`; TooManyRequests over either limit.
     pub(super) async fn limit_send(&self, email: &str, ip: &str) -> Result<(), ApiError> {
-        let address_ok = self
-            .per_address
-            .check(&email.to_ascii_lowercase())
-            .await?;
+        let address_ok = self.per_address.check(&email.to_ascii_lowercase()).await?;
         let ip_ok = self.per_ip.check(ip).await?;
         if address_ok && ip_ok {
             Ok(())

@@ -16,10 +16,10 @@ use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::sms::SmsSender;
-use super::{now_secs, AccountRow, AccountService};
 use super::expiry::{ExpiryIndex, ExpiryKind};
 use super::limits::{SharedLimits, StoreRateLimiter};
+use super::sms::SmsSender;
+use super::{now_secs, AccountRow, AccountService};
 use crate::error::ApiError;
 
 /// A number's live code and its send window.
@@ -145,10 +145,7 @@ impl PhoneService {
             by_account: Table::new(store.clone(), &tables::SMS_BY_ACCOUNT),
             sender,
             per_ip: StoreRateLimiter::new(
-                SharedLimits::new(
-                    store.clone(),
-                    Arc::new(super::lockout::SystemClock),
-                ),
+                SharedLimits::new(store.clone(), Arc::new(super::lockout::SystemClock)),
                 "sms_ip",
                 settings.per_ip_per_hour,
                 3_600_000,
@@ -232,7 +229,9 @@ impl PhoneService {
         // The row is removed once both the code and its send window are over.
         self.expiry
             .register(
-                row.expires_at.max(row.window_start + 3600).saturating_mul(1000),
+                row.expires_at
+                    .max(row.window_start + 3600)
+                    .saturating_mul(1000),
                 ExpiryKind::SmsCode,
                 &key,
             )

@@ -229,12 +229,15 @@ pub async fn forgot(
     state: web::Data<AppState>,
     body: web::Json<ForgotBody>,
 ) -> ApiResult {
-    state.mail.forgot(
-        &state.accounts,
-        &body.email,
-        lang(&req, body.locale.as_deref()),
-        &client_ip(&req),
-    ).await?;
+    state
+        .mail
+        .forgot(
+            &state.accounts,
+            &body.email,
+            lang(&req, body.locale.as_deref()),
+            &client_ip(&req),
+        )
+        .await?;
     Ok(ok(serde_json::Value::Null))
 }
 

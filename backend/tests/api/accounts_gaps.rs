@@ -65,7 +65,10 @@ async fn export(c: &RestClient) -> Vec<u8> {
     for _ in 0..400 {
         let s = post(c, "/api/v1/account/export/status", json!({})).await;
         if s["state"] == "ready" {
-            let (status, _, bytes) = c.get_bytes("/api/v1/account/export/download").await.unwrap();
+            let (status, _, bytes) = c
+                .get_bytes("/api/v1/account/export/download")
+                .await
+                .unwrap();
             assert_eq!(status, 200);
             return bytes;
         }
@@ -163,7 +166,11 @@ async fn password_re_entry_counts_in_the_sign_in_lockout() {
         ),
     ] {
         let (c, key) = refused(&alice, path, body).await;
-        assert_eq!(c, protocol::ErrorCode::TooManyAttempts.code(), "{path} {key}");
+        assert_eq!(
+            c,
+            protocol::ErrorCode::TooManyAttempts.code(),
+            "{path} {key}"
+        );
     }
     // And sign-in from the same address waits too: one guard for all.
     let (c, _) = refused(
@@ -209,7 +216,12 @@ async fn export_and_sweep_cover_comments_reactions_follows_moderation_ornaments_
     post(&alice, "/api/v1/artwork/like", json!({"id": bobs_work})).await;
     post(&alice, "/api/v1/artwork/collect", json!({"id": bobs_work})).await;
     let bob_id = bd.account.id.clone();
-    post(&alice, "/api/v1/account/follow", json!({"account_id": bob_id})).await;
+    post(
+        &alice,
+        "/api/v1/account/follow",
+        json!({"account_id": bob_id}),
+    )
+    .await;
     post(&bob, "/api/v1/account/follow", json!({"account_id": me})).await;
     let report = post(
         &alice,
@@ -235,8 +247,18 @@ async fn export_and_sweep_cover_comments_reactions_follows_moderation_ornaments_
         json!({"account_id": me, "amount": 100, "key": "gaps-test"}),
     )
     .await;
-    post(&alice, "/api/v1/ornament-shop/buy", json!({"ornament_id": halo_id})).await;
-    post(&alice, "/api/v1/ornament-shop/wear", json!({"ornament_id": halo_id})).await;
+    post(
+        &alice,
+        "/api/v1/ornament-shop/buy",
+        json!({"ornament_id": halo_id}),
+    )
+    .await;
+    post(
+        &alice,
+        "/api/v1/ornament-shop/wear",
+        json!({"ornament_id": halo_id}),
+    )
+    .await;
     let file = alice
         .upload(&crate::tasks::test_png(40, 40), "mine.png", "image/png")
         .await
@@ -257,8 +279,7 @@ async fn export_and_sweep_cover_comments_reactions_follows_moderation_ornaments_
     assert_eq!(follows["followers"][0]["account_id"], bob_id.as_str());
     let moderation = zip_json(&bytes, "moderation.json");
     assert_eq!(
-        moderation["reports_filed"][0]["id"],
-        report["report_id"],
+        moderation["reports_filed"][0]["id"], report["report_id"],
         "{moderation}"
     );
     assert_eq!(moderation["reports_filed"][0]["text"], "ads everywhere");
@@ -266,7 +287,10 @@ async fn export_and_sweep_cover_comments_reactions_follows_moderation_ornaments_
     // Bob's export has none of her rows (his followers are hers to name, not her comments).
     let bobs = export(&bob).await;
     assert_eq!(zip_json(&bobs, "comments.json"), json!([]));
-    assert_eq!(zip_json(&bobs, "moderation.json")["reports_filed"], json!([]));
+    assert_eq!(
+        zip_json(&bobs, "moderation.json")["reports_filed"],
+        json!([])
+    );
 
     post(
         &alice,
@@ -337,8 +361,14 @@ async fn a_sign_in_from_a_new_device_is_mailed_in_the_users_language() {
     login("device-bbbb-2").await;
     let m = smtp.wait_nth(&email, 2, wait).await;
     assert_eq!(m.subject, "New sign-in to your Easel account");
-    assert!(m.text.contains("https://easel.test/en/settings/security"), "{}", m.text);
-    assert!(m.html.contains("href=\"https://easel.test/en/settings/security\""));
+    assert!(
+        m.text.contains("https://easel.test/en/settings/security"),
+        "{}",
+        m.text
+    );
+    assert!(m
+        .html
+        .contains("href=\"https://easel.test/en/settings/security\""));
     // The stored language wins.
     let me = app.client.with_token(l["token"].as_str().unwrap());
     post(
@@ -360,7 +390,12 @@ async fn a_sign_in_from_a_new_device_is_mailed_in_the_users_language() {
     .await;
     assert_eq!(p["notify"]["sign_in"], false);
     login("device-dddd-4").await;
-    post(&app.client, "/api/v1/account/forgot", json!({"email": email})).await;
+    post(
+        &app.client,
+        "/api/v1/account/forgot",
+        json!({"email": email}),
+    )
+    .await;
     let m = smtp.wait_nth(&email, 4, wait).await;
     assert!(m.text.contains("/reset?token="), "{}", m.subject);
     tokio::time::sleep(Duration::from_millis(300)).await;
