@@ -435,6 +435,7 @@ impl Application {
             accounts.clone(),
             crate::accounts::lockout::Lockout::new(
                 crate::accounts::lockout::LockoutPolicy::from_env()?,
+                store.clone(),
                 std::sync::Arc::new(crate::accounts::lockout::SystemClock),
             ),
             "Easel",
@@ -549,6 +550,10 @@ impl Application {
             crate::accounts::deletion::sweep_every_from_env()?,
         );
         state.mail.start_sender();
+        crate::accounts::expiry::start_cleanup(
+            state.store.clone(),
+            crate::accounts::expiry::cleanup_every_from_env()?,
+        );
         crate::moderation::legacy::start(state.store.clone(), state.moderation.clone());
         let server = HttpServer::new(move || {
             let app = App::new()

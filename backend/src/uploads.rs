@@ -53,6 +53,7 @@ pub struct UploadSweeper {
     uploads: Table<UploadRow>,
     open: Table<()>,
     objects: DynObjects,
+    store: DynStore,
 }
 
 /// An upload's part, in the object store.
@@ -64,8 +65,9 @@ impl UploadSweeper {
     pub fn new(store: DynStore, objects: DynObjects) -> UploadSweeper {
         UploadSweeper {
             uploads: Table::new(store.clone(), &tables::UPLOADS),
-            open: Table::new(store, &tables::UPLOADS_OPEN),
+            open: Table::new(store.clone(), &tables::UPLOADS_OPEN),
             objects,
+            store,
         }
     }
 
@@ -75,7 +77,17 @@ impl UploadSweeper {
 
     /// Lists a new upload as open.
     pub async fn opened(&self, row: &UploadRow) -> infra::store::StoreResult<()> {
-        self.open.put(&Key::of(OPEN), &Self::ck(row), &()).await
+        self.open.put(&Key::of(OPEN), &Self::ck(row), &()).await?;
+        // Listed under its owner, for the deletion sweep.
+        crate::accounts::owned::record(
+            &self.store,
+            &row.owner,
+            crate::accounts::owned::OwnedKind::Upload,
+            row.created_at,
+            &row.file_id,
+            "",
+        )
+        .await
     }
 
     /// A confirmed upload is no longer open.

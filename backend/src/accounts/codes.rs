@@ -64,7 +64,7 @@ impl MailService {
         ip: &str,
     ) -> Result<i64, ApiError> {
         self.require()?;
-        self.limit_send(email, ip)?;
+        self.limit_send(email, ip).await?;
         let code = format!("{:06}", rand::random_range(0..1_000_000u32));
         let salt = hex::encode(rand::random::<[u8; 16]>());
         let ttl = self.settings.code_ttl_secs;
@@ -75,8 +75,14 @@ impl MailService {
             expires_at: now_secs() + ttl,
             attempts: 0,
         };
-        self.codes
-            .put(&purpose.key(account_id), &Key::empty(), &row)
+        let pk = purpose.key(account_id);
+        self.codes.put(&pk, &Key::empty(), &row).await?;
+        self.expiry
+            .register(
+                row.expires_at.saturating_mul(1000),
+                super::expiry::ExpiryKind::MailCode,
+                &pk,
+            )
             .await?;
         let minutes = (ttl + 59) / 60;
         let m = mail_templates::verify_code(lang, &code, minutes, purpose == Purpose::ChangeEmail);

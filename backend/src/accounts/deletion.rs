@@ -134,9 +134,17 @@ pub enum Step {
     Follows,
     /// The person's notifications: removed.
     Notifications,
+    /// Moderation reports and appeals the person filed: removed; as a
+    /// moderator, their grant ends and their decisions stay, anonymised.
+    Moderation,
+    /// Ornaments bought and worn: removed.
+    Ornaments,
+    /// Files the person uploaded (no object of theirs is left to use
+    /// them): removed from the object store and the uploads table.
+    Uploads,
     /// Data exports: object and row removed.
     Exports,
-    /// Sessions ended, e-mail claim released, the row anonymised (kept as
+    /// Sessions ended, e-mail and phone claims released, the row anonymised (kept as
     /// a tombstone so the ledger, orders and others' threads stay whole).
     Identity,
 }
@@ -158,6 +166,9 @@ pub const STEPS: &[Step] = &[
     Step::Reactions,
     Step::Follows,
     Step::Notifications,
+    Step::Moderation,
+    Step::Ornaments,
+    Step::Uploads,
     Step::Exports,
     Step::Identity,
 ];
@@ -180,6 +191,9 @@ impl Step {
             Step::Reactions => "reactions",
             Step::Follows => "follows",
             Step::Notifications => "notifications",
+            Step::Moderation => "moderation",
+            Step::Ornaments => "ornaments",
+            Step::Uploads => "uploads",
             Step::Exports => "exports",
             Step::Identity => "identity",
         }
@@ -266,19 +280,38 @@ impl AccountService {
             .ok_or_else(|| ErrorCode::NotFound.into())
     }
 
-    /// The account behind an e-mail and password, whatever its deletion state.
-    async fn by_credentials(&self, email: &str, password: &str) -> Result<AccountRow, ApiError> {
+    /// The account behind an e-mail and password, whatever its deletion
+    /// state; counted in the lockout like a sign-in.
+    async fn by_credentials(
+        &self,
+        lockout: &super::lockout::Lockout,
+        email: &str,
+        password: &str,
+        ip: &str,
+    ) -> Result<AccountRow, ApiError> {
+        lockout.check_ip(ip).await?;
         let email = protocol::account::Email::parse(email)?;
-        let claim = self
+        let claim = match self
             .by_email
             .get(&Key::of(email.as_str()), &Key::empty())
             .await?
-            .ok_or(ErrorCode::AccountNoExistent)?;
+        {
+            Some(c) => c,
+            None => {
+                lockout.failed(None, ip).await?;
+                return Err(ErrorCode::AccountNoExistent.into());
+            }
+        };
         let row = self
             .get(&claim.account_id)
             .await?
             .ok_or(ErrorCode::AccountNoExistent)?;
-        verify_password(password, &row.password_hash).await?;
+        lockout.check(&row.id, ip, false).await?;
+        if let Err(e) = verify_password(password, &row.password_hash).await {
+            lockout.failed(Some(&row.id), ip).await?;
+            return Err(e);
+        }
+        lockout.succeeded(&row.id, ip).await?;
         Ok(row)
     }
 
@@ -318,14 +351,10 @@ impl AccountService {
     }
 }
 
-/// `account/delete/request`: checks the password, records the request and
-/// its purge time, marks the account and ends every session and socket.
-pub async fn request(
-    st: &AppState,
-    caller: &super::Caller,
-    password: &str,
-) -> Result<DeletionView, ApiError> {
-    verify_password(password, &caller.account.password_hash).await?;
+/// `account/delete/request`: records the request and its purge time, marks
+/// the account and ends every session and socket. The caller re-entered its
+/// password first ([`super::reauth::confirm`]).
+pub async fn request(st: &AppState, caller: &super::Caller) -> Result<DeletionView, ApiError> {
     let grace_days = grace_days_from_env().map_err(ApiError::internal)?;
     let t = DeletionTables::new(st.store.clone());
     let id = &caller.account.id;
@@ -376,8 +405,12 @@ pub async fn cancel(
     st: &AppState,
     email: &str,
     password: &str,
+    ip: &str,
 ) -> Result<(AccountRow, String), ApiError> {
-    let row = st.accounts.by_credentials(email, password).await?;
+    let row = st
+        .accounts
+        .by_credentials(&st.security.lockout, email, password, ip)
+        .await?;
     let Some(mark) = &row.deletion else {
         return Err(ErrorCode::DeletionNotPending.into());
     };
@@ -570,6 +603,12 @@ pub(crate) async fn remove_task(
 
 /// Anonymises the row: the last step.
 pub(crate) async fn finish_identity(st: &AppState, account: &str) -> Result<(), ApiError> {
+    st.phones.release(account).await?;
+    // Links, language and notification choices go with the person.
+    st.security
+        .profiles
+        .delete(&Key::of(account), &Key::empty())
+        .await?;
     st.accounts.anonymise(account).await?;
     st.square.author_changed(account).await?;
     Ok(())

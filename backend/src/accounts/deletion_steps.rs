@@ -244,6 +244,9 @@ pub async fn run(
             })
             .await
         }
+        Step::Moderation => super::deletion_extra::moderation(st, me, budget).await,
+        Step::Ornaments => super::deletion_extra::ornaments(st, me, budget).await,
+        Step::Uploads => super::deletion_extra::uploads(st, me, budget).await,
         Step::Exports => {
             super::export::forget(st, me).await?;
             Ok(true)

@@ -403,8 +403,15 @@ async fn build(st: &AppState, owner: &AccountRow, id: &str) -> Result<(), ApiErr
         "ledger.json",
         &to_json(&json!({"balance": balance, "entries": ledger}))?,
     )?;
-    let follows = partition(st, &tables::FOLLOWS, &Key::of(me)).await?;
+    // Comments, likes and collects, follows both ways, moderation rows.
+    let follows = super::export_social::follows(st, me).await?;
     add(&mut zip, "follows.json", &to_json(&follows)?)?;
+    let comments = super::export_social::comments(st, me).await?;
+    add(&mut zip, "comments.json", &to_json(&comments)?)?;
+    let reactions = super::export_social::reactions(st, me).await?;
+    add(&mut zip, "reactions.json", &to_json(&reactions)?)?;
+    let moderation = super::export_social::moderation(st, me).await?;
+    add(&mut zip, "moderation.json", &to_json(&moderation)?)?;
     let editor = partition(st, &tables::EDITOR_WORKSPACES, &Key::of(me)).await?;
     add(&mut zip, "editor.json", &to_json(&editor)?)?;
     let mut keys = Vec::new();

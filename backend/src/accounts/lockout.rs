@@ -14,15 +14,16 @@
 //! - per address: more than `ip_cap` failures within `ip_window` on any
 //!   accounts stop that address (spraying one password over many accounts).
 //!
-//! State is per process (like [`crate::ratelimit::RateLimiter`]): with
-//! several nodes each one limits on its own. The clock is injected so tests
-//! drive time without sleeping.
+//! The counters live in the Store (`acct_limits`, see [`super::limits`]):
+//! every node counts the same attempts and a restart forgets nothing. The
+//! clock is injected so tests drive time without sleeping.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use infra::store::DynStore;
 use protocol::ErrorCode;
 
+use super::limits::SharedLimits;
 use crate::error::ApiError;
 
 /// Milliseconds now; [`SystemClock`] in production, a settable one in tests.
@@ -100,28 +101,18 @@ impl LockoutPolicy {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Pair {
-    failures: u32,
-    last_failure: i64,
-}
+/// Row scopes in `acct_limits`.
+const PAIR: &str = "lock_pair";
+const ACCOUNT: &str = "lock_account";
+const ADDRESS: &str = "lock_ip";
 
-#[derive(Debug, Clone, Copy)]
-struct Window {
-    start: i64,
-    failures: u32,
+fn pair_key(account: &str, ip: &str) -> String {
+    format!("{account} {ip}")
 }
-
-/// Entries kept per map before the stale ones are swept.
-const SWEEP_AT: usize = 100_000;
 
 pub struct Lockout {
     policy: LockoutPolicy,
-    clock: Arc<dyn Clock>,
-    /// std mutexes: map lookups only, never held across an await.
-    pairs: Mutex<HashMap<(String, String), Pair>>,
-    accounts: Mutex<HashMap<String, Window>>,
-    ips: Mutex<HashMap<String, Window>>,
+    limits: SharedLimits,
 }
 
 fn too_many(wait_ms: i64) -> ApiError {
@@ -133,13 +124,10 @@ fn too_many(wait_ms: i64) -> ApiError {
 }
 
 impl Lockout {
-    pub fn new(policy: LockoutPolicy, clock: Arc<dyn Clock>) -> Lockout {
+    pub fn new(policy: LockoutPolicy, store: DynStore, clock: Arc<dyn Clock>) -> Lockout {
         Lockout {
             policy,
-            clock,
-            pairs: Mutex::new(HashMap::new()),
-            accounts: Mutex::new(HashMap::new()),
-            ips: Mutex::new(HashMap::new()),
+            limits: SharedLimits::new(store, clock),
         }
     }
 
@@ -148,30 +136,26 @@ impl Lockout {
     }
 
     pub fn now_millis(&self) -> i64 {
-        self.clock.now_millis()
+        self.limits.now_millis()
     }
 
     /// Whether an attempt on `account` from `ip` may be checked now.
-    /// `trusted`: a known device, or a sign-in that still needs a correct
-    /// second factor; it passes the per-account cap (never the others).
-    pub fn check(&self, account: &str, ip: &str, trusted: bool) -> Result<(), ApiError> {
-        let now = self.clock.now_millis();
-        self.check_ip(ip)?;
-        if let Ok(pairs) = self.pairs.lock() {
-            if let Some(p) = pairs.get(&(account.to_owned(), ip.to_owned())) {
-                let until = p.last_failure + self.policy.delay_ms(p.failures);
-                if now < until {
-                    return Err(too_many(until - now));
-                }
+    /// `trusted`: a known device, a signed-in session re-entering its
+    /// password, or a sign-in that still needs a correct second factor; it
+    /// passes the per-account cap (never the others).
+    pub async fn check(&self, account: &str, ip: &str, trusted: bool) -> Result<(), ApiError> {
+        self.check_ip(ip).await?;
+        let now = self.now_millis();
+        if let Some(p) = self.limits.read(PAIR, &pair_key(account, ip)).await? {
+            let until = p.last + self.policy.delay_ms(p.count);
+            if now < until {
+                return Err(too_many(until - now));
             }
         }
         if !trusted {
-            if let Ok(accounts) = self.accounts.lock() {
-                if let Some(w) = accounts.get(account) {
-                    let end = w.start + self.policy.account_window_ms;
-                    if now < end && w.failures >= self.policy.account_cap {
-                        return Err(too_many(end - now));
-                    }
+            if let Some(w) = self.limits.read(ACCOUNT, account).await? {
+                if w.count >= self.policy.account_cap {
+                    return Err(too_many(w.expires_at - now));
                 }
             }
         }
@@ -179,88 +163,80 @@ impl Lockout {
     }
 
     /// The per-address limit alone (attempts on accounts that do not exist).
-    pub fn check_ip(&self, ip: &str) -> Result<(), ApiError> {
-        let now = self.clock.now_millis();
-        if let Ok(ips) = self.ips.lock() {
-            if let Some(w) = ips.get(ip) {
-                let end = w.start + self.policy.ip_window_ms;
-                if now < end && w.failures >= self.policy.ip_cap {
-                    return Err(too_many(end - now));
-                }
+    pub async fn check_ip(&self, ip: &str) -> Result<(), ApiError> {
+        let now = self.now_millis();
+        if let Some(w) = self.limits.read(ADDRESS, ip).await? {
+            if w.count >= self.policy.ip_cap {
+                return Err(too_many(w.expires_at - now));
             }
         }
         Ok(())
     }
 
     /// Counts a failed attempt on `account` (when known) from `ip`.
-    pub fn failed(&self, account: Option<&str>, ip: &str) {
-        let now = self.clock.now_millis();
+    pub async fn failed(&self, account: Option<&str>, ip: &str) -> Result<(), ApiError> {
         if let Some(account) = account {
-            if let Ok(mut pairs) = self.pairs.lock() {
-                if pairs.len() > SWEEP_AT {
-                    let max = self.policy.max_delay_ms;
-                    pairs.retain(|_, p| now - p.last_failure < max);
-                }
-                let p = pairs
-                    .entry((account.to_owned(), ip.to_owned()))
-                    .or_insert(Pair {
-                        failures: 0,
-                        last_failure: now,
-                    });
-                p.failures = p.failures.saturating_add(1);
-                p.last_failure = now;
-            }
-            if let Ok(mut accounts) = self.accounts.lock() {
-                bump(&mut accounts, account, now, self.policy.account_window_ms);
-            }
+            // A pair's back-off is forgotten once the longest wait has
+            // passed since its latest failure.
+            self.limits
+                .bump(PAIR, &pair_key(account, ip), self.policy.max_delay_ms)
+                .await?;
+            self.limits
+                .hit(ACCOUNT, account, self.policy.account_window_ms)
+                .await?;
         }
-        if let Ok(mut ips) = self.ips.lock() {
-            bump(&mut ips, ip, now, self.policy.ip_window_ms);
-        }
+        self.limits
+            .hit(ADDRESS, ip, self.policy.ip_window_ms)
+            .await?;
+        Ok(())
     }
 
     /// A success clears the pair's back-off (not the account's or address's
     /// window: those count everyone's failures).
-    pub fn succeeded(&self, account: &str, ip: &str) {
-        if let Ok(mut pairs) = self.pairs.lock() {
-            pairs.remove(&(account.to_owned(), ip.to_owned()));
-        }
+    pub async fn succeeded(&self, account: &str, ip: &str) -> Result<(), ApiError> {
+        self.limits.clear(PAIR, &pair_key(account, ip)).await
     }
 }
 
-fn bump(map: &mut HashMap<String, Window>, key: &str, now: i64, window: i64) {
-    if map.len() > SWEEP_AT {
-        map.retain(|_, w| now - w.start < window);
+/// A clock tests set by hand.
+#[cfg(test)]
+pub mod tests_support {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::Arc;
+
+    pub struct FixedClock(AtomicI64);
+
+    impl FixedClock {
+        pub fn at(ms: i64) -> Arc<FixedClock> {
+            Arc::new(FixedClock(AtomicI64::new(ms)))
+        }
+        pub fn advance(&self, ms: i64) {
+            self.0.fetch_add(ms, Ordering::SeqCst);
+        }
     }
-    let w = map.entry(key.to_owned()).or_insert(Window {
-        start: now,
-        failures: 0,
-    });
-    if now - w.start >= window {
-        *w = Window {
-            start: now,
-            failures: 0,
-        };
+
+    impl super::Clock for FixedClock {
+        fn now_millis(&self) -> i64 {
+            self.0.load(Ordering::SeqCst)
+        }
     }
-    w.failures = w.failures.saturating_add(1);
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::tests_support::FixedClock;
     use super::*;
-    use std::sync::atomic::{AtomicI64, Ordering};
 
-    struct FakeClock(AtomicI64);
-    impl Clock for FakeClock {
-        fn now_millis(&self) -> i64 {
-            self.0.load(Ordering::SeqCst)
-        }
+    struct Setup {
+        _dir: tempfile::TempDir,
+        clock: Arc<FixedClock>,
+        store: DynStore,
+        l: Lockout,
     }
 
-    fn setup() -> (Arc<FakeClock>, Lockout) {
-        let clock = Arc::new(FakeClock(AtomicI64::new(1_000_000)));
-        let policy = LockoutPolicy {
+    fn policy() -> LockoutPolicy {
+        LockoutPolicy {
             free_failures: 3,
             base_delay_ms: 1_000,
             max_delay_ms: 8_000,
@@ -268,90 +244,159 @@ mod tests {
             account_window_ms: 60_000,
             ip_cap: 25,
             ip_window_ms: 60_000,
-        };
-        (clock.clone(), Lockout::new(policy, clock))
+        }
+    }
+
+    fn setup() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let store: DynStore = Arc::new(
+            infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap(),
+        );
+        let clock = FixedClock::at(1_000_000);
+        let l = Lockout::new(policy(), store.clone(), clock.clone());
+        Setup {
+            _dir: dir,
+            clock,
+            store,
+            l,
+        }
     }
 
     fn code(r: Result<(), ApiError>) -> Option<ErrorCode> {
         r.err().map(|e| e.code)
     }
 
-    #[test]
-    fn pair_backs_off_exponentially_and_a_success_clears_it() {
-        let (clock, l) = setup();
+    #[tokio::test]
+    async fn pair_backs_off_exponentially_and_a_success_clears_it() {
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         for _ in 0..3 {
-            assert!(l.check("a", "1.1.1.1", false).is_ok());
-            l.failed(Some("a"), "1.1.1.1");
+            assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+            l.failed(Some("a"), "1.1.1.1").await.unwrap();
         }
         // Third failure: wait 1 s.
         assert_eq!(
-            code(l.check("a", "1.1.1.1", false)),
+            code(l.check("a", "1.1.1.1", false).await),
             Some(ErrorCode::TooManyAttempts)
         );
         // Another address on the same account is not slowed.
-        assert!(l.check("a", "2.2.2.2", false).is_ok());
-        clock.0.fetch_add(1_000, Ordering::SeqCst);
-        assert!(l.check("a", "1.1.1.1", false).is_ok());
-        l.failed(Some("a"), "1.1.1.1");
+        assert!(l.check("a", "2.2.2.2", false).await.is_ok());
+        clock.advance(1_000);
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+        l.failed(Some("a"), "1.1.1.1").await.unwrap();
         // Fourth failure: 2 s.
-        clock.0.fetch_add(1_999, Ordering::SeqCst);
-        assert!(l.check("a", "1.1.1.1", false).is_err());
-        clock.0.fetch_add(1, Ordering::SeqCst);
-        assert!(l.check("a", "1.1.1.1", false).is_ok());
-        l.succeeded("a", "1.1.1.1");
-        l.failed(Some("a"), "1.1.1.1");
-        assert!(l.check("a", "1.1.1.1", false).is_ok());
+        clock.advance(1_999);
+        assert!(l.check("a", "1.1.1.1", false).await.is_err());
+        clock.advance(1);
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+        l.succeeded("a", "1.1.1.1").await.unwrap();
+        l.failed(Some("a"), "1.1.1.1").await.unwrap();
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn two_nodes_on_one_store_count_the_same_failures() {
+        let Setup {
+            _dir: _keep,
+            clock,
+            store,
+            l,
+        } = setup();
+        let other = Lockout::new(policy(), store, clock.clone());
+        l.failed(Some("a"), "1.1.1.1").await.unwrap();
+        other.failed(Some("a"), "1.1.1.1").await.unwrap();
+        l.failed(Some("a"), "1.1.1.1").await.unwrap();
+        // Three failures over two nodes: both make the pair wait.
+        assert!(other.check("a", "1.1.1.1", false).await.is_err());
+        assert!(l.check("a", "1.1.1.1", false).await.is_err());
+        clock.advance(1_000);
+        other.succeeded("a", "1.1.1.1").await.unwrap();
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_pair_is_forgotten_after_the_longest_wait() {
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
+        for _ in 0..6 {
+            l.failed(Some("a"), "1.1.1.1").await.unwrap();
+        }
+        assert!(l.check("a", "1.1.1.1", false).await.is_err());
+        clock.advance(8_000);
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
+        // Forgotten: one more failure is a first one again.
+        l.failed(Some("a"), "1.1.1.1").await.unwrap();
+        assert!(l.check("a", "1.1.1.1", false).await.is_ok());
     }
 
     #[test]
     fn delay_is_capped() {
-        let (_, l) = setup();
-        assert_eq!(l.policy().delay_ms(0), 0);
-        assert_eq!(l.policy().delay_ms(2), 0);
-        assert_eq!(l.policy().delay_ms(3), 1_000);
-        assert_eq!(l.policy().delay_ms(5), 4_000);
-        assert_eq!(l.policy().delay_ms(6), 8_000);
-        assert_eq!(l.policy().delay_ms(60), 8_000);
+        let p = policy();
+        assert_eq!(p.delay_ms(0), 0);
+        assert_eq!(p.delay_ms(2), 0);
+        assert_eq!(p.delay_ms(3), 1_000);
+        assert_eq!(p.delay_ms(5), 4_000);
+        assert_eq!(p.delay_ms(6), 8_000);
+        assert_eq!(p.delay_ms(60), 8_000);
     }
 
-    #[test]
-    fn account_cap_stops_unknown_devices_but_not_trusted_ones() {
-        let (clock, l) = setup();
+    #[tokio::test]
+    async fn account_cap_stops_unknown_devices_but_not_trusted_ones() {
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         // Ten addresses, one failure each: no pair is slowed.
         for i in 0..10 {
-            l.failed(Some("a"), &format!("10.0.0.{i}"));
+            l.failed(Some("a"), &format!("10.0.0.{i}")).await.unwrap();
         }
         assert_eq!(
-            code(l.check("a", "10.0.0.99", false)),
+            code(l.check("a", "10.0.0.99", false).await),
             Some(ErrorCode::TooManyAttempts)
         );
-        assert!(l.check("a", "10.0.0.99", true).is_ok());
-        assert!(l.check("b", "10.0.0.99", false).is_ok());
-        clock.0.fetch_add(60_000, Ordering::SeqCst);
-        assert!(l.check("a", "10.0.0.99", false).is_ok());
+        assert!(l.check("a", "10.0.0.99", true).await.is_ok());
+        assert!(l.check("b", "10.0.0.99", false).await.is_ok());
+        clock.advance(60_000);
+        assert!(l.check("a", "10.0.0.99", false).await.is_ok());
     }
 
-    #[test]
-    fn address_cap_stops_spraying_over_many_accounts() {
-        let (clock, l) = setup();
+    #[tokio::test]
+    async fn address_cap_stops_spraying_over_many_accounts() {
+        let Setup {
+            _dir: _keep,
+            clock,
+            l,
+            ..
+        } = setup();
         for i in 0..25 {
-            assert!(l.check(&format!("acc{i}"), "9.9.9.9", false).is_ok());
-            l.failed(Some(&format!("acc{i}")), "9.9.9.9");
+            let acc = format!("acc{i}");
+            assert!(l.check(&acc, "9.9.9.9", false).await.is_ok());
+            l.failed(Some(&acc), "9.9.9.9").await.unwrap();
         }
-        assert!(l.check("fresh", "9.9.9.9", true).is_err());
-        assert!(l.check_ip("9.9.9.9").is_err());
-        assert!(l.check("fresh", "8.8.8.8", false).is_ok());
-        clock.0.fetch_add(60_000, Ordering::SeqCst);
-        assert!(l.check_ip("9.9.9.9").is_ok());
+        assert!(l.check("fresh", "9.9.9.9", true).await.is_err());
+        assert!(l.check_ip("9.9.9.9").await.is_err());
+        assert!(l.check("fresh", "8.8.8.8", false).await.is_ok());
+        clock.advance(60_000);
+        assert!(l.check_ip("9.9.9.9").await.is_ok());
     }
 
-    #[test]
-    fn unknown_accounts_count_for_the_address_only() {
-        let (_, l) = setup();
+    #[tokio::test]
+    async fn unknown_accounts_count_for_the_address_only() {
+        let Setup { _dir: _keep, l, .. } = setup();
         for _ in 0..25 {
-            l.failed(None, "7.7.7.7");
+            l.failed(None, "7.7.7.7").await.unwrap();
         }
-        assert!(l.check_ip("7.7.7.7").is_err());
-        assert!(l.check("a", "6.6.6.6", false).is_ok());
+        assert!(l.check_ip("7.7.7.7").await.is_err());
+        assert!(l.check("a", "6.6.6.6", false).await.is_ok());
     }
 }

@@ -171,6 +171,45 @@ pub fn email_changed(lang: MailLocale, new_email: &str) -> Rendered {
     }
 }
 
+/// A sign-in from a device or browser the account had not used, with a
+/// link to the sessions page (where it can be signed out).
+pub fn new_sign_in(lang: MailLocale, device: &str, address: &str, sessions_url: &str) -> Rendered {
+    let (subject, line, link) = match lang {
+        MailLocale::En => (
+            "New sign-in to your Easel account",
+            format!("Your Easel account was just signed in from a new device: {device}, address {address}. If this was you, nothing needs to be done."),
+            "If it was not you, sign that session out and change your password:",
+        ),
+        MailLocale::Zh => (
+            "您的 Easel 账户有新的登录",
+            format!("您的 Easel 账户刚刚在新设备上登录：{device}，地址 {address}。如果是您本人，无需任何操作。"),
+            "如果不是您本人，请退出该会话并修改密码：",
+        ),
+    };
+    Rendered {
+        subject: subject.to_owned(),
+        text: format!(
+            "{line}
+
+{link}
+{sessions_url}
+"
+        ),
+        html: html(
+            lang,
+            &[
+                esc(&line),
+                format!(
+                    "{} <a href=\"{}\">{}</a>",
+                    esc(link),
+                    esc(sessions_url),
+                    esc(sessions_url)
+                ),
+            ],
+        ),
+    }
+}
+
 /// After the password changed (by the owner or a reset link).
 pub fn password_changed(lang: MailLocale) -> Rendered {
     let (subject, line) = match lang {

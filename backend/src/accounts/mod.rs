@@ -19,21 +19,28 @@ use crate::error::ApiError;
 
 pub mod codes;
 pub mod deletion;
+mod deletion_extra;
 mod deletion_steps;
 pub mod discord;
+pub mod expiry;
 pub mod export;
+mod export_social;
 pub mod identities;
 pub mod invites;
+pub mod limits;
 pub mod lockout;
 pub mod mail;
 pub mod mail_templates;
 pub mod oidc;
 mod operator;
 pub mod outbox;
+pub mod owned;
 pub mod phone;
 pub mod profile;
+pub mod reauth;
 pub mod recovery;
 pub mod sessions;
+pub mod signin_notice;
 pub mod sms;
 pub mod totp;
 

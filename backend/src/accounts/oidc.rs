@@ -250,6 +250,7 @@ pub struct OidcService {
     pub(super) http: Http,
     metadata: Arc<Mutex<HashMap<String, (Instant, CoreProviderMetadata)>>>,
     states: Table<PendingSignIn>,
+    expiry: super::expiry::ExpiryIndex,
     pub(super) identities: Table<super::identities::IdentityRow>,
     pub(super) by_account: Table<super::identities::LinkRow>,
     public_url: Option<String>,
@@ -271,6 +272,7 @@ impl OidcService {
             http: Http(client),
             metadata: Arc::new(Mutex::new(HashMap::new())),
             states: Table::new(store.clone(), &tables::OIDC_STATES),
+            expiry: super::expiry::ExpiryIndex::new(store.clone()),
             identities: Table::new(store.clone(), &tables::OIDC_IDENTITIES),
             by_account: Table::new(store, &tables::OIDC_BY_ACCOUNT),
             public_url,
@@ -387,6 +389,14 @@ impl OidcService {
         };
         self.states
             .put(&Key::of(&state), &Key::empty(), &row)
+            .await?;
+        // Abandoned attempts are removed by the cleanup sweeper.
+        self.expiry
+            .register(
+                row.expires_at.saturating_mul(1000),
+                super::expiry::ExpiryKind::OidcState,
+                &Key::of(&state),
+            )
             .await?;
         Ok((url, state))
     }

@@ -20,7 +20,6 @@ use super::mail::{MailError, MailSettings, Mailer, OutgoingMail, SmtpMailer};
 use super::now_millis;
 use super::recovery::ResetRow;
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
 
 /// A mail in the outbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,10 +44,11 @@ pub struct MailService {
     outbox: Table<OutboxRow>,
     pub(super) codes: Table<CodeRow>,
     pub(super) resets: Table<ResetRow>,
-    /// Codes and links per e-mail address.
-    pub(super) per_address: Arc<RateLimiter>,
-    /// Codes and links per client address.
-    pub(super) per_ip: Arc<RateLimiter>,
+    /// Codes and links per e-mail address (shared by every node).
+    pub(super) per_address: super::limits::StoreRateLimiter,
+    /// Codes and links per client address (shared by every node).
+    pub(super) per_ip: super::limits::StoreRateLimiter,
+    pub(super) expiry: super::expiry::ExpiryIndex,
     wake: Arc<Notify>,
 }
 
@@ -77,12 +77,24 @@ impl MailService {
         settings: MailSettings,
         mailer: Option<Arc<dyn Mailer>>,
     ) -> MailService {
-        let hour = Duration::from_secs(3600);
+        let limits =
+            super::limits::SharedLimits::new(store.clone(), Arc::new(super::lockout::SystemClock));
         MailService {
-            per_address: Arc::new(RateLimiter::new(settings.sends_per_address_hour, hour)),
-            per_ip: Arc::new(RateLimiter::new(settings.sends_per_ip_hour, hour)),
+            per_address: super::limits::StoreRateLimiter::new(
+                limits.clone(),
+                "mail_address",
+                settings.sends_per_address_hour,
+                3_600_000,
+            ),
+            per_ip: super::limits::StoreRateLimiter::new(
+                limits,
+                "mail_ip",
+                settings.sends_per_ip_hour,
+                3_600_000,
+            ),
             settings: Arc::new(settings),
             mailer,
+            expiry: super::expiry::ExpiryIndex::new(store.clone()),
             outbox: Table::new(store.clone(), &tables::MAIL_OUTBOX),
             codes: Table::new(store.clone(), &tables::MAIL_CODES),
             resets: Table::new(store, &tables::MAIL_RESET_TOKENS),
@@ -112,9 +124,9 @@ impl MailService {
     }
 
     /// Counts one send to `email` from `ip`; TooManyRequests over either limit.
-    pub(super) fn limit_send(&self, email: &str, ip: &str) -> Result<(), ApiError> {
-        let address_ok = self.per_address.check(&email.to_ascii_lowercase());
-        let ip_ok = self.per_ip.check(ip);
+    pub(super) async fn limit_send(&self, email: &str, ip: &str) -> Result<(), ApiError> {
+        let address_ok = self.per_address.check(&email.to_ascii_lowercase()).await?;
+        let ip_ok = self.per_ip.check(ip).await?;
         if address_ok && ip_ok {
             Ok(())
         } else {

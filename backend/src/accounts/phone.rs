@@ -5,10 +5,9 @@
 //! (a resend interval and an hourly count, kept with the code) and per
 //! client address (in-process). The right code signs the number's account
 //! in, or creates one (status 3: the final step asks for a name). Numbers
-//! are checked against E.164's rules and the assigned country codes.
+//! are parsed, validated and formatted (E.164) by the `phonenumber` crate.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use infra::config::SmsSettings;
 use infra::store::{tables, DynStore, Key, Table};
@@ -17,10 +16,11 @@ use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::expiry::{ExpiryIndex, ExpiryKind};
+use super::limits::{SharedLimits, StoreRateLimiter};
 use super::sms::SmsSender;
 use super::{now_secs, AccountRow, AccountService};
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
 
 /// A number's live code and its send window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,69 +46,44 @@ pub struct PhoneClaim {
     pub account_id: String,
 }
 
-/// Country calling codes of ITU-T E.164 that reach subscribers (geographic
-/// and shared-territory codes; the non-geographic 800, 808, 870, 878,
-/// 881-883, 888 and 979 cannot receive a text here).
-const COUNTRY_CODES: &[u16] = &[
-    1, 7, 20, 27, 30, 31, 32, 33, 34, 36, 39, 40, 41, 43, 44, 45, 46, 47, 48, 49, 51, 52, 53, 54,
-    55, 56, 57, 58, 60, 61, 62, 63, 64, 65, 66, 81, 82, 84, 86, 90, 91, 92, 93, 94, 95, 98, 211,
-    212, 213, 216, 218, 220, 221, 222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234,
-    235, 236, 237, 238, 239, 240, 241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253,
-    254, 255, 256, 257, 258, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 290, 291, 297, 298,
-    299, 350, 351, 352, 353, 354, 355, 356, 357, 358, 359, 370, 371, 372, 373, 374, 375, 376, 377,
-    378, 380, 381, 382, 383, 385, 386, 387, 389, 420, 421, 423, 500, 501, 502, 503, 504, 505, 506,
-    507, 508, 509, 590, 591, 592, 593, 594, 595, 596, 597, 598, 599, 670, 672, 673, 674, 675, 676,
-    677, 678, 679, 680, 681, 682, 683, 685, 686, 687, 688, 689, 690, 691, 692, 850, 852, 853, 855,
-    856, 880, 886, 960, 961, 962, 963, 964, 965, 966, 967, 968, 970, 971, 972, 973, 974, 975, 976,
-    977, 992, 993, 994, 995, 996, 998,
-];
+/// Longest input read as a phone number (digits, spaces and punctuation).
+const MAX_RAW_LEN: usize = 40;
 
-/// The country code a number starts with (codes are prefix-free).
-fn country_code(digits: &str) -> Option<u16> {
-    (1..=3).find_map(|n| {
-        let cc: u16 = digits.get(..n)?.parse().ok()?;
-        COUNTRY_CODES.contains(&cc).then_some(cc)
+/// A phone number parsed, validated and formatted by the `phonenumber`
+/// crate (Google's libphonenumber metadata): the input must be in
+/// international form (`+` and the country code; spaces, dots, dashes and
+/// brackets allowed), and the number must be a valid one of its country's
+/// plan (length and prefixes). Answers the E.164 form (`+447911123456`).
+pub fn parse_e164(raw: &str) -> Result<String, ApiError> {
+    parse_number(raw).map(|n| n.format().mode(phonenumber::Mode::E164).to_string())
+}
+
+/// The number in international display form (`+44 7911 123456`).
+pub fn display_international(raw: &str) -> Result<String, ApiError> {
+    parse_number(raw).map(|n| {
+        n.format()
+            .mode(phonenumber::Mode::International)
+            .to_string()
     })
 }
 
-/// A phone number in E.164 form: `+`, an assigned country code, at most 15
-/// digits in all (ITU-T E.164 §6) and at least 8; spaces, dots, dashes and
-/// brackets between digits are dropped. North American numbers (+1) follow
-/// the NANP: 10 digits, area code and exchange not starting with 0 or 1.
-pub fn parse_e164(raw: &str) -> Result<String, ApiError> {
+fn parse_number(raw: &str) -> Result<phonenumber::PhoneNumber, ApiError> {
     let raw = raw.trim();
-    let rest = raw
-        .strip_prefix('+')
-        .filter(|_| raw.len() <= 32)
-        .ok_or(ErrorCode::PhoneInvalid)?;
-    let mut digits = String::with_capacity(15);
-    for c in rest.chars() {
-        match c {
-            '0'..='9' => digits.push(c),
-            ' ' | '-' | '.' | '(' | ')' => {}
-            _ => return Err(ErrorCode::PhoneInvalid.into()),
-        }
-    }
-    if !(8..=15).contains(&digits.len()) {
+    // Only international input: without a country the digits are ambiguous.
+    if !raw.starts_with('+')
+        || raw.len() > MAX_RAW_LEN
+        || !raw
+            .chars()
+            .skip(1)
+            .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')'))
+    {
         return Err(ErrorCode::PhoneInvalid.into());
     }
-    let cc = country_code(&digits).ok_or(ErrorCode::PhoneInvalid)?;
-    let national = digits.get(cc.to_string().len()..).unwrap_or_default();
-    if national.len() < 4 || (national.starts_with('0') && cc != 39) {
-        // Italy keeps its leading 0 in international form; elsewhere the
-        // trunk prefix 0 is never dialled after the country code.
+    let number = phonenumber::parse(None, raw).map_err(|_| ErrorCode::PhoneInvalid)?;
+    if number.extension().is_some() || !phonenumber::is_valid(&number) {
         return Err(ErrorCode::PhoneInvalid.into());
     }
-    if cc == 1 {
-        let b = national.as_bytes();
-        let nanp = national.len() == 10
-            && b.first().is_some_and(|d| (b'2'..=b'9').contains(d))
-            && b.get(3).is_some_and(|d| (b'2'..=b'9').contains(d));
-        if !nanp {
-            return Err(ErrorCode::PhoneInvalid.into());
-        }
-    }
-    Ok(format!("+{digits}"))
+    Ok(number)
 }
 
 fn code_hash(salt: &str, e164: &str, code: &str) -> String {
@@ -153,7 +128,9 @@ pub struct PhoneService {
     by_account: Table<String>,
     sender: Option<Arc<dyn SmsSender>>,
     settings: SmsSettings,
-    per_ip: Arc<RateLimiter>,
+    /// Sends per client address, shared by every node through the Store.
+    per_ip: StoreRateLimiter,
+    expiry: ExpiryIndex,
 }
 
 impl PhoneService {
@@ -165,12 +142,15 @@ impl PhoneService {
         PhoneService {
             codes: Table::new(store.clone(), &tables::SMS_CODES),
             phones: Table::new(store.clone(), &tables::SMS_PHONES),
-            by_account: Table::new(store, &tables::SMS_BY_ACCOUNT),
+            by_account: Table::new(store.clone(), &tables::SMS_BY_ACCOUNT),
             sender,
-            per_ip: Arc::new(RateLimiter::new(
+            per_ip: StoreRateLimiter::new(
+                SharedLimits::new(store.clone(), Arc::new(super::lockout::SystemClock)),
+                "sms_ip",
                 settings.per_ip_per_hour,
-                Duration::from_secs(3600),
-            )),
+                3_600_000,
+            ),
+            expiry: ExpiryIndex::new(store),
             settings,
         }
     }
@@ -210,7 +190,7 @@ impl PhoneService {
                 return Err(ErrorCode::SmsTooFrequent.into());
             }
         }
-        if !self.per_ip.check(ip) {
+        if !self.per_ip.check(ip).await? {
             return Err(ErrorCode::TooManyRequests.into());
         }
         let code = format!("{:06}", rand::random_range(0..1_000_000u32));
@@ -246,6 +226,16 @@ impl PhoneService {
         if !written {
             return Err(ErrorCode::SmsTooFrequent.into());
         }
+        // The row is removed once both the code and its send window are over.
+        self.expiry
+            .register(
+                row.expires_at
+                    .max(row.window_start + 3600)
+                    .saturating_mul(1000),
+                ExpiryKind::SmsCode,
+                &key,
+            )
+            .await?;
         let body = format!(
             "Your Easel code is {code}. It expires in {} minutes. Never share it.",
             (s.code_ttl_secs / 60).max(1)
@@ -326,6 +316,29 @@ impl PhoneService {
             .get(&Key::of(e164), &Key::empty())
             .await?
             .map(|c| c.account_id))
+    }
+
+    /// Frees the account's number (the deletion sweep's last step): the
+    /// claim goes only if it is still this account's (compare-and-set), so
+    /// a new account that took the number meanwhile keeps it; then the
+    /// account's pointer. Idempotent.
+    pub async fn release(&self, account_id: &str) -> Result<(), ApiError> {
+        let Some(e164) = self.number_of(account_id).await? else {
+            return Ok(());
+        };
+        let key = Key::of(&e164);
+        if let Some(claim) = self.phones.get(&key, &Key::empty()).await? {
+            if claim.account_id == account_id {
+                let _ = self
+                    .phones
+                    .compare_and_set(&key, &Key::empty(), &claim, None)
+                    .await?;
+            }
+        }
+        self.by_account
+            .delete(&Key::of(account_id), &Key::empty())
+            .await?;
+        Ok(())
     }
 
     /// Claims the number for a new account; the present owner when it was claimed meanwhile.
@@ -410,20 +423,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_are_checked_and_normalised_to_e164() {
-        assert_eq!(parse_e164(" +44 7911 123456 ").unwrap(), "+447911123456");
-        assert_eq!(parse_e164("+1 (650) 253-0000").unwrap(), "+16502530000");
-        assert_eq!(parse_e164("+39 06 1234 5678").unwrap(), "+390612345678");
+    fn real_world_numbers_are_normalised_to_e164() {
+        for (raw, e164) in [
+            (" +44 7911 123456 ", "+447911123456"),
+            ("+1 (650) 253-0000", "+16502530000"),
+            ("+1 212-555-0123", "+12125550123"),
+            ("+39 06 1234 5678", "+390612345678"),
+            ("+33 6 12 34 56 78", "+33612345678"),
+            ("+49 1512 3456789", "+4915123456789"),
+            ("+86 138 0013 8000", "+8613800138000"),
+            ("+81 90-1234-5678", "+819012345678"),
+            ("+91 98765 43210", "+919876543210"),
+            ("+61 412 345 678", "+61412345678"),
+            ("+55 11 91234-5678", "+5511912345678"),
+            ("+852 5123 4567", "+85251234567"),
+        ] {
+            assert_eq!(parse_e164(raw).unwrap(), e164, "{raw}");
+        }
+        assert_eq!(
+            display_international("+447911123456").unwrap(),
+            "+44 7911 123456"
+        );
+    }
+
+    #[test]
+    fn invalid_numbers_answer_phone_invalid() {
         for bad in [
-            "07911123456",
-            "+1 555",
-            "+1 055 253 0000",
-            "+999 1234567",
-            "+44 07911 123456",
-            "+44 7911 123456 789 0",
-            "+44 7911/123456",
+            "07911123456",            // no country code
+            "+1 555",                 // too short
+            "+1 055 253 0000",        // NANP area code starting with 0
+            "+1 650 053 0000",        // NANP exchange starting with 0
+            "+999 1234567",           // unassigned country code
+            "+44 7911 123456 789 0",  // too long for the UK
+            "+44 7911/123456",        // stray character
+            "+86 138 0013 800",       // a digit short for a Chinese mobile
+            "+33 6 12 34 56",         // too short for France
+            "+1 650 253 0000 ext 12", // extension
             "hello",
             "+",
+            "",
+            "+4479111234561234567890123456789012345678901",
         ] {
             let e = parse_e164(bad).unwrap_err();
             assert_eq!(e.code, ErrorCode::PhoneInvalid, "{bad}");

@@ -27,7 +27,10 @@ pub const AVATAR_MAX_SIDE: u32 = 8192;
 pub const MAX_LINKS: usize = 5;
 pub const MAX_LINK_CHARS: usize = 300;
 /// The notification kinds a person may turn off (moderation notices always come).
-pub const NOTIFY_KINDS: [&str; 6] = ["like", "collect", "comment", "reply", "follow", "activity"];
+/// `sign_in` is the "new sign-in" mail (`signin_notice.rs`); `activity` an activity's result.
+pub const NOTIFY_KINDS: [&str; 7] = [
+    "like", "collect", "comment", "reply", "follow", "sign_in", "activity",
+];
 /// The app's languages (spec 3 §3).
 pub const LANGUAGES: [&str; 23] = [
     "en", "ja", "zhCN", "nl", "ar", "fr", "de", "id", "it", "ko", "pt", "ru", "es", "tr", "uk",

@@ -30,7 +30,7 @@ impl MailService {
     /// `forgot`: checks the limits, then looks the address up and mails a
     /// link off the request path, so the answer neither says nor takes
     /// longer whether the address has an account.
-    pub fn forgot(
+    pub async fn forgot(
         &self,
         accounts: &AccountService,
         email: &str,
@@ -39,7 +39,7 @@ impl MailService {
     ) -> Result<(), ApiError> {
         self.require()?;
         let email = Email::parse(email)?;
-        self.limit_send(email.as_str(), ip)?;
+        self.limit_send(email.as_str(), ip).await?;
         let me = self.clone();
         let accounts = accounts.clone();
         actix_web::rt::spawn(async move {
@@ -71,8 +71,14 @@ impl MailService {
             expires_at: now_secs() + ttl,
             used: false,
         };
-        self.resets
-            .put(&Key::of(&hash_token(&token)), &Key::empty(), &reset)
+        let pk = Key::of(&hash_token(&token));
+        self.resets.put(&pk, &Key::empty(), &reset).await?;
+        self.expiry
+            .register(
+                super::expiry::reset_gone_at_ms(reset.expires_at),
+                super::expiry::ExpiryKind::ResetToken,
+                &pk,
+            )
             .await?;
         let url = format!(
             "{}/{}/reset?token={token}",

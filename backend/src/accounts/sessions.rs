@@ -309,6 +309,27 @@ impl SecurityService {
             .is_some())
     }
 
+    /// Whether a sign-in from `meta` is one the owner is told of: the
+    /// account signed in before (so not the first sign-in after sign-up)
+    /// and never from this device.
+    pub async fn sign_in_is_new(
+        &self,
+        account_id: &str,
+        meta: &SessionMeta,
+    ) -> Result<bool, ApiError> {
+        if self
+            .is_known_device(account_id, meta.device_code.as_deref())
+            .await?
+        {
+            return Ok(false);
+        }
+        let any = self
+            .known_devices
+            .scan(&Key::of(account_id), &infra::store::ScanRange::all(1))
+            .await?;
+        Ok(!any.rows.is_empty())
+    }
+
     /// A finished sign-in: the token, the device remembered, the back-off cleared.
     pub async fn finish_sign_in(
         &self,
@@ -327,7 +348,7 @@ impl SecurityService {
                 )
                 .await?;
         }
-        self.lockout.succeeded(account_id, &meta.address);
+        self.lockout.succeeded(account_id, &meta.address).await?;
         Ok(token)
     }
 }

@@ -176,9 +176,9 @@ impl SecurityService {
         password: &str,
         ip: &str,
     ) -> Result<(), ApiError> {
-        self.lockout.check(&account.id, ip, true)?;
+        self.lockout.check(&account.id, ip, true).await?;
         if let Err(e) = self.accounts.check_password(account, password).await {
-            self.lockout.failed(Some(&account.id), ip);
+            self.lockout.failed(Some(&account.id), ip).await?;
             return Err(e);
         }
         Ok(())
@@ -224,14 +224,14 @@ impl SecurityService {
         code: &str,
         ip: &str,
     ) -> Result<Vec<String>, ApiError> {
-        self.lockout.check(&account.id, ip, true)?;
+        self.lockout.check(&account.id, ip, true).await?;
         let row = self.totp_row(&account.id).await?;
         let (Some(pending), None) = (&row.pending, &row.secret) else {
             return Err(ErrorCode::TwoFactorState.into());
         };
         let totp = totp_of(pending, &self.issuer, &account.email)?;
         let Some(step) = matching_step(&totp, code, self.now_secs(), 0) else {
-            self.lockout.failed(Some(&account.id), ip);
+            self.lockout.failed(Some(&account.id), ip).await?;
             return Err(ErrorCode::TwoFactorCodeError.into());
         };
         let codes = new_recovery_codes();
@@ -288,7 +288,7 @@ impl SecurityService {
                 (None, None) => false,
             };
             if !ok {
-                self.lockout.failed(Some(&account.id), ip);
+                self.lockout.failed(Some(&account.id), ip).await?;
                 return Err(ErrorCode::TwoFactorCodeError.into());
             }
             match self
@@ -368,7 +368,7 @@ impl SecurityService {
         code: Option<&str>,
         recovery_code: Option<&str>,
         meta: &SessionMeta,
-    ) -> Result<(AccountRow, String), ApiError> {
+    ) -> Result<(AccountRow, String, bool), ApiError> {
         let expired = || ApiError::new(ErrorCode::TwoFactorChallengeExpired);
         if challenge.is_empty() || challenge.len() > 128 {
             return Err(expired());
@@ -384,7 +384,7 @@ impl SecurityService {
             return Err(expired());
         }
         let ip = &meta.address;
-        self.lockout.check(&row.account_id, ip, true)?;
+        self.lockout.check(&row.account_id, ip, true).await?;
         let account = self
             .accounts
             .get(&row.account_id)
@@ -412,8 +412,9 @@ impl SecurityService {
         {
             return Err(expired());
         }
+        let new_device = self.sign_in_is_new(&account.id, meta).await?;
         let token = self.finish_sign_in(&account.id, meta).await?;
-        Ok((account, token))
+        Ok((account, token, new_device))
     }
 }
 

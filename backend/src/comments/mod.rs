@@ -275,6 +275,16 @@ impl CommentService {
         self.comments
             .put(&Key::of(&row.id), &Key::empty(), &row)
             .await?;
+        // Listed under its author, for the export and the deletion sweep.
+        crate::accounts::owned::record(
+            &self.store,
+            author,
+            crate::accounts::owned::OwnedKind::Comment,
+            row.create_at,
+            &row.id,
+            "",
+        )
+        .await?;
         let tpk = target_pk(obj_type, &obj_id);
         match &top_id {
             None => self.by_target.put(&tpk, &ck, &()).await?,

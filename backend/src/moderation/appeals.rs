@@ -123,6 +123,16 @@ pub async fn create(
         decided_at: 0,
     };
     m.appeals.put(&Key::of(&id), &Key::empty(), &row).await?;
+    // Listed under its author, for the export and the deletion sweep.
+    crate::accounts::owned::record(
+        &st.store,
+        &owner.id,
+        crate::accounts::owned::OwnedKind::Appeal,
+        now,
+        &id,
+        &key,
+    )
+    .await?;
     m.enqueue(APPEAL, &key).await?;
     Ok((id, remaining))
 }

@@ -147,6 +147,16 @@ pub async fn file(
     m.reports
         .put(&pk, &Key::empty().i64(now).str(&reporter.id), &row)
         .await?;
+    // Listed under its reporter, for the export and the deletion sweep.
+    crate::accounts::owned::record(
+        &st.store,
+        &reporter.id,
+        crate::accounts::owned::OwnedKind::Report,
+        now,
+        &key,
+        "",
+    )
+    .await?;
     m.enqueue(REPORT, &key).await?;
     tracing::info!(obj_type = kind.code(), reason = reason.as_str(), "reported");
     Ok(row.id)

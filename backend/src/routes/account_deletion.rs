@@ -16,7 +16,11 @@ type State = web::Data<AppState>;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteRequest {
+    #[serde(default)]
     pub password: String,
+    /// Accounts without a password: a code sent to their phone.
+    #[serde(default)]
+    pub phone_code: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -48,14 +52,25 @@ pub async fn request(
     b: web::Json<DeleteRequest>,
 ) -> ApiResult {
     limit(&req, &s)?;
-    Ok(ok(deletion::request(&s, &a.0, &b.password).await?))
+    crate::accounts::reauth::confirm(
+        &s,
+        &a.0.account,
+        &crate::auth::client_ip(&req),
+        crate::accounts::reauth::Proof {
+            password: Some(&b.password),
+            phone_code: b.phone_code.as_deref(),
+        },
+    )
+    .await?;
+    Ok(ok(deletion::request(&s, &a.0).await?))
 }
 
 /// `account/delete/cancel`: during the grace, with e-mail and password;
 /// answers like a login.
 pub async fn cancel(req: HttpRequest, s: State, b: web::Json<CancelRequest>) -> ApiResult {
     limit(&req, &s)?;
-    let (row, token) = deletion::cancel(&s, &b.email, &b.password).await?;
+    let ip = crate::auth::client_ip(&req);
+    let (row, token) = deletion::cancel(&s, &b.email, &b.password, &ip).await?;
     Ok(logged_in(&req, &s, &row, token))
 }
 

@@ -131,10 +131,13 @@ pub async fn email_change(
     state.mail.require()?;
     let account = &caller.0.account;
     let email = Email::parse(&body.email)?;
-    state
-        .accounts
-        .check_own_password(&account.id, &body.password)
-        .await?;
+    crate::accounts::reauth::confirm(
+        &state,
+        account,
+        &client_ip(&req),
+        crate::accounts::reauth::Proof::password(&body.password),
+    )
+    .await?;
     if email.as_str() == account.email {
         return Err(ErrorCode::EmailRegistered.into());
     }
@@ -192,6 +195,14 @@ pub async fn password_change(
     caller: AuthedAny,
     body: web::Json<PasswordChangeBody>,
 ) -> ApiResult {
+    // Counted in the lockout like a sign-in.
+    crate::accounts::reauth::confirm(
+        &state,
+        &caller.0.account,
+        &client_ip(&req),
+        crate::accounts::reauth::Proof::password(&body.old_password),
+    )
+    .await?;
     let ended = state
         .mail
         .change_password(
@@ -218,12 +229,15 @@ pub async fn forgot(
     state: web::Data<AppState>,
     body: web::Json<ForgotBody>,
 ) -> ApiResult {
-    state.mail.forgot(
-        &state.accounts,
-        &body.email,
-        lang(&req, body.locale.as_deref()),
-        &client_ip(&req),
-    )?;
+    state
+        .mail
+        .forgot(
+            &state.accounts,
+            &body.email,
+            lang(&req, body.locale.as_deref()),
+            &client_ip(&req),
+        )
+        .await?;
     Ok(ok(serde_json::Value::Null))
 }
 

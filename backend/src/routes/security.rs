@@ -42,12 +42,12 @@ pub async fn login_email(
     let sec = &state.security;
     let meta = meta_of(req);
     let ip = meta.address.clone();
-    sec.lockout.check_ip(&ip)?;
+    sec.lockout.check_ip(&ip).await?;
     let row = match state.accounts.account_by_email(email).await {
         Ok(r) => r,
         Err(e) => {
             if e.code == ErrorCode::AccountNoExistent {
-                sec.lockout.failed(None, &ip);
+                sec.lockout.failed(None, &ip).await?;
             }
             return Err(e);
         }
@@ -57,9 +57,9 @@ pub async fn login_email(
         || sec
             .is_known_device(&row.id, meta.device_code.as_deref())
             .await?;
-    sec.lockout.check(&row.id, &ip, trusted)?;
+    sec.lockout.check(&row.id, &ip, trusted).await?;
     if let Err(e) = state.accounts.check_password(&row, password).await {
-        sec.lockout.failed(Some(&row.id), &ip);
+        sec.lockout.failed(Some(&row.id), &ip).await?;
         return Err(e);
     }
     // A deletion waiting or done (20010), a disabled account (20004).
@@ -67,7 +67,11 @@ pub async fn login_email(
     if two_factor {
         return Ok(ok(sec.open_challenge(&row.id).await?));
     }
+    let new_device = sec.sign_in_is_new(&row.id, &meta).await?;
     let token = sec.finish_sign_in(&row.id, &meta).await?;
+    if new_device {
+        crate::accounts::signin_notice::notify(state, req, &row, &meta).await;
+    }
     Ok(super::account::logged_in(req, state, &row, token))
 }
 
@@ -88,7 +92,7 @@ pub async fn login_second_step(
 ) -> ApiResult {
     let b = body.into_inner();
     let meta = meta_of(&req);
-    let (row, token) = state
+    let (row, token, new_device) = state
         .security
         .finish_challenge(
             &b.challenge,
@@ -97,6 +101,9 @@ pub async fn login_second_step(
             &meta,
         )
         .await?;
+    if new_device {
+        crate::accounts::signin_notice::notify(&state, &req, &row, &meta).await;
+    }
     Ok(super::account::logged_in(&req, &state, &row, token))
 }
 

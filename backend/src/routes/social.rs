@@ -60,7 +60,10 @@ pub async fn profile(
     b: Body<AccountRequest>,
 ) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(s.square.profile(v.as_deref(), &b.account_id).await?))
+    let mut p = s.square.profile(v.as_deref(), &b.account_id).await?;
+    // The links the account set in its settings (checked http(s) URLs).
+    p.links = s.security.prefs_row(&p.id).await?.links;
+    Ok(ok(p))
 }
 
 pub async fn profile_edit(a: Authed, s: web::Data<AppState>, b: Body<ProfileEdit>) -> ApiResult {

@@ -257,6 +257,7 @@ impl SquareService {
             show_nsfw: (viewer == Some(id)).then_some(p.show_nsfw),
             create_at: a.create_at,
             nsfw_mode,
+            links: Vec::new(),
         })
     }
 

@@ -9,6 +9,7 @@
 
 mod account_deletion;
 mod accounts;
+mod accounts_gaps;
 mod accounts_mail;
 mod accounts_security;
 mod activity;

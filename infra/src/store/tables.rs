@@ -393,6 +393,14 @@ pub const ACTIVITY_COUNTS: TableDef = TableDef {
     kind: TableKind::Counter,
 };
 
+// Accounts: shared limits and cleanup (issue 21)
+/// pk (scope, key) · ck () → `LimitRow`. Fixed windows and back-off counters shared by every node (lockout, mail and SMS send limits), by compare-and-set.
+pub const ACCT_LIMITS: TableDef = regular("acct_limits");
+/// pk (0) · ck (expires at ms, kind, key) → `()`. Short-lived account rows by expiry (provider sign-in states, reset tokens, codes, limits), read by the cleanup sweeper.
+pub const ACCT_EXPIRY: TableDef = regular("acct_expiry");
+/// pk (account id, kind: upload | report | appeal | comment) · ck (at ms, id) → `String` (extra). Rows other domains key by object, by the account that made them, for the deletion sweep and the export.
+pub const ACCT_OWNED: TableDef = regular("acct_owned");
+
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
 pub const DELETION_REQUESTS: TableDef = regular("deletion_requests");
@@ -597,6 +605,9 @@ pub const ALL: &[TableDef] = &[
     RAG_JOBS,
     RAG_JOBS_OPEN,
     RAG_CHARACTER_CARDS,
+    ACCT_LIMITS,
+    ACCT_EXPIRY,
+    ACCT_OWNED,
 ];
 
 /// pk (UTC day number) · ck (batch id) → `FileRow`. Analytics (issue 22): the Parquet files of a day's events.

@@ -90,6 +90,9 @@ pub struct Profile {
     /// The account's own NSFW mode (shown to itself only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nsfw_mode: Option<crate::square::nsfw::NsfwMode>,
+    /// The account's profile links (http or https URLs; issue 21).
+    #[serde(default)]
+    pub links: Vec<String>,
 }
 
 /// `account/profile/edit`: every field optional.

@@ -1,13 +1,12 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { api } from '../app/services';
-import { errorMessage } from '../i18n/messages';
-import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { FormError } from './FormError';
 import { mailApi } from './mailApi';
+import { useFormAction } from './useFormAction';
 
 /**
  * `/{locale}/forgot`: asks for a reset link. The server answers the same
@@ -18,23 +17,14 @@ export function ForgotPage() {
   const id = useId();
   const locale = useAtomValue(localeAtom);
   const [email, setEmail] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ErrorMessage | null>(null);
+  const { pending, error, run } = useFormAction();
   const [sentTo, setSentTo] = useState<string | null>(null);
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    if (pending) return;
-    setPending(true);
-    setError(null);
-    try {
+  function submit(e: FormEvent<HTMLFormElement>) {
+    return run(e, async () => {
       await mailApi.forgot(api, email.trim(), locale);
       setSentTo(email.trim());
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -1,14 +1,13 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { api, session } from '../app/services';
-import { errorMessage } from '../i18n/messages';
-import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { localeAtom, locationAtom } from '../router/router';
 import { appStore, useAtomValue } from '../state/jotai';
 import { loginDialogAtom } from './atoms';
 import { FormError } from './FormError';
 import { mailApi } from './mailApi';
+import { useFormAction } from './useFormAction';
 
 /**
  * `/{locale}/reset?token=...` (the link a `forgot` mail carries, DESIGN.md
@@ -22,25 +21,16 @@ export function ResetPage() {
   const search = useAtomValue(locationAtom).search;
   const token = new URLSearchParams(search).get('token')?.trim() ?? '';
   const [password, setPassword] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ErrorMessage | null>(null);
+  const { pending, error, run } = useFormAction();
   const [done, setDone] = useState(false);
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    if (pending) return;
-    setPending(true);
-    setError(null);
-    try {
+  function submit(e: FormEvent<HTMLFormElement>) {
+    return run(e, async () => {
       await mailApi.reset(api, token, password, locale);
       // Every session ended on the server; forget this page's one too.
       session.endLocally();
       setDone(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -3,13 +3,13 @@ import type { FormEvent } from 'react';
 import { api } from '../app/services';
 import { showToast } from '../app/toast';
 import { errorMessage } from '../i18n/messages';
-import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
 import { appStore, useAtomValue, useSetAtom } from '../state/jotai';
 import { accountAtom, loginDialogAtom } from './atoms';
 import { FormError } from './FormError';
 import { mailApi } from './mailApi';
+import { useFormAction } from './useFormAction';
 
 /**
  * The login popup's verify step (issue 21): the 6-digit code mailed after
@@ -22,26 +22,17 @@ export function VerifyStep({ email }: { email: string }) {
   const locale = useAtomValue(localeAtom);
   const setDialog = useSetAtom(loginDialogAtom);
   const [code, setCode] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ErrorMessage | null>(null);
+  const { pending, error, setError, run } = useFormAction();
   const [note, setNote] = useState<string | null>(null);
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    if (pending) return;
-    setPending(true);
-    setError(null);
-    try {
+  function submit(e: FormEvent<HTMLFormElement>) {
+    return run(e, async () => {
       const info = await mailApi.checkCode(api, code.trim());
       const current = appStore.get(accountAtom);
       if (current) appStore.set(accountAtom, { ...current, email_verified: info.email_verified ?? true });
       setDialog({ open: false });
       showToast(appStore, t('mail.verified'));
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   async function resend() {

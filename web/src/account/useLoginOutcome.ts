@@ -8,6 +8,7 @@ import { useT } from '../i18n/useT';
 import { appStore } from '../state/jotai';
 import { loginDialogAtom } from './atoms';
 import { loginOutcome } from './loginFlow';
+import { switchToStoredLocale } from './storedLocale';
 
 /** Returns a handler that acts on a login answer, or returns the message to show. */
 export function useApplyLogin(): (data: LoginData) => ErrorMessage | null {
@@ -18,6 +19,7 @@ export function useApplyLogin(): (data: LoginData) => ErrorMessage | null {
       switch (outcome.kind) {
         case 'logged-in':
           session.completeLogin(outcome.token, outcome.account);
+          void switchToStoredLocale(appStore);
           showToast(appStore, t('login.success', { name: outcome.account.name }));
           return null;
         case 'final-step':

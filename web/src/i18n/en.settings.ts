@@ -62,4 +62,7 @@ export const en_settings = {
   'settings.notifications.kind.reply': 'Replies to your comments',
   'settings.notifications.kind.follow': 'New followers',
   'settings.notifications.kind.activity': 'Results of activities you joined',
+  'settings.twoFactor.regenerate': 'New recovery codes',
+  'settings.twoFactor.regenerateIntro': 'Lost your recovery codes? Make ten new ones; the old ones stop working.',
+  'settings.notifications.kind.sign_in': 'E-mail me when my account signs in on a new device',
 } as const;

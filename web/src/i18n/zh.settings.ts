@@ -59,4 +59,7 @@ export const zh_settings: Partial<MessageTable> = {
   'settings.notifications.kind.reply': '评论收到回复',
   'settings.notifications.kind.follow': '新的关注者',
   'settings.notifications.kind.activity': '你参加的活动的结果',
+  'settings.twoFactor.regenerate': '生成新的恢复码',
+  'settings.twoFactor.regenerateIntro': '恢复码丢失了？生成十个新的恢复码，旧的将失效。',
+  'settings.notifications.kind.sign_in': '账户在新设备上登录时发邮件通知我',
 };

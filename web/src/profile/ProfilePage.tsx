@@ -18,6 +18,7 @@ import { useWornOf } from '../ornaments/useWornOf';
 import { useAtomValue } from '../state/jotai';
 import { useErrorText } from '../tavern/useErrorText';
 import { useLoaded } from '../tavern/useLoaded';
+import { ProfileLinks } from './ProfileLinks';
 import { ArticleDialog } from '../works/ArticleDialog';
 import { AccountList } from './AccountList';
 import { EditProfileDialog } from './EditProfileDialog';
@@ -67,6 +68,7 @@ function ProfileView({ profile, tab, onChanged }: { profile: Profile; tab: Profi
         <div className="profile__info">
           <h1 className="profile__name">{profile.name}</h1>
           {profile.bio !== '' && <p className="profile__bio">{profile.bio}</p>}
+          <ProfileLinks links={profile.links ?? []} />
           <ul className="profile__counts">
             <li>
               <strong>{shortCount(profile.works)}</strong> {t('profile.count.works')}

@@ -3,9 +3,8 @@ import type { FormEvent } from 'react';
 import { accountAtom } from '../account/atoms';
 import { FormError } from '../account/FormError';
 import { mailApi } from '../account/mailApi';
+import { useFormAction } from '../account/useFormAction';
 import { api } from '../app/services';
-import { errorMessage } from '../i18n/messages';
-import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
 import { appStore, useAtomValue } from '../state/jotai';
@@ -39,16 +38,11 @@ function ChangeEmailForm() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [codeSent, setCodeSent] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ErrorMessage | null>(null);
+  const { pending, error, run } = useFormAction();
   const [done, setDone] = useState<string | null>(null);
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    if (pending) return;
-    setPending(true);
-    setError(null);
-    try {
+  function submit(e: FormEvent<HTMLFormElement>) {
+    return run(e, async () => {
       if (!codeSent) {
         await mailApi.changeEmail(api, email.trim(), password, locale);
         setCodeSent(true);
@@ -61,11 +55,7 @@ function ChangeEmailForm() {
         setPassword('');
         setCode('');
       }
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
@@ -123,26 +113,17 @@ function ChangePasswordForm() {
   const locale = useAtomValue(localeAtom);
   const [oldPassword, setOldPassword] = useState('');
   const [password, setPassword] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ErrorMessage | null>(null);
+  const { pending, error, run } = useFormAction();
   const [ended, setEnded] = useState<number | null>(null);
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    if (pending) return;
-    setPending(true);
-    setError(null);
-    setEnded(null);
-    try {
+  function submit(e: FormEvent<HTMLFormElement>) {
+    return run(e, async () => {
+      setEnded(null);
       const out = await mailApi.changePassword(api, oldPassword, password, locale);
       setEnded(out.ended_sessions);
       setOldPassword('');
       setPassword('');
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -9,6 +9,7 @@ import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
 import type { Enrolment, TwoFactorStatus } from './api';
+import { RegenerateRecovery } from './RegenerateRecovery';
 import { security } from './useSecurityApi';
 
 export function TwoFactorSection() {
@@ -67,6 +68,7 @@ export function TwoFactorSection() {
 
   if (status.enabled) {
     return (
+      <>
       <form
         className="form"
         data-testid="twofa-on"
@@ -93,6 +95,13 @@ export function TwoFactorSection() {
           {t('settings.twoFactor.turnOff')}
         </button>
       </form>
+      <RegenerateRecovery
+        onCodes={(c) => {
+          setCodes(c);
+          void load();
+        }}
+      />
+      </>
     );
   }
 

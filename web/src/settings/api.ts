@@ -40,7 +40,7 @@ export function isSecondStep(data: unknown): data is SecondStep {
   return typeof data === 'object' && data !== null && (data as { second_step?: unknown }).second_step === 'totp';
 }
 
-export const NOTIFY_KINDS = ['like', 'collect', 'comment', 'reply', 'follow', 'activity'] as const;
+export const NOTIFY_KINDS = ['like', 'collect', 'comment', 'reply', 'follow', 'sign_in', 'activity'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 export interface Prefs {
@@ -65,6 +65,8 @@ export const securityApi = (api: ApiClient) => ({
   confirm: (code: string) => api.post<{ recovery_codes: string[] }>(`${V1}2fa/confirm`, { code }),
   disable: (password: string, code: string) =>
     api.post<null>(`${V1}2fa/disable`, /^\d{6}$/.test(code.trim()) ? { password, code: code.trim() } : { password, recovery_code: code.trim() }),
+  regenerateRecovery: (password: string, code: string) =>
+    api.post<{ recovery_codes: string[] }>(`${V1}2fa/recovery`, { password, code: code.trim() }),
   secondStep: (challenge: string, code: string) =>
     api.post<LoginData>(
       `${V1}login-in/2fa`,

@@ -233,6 +233,8 @@ export interface Profile {
   create_at: number;
   /** The account's own NSFW mode (answered to itself only). */
   nsfw_mode?: 'blur' | 'hide' | 'show' | null;
+  /** The links the account set in its settings (http or https). */
+  links?: string[];
 }
 
 export interface ProfileEdit {
