@@ -81,4 +81,10 @@ pub struct AppState {
     pub mail: crate::accounts::outbox::MailService,
     /// Third-party sign-in: providers, sign-in states, linked identities.
     pub oidc: crate::accounts::oidc::OidcService,
+    /// Questionnaires (issue 22).
+    pub surveys: crate::surveys::SurveyService,
+    /// Short links (issue 22).
+    pub shortlinks: crate::shortlinks::ShortLinkService,
+    /// `are/you/ok`'s probes of the store, queue and bus.
+    pub health: crate::health::HealthCheck,
 }

@@ -10,8 +10,10 @@ mod audio_env;
 mod mall;
 mod phone;
 mod sections;
+mod shortlinks;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
 pub use phone::{GuideStep, PhoneSettings, SmsSettings};
+pub use shortlinks::ShortLinkSettings;
 pub use sections::{
     AuthSettings, GenerationSettings, S3Settings, SocketSettings, SquareSettings, TranslateSettings,
 };
@@ -124,6 +126,8 @@ pub struct Settings {
     /// Phone sign-in, invite codes, visitors and popups (`[phone]`;
     /// `EASEL_SMS_*`, `EASEL_INVITE_*`, `EASEL_VISITOR_GUIDE`, `EASEL_VIP_POP_*`).
     pub phone: PhoneSettings,
+    /// Short links (`[short_links]`; `EASEL_SHORTLINK_*`).
+    pub short_links: ShortLinkSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -149,6 +153,7 @@ struct FileSettings {
     llm: Option<llm::LlmConfig>,
     audio: Option<audio::AudioConfig>,
     phone: Option<PhoneSettings>,
+    short_links: Option<ShortLinkSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -185,6 +190,7 @@ impl Settings {
             audio: audio::AudioConfig::default(),
             engines: Vec::new(),
             phone: PhoneSettings::default(),
+            short_links: ShortLinkSettings::default(),
         }
     }
 
@@ -269,6 +275,9 @@ impl Settings {
         }
         if let Some(v) = f.phone {
             self.phone = v;
+        }
+        if let Some(v) = f.short_links {
+            self.short_links = v;
         }
         Ok(())
     }
@@ -438,6 +447,7 @@ impl Settings {
         }
         self.mall.apply_env(env)?;
         self.phone.apply_env(env)?;
+        self.short_links.apply_env(env)?;
         if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
             self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }

@@ -33,8 +33,10 @@ mod polish;
 pub mod resource;
 mod search;
 mod security;
+mod shortlinks;
 mod social;
 mod square;
+mod surveys;
 mod system;
 pub mod task;
 mod text_filter;
@@ -71,6 +73,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(account_deletion::routes)
             .configure(phoneinvite::routes)
             .configure(account_mail::routes)
+            .configure(surveys::routes)
+            .configure(shortlinks::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -254,8 +258,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/tool/prompt/rand", web::get().to(tool::random_prompt))
             .route("/ping", web::post().to(system::ping))
             .route("/ping", web::get().to(system::ping))
-            .route("/are/you/ok", web::post().to(system::ping))
-            .route("/are/you/ok", web::get().to(system::ping))
+            .route("/are/you/ok", web::post().to(system::are_you_ok))
+            .route("/are/you/ok", web::get().to(system::are_you_ok))
             .route("/health", web::get().to(system::health))
             .default_service(web::to(system::not_found)),
     );
@@ -272,4 +276,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(audio::stream_routes),
     );
     cfg.route("/files/{key:.*}", web::get().to(files::file));
+    cfg.route("/s/{code}", web::get().to(shortlinks::follow));
 }

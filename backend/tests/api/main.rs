@@ -48,3 +48,5 @@ mod timbre;
 mod uploads;
 mod video;
 mod video_calls;
+mod shortlinks;
+mod surveys;

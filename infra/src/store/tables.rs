@@ -364,6 +364,31 @@ pub const DELETION_DUE: TableDef = regular("deletion_due");
 /// pk (account id) · ck () → `ExportRow`. An account's latest data export (one at a time).
 pub const DELETION_EXPORTS: TableDef = regular("deletion_exports");
 
+// Surveys, short links and health (issue 22 parts 4 and 6).
+/// pk ("all") · ck (survey id) → `SurveyRow`. Operators' questionnaires (few: one partition).
+pub const SURVEY_DEFS: TableDef = regular("survey_defs");
+/// pk (survey id) · ck (account id) → `ResponseRow`. One answer per account, by insert-if-absent.
+pub const SURVEY_ANSWERS: TableDef = regular("survey_answers");
+/// pk (survey id) · ck () → counter. Answers received.
+pub const SURVEY_COUNTS: TableDef = TableDef {
+    name: "survey_counts",
+    kind: TableKind::Counter,
+};
+/// pk (code) · ck () → `ShortLinkRow`. A short link's target, owner and expiry.
+pub const SHORT_LINKS: TableDef = regular("short_links");
+/// pk (owner account id) · ck (SHA-256 of the target, hex) → `String` (code). Same URL, same account: same code.
+pub const SHORT_LINK_BY_TARGET: TableDef = regular("short_link_by_target");
+/// pk (owner account id) · ck (ms, code) → `()`. An owner's links, newest last.
+pub const SHORT_LINK_BY_OWNER: TableDef = regular("short_link_by_owner");
+/// pk (code) · ck () → counter. Redirects served.
+pub const SHORT_LINK_CLICKS: TableDef = TableDef {
+    name: "short_link_clicks",
+    kind: TableKind::Counter,
+};
+/// pk (probe name) · ck () → `HealthRow`. `are/you/ok` writes and reads it back.
+pub const HEALTH_PROBES: TableDef = regular("health_probes");
+
+
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
     ACCOUNT_BY_EMAIL,
@@ -526,4 +551,13 @@ pub const ALL: &[TableDef] = &[
     OIDC_STATES,
     OIDC_IDENTITIES,
     OIDC_BY_ACCOUNT,
+    // Surveys, short links, health
+    SURVEY_DEFS,
+    SURVEY_ANSWERS,
+    SURVEY_COUNTS,
+    SHORT_LINKS,
+    SHORT_LINK_BY_TARGET,
+    SHORT_LINK_BY_OWNER,
+    SHORT_LINK_CLICKS,
+    HEALTH_PROBES,
 ];
