@@ -42,6 +42,7 @@ import { HomePage } from './HomePage';
 import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
 import { VipPopAuto } from '../popups/VipPopAuto';
+import { SurveyPopup } from '../surveys/SurveyPopup';
 import { VisitorGuide } from '../popups/VisitorGuide';
 
 /** The route table: the path after the locale -> the page. */
@@ -135,6 +136,7 @@ export function App() {
       <LoginDialog />
       <MallOverlays />
       <VipPopAuto />
+      <SurveyPopup />
       <VisitorGuide />
       <ToastView />
     </>

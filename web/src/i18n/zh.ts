@@ -17,6 +17,7 @@ import { zh_operate } from './zh.operate';
 import { zh_accountsInvite } from './zh.accountsInvite';
 import { zh_mail } from './zh.mail';
 import { zh_oidc } from './zh.oidc';
+import { zh_surveys } from './zh.surveys';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -604,6 +605,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_accountsInvite,
   ...zh_mail,
   ...zh_oidc,
+  ...zh_surveys,
 };
 
 /** The Chinese table with every key: missing ones in English. */

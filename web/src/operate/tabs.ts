@@ -2,6 +2,7 @@
 // segment under `/operate`), its title's i18n key and its component. Features
 // add their entry at the end; the console shows the tabs in this order.
 import type { ComponentType } from 'react';
+import { OperateSurveys } from '../surveys/OperateSurveys';
 
 export interface OperateTab {
   id: string;
@@ -9,4 +10,6 @@ export interface OperateTab {
   Component: ComponentType;
 }
 
-export const OPERATE_TABS: OperateTab[] = [];
+export const OPERATE_TABS: OperateTab[] = [
+  { id: 'surveys', title: 'surveys.tab', Component: OperateSurveys },
+];
