@@ -450,8 +450,7 @@ impl Application {
             store.clone(),
             settings.mall.public_url.clone(),
         )?;
-        let surveys =
-            crate::surveys::SurveyService::new(store.clone(), Some(text_filter.clone()));
+        let surveys = crate::surveys::SurveyService::new(store.clone(), Some(text_filter.clone()));
         let shortlinks =
             crate::shortlinks::ShortLinkService::new(store.clone(), settings.short_links.clone());
         let health = crate::health::HealthCheck::new(store.clone(), bus.clone(), queue.clone());

@@ -103,7 +103,11 @@ impl HealthCheck {
         rows.put(&key, &Key::empty(), &row)
             .await
             .map_err(|e| e.to_string())?;
-        match rows.get(&key, &Key::empty()).await.map_err(|e| e.to_string())? {
+        match rows
+            .get(&key, &Key::empty())
+            .await
+            .map_err(|e| e.to_string())?
+        {
             Some(back) if back.nonce == row.nonce => Ok(()),
             _ => Err("the health row read back is not the one written".into()),
         }

@@ -13,10 +13,10 @@ mod sections;
 mod shortlinks;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
 pub use phone::{GuideStep, PhoneSettings, SmsSettings};
-pub use shortlinks::ShortLinkSettings;
 pub use sections::{
     AuthSettings, GenerationSettings, S3Settings, SocketSettings, SquareSettings, TranslateSettings,
 };
+pub use shortlinks::ShortLinkSettings;
 
 /// A value that must never be printed (passwords in connection strings...).
 #[derive(Clone, Default, Deserialize, PartialEq, Eq)]

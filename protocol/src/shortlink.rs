@@ -90,7 +90,9 @@ impl TargetRules {
     pub fn new(public_url: &str, allowed: &[String]) -> Result<(TargetRules, Vec<String>), String> {
         let base = Url::parse(public_url).map_err(|e| format!("public URL {public_url:?}: {e}"))?;
         if base.host_str().is_none() || !matches!(base.scheme(), "http" | "https") {
-            return Err(format!("public URL {public_url:?}: not an http(s) URL with a host"));
+            return Err(format!(
+                "public URL {public_url:?}: not an http(s) URL with a host"
+            ));
         }
         let mut exact = Vec::new();
         let mut suffixes = Vec::new();
@@ -131,7 +133,9 @@ impl TargetRules {
         if raw.chars().count() > MAX_URL_CHARS {
             return Err(TargetError::Invalid("the URL is too long"));
         }
-        let url = if raw.starts_with('/') && !raw.starts_with("//") && !raw.starts_with("/\\") {
+        // A path (also `//host` or `/\host`, which the parser reads as another
+        // host) is resolved against the instance; the host check below decides.
+        let url = if raw.starts_with('/') || raw.starts_with('\\') {
             self.base
                 .join(raw)
                 .map_err(|_| TargetError::Invalid("not a valid URL"))?
@@ -142,7 +146,9 @@ impl TargetRules {
             return Err(TargetError::Invalid("only http and https links"));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(TargetError::Invalid("a link may not carry a user name or password"));
+            return Err(TargetError::Invalid(
+                "a link may not carry a user name or password",
+            ));
         }
         let Some(host) = url.host_str() else {
             return Err(TargetError::Invalid("the URL has no host"));

@@ -92,7 +92,10 @@ pub async fn list(s: web::Data<AppState>, a: Authed) -> ApiResult {
 
 pub async fn close(s: web::Data<AppState>, a: Authed, b: web::Json<CloseRequest>) -> ApiResult {
     operator(&s, &a)?;
-    Ok(ok(s.surveys.set_closed(&b.id, b.closed, now_millis()).await?))
+    Ok(ok(s
+        .surveys
+        .set_closed(&b.id, b.closed, now_millis())
+        .await?))
 }
 
 pub async fn results(s: web::Data<AppState>, a: Authed, b: web::Json<IdRequest>) -> ApiResult {
@@ -116,11 +119,7 @@ pub async fn export(s: web::Data<AppState>, a: Authed, b: web::Json<IdRequest>) 
     export_csv(&s, &a, &b.id).await
 }
 
-pub async fn export_get(
-    s: web::Data<AppState>,
-    a: Authed,
-    q: web::Query<IdRequest>,
-) -> ApiResult {
+pub async fn export_get(s: web::Data<AppState>, a: Authed, q: web::Query<IdRequest>) -> ApiResult {
     export_csv(&s, &a, &q.id).await
 }
 

@@ -123,7 +123,11 @@ impl ShortLinkService {
         base: &str,
         now: i64,
     ) -> Result<ShortenResult, ApiError> {
-        let target = self.rules(base)?.check(raw).map_err(target_error)?.to_string();
+        let target = self
+            .rules(base)?
+            .check(raw)
+            .map_err(target_error)?
+            .to_string();
         let hash = hex::encode(Sha256::digest(target.as_bytes()));
         let (pk, ck) = (Key::of(owner), Key::of(&hash));
         let known = self.by_target.get(&pk, &ck).await?;
@@ -143,7 +147,11 @@ impl ShortLinkService {
         let row = self.new_link(owner, &target, now).await?;
         // Claim the target for this code; a concurrent call may have won.
         let claimed = match &known {
-            None => self.by_target.insert_if_absent(&pk, &ck, &row.code).await?.err(),
+            None => self
+                .by_target
+                .insert_if_absent(&pk, &ck, &row.code)
+                .await?
+                .err(),
             Some(old) => match self
                 .by_target
                 .compare_and_set(&pk, &ck, old, Some(&row.code))
@@ -160,7 +168,9 @@ impl ShortLinkService {
             return Ok(Self::answer(base, &row));
         };
         // Lost the race: drop our code and answer the winner's.
-        self.links.delete(&Key::of(&row.code), &Key::empty()).await?;
+        self.links
+            .delete(&Key::of(&row.code), &Key::empty())
+            .await?;
         match self.links.get(&Key::of(&winner), &Key::empty()).await? {
             Some(w) => Ok(Self::answer(base, &w)),
             None => Err(ApiError::with_msg(
@@ -170,7 +180,12 @@ impl ShortLinkService {
         }
     }
 
-    async fn new_link(&self, owner: &str, target: &str, now: i64) -> Result<ShortLinkRow, ApiError> {
+    async fn new_link(
+        &self,
+        owner: &str,
+        target: &str,
+        now: i64,
+    ) -> Result<ShortLinkRow, ApiError> {
         for _ in 0..8 {
             let row = ShortLinkRow {
                 code: code(),
@@ -209,7 +224,12 @@ impl ShortLinkService {
     }
 
     /// `url/short/list`: the owner's links, newest first, with clicks.
-    pub async fn list(&self, owner: &str, base: &str, now: i64) -> Result<Vec<ShortLinkView>, ApiError> {
+    pub async fn list(
+        &self,
+        owner: &str,
+        base: &str,
+        now: i64,
+    ) -> Result<Vec<ShortLinkView>, ApiError> {
         let page = self
             .by_owner
             .scan(&Key::of(owner), &ScanRange::all(MAX_LISTED).desc())

@@ -63,14 +63,16 @@ impl CsvExport {
         for q in &self.def.questions {
             let value = r.answers.iter().find(|(id, _)| id == &q.id).map(|(_, v)| v);
             let cell = match (q.kind, value) {
-                (QuestionKind::Single | QuestionKind::Multiple, Some(AnswerValue::Choices(ids))) => {
-                    q.options
-                        .iter()
-                        .filter(|o| ids.contains(&o.id))
-                        .map(|o| o.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                }
+                (
+                    QuestionKind::Single | QuestionKind::Multiple,
+                    Some(AnswerValue::Choices(ids)),
+                ) => q
+                    .options
+                    .iter()
+                    .filter(|o| ids.contains(&o.id))
+                    .map(|o| o.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
                 (QuestionKind::Rating, Some(AnswerValue::Rating(n))) => n.to_string(),
                 (QuestionKind::Text, Some(AnswerValue::Text(t))) => t.clone(),
                 _ => String::new(),

@@ -19,7 +19,9 @@ pub mod export;
 
 use infra::store::{tables, Counters, DynStore, Key, ScanRange, Table};
 use protocol::survey::question::SurveyView;
-use protocol::survey::{tally, validate_answers, AnswerValue, SubmitRequest, SurveyDef, SurveyResults};
+use protocol::survey::{
+    tally, validate_answers, AnswerValue, SubmitRequest, SurveyDef, SurveyResults,
+};
 use protocol::textfilter::Scene;
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
@@ -115,7 +117,12 @@ impl SurveyService {
     }
 
     /// `admin/survey/create`.
-    pub async fn create(&self, operator: &str, def: SurveyDef, now: i64) -> Result<SurveyView, ApiError> {
+    pub async fn create(
+        &self,
+        operator: &str,
+        def: SurveyDef,
+        now: i64,
+    ) -> Result<SurveyView, ApiError> {
         def.check().map_err(invalid)?;
         if self.rows().await?.len() >= MAX_SURVEYS as usize {
             return Err(ApiError::with_msg(
@@ -159,7 +166,12 @@ impl SurveyService {
     }
 
     /// `admin/survey/close` (`closed: false` opens it again).
-    pub async fn set_closed(&self, id: &str, closed: bool, now: i64) -> Result<SurveyView, ApiError> {
+    pub async fn set_closed(
+        &self,
+        id: &str,
+        closed: bool,
+        now: i64,
+    ) -> Result<SurveyView, ApiError> {
         let current = self.row(id).await?;
         let updated = self
             .defs
@@ -185,7 +197,12 @@ impl SurveyService {
 
     /// `app/questionnaire_survey`: surveys open at `now` for this account
     /// (audience), not closed and not answered by it, oldest first.
-    pub async fn open_for(&self, account: &str, member: bool, now: i64) -> Result<Vec<SurveyView>, ApiError> {
+    pub async fn open_for(
+        &self,
+        account: &str,
+        member: bool,
+        now: i64,
+    ) -> Result<Vec<SurveyView>, ApiError> {
         let mut rows: Vec<SurveyRow> = self
             .rows()
             .await?
@@ -244,9 +261,7 @@ impl SurveyService {
             .await?
         {
             Ok(()) => {
-                self.counts
-                    .add(&Key::of(&row.id), &Key::empty(), 1)
-                    .await?;
+                self.counts.add(&Key::of(&row.id), &Key::empty(), 1).await?;
                 Ok(())
             }
             Err(_) => Err(ErrorCode::SurveyAnswered.into()),
@@ -285,7 +300,11 @@ impl SurveyService {
             Ok(())
         })
         .await?;
-        Ok(tally(&row.id, &row.def, responses.iter().map(Vec::as_slice)))
+        Ok(tally(
+            &row.id,
+            &row.def,
+            responses.iter().map(Vec::as_slice),
+        ))
     }
 
     /// `admin/survey/export`: the CSV text and a file name.

@@ -79,7 +79,10 @@ async fn short_links_redirect_count_and_refuse_other_hosts() {
     assert_eq!(list["items"][0]["code"], c.as_str());
     assert_eq!(list["items"][0]["clicks"], 3);
     assert_eq!(list["items"][0]["expired"], false);
-    let bob_list: Value = bob.post("/api/v1/url/short/list", &json!({})).await.unwrap();
+    let bob_list: Value = bob
+        .post("/api/v1/url/short/list", &json!({}))
+        .await
+        .unwrap();
     assert_eq!(bob_list["items"][0]["clicks"], 0);
 
     // Unknown codes: the envelope with 404.
@@ -104,8 +107,14 @@ async fn short_links_redirect_count_and_refuse_other_hosts() {
     ] {
         assert_eq!(code(shorten(&bob, url).await).0, want, "{url}");
     }
-    let cdn = shorten(&bob, "https://cdn.example.com/a.png").await.unwrap();
-    let res = http.get(cdn["cloud_cdn"].as_str().unwrap()).send().await.unwrap();
+    let cdn = shorten(&bob, "https://cdn.example.com/a.png")
+        .await
+        .unwrap();
+    let res = http
+        .get(cdn["cloud_cdn"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(
         res.headers().get("location").unwrap().to_str().unwrap(),
         "https://cdn.example.com/a.png"
@@ -195,7 +204,10 @@ async fn are_you_ok_checks_store_queue_and_bus_and_fails_with_the_store_down() {
     assert_eq!(env.status.key.as_deref(), Some("ServiceUnavailable"));
     assert_eq!(env.status.msg, "down: store");
     assert_eq!(env.data["store"]["ok"], false);
-    assert!(env.data["store"]["error"].as_str().unwrap().contains("fault switch"));
+    assert!(env.data["store"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("fault switch"));
     assert_eq!(env.data["queue"]["ok"], true);
     assert_eq!(env.data["bus"]["ok"], true);
     // ping stays cheap and up.

@@ -59,12 +59,19 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
 
     // Only operators manage surveys; bad definitions say what is wrong.
     assert_eq!(
-        code(ann.post::<_, Value>("/api/v1/admin/survey/create", &survey_def()).await).0,
+        code(
+            ann.post::<_, Value>("/api/v1/admin/survey/create", &survey_def())
+                .await
+        )
+        .0,
         40300
     );
     let mut bad = survey_def();
     bad["questions"][0]["options"] = json!([{"id": "x", "label": "Only one"}]);
-    let (c, k) = code(op.post::<_, Value>("/api/v1/admin/survey/create", &bad).await);
+    let (c, k) = code(
+        op.post::<_, Value>("/api/v1/admin/survey/create", &bad)
+            .await,
+    );
     assert_eq!((c, k.as_str()), (40660, "surveyInvalid"));
 
     let created: Value = op
@@ -88,7 +95,11 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
 
     // Validation with clear codes.
     let cases = [
-        (json!([{"question_id": "stars", "rating": 4}]), 40664, "surveyAnswerMissing"),
+        (
+            json!([{"question_id": "stars", "rating": 4}]),
+            40664,
+            "surveyAnswerMissing",
+        ),
         (
             json!([{"question_id": "fav", "choices": ["nope"]}, {"question_id": "stars", "rating": 4}]),
             40665,
@@ -187,13 +198,23 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
             "Why?"
         ]
     );
-    assert!(text.starts_with("submitted_at,account,Favourite tool,Also used,\"How good, 1-5?\",Why?\n"));
+    assert!(
+        text.starts_with("submitted_at,account,Favourite tool,Also used,\"How good, 1-5?\",Why?\n")
+    );
     assert_eq!(&rows[1][2..], &["Images", "", "2", ""]);
     assert_eq!(
         &rows[2][2..],
-        &["Video, \"new\"", "Audio; Chat", "5", "Fast, \"fun\", and\nfree =1+1"]
+        &[
+            "Video, \"new\"",
+            "Audio; Chat",
+            "5",
+            "Fast, \"fun\", and\nfree =1+1"
+        ]
     );
-    assert!(text.contains("\"Video, \"\"new\"\"\""), "quotes doubled: {text}");
+    assert!(
+        text.contains("\"Video, \"\"new\"\"\""),
+        "quotes doubled: {text}"
+    );
     assert_eq!(rows.len(), 3);
     assert!(rows[1][0].ends_with('Z') && rows[1][0].contains('T'));
     let (http, _, _) = ann
@@ -218,7 +239,10 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
     assert_eq!(e["title"], "Easel, two months in");
     assert_eq!(e["responses"], 2);
     let _: Value = op
-        .post("/api/v1/admin/survey/close", &json!({"id": id, "closed": false}))
+        .post(
+            "/api/v1/admin/survey/close",
+            &json!({"id": id, "closed": false}),
+        )
         .await
         .unwrap();
     assert_eq!(open_for(&cat).await.len(), 1);
@@ -235,10 +259,16 @@ async fn dates_and_audience_decide_who_is_asked() {
         .as_millis() as i64;
     let mut later = survey_def();
     later["opens_at"] = json!(now + 86_400_000);
-    let later: Value = op.post("/api/v1/admin/survey/create", &later).await.unwrap();
+    let later: Value = op
+        .post("/api/v1/admin/survey/create", &later)
+        .await
+        .unwrap();
     let mut members = survey_def();
     members["audience"] = json!("members");
-    let members: Value = op.post("/api/v1/admin/survey/create", &members).await.unwrap();
+    let members: Value = op
+        .post("/api/v1/admin/survey/create", &members)
+        .await
+        .unwrap();
     let mut free = survey_def();
     free["audience"] = json!("free");
     let free: Value = op.post("/api/v1/admin/survey/create", &free).await.unwrap();
@@ -246,10 +276,17 @@ async fn dates_and_audience_decide_who_is_asked() {
     let items = open_for(&ann).await;
     let ids: Vec<&str> = items.iter().filter_map(|i| i["id"].as_str()).collect();
     assert_eq!(ids, vec![free["id"].as_str().unwrap()]);
-    let answers = json!([{"question_id": "fav", "choices": ["img"]}, {"question_id": "stars", "rating": 4}]);
-    assert_eq!(code(submit(&ann, later["id"].as_str().unwrap(), answers.clone()).await).0, 40662);
+    let answers =
+        json!([{"question_id": "fav", "choices": ["img"]}, {"question_id": "stars", "rating": 4}]);
+    assert_eq!(
+        code(submit(&ann, later["id"].as_str().unwrap(), answers.clone()).await).0,
+        40662
+    );
     // A survey for members answers a free account like a missing one.
-    assert_eq!(code(submit(&ann, members["id"].as_str().unwrap(), answers).await).0, 40661);
+    assert_eq!(
+        code(submit(&ann, members["id"].as_str().unwrap(), answers).await).0,
+        40661
+    );
 }
 
 /// A small RFC 4180 reader, so the test checks the bytes, not the writer's own reader.

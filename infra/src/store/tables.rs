@@ -388,7 +388,6 @@ pub const SHORT_LINK_CLICKS: TableDef = TableDef {
 /// pk (probe name) · ck () → `HealthRow`. `are/you/ok` writes and reads it back.
 pub const HEALTH_PROBES: TableDef = regular("health_probes");
 
-
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
     ACCOUNT_BY_EMAIL,

@@ -20,19 +20,38 @@ fn rules() -> TargetRules {
 fn targets_table() {
     let r = rules();
     let ok: &[(&str, &str)] = &[
-        ("https://easel.example/works/1", "https://easel.example/works/1"),
-        ("HTTPS://EASEL.EXAMPLE/a?b=c#d", "https://easel.example/a?b=c#d"),
+        (
+            "https://easel.example/works/1",
+            "https://easel.example/works/1",
+        ),
+        (
+            "HTTPS://EASEL.EXAMPLE/a?b=c#d",
+            "https://easel.example/a?b=c#d",
+        ),
         ("/works/42?x=1", "https://easel.example/works/42?x=1"),
         ("http://easel.example/x", "http://easel.example/x"),
-        ("https://cdn.example.com/img.png", "https://cdn.example.com/img.png"),
+        (
+            "https://cdn.example.com/img.png",
+            "https://cdn.example.com/img.png",
+        ),
         ("https://a.b.partner.org/", "https://a.b.partner.org/"),
         // The allowed IDN host, written in Unicode or punycode.
         ("https://bücher.example/", "https://xn--bcher-kva.example/"),
-        ("https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"),
-        ("  https://easel.example/trim  ", "https://easel.example/trim"),
+        (
+            "https://xn--bcher-kva.example/",
+            "https://xn--bcher-kva.example/",
+        ),
+        (
+            "  https://easel.example/trim  ",
+            "https://easel.example/trim",
+        ),
     ];
     for (raw, want) in ok {
-        assert_eq!(r.check(raw).map(|u| u.to_string()).as_deref(), Ok(*want), "{raw}");
+        assert_eq!(
+            r.check(raw).map(|u| u.to_string()).as_deref(),
+            Ok(*want),
+            "{raw}"
+        );
     }
     let invalid: &[&str] = &[
         "",
@@ -47,7 +66,11 @@ fn targets_table() {
         "https://cdn.example.com:x@evil.example/",
     ];
     for raw in invalid {
-        assert!(matches!(r.check(raw), Err(TargetError::Invalid(_))), "{raw}: {:?}", r.check(raw));
+        assert!(
+            matches!(r.check(raw), Err(TargetError::Invalid(_))),
+            "{raw}: {:?}",
+            r.check(raw)
+        );
     }
     let refused: &[(&str, &str)] = &[
         ("https://evil.example/", "evil.example"),
@@ -55,11 +78,17 @@ fn targets_table() {
         ("/\\evil.example/x", "evil.example"),
         // The backslash is a slash for http(s): the host is evil.example.
         ("https://evil.example\\@easel.example/", "evil.example"),
-        ("https://easel.example.evil.example/", "easel.example.evil.example"),
+        (
+            "https://easel.example.evil.example/",
+            "easel.example.evil.example",
+        ),
         ("https://evileasel.example/", "evileasel.example"),
         ("https://partner.org/", "partner.org"),
         ("https://notpartner.org/", "notpartner.org"),
-        ("https://cdn.example.com.evil.example/", "cdn.example.com.evil.example"),
+        (
+            "https://cdn.example.com.evil.example/",
+            "cdn.example.com.evil.example",
+        ),
         // Another port of our own host is another service.
         ("https://easel.example:8443/", "easel.example"),
         // Cyrillic "о"s: a look-alike of an allowed-looking host.
@@ -78,7 +107,10 @@ fn targets_table() {
         );
     }
     let long = format!("https://easel.example/{}", "a".repeat(MAX_URL_CHARS));
-    assert_eq!(r.check(&long), Err(TargetError::Invalid("the URL is too long")));
+    assert_eq!(
+        r.check(&long),
+        Err(TargetError::Invalid("the URL is too long"))
+    );
 }
 
 #[test]

@@ -79,7 +79,9 @@ fn invalid(q: &str, why: impl Into<String>) -> AnswerError {
 
 /// Whether an answer carries nothing.
 fn is_empty(a: &Answer) -> bool {
-    a.choices.is_empty() && a.rating.is_none() && a.text.as_deref().is_none_or(|t| t.trim().is_empty())
+    a.choices.is_empty()
+        && a.rating.is_none()
+        && a.text.as_deref().is_none_or(|t| t.trim().is_empty())
 }
 
 /// Validates `answers` against `def`; answers the normalised list in question order.
@@ -171,7 +173,10 @@ pub fn validate_answers(
                 if text.chars().count() > limit as usize {
                     return Err(AnswerError::TooLong(q.id.clone(), limit));
                 }
-                if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+                if text
+                    .chars()
+                    .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+                {
                     return Err(invalid(&q.id, "control characters are not allowed"));
                 }
                 AnswerValue::Text(text.replace("\r\n", "\n"))

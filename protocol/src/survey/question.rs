@@ -237,7 +237,10 @@ fn check_question(n: usize, q: &Question) -> Result<(), SurveyDefError> {
                 ));
             }
             if seen.contains(&o.id.as_str()) {
-                return err(format!("question {n}: the option id {:?} is used twice", o.id));
+                return err(format!(
+                    "question {n}: the option id {:?} is used twice",
+                    o.id
+                ));
             }
             seen.push(&o.id);
             if !text_ok(&o.label, MAX_LABEL_CHARS) {

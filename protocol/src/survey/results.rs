@@ -82,7 +82,7 @@ pub fn tally<'a>(
     for response in responses {
         count += 1;
         for (qid, value) in response {
-            let Some(i) = questions.iter().position(|q| &q.id == qid) else {
+            let Some(i) = questions.iter().position(|q| q.id == *qid) else {
                 continue;
             };
             let (Some(q), Some(sum)) = (questions.get_mut(i), sums.get_mut(i)) else {

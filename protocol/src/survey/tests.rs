@@ -26,7 +26,12 @@ fn q(id: &str, kind: QuestionKind, required: bool, options: &[&str]) -> Question
 }
 
 fn survey() -> SurveyDef {
-    let mut multi = q("tools", QuestionKind::Multiple, false, &["a", "b", "c", "d"]);
+    let mut multi = q(
+        "tools",
+        QuestionKind::Multiple,
+        false,
+        &["a", "b", "c", "d"],
+    );
     multi.min_choices = 1;
     multi.max_choices = 2;
     let mut text = q("why", QuestionKind::Text, false, &[]);
@@ -58,8 +63,12 @@ fn definitions_table() {
         ("id", |d| d.questions[0].id = "a b".into()),
         ("used twice", |d| d.questions[1].id = "fav".into()),
         ("options", |d| d.questions[0].options.truncate(1)),
-        ("used twice", |d| d.questions[0].options[1].id = "img".into()),
-        ("labels", |d| d.questions[0].options[0].label = String::new()),
+        ("used twice", |d| {
+            d.questions[0].options[1].id = "img".into()
+        }),
+        ("labels", |d| {
+            d.questions[0].options[0].label = String::new()
+        }),
         ("no options", |d| d.questions[2].options = vec![choice("x")]),
         ("do not fit", |d| d.questions[1].max_choices = 5),
         ("do not fit", |d| d.questions[1].min_choices = 3),
@@ -110,7 +119,10 @@ fn answers_table() {
         validate_answers(&d, &good).unwrap(),
         vec![
             ("fav".into(), AnswerValue::Choices(vec!["video".into()])),
-            ("tools".into(), AnswerValue::Choices(vec!["a".into(), "c".into()])),
+            (
+                "tools".into(),
+                AnswerValue::Choices(vec!["a".into(), "c".into()])
+            ),
             ("stars".into(), AnswerValue::Rating(4)),
             ("why".into(), AnswerValue::Text("fine\nok".into())),
         ]
@@ -134,18 +146,36 @@ fn answers_table() {
         (ErrorCode::SurveyAnswerMissing, "fav", |v| {
             v.remove(0);
         }),
-        (ErrorCode::SurveyAnswerMissing, "stars", |v| v[1].rating = None),
-        (ErrorCode::SurveyAnswerInvalid, "nope", |v| v.push(a("nope", &["x"], None, None))),
-        (ErrorCode::SurveyAnswerInvalid, "fav", |v| v.push(a("fav", &["img"], None, None))),
-        (ErrorCode::SurveyAnswerInvalid, "fav", |v| v[0].choices = vec!["audio".into()]),
+        (ErrorCode::SurveyAnswerMissing, "stars", |v| {
+            v[1].rating = None
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "nope", |v| {
+            v.push(a("nope", &["x"], None, None))
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "fav", |v| {
+            v.push(a("fav", &["img"], None, None))
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "fav", |v| {
+            v[0].choices = vec!["audio".into()]
+        }),
         (ErrorCode::SurveyAnswerInvalid, "fav", |v| {
             v[0].choices = vec!["img".into(), "video".into()]
         }),
-        (ErrorCode::SurveyAnswerInvalid, "fav", |v| v[0].rating = Some(3)),
-        (ErrorCode::SurveyAnswerInvalid, "stars", |v| v[1].rating = Some(0)),
-        (ErrorCode::SurveyAnswerInvalid, "stars", |v| v[1].rating = Some(6)),
-        (ErrorCode::SurveyAnswerInvalid, "stars", |v| v[1].rating = Some(-1)),
-        (ErrorCode::SurveyAnswerInvalid, "stars", |v| v[1].text = Some("5".into())),
+        (ErrorCode::SurveyAnswerInvalid, "fav", |v| {
+            v[0].rating = Some(3)
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "stars", |v| {
+            v[1].rating = Some(0)
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "stars", |v| {
+            v[1].rating = Some(6)
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "stars", |v| {
+            v[1].rating = Some(-1)
+        }),
+        (ErrorCode::SurveyAnswerInvalid, "stars", |v| {
+            v[1].text = Some("5".into())
+        }),
         (ErrorCode::SurveyAnswerInvalid, "tools", |v| {
             v.push(a("tools", &["a", "b", "c"], None, None))
         }),
@@ -158,7 +188,9 @@ fn answers_table() {
         (ErrorCode::SurveyAnswerInvalid, "why", |v| {
             v.push(a("why", &[], None, Some("a\u{0}b")))
         }),
-        (ErrorCode::SurveyAnswerInvalid, "why", |v| v.push(a("why", &["a"], None, None))),
+        (ErrorCode::SurveyAnswerInvalid, "why", |v| {
+            v.push(a("why", &["a"], None, None))
+        }),
     ];
     for (code, qid, edit) in cases {
         let mut v = base();
@@ -187,7 +219,10 @@ fn tallies_count_options_and_average_ratings() {
     .unwrap();
     let r2 = validate_answers(
         &d,
-        &[a("fav", &["img"], None, None), a("stars", &[], Some(2), None)],
+        &[
+            a("fav", &["img"], None, None),
+            a("stars", &[], Some(2), None),
+        ],
     )
     .unwrap();
     let r3 = validate_answers(
