@@ -217,7 +217,7 @@ impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Application> {
         std::fs::create_dir_all(&settings.data_dir)
             .with_context(|| format!("creating data folder {}", settings.data_dir.display()))?;
-        let store = open_store(&settings).await?;
+        let store = infra::store::fault::with_fault_switch(open_store(&settings).await?);
         let bus = open_bus(&settings).await?;
         let objects = open_objects(&settings)?;
         probe_objects(&objects, &settings.objects).await?;
@@ -498,10 +498,17 @@ impl Application {
         );
         rag.start();
         chats.set_rag(rag.clone());
+        let surveys = crate::surveys::SurveyService::new(store.clone(), Some(text_filter.clone()));
+        let shortlinks =
+            crate::shortlinks::ShortLinkService::new(store.clone(), settings.short_links.clone());
+        let health = crate::health::HealthCheck::new(store.clone(), bus.clone(), queue.clone());
         let state = web::Data::new(AppState {
             analytics: analytics.clone(),
             awards,
             rag,
+            surveys,
+            shortlinks,
+            health,
             security,
             phones,
             invites,

@@ -45,3 +45,7 @@ pub mod uploads;
 pub mod web;
 pub mod worker;
 pub mod ws;
+// Issue 22: questionnaires, short links, health.
+pub mod health;
+pub mod shortlinks;
+pub mod surveys;

@@ -91,4 +91,10 @@ pub struct AppState {
     pub analytics: crate::analytics::Analytics,
     /// Documents read into datacards (issue 22 part 7).
     pub rag: crate::rag::RagService,
+    /// Questionnaires (issue 22).
+    pub surveys: crate::surveys::SurveyService,
+    /// Short links (issue 22).
+    pub shortlinks: crate::shortlinks::ShortLinkService,
+    /// `are/you/ok`'s probes of the store, queue and bus.
+    pub health: crate::health::HealthCheck,
 }

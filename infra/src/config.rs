@@ -12,11 +12,13 @@ mod mall;
 mod phone;
 mod sections;
 pub use home::HomeSettings;
+mod shortlinks;
 pub use mall::{AdyenSettings, MallSettings, StripeSettings};
 pub use phone::{GuideStep, PhoneSettings, SmsSettings};
 pub use sections::{
     AuthSettings, GenerationSettings, S3Settings, SocketSettings, SquareSettings, TranslateSettings,
 };
+pub use shortlinks::ShortLinkSettings;
 
 /// A value that must never be printed (passwords in connection strings...).
 #[derive(Clone, Default, Deserialize, PartialEq, Eq)]
@@ -128,6 +130,8 @@ pub struct Settings {
     pub phone: PhoneSettings,
     /// The home page's composition (`[home]`; `EASEL_HOME_LINK_HOSTS`, `EASEL_HOME_TEST_CLOCK`).
     pub home: HomeSettings,
+    /// Short links (`[short_links]`; `EASEL_SHORTLINK_*`).
+    pub short_links: ShortLinkSettings,
 }
 
 /// The file layer: every field optional so a file may set only some.
@@ -154,6 +158,7 @@ struct FileSettings {
     audio: Option<audio::AudioConfig>,
     phone: Option<PhoneSettings>,
     home: Option<HomeSettings>,
+    short_links: Option<ShortLinkSettings>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -191,6 +196,7 @@ impl Settings {
             engines: Vec::new(),
             phone: PhoneSettings::default(),
             home: HomeSettings::default(),
+            short_links: ShortLinkSettings::default(),
         }
     }
 
@@ -278,6 +284,9 @@ impl Settings {
         }
         if let Some(v) = f.home {
             self.home = v;
+        }
+        if let Some(v) = f.short_links {
+            self.short_links = v;
         }
         Ok(())
     }
@@ -448,6 +457,7 @@ impl Settings {
         self.mall.apply_env(env)?;
         self.phone.apply_env(env)?;
         self.home.apply_env(env)?;
+        self.short_links.apply_env(env)?;
         if let Some(v) = env("EASEL_COMMENTS_PER_MIN") {
             self.square.comments_per_min = num("EASEL_COMMENTS_PER_MIN", v)?;
         }

@@ -417,6 +417,28 @@ error_codes! {
     RagJobInterrupted = (40705, "ragJobInterrupted", 500, "reading the document was interrupted; please try again");
     /// Too many documents of the account are being read at once.
     RagTooManyJobs = (40706, "ragTooManyJobs", 429, "documents are already being read; wait for them to finish");
+    /// Surveys (issue 22): a survey definition that breaks a rule; `msg` says which.
+    SurveyInvalid = (40660, "surveyInvalid", 400, "the survey is not valid");
+    /// No such survey (or one this account is not asked).
+    SurveyNotFound = (40661, "surveyNotFound", 404, "no such survey");
+    /// The survey is closed, not open yet, or past its close date.
+    SurveyClosed = (40662, "surveyClosed", 409, "this survey is not taking answers");
+    /// This account answered the survey already (one answer per account).
+    SurveyAnswered = (40663, "surveyAnswered", 409, "you have answered this survey already");
+    /// A required question without an answer; `msg` names it.
+    SurveyAnswerMissing = (40664, "surveyAnswerMissing", 400, "please answer every required question");
+    /// An answer that does not fit its question (unknown question or option, wrong count, rating outside 1-5).
+    SurveyAnswerInvalid = (40665, "surveyAnswerInvalid", 400, "an answer does not fit its question");
+    /// A text answer over the question's limit.
+    SurveyTextTooLong = (40666, "surveyTextTooLong", 400, "a text answer is too long");
+    /// Short links (issue 22): not an http(s) URL, too long, or with a user name or password.
+    ShortLinkInvalid = (40670, "shortLinkInvalid", 400, "this is not a link that can be shortened");
+    /// A target on a host that is neither this instance's nor allowed by the operator.
+    ShortLinkHostRefused = (40671, "shortLinkHostRefused", 400, "links to this host are not allowed");
+    /// No such short link.
+    ShortLinkNotFound = (40672, "shortLinkNotFound", 404, "no such short link");
+    /// The short link has expired.
+    ShortLinkExpired = (40673, "shortLinkExpired", 404, "this short link has expired");
 }
 
 /// The success code of every envelope.

@@ -31,6 +31,9 @@ pub mod square;
 pub mod task;
 pub mod textfilter;
 pub mod video;
+// Issue 22: questionnaires and short links.
+pub mod shortlink;
+pub mod survey;
 
 #[cfg(feature = "client")]
 pub mod client;

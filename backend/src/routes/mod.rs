@@ -38,8 +38,10 @@ mod rag;
 pub mod resource;
 mod search;
 mod security;
+mod shortlinks;
 mod social;
 mod square;
+mod surveys;
 mod system;
 pub mod task;
 mod text_filter;
@@ -81,6 +83,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .configure(activity::routes)
             .configure(analytics::routes)
             .configure(rag::routes)
+            .configure(surveys::routes)
+            .configure(shortlinks::routes)
             .service(
                 web::scope("/account")
                     .route("/sign-up", web::post().to(account::sign_up))
@@ -264,8 +268,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
             .route("/tool/prompt/rand", web::get().to(tool::random_prompt))
             .route("/ping", web::post().to(system::ping))
             .route("/ping", web::get().to(system::ping))
-            .route("/are/you/ok", web::post().to(system::ping))
-            .route("/are/you/ok", web::get().to(system::ping))
+            .route("/are/you/ok", web::post().to(system::are_you_ok))
+            .route("/are/you/ok", web::get().to(system::are_you_ok))
             .route("/health", web::get().to(system::health))
             .default_service(web::to(system::not_found)),
     );
@@ -283,4 +287,5 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     );
     cfg.route("/files/{key:.*}", web::get().to(files::file));
     cfg.configure(analytics::log_routes);
+    cfg.route("/s/{code}", web::get().to(shortlinks::follow));
 }

@@ -25,6 +25,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub mod embedded;
+pub mod fault;
 mod key;
 #[cfg(feature = "scylla")]
 pub mod scylla;

@@ -416,6 +416,29 @@ pub const RAG_JOBS: TableDef = regular("rag_jobs");
 pub const RAG_JOBS_OPEN: TableDef = regular("rag_jobs_open");
 /// pk (character id) · ck (datacard id) → owner. The datacards a document made for a character.
 pub const RAG_CHARACTER_CARDS: TableDef = regular("rag_character_cards");
+// Surveys, short links and health (issue 22 parts 4 and 6).
+/// pk ("all") · ck (survey id) → `SurveyRow`. Operators' questionnaires (few: one partition).
+pub const SURVEY_DEFS: TableDef = regular("survey_defs");
+/// pk (survey id) · ck (account id) → `ResponseRow`. One answer per account, by insert-if-absent.
+pub const SURVEY_ANSWERS: TableDef = regular("survey_answers");
+/// pk (survey id) · ck () → counter. Answers received.
+pub const SURVEY_COUNTS: TableDef = TableDef {
+    name: "survey_counts",
+    kind: TableKind::Counter,
+};
+/// pk (code) · ck () → `ShortLinkRow`. A short link's target, owner and expiry.
+pub const SHORT_LINKS: TableDef = regular("short_links");
+/// pk (owner account id) · ck (SHA-256 of the target, hex) → `String` (code). Same URL, same account: same code.
+pub const SHORT_LINK_BY_TARGET: TableDef = regular("short_link_by_target");
+/// pk (owner account id) · ck (ms, code) → `()`. An owner's links, newest last.
+pub const SHORT_LINK_BY_OWNER: TableDef = regular("short_link_by_owner");
+/// pk (code) · ck () → counter. Redirects served.
+pub const SHORT_LINK_CLICKS: TableDef = TableDef {
+    name: "short_link_clicks",
+    kind: TableKind::Counter,
+};
+/// pk (probe name) · ck () → `HealthRow`. `are/you/ok` writes and reads it back.
+pub const HEALTH_PROBES: TableDef = regular("health_probes");
 
 pub const ALL: &[TableDef] = &[
     ACCOUNTS,
@@ -608,6 +631,15 @@ pub const ALL: &[TableDef] = &[
     ACCT_LIMITS,
     ACCT_EXPIRY,
     ACCT_OWNED,
+    // Surveys, short links, health
+    SURVEY_DEFS,
+    SURVEY_ANSWERS,
+    SURVEY_COUNTS,
+    SHORT_LINKS,
+    SHORT_LINK_BY_TARGET,
+    SHORT_LINK_BY_OWNER,
+    SHORT_LINK_CLICKS,
+    HEALTH_PROBES,
 ];
 
 /// pk (UTC day number) · ck (batch id) → `FileRow`. Analytics (issue 22): the Parquet files of a day's events.

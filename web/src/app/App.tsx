@@ -46,6 +46,7 @@ import { NotFoundPage } from './NotFoundPage';
 import { ToastView } from './ToastView';
 import { AwardPopup } from '../checkin/AwardPopup';
 import { VipPopAuto } from '../popups/VipPopAuto';
+import { SurveyPopup } from '../surveys/SurveyPopup';
 import { VisitorGuide } from '../popups/VisitorGuide';
 import { FacePopup } from '../home/FacePopup';
 
@@ -145,6 +146,7 @@ export function App() {
       <LoginDialog />
       <MallOverlays />
       <VipPopAuto />
+      <SurveyPopup />
       <VisitorGuide />
       <AwardPopup />
       <FacePopup />

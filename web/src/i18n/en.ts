@@ -21,6 +21,7 @@ import { en_deletion } from './en.deletion';
 import { en_textfilter } from './en.textfilter';
 import { en_settings } from './en.settings';
 import { en_operate } from './en.operate';
+import { en_surveys } from './en.surveys';
 import { en_accountsInvite } from './en.accountsInvite';
 import { en_mail } from './en.mail';
 import { en_oidc } from './en.oidc';
@@ -59,6 +60,7 @@ export const en = {
   ...en_activities,
   ...en_analytics,
   ...en_rag,
+  ...en_surveys,
   // Server message keys.
   NeedLogin: 'Please log in to continue.',
   uploadVideoError: 'This file is not a video we can read. Please upload another.',

@@ -22,6 +22,7 @@ import { zh_home } from './zh.home';
 import { zh_activities } from './zh.activities';
 import { zh_analytics } from './zh.analytics';
 import { zh_rag } from './zh.rag';
+import { zh_surveys } from './zh.surveys';
 
 export const zh_partial: Partial<MessageTable> = {
   ...zh_editor,
@@ -614,6 +615,7 @@ export const zh_partial: Partial<MessageTable> = {
   ...zh_activities,
   ...zh_analytics,
   ...zh_rag,
+  ...zh_surveys,
 };
 
 /** The Chinese table with every key: missing ones in English. */

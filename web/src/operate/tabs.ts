@@ -6,6 +6,7 @@ import { CheckinAdminTab } from '../checkin/CheckinAdminTab';
 import { HomeComposer } from '../home/HomeComposer';
 import { OperateActivities } from '../activities/OperateActivities';
 import { AnalyticsTab } from '../analytics/AnalyticsTab';
+import { OperateSurveys } from '../surveys/OperateSurveys';
 
 export interface OperateTab {
   id: string;
@@ -18,4 +19,5 @@ export const OPERATE_TABS: OperateTab[] = [
   { id: 'home', title: 'home.tab', Component: HomeComposer },
   { id: 'activities', title: 'activities.admin.tab', Component: OperateActivities },
   { id: 'analytics', title: 'analytics.tab', Component: AnalyticsTab },
+  { id: 'surveys', title: 'surveys.tab', Component: OperateSurveys },
 ];

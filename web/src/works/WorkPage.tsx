@@ -25,6 +25,7 @@ import { oncePerView, workVideoOutput } from './videoWork';
 import { VideoPlayer } from '../video/VideoPlayer';
 import { OwnerNotice } from '../moderation/OwnerNotice';
 import { ReportButton } from '../moderation/ReportDialog';
+import { surveysApi } from '../surveys/services';
 import '../square/square.css';
 import './works.css';
 
@@ -104,6 +105,21 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
       showToast(appStore, t('works.shareCopied'));
     } catch {
       showToast(appStore, url);
+    }
+  }
+
+  // A short link on the instance (`url/short`), for signed-in viewers.
+  async function shareShort() {
+    try {
+      const link = await surveysApi.shorten(window.location.pathname);
+      try {
+        await navigator.clipboard.writeText(link.cloud_cdn);
+        showToast(appStore, t('shortlink.copied'));
+      } catch {
+        showToast(appStore, link.cloud_cdn);
+      }
+    } catch (e) {
+      setError(errorText(e));
     }
   }
 
@@ -203,6 +219,11 @@ function WorkView({ work: loaded, onChanged }: { work: WorkDetail; onChanged: (w
           <button type="button" className="button" onClick={() => void share()}>
             {t('works.share')}
           </button>
+          {me !== null && (
+            <button type="button" className="button" onClick={() => void shareShort()} data-testid="share-short">
+              {t('shortlink.copy')}
+            </button>
+          )}
           {me !== null && !mine && <ReportButton obj={{ obj_id: work.id, obj_type: work.obj_type }} />}
         </div>
         {mine && <OwnerNotice obj={{ obj_id: work.id, obj_type: work.obj_type }} work={work} />}

@@ -1,0 +1,137 @@
+//! Questionnaire calls (issue 22 part 4; spec 3 §7): `app/questionnaire_survey`
+//! (the surveys open for the caller, not answered yet; none for visitors),
+//! `app/questionnaire_survey_submit`, and the operators'
+//! `admin/survey/{create, edit, list, close, results, export}` (export:
+//! `text/csv` as an attachment, POST or GET `?id=`). The service is `surveys`.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use protocol::survey::{SubmitRequest, SurveyDef};
+use protocol::ErrorCode;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::accounts::now_millis;
+use crate::auth::{optional_caller, Authed};
+use crate::error::{ok, ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize)]
+pub struct IdRequest {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EditRequest {
+    pub id: String,
+    #[serde(flatten)]
+    pub def: SurveyDef,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CloseRequest {
+    pub id: String,
+    /// `false` opens a closed survey again.
+    #[serde(default = "yes")]
+    pub closed: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn operator(s: &AppState, caller: &Authed) -> Result<(), ApiError> {
+    if s.accounts.is_admin(&caller.0.account) {
+        Ok(())
+    } else {
+        Err(ErrorCode::NoPermission.into())
+    }
+}
+
+/// `POST /api/v1/app/questionnaire_survey`: `{items, survey}` (`survey`: the first, or null).
+pub async fn open_for_me(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
+    let items = match optional_caller(&req, &s).await? {
+        Some(c) => {
+            s.surveys
+                .open_for(&c.account.id, c.account.is_vip(), now_millis())
+                .await?
+        }
+        None => Vec::new(),
+    };
+    Ok(ok(json!({ "survey": items.first(), "items": items })))
+}
+
+/// `POST /api/v1/app/questionnaire_survey_submit` `{survey_id, answers}`.
+pub async fn submit(s: web::Data<AppState>, a: Authed, b: web::Json<SubmitRequest>) -> ApiResult {
+    let account = &a.0.account;
+    s.surveys
+        .submit(&account.id, account.is_vip(), b.into_inner(), now_millis())
+        .await?;
+    Ok(ok(json!({ "submitted": true })))
+}
+
+pub async fn create(s: web::Data<AppState>, a: Authed, b: web::Json<SurveyDef>) -> ApiResult {
+    operator(&s, &a)?;
+    let view = s
+        .surveys
+        .create(&a.0.account.id, b.into_inner(), now_millis())
+        .await?;
+    Ok(ok(view))
+}
+
+pub async fn edit(s: web::Data<AppState>, a: Authed, b: web::Json<EditRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    let b = b.into_inner();
+    Ok(ok(s.surveys.edit(&b.id, b.def, now_millis()).await?))
+}
+
+pub async fn list(s: web::Data<AppState>, a: Authed) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(json!({ "items": s.surveys.list().await? })))
+}
+
+pub async fn close(s: web::Data<AppState>, a: Authed, b: web::Json<CloseRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s
+        .surveys
+        .set_closed(&b.id, b.closed, now_millis())
+        .await?))
+}
+
+pub async fn results(s: web::Data<AppState>, a: Authed, b: web::Json<IdRequest>) -> ApiResult {
+    operator(&s, &a)?;
+    Ok(ok(s.surveys.results(&b.id).await?))
+}
+
+async fn export_csv(s: &AppState, a: &Authed, id: &str) -> ApiResult {
+    operator(s, a)?;
+    let (name, bytes) = s.surveys.export(id).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(bytes))
+}
+
+pub async fn export(s: web::Data<AppState>, a: Authed, b: web::Json<IdRequest>) -> ApiResult {
+    export_csv(&s, &a, &b.id).await
+}
+
+pub async fn export_get(s: web::Data<AppState>, a: Authed, q: web::Query<IdRequest>) -> ApiResult {
+    export_csv(&s, &a, &q.id).await
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/app/questionnaire_survey", web::post().to(open_for_me))
+        .route("/app/questionnaire_survey", web::get().to(open_for_me))
+        .route("/app/questionnaire_survey_submit", web::post().to(submit))
+        .route("/admin/survey/create", web::post().to(create))
+        .route("/admin/survey/edit", web::post().to(edit))
+        .route("/admin/survey/list", web::post().to(list))
+        .route("/admin/survey/close", web::post().to(close))
+        .route("/admin/survey/results", web::post().to(results))
+        .route("/admin/survey/export", web::post().to(export))
+        .route("/admin/survey/export", web::get().to(export_get));
+}
