@@ -1,3 +1,4 @@
+/* global window -- page.evaluate callbacks run in the browser */
 // Browser test of the home page's composition (issue 22 part 3) against the
 // real backend: the operator (EASEL_ADMINS) opens the console's "Home page"
 // tab, adds a banner and a once-a-day popup with "don't show again" to the
