@@ -15,9 +15,9 @@ export interface OperateTab {
 }
 
 export const OPERATE_TABS: OperateTab[] = [
-  { id: 'checkin', title: 'operate.checkin.tab', Component: CheckinAdminTab },
-  { id: 'home', title: 'home.tab', Component: HomeComposer },
   { id: 'activities', title: 'activities.admin.tab', Component: OperateActivities },
   { id: 'analytics', title: 'analytics.tab', Component: AnalyticsTab },
+  { id: 'home', title: 'home.tab', Component: HomeComposer },
+  { id: 'checkin', title: 'operate.checkin.tab', Component: CheckinAdminTab },
   { id: 'surveys', title: 'surveys.tab', Component: OperateSurveys },
 ];
