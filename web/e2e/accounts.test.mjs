@@ -178,14 +178,14 @@ describe('accounts in the browser', { timeout: 240_000 }, () => {
     const item = page.getByTestId('linked-accounts').locator('li[data-provider="acme"]');
     await item.waitFor();
     await shot(page, '04-provider-linked');
-    const list = await apiPost(backend.url, '/api/v1/oidc/linked', {}, me.token);
+    const list = await apiPost(backend.url, '/api/v1/account/oidc/linked', {}, me.token);
     assert.deepEqual(
       list.items.map((l) => l.provider),
       ['acme'],
     );
     await item.getByRole('button', { name: 'Unlink' }).click();
     await page.getByTestId('linked-accounts').getByText('No provider is linked.').waitFor();
-    const after = await apiPost(backend.url, '/api/v1/oidc/linked', {}, me.token);
+    const after = await apiPost(backend.url, '/api/v1/account/oidc/linked', {}, me.token);
     assert.deepEqual(after.items, []);
     await page.context().close();
   });

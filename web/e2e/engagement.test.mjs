@@ -85,8 +85,11 @@ describe('engagement: check in, join an activity, seen by the operator', { timeo
 
   test('a visitor arrives, signs up in the same browser and checks in', async () => {
     page = await newPage(null);
+    // The visit reaches the server with the tracker's next batch (every 5 s), as it would while someone looks around.
+    const visited = page.waitForResponse((r) => r.url().endsWith('/api/v1/dot/report') && r.ok(), { timeout: WAIT_MS });
     await page.goto(new URL('/en/', backend.url).href);
     await page.getByTestId('header-activities').waitFor();
+    await visited;
     // Sign up from the page itself, so the visit and the account share the browser's deviceId.
     const email = `engagement.${Date.now()}@example.com`;
     const answer = await page.evaluate(async (body) => {
@@ -152,13 +155,17 @@ describe('engagement: check in, join an activity, seen by the operator', { timeo
       return { active, visit: await count('visit'), signUp: await count('sign_up'), generation: await count('first_generation') };
     };
     let last = null;
+    let seen = null;
+    process.on('exit', () => seen && console.log('last figures', JSON.stringify(seen)));
     await until(
       op,
       'the user in the dashboard',
       async () => {
         last = await figures();
         // Only the user came first as a visitor, then signed up, then generated: the operator signed up before any visit and made nothing.
-        return last.active >= 2 && last.visit >= 1 && last.signUp === 1 && last.generation === 1 ? last : null;
+        if (last.active >= 2 && last.visit >= 1 && last.signUp === 1 && last.generation === 1) return last;
+        seen = last;
+        return null;
       },
       60_000,
     );

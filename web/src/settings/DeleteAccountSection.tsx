@@ -2,8 +2,10 @@
 // delete my account (password re-entered, grace date shown) and cancel the
 // deletion during the grace (e-mail and password: every session ended at
 // the request). Server: backend/src/routes/account_deletion.rs.
+// The request signs this browser out too, so the scheduled deletion and its
+// cancel form live in an atom that the settings page shows signed out.
 import { useEffect, useState } from 'react';
-import { useAtom, useSetAtom } from '../state/jotai';
+import { atom, useAtom, useSetAtom } from '../state/jotai';
 import { accountAtom, tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { useT } from '../i18n/useT';
@@ -30,6 +32,49 @@ interface LoginAnswer {
   account: { id: string; name: string; email: string; create_at: number; status: number };
 }
 
+/** The deletion this browser asked for, until it is cancelled (shown signed out). */
+export const scheduledDeletionAtom = atom<DeletionView | null>(null);
+
+/** The scheduled deletion: its date and the cancel form (e-mail and password). */
+export function ScheduledDeletion() {
+  const t = useT();
+  const errorText = useErrorText();
+  const setToken = useSetAtom(tokenAtom);
+  const setAccount = useSetAtom(accountAtom);
+  const [scheduled, setScheduled] = useAtom(scheduledDeletionAtom);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  if (scheduled === null) return null;
+
+  async function cancelDeletion() {
+    setError(null);
+    try {
+      const answer = await api.post<LoginAnswer>('/api/v1/account/delete/cancel', { email, password });
+      setScheduled(null);
+      setPassword('');
+      setToken(answer.token);
+      setAccount({ ...answer.account });
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  return (
+    <section className="settings-section" data-testid="delete-account-scheduled">
+      <h3>{t('deletion.title')}</h3>
+      <p>{t('deletion.scheduled', { date: new Date(scheduled.purge_at).toLocaleString() })}</p>
+      <p>{t('deletion.cancelHint')}</p>
+      <input type="email" value={email} placeholder={t('deletion.email')} onChange={(e) => setEmail(e.target.value)} />
+      <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} />
+      <button type="button" onClick={() => void cancelDeletion()} data-testid="delete-account-cancel">
+        {t('deletion.cancel')}
+      </button>
+      {error !== null && <p role="alert">{error}</p>}
+    </section>
+  );
+}
+
 export function DeleteAccountSection() {
   const t = useT();
   const errorText = useErrorText();
@@ -38,8 +83,7 @@ export function DeleteAccountSection() {
   const [exp, setExp] = useState<ExportView | null>(null);
   const [password, setPassword] = useState('');
   const [confirming, setConfirming] = useState(false);
-  const [scheduled, setScheduled] = useState<DeletionView | null>(null);
-  const [email, setEmail] = useState('');
+  const [scheduled, setScheduled] = useAtom(scheduledDeletionAtom);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -100,34 +144,7 @@ export function DeleteAccountSection() {
     }
   }
 
-  async function cancelDeletion() {
-    setError(null);
-    try {
-      const answer = await api.post<LoginAnswer>('/api/v1/account/delete/cancel', { email, password });
-      setScheduled(null);
-      setPassword('');
-      setToken(answer.token);
-      setAccount({ ...answer.account });
-    } catch (e) {
-      setError(errorText(e));
-    }
-  }
-
-  if (scheduled !== null) {
-    return (
-      <section className="settings-section" data-testid="delete-account-scheduled">
-        <h3>{t('deletion.title')}</h3>
-        <p>{t('deletion.scheduled', { date: new Date(scheduled.purge_at).toLocaleString() })}</p>
-        <p>{t('deletion.cancelHint')}</p>
-        <input type="email" value={email} placeholder={t('deletion.email')} onChange={(e) => setEmail(e.target.value)} />
-        <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} />
-        <button type="button" onClick={() => void cancelDeletion()} data-testid="delete-account-cancel">
-          {t('deletion.cancel')}
-        </button>
-        {error !== null && <p role="alert">{error}</p>}
-      </section>
-    );
-  }
+  if (scheduled !== null) return <ScheduledDeletion />;
 
   return (
     <section className="settings-section" data-testid="delete-account">

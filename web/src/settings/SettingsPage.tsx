@@ -11,6 +11,7 @@ import { useAtomValue, useSetAtom } from '../state/jotai';
 import type { SettingsTab } from './route';
 import { SETTINGS_TABS, settingsPath } from './route';
 import { SECTIONS } from './sections';
+import { ScheduledDeletion, scheduledDeletionAtom } from './DeleteAccountSection';
 import './settings.css';
 
 export function SettingsPage({ tab }: { tab: SettingsTab }) {
@@ -18,7 +19,17 @@ export function SettingsPage({ tab }: { tab: SettingsTab }) {
   const locale = useAtomValue(localeAtom);
   const loggedIn = useAtomValue(loggedInAtom);
   const openLogin = useSetAtom(loginDialogAtom);
+  const scheduledDeletion = useAtomValue(scheduledDeletionAtom);
 
+  if (!loggedIn && scheduledDeletion !== null) {
+    // Asking for deletion signed this browser out: the date and the cancel form stay.
+    return (
+      <div className="settings-page" data-testid="settings-page" data-tab={tab}>
+        <h1>{t('settings.title')}</h1>
+        <ScheduledDeletion />
+      </div>
+    );
+  }
   if (!loggedIn) {
     return (
       <section className="hero" data-testid="settings-login">
