@@ -64,7 +64,7 @@ pub async fn comments(st: &AppState, me: &str) -> Result<Value, ApiError> {
     let mut out = Vec::new();
     for id in comment_ids(st, me).await? {
         if let Some(row) = rows.get(&Key::of(&id), &Key::empty()).await? {
-            if row["author"] == me {
+            if row.get("author").and_then(Value::as_str) == Some(me) {
                 out.push(row);
             }
         }
