@@ -53,6 +53,20 @@ struct Inner {
     /// Pushes the "award granted" frame (13) to the account's sockets.
     accounts: AccountService,
     clock: Arc<dyn Clock>,
+    /// The configuration until an operator changes it: the shipped one, with
+    /// the task awards off when `EASEL_TASK_AWARDS=off` (check-in stays).
+    shipped: AwardConfig,
+}
+
+/// The shipped configuration under `EASEL_TASK_AWARDS` (`on`, the default, or `off`).
+fn shipped_from_env() -> AwardConfig {
+    let mut shipped = AwardConfig::shipped();
+    if std::env::var("EASEL_TASK_AWARDS").is_ok_and(|v| v.trim() == "off") {
+        for a in &mut shipped.awards {
+            a.enabled = false;
+        }
+    }
+    shipped
 }
 
 impl AwardService {
@@ -70,6 +84,7 @@ impl AwardService {
                 ledger,
                 accounts,
                 clock,
+                shipped: shipped_from_env(),
             }),
         }
     }
@@ -85,7 +100,7 @@ impl AwardService {
             .config
             .get(&config_pk(), &Key::empty())
             .await?
-            .unwrap_or_else(AwardConfig::shipped))
+            .unwrap_or_else(|| self.inner.shipped.clone()))
     }
 
     /// Changes the configuration by compare-and-set (starting from the
@@ -97,7 +112,7 @@ impl AwardService {
         let t = &self.inner.config;
         loop {
             let cur = t.get(&config_pk(), &Key::empty()).await?;
-            let mut next = cur.clone().unwrap_or_else(AwardConfig::shipped);
+            let mut next = cur.clone().unwrap_or_else(|| self.inner.shipped.clone());
             f(&mut next)?;
             let applied = match &cur {
                 None => t

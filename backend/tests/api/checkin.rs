@@ -25,7 +25,11 @@ impl Clocked {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("now");
         std::fs::write(&file, at.to_string()).unwrap();
-        let app = spawn_app_with(&[("EASEL_AWARDS_CLOCK_FILE", file.to_str().unwrap())]).await;
+        let app = spawn_app_with(&[
+            ("EASEL_AWARDS_CLOCK_FILE", file.to_str().unwrap()),
+            ("EASEL_TASK_AWARDS", "on"),
+        ])
+        .await;
         Clocked {
             app,
             file,

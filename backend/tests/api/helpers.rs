@@ -150,6 +150,9 @@ fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
             "EASEL_NSFW_MODEL_PATH",
             concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
         )
+        // Task awards (issue 22) would add credits to every first post, follow and
+        // generation; tests of balances expect none. `checkin` turns them on.
+        .env("EASEL_TASK_AWARDS", "off")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     for (k, v) in env {
