@@ -47,6 +47,9 @@ export async function startBackend(options = {}) {
       EASEL_DATA: dataDir,
       EASEL_WEB_DIR: webDist,
       NO_COLOR: '1',
+      // Task awards (first post of the day, ...) pop up a dialog over the page after a
+      // publication; the tests of other features run without them (checkin, engagement turn them on).
+      EASEL_TASK_AWARDS: 'off',
       ...(options.env ?? {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,7 +36,7 @@ async function credits() {
 describe('daily check-in and awards', () => {
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
-    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR } });
+    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR, EASEL_TASK_AWARDS: 'on' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

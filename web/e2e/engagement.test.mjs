@@ -59,7 +59,7 @@ async function waitForTask(id) {
 describe('engagement: check in, join an activity, seen by the operator', { timeout: 300_000 }, () => {
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
-    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR, EASEL_ANALYTICS_FLUSH_MS: '500' } });
+    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR, EASEL_ANALYTICS_FLUSH_MS: '500', EASEL_TASK_AWARDS: 'on' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
