@@ -2,7 +2,6 @@
 //! `account/export/*`, and the operators' `admin/account/deletion/*`.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use protocol::ErrorCode;
 use serde::Deserialize;
 
 use super::account::{limit, logged_in};
@@ -106,13 +105,7 @@ pub async fn export_download(
     Ok(resp)
 }
 
-fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&a.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 /// `admin/account/deletion/get`: an account's deletion and its cursor.
 pub async fn admin_get(s: State, a: Authed, b: web::Json<AccountRef>) -> ApiResult {

@@ -10,12 +10,11 @@ use protocol::activity::{
     ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
     PostListRequest, UpsertRequest, VoteRequest,
 };
-use protocol::ErrorCode;
 use serde_json::json;
 
 use super::square::viewer;
 use crate::auth::Authed;
-use crate::error::{ok, ApiError, ApiResult};
+use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
@@ -114,13 +113,7 @@ pub async fn vote_cancel(a: Authed, s: web::Data<AppState>, b: Body<VoteRequest>
         .await?))
 }
 
-fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&a.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 #[tracing::instrument(skip_all)]
 pub async fn admin_create(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest>) -> ApiResult {

@@ -146,13 +146,7 @@ fn range(body: &RangeRequest, today: i32, default_days: i32) -> Result<(i32, i32
     Ok((from, to))
 }
 
-fn operator(state: &AppState, caller: &Authed) -> Result<(), ApiError> {
-    if state.accounts.is_admin(&caller.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 /// Daily active users, one row per day (30 days to today by default).
 async fn dau(

@@ -51,13 +51,7 @@ pub async fn temp_coins_popup(a: Authed, s: web::Data<AppState>) -> ApiResult {
     Ok(ok(json!({ "marked": marked })))
 }
 
-fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&a.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 fn config_view(c: &protocol::awards::AwardConfig) -> serde_json::Value {
     json!({

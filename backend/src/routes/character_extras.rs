@@ -87,13 +87,7 @@ pub async fn image_prompts(a: Authed, s: State, b: Body<CharacterIdRequest>) -> 
     Ok(ok(Items { items }))
 }
 
-fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&a.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 /// `admin/character/reports`.
 pub async fn admin_reports(a: Authed, s: State, b: Body<ReportListRequest>) -> ApiResult {

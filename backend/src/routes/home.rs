@@ -377,11 +377,8 @@ async fn component_config(
 }
 
 fn operator(s: &AppState, caller: &Authed) -> Result<String, ApiError> {
-    if s.accounts.is_admin(&caller.0.account) {
-        Ok(caller.0.account.id.clone())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
+    super::require_operator(s, caller)?;
+    Ok(caller.0.account.id.clone())
 }
 
 #[derive(Debug, Deserialize)]

@@ -289,3 +289,15 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.configure(analytics::log_routes);
     cfg.route("/s/{code}", web::get().to(shortlinks::follow));
 }
+
+/// Operators only (`EASEL_ADMINS`); anyone else answers NoPermission.
+pub(crate) fn require_operator(
+    s: &crate::state::AppState,
+    caller: &crate::auth::Authed,
+) -> Result<(), crate::error::ApiError> {
+    if s.accounts.is_admin(&caller.0.account) {
+        Ok(())
+    } else {
+        Err(protocol::ErrorCode::NoPermission.into())
+    }
+}

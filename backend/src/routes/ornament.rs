@@ -7,12 +7,11 @@ use protocol::ornament::{
     CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
     UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest, WornOfRequest,
 };
-use protocol::ErrorCode;
 use serde_json::json;
 
 use super::square::viewer;
 use crate::auth::Authed;
-use crate::error::{ok, ApiError, ApiResult};
+use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
@@ -105,13 +104,7 @@ pub async fn work_frame_work(
     }))
 }
 
-fn operator(s: &AppState, a: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&a.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 #[tracing::instrument(skip_all, fields(ornament = ?b.ornament_id))]
 pub async fn admin_upsert(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest>) -> ApiResult {

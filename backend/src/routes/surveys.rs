@@ -7,13 +7,12 @@
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::survey::{SubmitRequest, SurveyDef};
-use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::accounts::now_millis;
 use crate::auth::{optional_caller, Authed};
-use crate::error::{ok, ApiError, ApiResult};
+use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize)]
@@ -40,13 +39,7 @@ fn yes() -> bool {
     true
 }
 
-fn operator(s: &AppState, caller: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&caller.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 /// `POST /api/v1/app/questionnaire_survey`: `{items, survey}` (`survey`: the first, or null).
 pub async fn open_for_me(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {

@@ -84,13 +84,7 @@ pub async fn batch_filter(
     Ok(ok(BatchFilterResult { scene, list }))
 }
 
-fn operator(s: &AppState, caller: &Authed) -> Result<(), ApiError> {
-    if s.accounts.is_admin(&caller.0.account) {
-        Ok(())
-    } else {
-        Err(ErrorCode::NoPermission.into())
-    }
-}
+use super::require_operator as operator;
 
 /// `POST /api/v1/admin/text-filter/list`: the effective list.
 pub async fn list(s: web::Data<AppState>, caller: Authed) -> ApiResult {
