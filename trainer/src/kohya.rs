@@ -8,7 +8,7 @@
 //! [...]`), cancel kills the process group, and the LoRA is read from
 //! `--output_dir/--output_name.safetensors`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -40,6 +40,8 @@ pub struct KohyaTrainer {
 
 /// Lines of output kept for the log.
 const MAX_LOG_LINES: usize = 400;
+/// Lines of the trainer's stderr quoted when it fails.
+const ERROR_TAIL_LINES: usize = 5;
 
 impl KohyaTrainer {
     pub fn new(s: KohyaSettings) -> Result<KohyaTrainer, String> {
@@ -250,38 +252,51 @@ impl Trainer for KohyaTrainer {
         let mut log = vec![format!("{} {}", self.s.python, args.join(" "))];
         let mut loss = None;
         let (mut ebuf, mut obuf) = ([0u8; 4096], [0u8; 4096]);
-        let mut pending = String::new();
+        // One line buffer per stream: tqdm's carriage-return bar on stderr
+        // must not splice into stdout's lines.
+        let (mut e_lines, mut o_lines) = (LineSplitter::default(), LineSplitter::default());
+        // The last lines the trainer wrote on stderr, where Python puts its
+        // errors: a failure quotes these, whatever order the two pipes were
+        // read in.
+        let mut err_tail: VecDeque<String> = VecDeque::new();
         let mut tick = tokio::time::interval(Duration::from_millis(200));
         let (mut e_open, mut o_open) = (true, true);
-        let mut handle = |chunk: &str, log: &mut Vec<String>, loss: &mut Option<f64>| {
-            pending.push_str(chunk);
-            while let Some(i) = pending.find(['\r', '\n']) {
-                let line: String = pending.drain(..=i).collect();
-                let line = line.trim_end_matches(['\r', '\n']).to_string();
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if let Some((d, t)) = parse_progress(&line) {
-                    progress.step(d, t.max(total));
-                    if let Some(l) = parse_loss(&line) {
-                        *loss = Some(l);
+        let mut handle =
+            |lines: Vec<String>, from_err: bool, log: &mut Vec<String>, loss: &mut Option<f64>| {
+                for line in lines {
+                    if let Some((d, t)) = parse_progress(&line) {
+                        progress.step(d, t.max(total));
+                        if let Some(l) = parse_loss(&line) {
+                            *loss = Some(l);
+                        }
+                        continue;
                     }
-                    continue;
+                    if from_err {
+                        if err_tail.len() == ERROR_TAIL_LINES {
+                            err_tail.pop_front();
+                        }
+                        err_tail.push_back(line.clone());
+                    }
+                    if log.len() < MAX_LOG_LINES {
+                        log.push(line);
+                    }
                 }
-                if log.len() < MAX_LOG_LINES {
-                    log.push(line);
-                }
-            }
-        };
+            };
         while e_open || o_open {
             tokio::select! {
                 r = err.read(&mut ebuf), if e_open => match r {
-                    Ok(0) | Err(_) => e_open = false,
-                    Ok(n) => handle(&String::from_utf8_lossy(ebuf.get(..n).unwrap_or_default()), &mut log, &mut loss),
+                    Ok(0) | Err(_) => {
+                        e_open = false;
+                        handle(e_lines.finish(), true, &mut log, &mut loss);
+                    }
+                    Ok(n) => handle(e_lines.push(ebuf.get(..n).unwrap_or_default()), true, &mut log, &mut loss),
                 },
                 r = out.read(&mut obuf), if o_open => match r {
-                    Ok(0) | Err(_) => o_open = false,
-                    Ok(n) => handle(&String::from_utf8_lossy(obuf.get(..n).unwrap_or_default()), &mut log, &mut loss),
+                    Ok(0) | Err(_) => {
+                        o_open = false;
+                        handle(o_lines.finish(), false, &mut log, &mut loss);
+                    }
+                    Ok(n) => handle(o_lines.push(obuf.get(..n).unwrap_or_default()), false, &mut log, &mut loss),
                 },
                 _ = tick.tick() => {
                     if cancel.is_cancelled() {
@@ -302,14 +317,15 @@ impl Trainer for KohyaTrainer {
             return Err(TrainError::Cancelled);
         }
         if !status.success() {
-            let tail: Vec<&String> = log.iter().rev().take(5).collect();
+            let tail: Vec<String> = if err_tail.is_empty() {
+                let n = log.len().saturating_sub(ERROR_TAIL_LINES);
+                log.get(n..).unwrap_or_default().to_vec()
+            } else {
+                err_tail.into_iter().collect()
+            };
             return Err(TrainError::Failed(format!(
                 "sd-scripts exited with {status}: {}",
-                tail.into_iter()
-                    .rev()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                tail.join(" | ")
             )));
         }
         let file = job.work_dir.join("out").join("easel_lora.safetensors");
@@ -348,5 +364,71 @@ mod tests {
         );
         assert_eq!(parse_progress("epoch 1/10"), None);
         assert_eq!(parse_progress("steps: garbage"), None);
+    }
+}
+
+/// Splits a byte stream into lines at `\n` or `\r` (tqdm redraws its bar
+/// with carriage returns), skipping blank ones; bytes are decoded per whole
+/// line, so a UTF-8 character cut between two reads stays intact.
+#[derive(Default)]
+struct LineSplitter {
+    pending: Vec<u8>,
+}
+
+impl LineSplitter {
+    fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.pending.extend_from_slice(bytes);
+        let mut lines = Vec::new();
+        while let Some(i) = self.pending.iter().position(|b| *b == b'\n' || *b == b'\r') {
+            let line: Vec<u8> = self.pending.drain(..=i).collect();
+            Self::keep(&line, &mut lines);
+        }
+        lines
+    }
+
+    /// The last line, when the stream ends without a newline.
+    fn finish(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let rest = std::mem::take(&mut self.pending);
+        Self::keep(&rest, &mut lines);
+        lines
+    }
+
+    fn keep(line: &[u8], lines: &mut Vec<String>) {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if !text.trim().is_empty() {
+            lines.push(text.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::LineSplitter;
+
+    #[test]
+    fn lines_split_at_newlines_and_carriage_returns_across_reads() {
+        let mut s = LineSplitter::default();
+        assert_eq!(s.push(b"\rsteps: 10%| 1/10"), Vec::<String>::new());
+        assert_eq!(s.push(b"\rsteps: 20%"), vec!["steps: 10%| 1/10"]);
+        assert_eq!(
+            s.push(b"| 2/10\n\nRuntimeError: CUDA"),
+            vec!["steps: 20%| 2/10"]
+        );
+        assert_eq!(
+            s.push(b" out of memory\n"),
+            vec!["RuntimeError: CUDA out of memory"]
+        );
+        assert_eq!(
+            s.push("caf\u{e9}".as_bytes().get(..4).unwrap()),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            s.push("caf\u{e9}".as_bytes().get(4..).unwrap()),
+            Vec::<String>::new()
+        );
+        assert_eq!(s.finish(), vec!["caf\u{e9}"]);
+        assert!(s.finish().is_empty());
     }
 }

@@ -164,7 +164,7 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
 
   // Skipped at the stop of 2026-11-27: after the issue-22 merges the mask's upload (category 46) is
   // never requested in this run; to investigate first thing next session (see the stop note).
-  test('image to image: upload an image with progress, paint a mask, generate', { skip: 'mask upload not requested since the issue-22 merges; under investigation' }, async () => {
+  test('image to image: upload an image with progress, paint a mask, generate', async () => {
     // The input is the picture the previous task made (fetched from /files/).
     const list = await post('/api/v1/task/list', { limit: 1 });
     const uri = list.items[0].img_uris[0];
@@ -175,6 +175,8 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
     await panel.getByLabel('Image', { exact: true }).setInputFiles({ name: 'lighthouse.png', mimeType: 'image/png', buffer: png });
     const canvas = page.getByTestId('mask-canvas');
     await canvas.waitFor();
+    // The mouse paints at page coordinates: the canvas must be on screen.
+    await canvas.scrollIntoViewIfNeeded();
     const box = await canvas.boundingBox();
     assert.ok(box);
     const maskUpload = page.waitForResponse(async (r) => {
