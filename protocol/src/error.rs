@@ -341,6 +341,8 @@ error_codes! {
     CheckinScheduleInvalid = (40621, "checkinScheduleInvalid", 400, "the schedule needs 1 to 31 days of 0 to 100000 credits");
     /// An award with an unknown trigger, an empty or long title, or an amount outside 1 to 100000.
     AwardInvalid = (40622, "awardInvalid", 400, "the award needs a known trigger, a title of 1 to 60 characters and 1 to 100000 credits");
+    /// A check-in time zone changed again within 30 days of the last change.
+    CheckinTimeZoneChangeTooSoon = (40623, "checkinTimeZoneChangeTooSoon", 429, "the time zone can be changed once every 30 days");
     /// Home composition (issue 22): a link or image address that is neither a same-site path nor an https address.
     HomeLinkInvalid = (40640, "homeLinkInvalid", 400, "use a same-site path or an https address");
     /// A link or image on a host the instance does not allow (`EASEL_HOME_LINK_HOSTS`).

@@ -22,6 +22,7 @@ mod character_extras;
 mod characters;
 mod chat;
 mod checkin;
+mod checkin_zone;
 mod comments;
 mod editor;
 mod helpers;
