@@ -419,6 +419,8 @@ error_codes! {
     RagJobInterrupted = (40705, "ragJobInterrupted", 500, "reading the document was interrupted; please try again");
     /// Too many documents of the account are being read at once.
     RagTooManyJobs = (40706, "ragTooManyJobs", 429, "documents are already being read; wait for them to finish");
+    /// A multipart/form-data upload without exactly one `file` field, or not a readable form.
+    RagFormInvalid = (40707, "ragFormInvalid", 400, "send the document as one multipart/form-data field named file");
     /// Surveys (issue 22): a survey definition that breaks a rule; `msg` says which.
     SurveyInvalid = (40660, "surveyInvalid", 400, "the survey is not valid");
     /// No such survey (or one this account is not asked).

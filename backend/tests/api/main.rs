@@ -44,6 +44,7 @@ mod phoneinvite;
 mod polish;
 mod prompts;
 mod rag;
+mod rag_form;
 mod shortlinks;
 mod smtp;
 mod socket;
