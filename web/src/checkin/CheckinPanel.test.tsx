@@ -80,7 +80,7 @@ describe('CheckinPanel', () => {
 
 describe('the time zone line', () => {
   it('shows the zone and changes it through the list', async () => {
-    const onChangeZone = vi.fn((_tz: string) => Promise.resolve(true));
+    const onChangeZone = vi.fn<(tz: string) => Promise<boolean>>(() => Promise.resolve(true));
     render(info, undefined, onChangeZone);
     const line = container.querySelector('[data-testid="checkin-zone"]');
     expect(line?.getAttribute('data-zone')).toBe('Asia/Shanghai');

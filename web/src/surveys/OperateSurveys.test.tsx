@@ -45,7 +45,8 @@ beforeEach(() => {
     asked.push({ path, body });
     if (path.endsWith('/admin/survey/list')) return reply({ items: [stored] });
     if (path.endsWith('/admin/survey/edit')) {
-      const { id: _id, ...def } = body;
+      const def: Record<string, unknown> = { ...body };
+      delete def.id;
       stored = { ...stored, ...(def as Partial<SurveyView>), updated_at: stored.updated_at + 1 };
       return reply(stored);
     }
