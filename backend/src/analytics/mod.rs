@@ -181,7 +181,9 @@ impl Analytics {
                 wait = every;
                 match this.sweep_retention().await {
                     Ok(None | Some(0)) => {}
-                    Ok(Some(n)) => tracing::info!(removed = n, "analytics: old events deleted (retention)"),
+                    Ok(Some(n)) => {
+                        tracing::info!(removed = n, "analytics: old events deleted (retention)")
+                    }
                     Err(e) => tracing::warn!(error = %e, "analytics: retention sweep failed"),
                 }
                 let now = this.inner.clock.now_millis();

@@ -63,11 +63,7 @@ impl ParquetSink {
         }
         if cutoff > from {
             self.swept
-                .put(
-                    &watermark_pk(),
-                    &Key::empty(),
-                    &SweptRow { before: cutoff },
-                )
+                .put(&watermark_pk(), &Key::empty(), &SweptRow { before: cutoff })
                 .await?;
         }
         Ok(n)

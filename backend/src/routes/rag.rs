@@ -178,7 +178,9 @@ async fn read_form(
         match name.as_str() {
             "file" => {
                 if file.is_some() {
-                    return Err(form_invalid("one document per call: the form has two file fields"));
+                    return Err(form_invalid(
+                        "one document per call: the form has two file fields",
+                    ));
                 }
                 let file_name = field
                     .content_disposition()
@@ -188,8 +190,7 @@ async fn read_form(
                 check_form_type(field.content_type().map(|m| m.essence_str()), &file_name)?;
                 let mut bytes = Vec::new();
                 while let Some(chunk) = field.next().await {
-                    let chunk =
-                        chunk.map_err(|e| form_invalid(format!("unreadable form: {e}")))?;
+                    let chunk = chunk.map_err(|e| form_invalid(format!("unreadable form: {e}")))?;
                     if bytes.len().saturating_add(chunk.len()) > limit {
                         return Err(too_large(limit));
                     }
@@ -200,8 +201,7 @@ async fn read_form(
             "character_id" => {
                 let mut text = Vec::new();
                 while let Some(chunk) = field.next().await {
-                    let chunk =
-                        chunk.map_err(|e| form_invalid(format!("unreadable form: {e}")))?;
+                    let chunk = chunk.map_err(|e| form_invalid(format!("unreadable form: {e}")))?;
                     if text.len().saturating_add(chunk.len()) > FORM_FIELD_BYTES {
                         return Err(form_invalid("character_id is too long"));
                     }

@@ -174,11 +174,7 @@ async fn bad_forms_are_refused_with_their_codes() {
     ];
     for (what, body, want) in cases {
         let got = refusal(&post_form(&app, &alice, body).await);
-        assert_eq!(
-            (got.0, got.1, got.2.as_str()),
-            want,
-            "{what}: {got:?}"
-        );
+        assert_eq!((got.0, got.1, got.2.as_str()), want, "{what}: {got:?}");
     }
     // A form whose declared length is far past the limit is refused before it is read.
     let (status, v) = {

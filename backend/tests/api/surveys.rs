@@ -170,7 +170,10 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
     assert_eq!(q[1]["options"][2]["count"], 0);
     assert_eq!(q[2]["rating_counts"], json!([0, 1, 0, 0, 1]));
     assert_eq!(q[2]["rating_average"], 3.5);
-    assert_eq!(q[3]["texts"], json!(["Fast, \"fun\", and\nfree =1+1, très 好"]));
+    assert_eq!(
+        q[3]["texts"],
+        json!(["Fast, \"fun\", and\nfree =1+1, très 好"])
+    );
     let list: Value = op
         .post("/api/v1/admin/survey/list", &json!({}))
         .await
@@ -251,7 +254,11 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
     );
     assert_eq!((c, k.as_str()), (40661, "surveyNotFound"));
     assert_eq!(
-        code(ann.post::<_, Value>("/api/v1/admin/survey/edit", &edited).await).0,
+        code(
+            ann.post::<_, Value>("/api/v1/admin/survey/edit", &edited)
+                .await
+        )
+        .0,
         40300
     );
     let _: Value = op

@@ -62,7 +62,8 @@ pub fn effective_day(zone: &Zone, now: i64, last_day: Option<Day>, not_before: O
 /// `not_before` when that is later.
 pub fn next_open(zone: &Zone, today: Day, last_day: Option<Day>, not_before: Option<i64>) -> i64 {
     let day = last_day.map_or(today, |l| l.max(today));
-    zone.start_of(day.plus(1)).max(not_before.unwrap_or(i64::MIN))
+    zone.start_of(day.plus(1))
+        .max(not_before.unwrap_or(i64::MIN))
 }
 
 /// Whether a zone change is allowed at `now` after the last one at
@@ -116,14 +117,30 @@ mod tests {
     fn a_change_never_buys_a_check_in_on_a_day_already_checked() {
         let table = [
             // East: 23:00 in Los Angeles is 15:00 the next day in Shanghai.
-            ("America/Los_Angeles", "Asia/Shanghai", "2026-11-27T07:00:00Z"),
+            (
+                "America/Los_Angeles",
+                "Asia/Shanghai",
+                "2026-11-27T07:00:00Z",
+            ),
             // East inside one date: 01:00 UTC is 09:00 in Shanghai.
             ("UTC", "Asia/Shanghai", "2026-11-26T01:00:00Z"),
             // West: 01:00 in Shanghai is 09:00 the day before in Los Angeles.
-            ("Asia/Shanghai", "America/Los_Angeles", "2026-11-26T17:00:00Z"),
+            (
+                "Asia/Shanghai",
+                "America/Los_Angeles",
+                "2026-11-26T17:00:00Z",
+            ),
             // The widest: a day and an hour apart.
-            ("Pacific/Pago_Pago", "Pacific/Kiritimati", "2026-11-27T10:30:00Z"),
-            ("Pacific/Kiritimati", "Pacific/Pago_Pago", "2026-11-27T10:30:00Z"),
+            (
+                "Pacific/Pago_Pago",
+                "Pacific/Kiritimati",
+                "2026-11-27T10:30:00Z",
+            ),
+            (
+                "Pacific/Kiritimati",
+                "Pacific/Pago_Pago",
+                "2026-11-27T10:30:00Z",
+            ),
             // Across a DST change (Europe ends summer time on 25 October 2026).
             ("Europe/Berlin", "America/New_York", "2026-10-24T21:30:00Z"),
             ("UTC", "UTC", "2026-11-27T23:59:00Z"),
@@ -132,9 +149,15 @@ mod tests {
             let (when, last, old_day, new_day, kept) = first_after(old, new, at);
             let at_ms = ms(at);
             assert!(old_day > last, "{old}->{new} at {at}: old day");
-            assert!(new_day > z(new).day_of(at_ms), "{old}->{new} at {at}: new day");
+            assert!(
+                new_day > z(new).day_of(at_ms),
+                "{old}->{new} at {at}: new day"
+            );
             assert!(kept, "{old}->{new} at {at}: streak kept");
-            assert!(when - at_ms <= 50 * 3_600_000, "{old}->{new} at {at}: {when}");
+            assert!(
+                when - at_ms <= 50 * 3_600_000,
+                "{old}->{new} at {at}: {when}"
+            );
         }
     }
 
@@ -176,7 +199,12 @@ mod tests {
             next_open(&la, today, Some(m.last_day), Some(m.not_before)),
             ms("2026-11-28T08:00:00Z")
         );
-        let later = effective_day(&sh, ms("2026-11-27T00:00:00Z"), Some(m.last_day), Some(m.not_before));
+        let later = effective_day(
+            &sh,
+            ms("2026-11-27T00:00:00Z"),
+            Some(m.last_day),
+            Some(m.not_before),
+        );
         assert_eq!(later.iso(), "2026-11-27");
     }
 
@@ -194,7 +222,10 @@ mod tests {
     fn one_change_per_thirty_days() {
         let t = ms("2026-11-01T00:00:00Z");
         assert_eq!(change_allowed(None, t), Ok(()));
-        assert_eq!(change_allowed(Some(t), t + 1), Err(t + ZONE_CHANGE_EVERY_MS));
+        assert_eq!(
+            change_allowed(Some(t), t + 1),
+            Err(t + ZONE_CHANGE_EVERY_MS)
+        );
         assert_eq!(
             change_allowed(Some(t), t + ZONE_CHANGE_EVERY_MS - 1),
             Err(t + ZONE_CHANGE_EVERY_MS)

@@ -420,8 +420,10 @@ async fn clickhouse_retention_deletes_the_days_past_it() {
     let cutoff = protocol::analytics::query::format_day(today - 30);
     {
         let mut s = ch.state.lock().unwrap();
-        s.rows.push(json!({"day": old_day, "ts": 1, "name": "page_view"}));
-        s.rows.push(json!({"day": cutoff, "ts": 2, "name": "page_view"}));
+        s.rows
+            .push(json!({"day": old_day, "ts": 1, "name": "page_view"}));
+        s.rows
+            .push(json!({"day": cutoff, "ts": 2, "name": "page_view"}));
     }
     let app = spawn_app_with(&[
         ("EASEL_ANALYTICS_CLICKHOUSE_URL", ch.url.as_str()),
