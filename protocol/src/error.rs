@@ -341,6 +341,8 @@ error_codes! {
     CheckinScheduleInvalid = (40621, "checkinScheduleInvalid", 400, "the schedule needs 1 to 31 days of 0 to 100000 credits");
     /// An award with an unknown trigger, an empty or long title, or an amount outside 1 to 100000.
     AwardInvalid = (40622, "awardInvalid", 400, "the award needs a known trigger, a title of 1 to 60 characters and 1 to 100000 credits");
+    /// A check-in time zone changed again within 30 days of the last change.
+    CheckinTimeZoneChangeTooSoon = (40623, "checkinTimeZoneChangeTooSoon", 429, "the time zone can be changed once every 30 days");
     /// Home composition (issue 22): a link or image address that is neither a same-site path nor an https address.
     HomeLinkInvalid = (40640, "homeLinkInvalid", 400, "use a same-site path or an https address");
     /// A link or image on a host the instance does not allow (`EASEL_HOME_LINK_HOSTS`).
@@ -417,6 +419,8 @@ error_codes! {
     RagJobInterrupted = (40705, "ragJobInterrupted", 500, "reading the document was interrupted; please try again");
     /// Too many documents of the account are being read at once.
     RagTooManyJobs = (40706, "ragTooManyJobs", 429, "documents are already being read; wait for them to finish");
+    /// A multipart/form-data upload without exactly one `file` field, or not a readable form.
+    RagFormInvalid = (40707, "ragFormInvalid", 400, "send the document as one multipart/form-data field named file");
     /// Surveys (issue 22): a survey definition that breaks a rule; `msg` says which.
     SurveyInvalid = (40660, "surveyInvalid", 400, "the survey is not valid");
     /// No such survey (or one this account is not asked).

@@ -179,6 +179,9 @@ mod tests {
         async fn read(&self, _: i32, _: i32, _: &[Column]) -> Result<Vec<Fact>, SinkError> {
             Ok(vec![])
         }
+        async fn purge_before(&self, _: i32) -> Result<usize, SinkError> {
+            Ok(0)
+        }
     }
 
     fn row(i: i64) -> EventRow {
@@ -239,6 +242,9 @@ mod tests {
             }
             async fn read(&self, _: i32, _: i32, _: &[Column]) -> Result<Vec<Fact>, SinkError> {
                 Ok(vec![])
+            }
+            async fn purge_before(&self, _: i32) -> Result<usize, SinkError> {
+                Ok(0)
             }
         }
         let sink = Ids(Mutex::new(vec![]));

@@ -14,6 +14,10 @@
 //! `CREATE TABLE IF NOT EXISTS {table} (...) ENGINE = MergeTree
 //! PARTITION BY toYYYYMM(day) ORDER BY (day, name, ts)
 //! SETTINGS non_replicated_deduplication_window = 1000`.
+//!
+//! Retention is ClickHouse's lightweight delete, `DELETE FROM {table} WHERE
+//! day < toDate('YYYY-MM-DD')`, sent by the upkeep once a day: the rows
+//! are hidden at once and dropped by later merges.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -169,6 +173,17 @@ impl EventSink for ClickHouseSink {
         )
         .await?;
         Ok(())
+    }
+
+    async fn purge_before(&self, day: i32) -> Result<usize, SinkError> {
+        self.ensure_table().await?;
+        let sql = format!(
+            "DELETE FROM {} WHERE day < toDate('{}')",
+            self.table,
+            format_day(day)
+        );
+        self.post(&[], sql).await?;
+        Ok(1)
     }
 
     async fn read(&self, from: i32, to: i32, columns: &[Column]) -> Result<Vec<Fact>, SinkError> {

@@ -7,6 +7,9 @@
 //! operator's questions (`protocol::analytics::query`) read only the columns
 //! they need.
 //!
+//! Events older than `EASEL_ANALYTICS_RETENTION_DAYS` are deleted by the
+//! upkeep (`retention.rs`).
+//!
 //! Opt-out is honoured before anything else: a request with `DNT: 1` or
 //! `Sec-GPC: 1`, or from an account that turned `analytics_opt_out` on,
 //! stores nothing (server-side events included).
@@ -17,6 +20,7 @@ pub mod compaction;
 pub mod hooks;
 pub mod parquet_sink;
 pub mod privacy;
+pub mod retention;
 pub mod row;
 pub mod settings;
 pub mod sink;
@@ -68,6 +72,8 @@ struct Inner {
     salt_cache: Mutex<Option<(i32, Vec<u8>)>>,
     /// Ingest calls per client address.
     limiter: RateLimiter,
+    /// The retention cutoff this node last purged to (one sweep a day).
+    purged_to: Mutex<Option<i32>>,
 }
 
 #[derive(Clone)]
@@ -115,6 +121,7 @@ impl Analytics {
                 salts: Table::new(store.clone(), &tables::ANALYTICS_SALTS),
                 opt_outs: Table::new(store, &tables::ANALYTICS_OPT_OUTS),
                 salt_cache: Mutex::new(None),
+                purged_to: Mutex::new(None),
             }),
         }
     }
@@ -158,18 +165,27 @@ impl Analytics {
         });
     }
 
-    /// Starts the sink's upkeep (Parquet compaction): a minute after start,
-    /// then every hour.
+    /// Starts the upkeep (retention, then Parquet compaction): a minute
+    /// after start (or `EASEL_ANALYTICS_UPKEEP_MS` if shorter), then every
+    /// `EASEL_ANALYTICS_UPKEEP_MS`.
     pub fn start_upkeep(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
         let this = self.clone();
         actix_web::rt::spawn(async move {
-            let mut wait = Duration::from_secs(60);
+            let every = this.inner.settings.upkeep_every;
+            let mut wait = every.min(Duration::from_secs(60));
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = stop.changed() => return,
                 }
-                wait = Duration::from_secs(3600);
+                wait = every;
+                match this.sweep_retention().await {
+                    Ok(None | Some(0)) => {}
+                    Ok(Some(n)) => {
+                        tracing::info!(removed = n, "analytics: old events deleted (retention)")
+                    }
+                    Err(e) => tracing::warn!(error = %e, "analytics: retention sweep failed"),
+                }
                 let now = this.inner.clock.now_millis();
                 match this.inner.sink.maintain(day_of_ms(now), now).await {
                     Ok(0) => {}
@@ -178,6 +194,28 @@ impl Analytics {
                 }
             }
         });
+    }
+
+    /// Deletes the events of the days before today minus the retention, at
+    /// most once per cutoff day on this node (`None`: nothing to do, the
+    /// retention is off or this cutoff was swept already).
+    pub async fn sweep_retention(&self) -> Result<Option<usize>, sink::SinkError> {
+        let days = self.inner.settings.retention_days;
+        if days == 0 {
+            return Ok(None);
+        }
+        let cutoff = self
+            .today()
+            .saturating_sub(i32::try_from(days).unwrap_or(i32::MAX));
+        let done = self.inner.purged_to.lock().ok().and_then(|g| *g);
+        if done.is_some_and(|d| d >= cutoff) {
+            return Ok(None);
+        }
+        let n = self.inner.sink.purge_before(cutoff).await?;
+        if let Ok(mut g) = self.inner.purged_to.lock() {
+            *g = Some(cutoff);
+        }
+        Ok(Some(n))
     }
 
     /// Writes what is buffered; a failure is logged and the batch kept.

@@ -54,6 +54,7 @@ pub struct ParquetSink {
     pub(super) objects: DynObjects,
     pub(super) files: Table<FileRow>,
     pub(super) claims: Table<super::compaction::ClaimRow>,
+    pub(super) swept: Table<super::retention::SweptRow>,
 }
 
 impl ParquetSink {
@@ -61,7 +62,8 @@ impl ParquetSink {
         ParquetSink {
             objects,
             files: Table::new(store.clone(), &tables::ANALYTICS_FILES),
-            claims: Table::new(store, &tables::ANALYTICS_COMPACTIONS),
+            claims: Table::new(store.clone(), &tables::ANALYTICS_COMPACTIONS),
+            swept: Table::new(store, &tables::ANALYTICS_RETENTION),
         }
     }
 
@@ -362,6 +364,10 @@ impl EventSink for ParquetSink {
 
     async fn maintain(&self, today: i32, now_ms: i64) -> Result<usize, SinkError> {
         self.compact_past(today, now_ms).await
+    }
+
+    async fn purge_before(&self, day: i32) -> Result<usize, SinkError> {
+        self.purge_days_before(day).await
     }
 
     async fn read(&self, from: i32, to: i32, columns: &[Column]) -> Result<Vec<Fact>, SinkError> {

@@ -8,6 +8,10 @@
 //! - `EASEL_ANALYTICS_RETRY_MS` (1000): the first retry delay of a failed
 //!   batch, doubled per failure up to 60 s;
 //! - `EASEL_ANALYTICS_PER_MINUTE` (120): ingest calls per client address per minute;
+//! - `EASEL_ANALYTICS_RETENTION_DAYS` (180): events of days older than this
+//!   are deleted by the upkeep (`0` keeps them for ever);
+//! - `EASEL_ANALYTICS_UPKEEP_MS` (3600000): how often the upkeep (retention,
+//!   Parquet compaction) runs; its first run is after a minute, or this if shorter;
 //! - `EASEL_ANALYTICS_CLICKHOUSE_URL` (unset: Parquet files): ClickHouse's HTTP
 //!   interface, with `EASEL_ANALYTICS_CLICKHOUSE_TABLE` (`easel_events`),
 //!   `EASEL_ANALYTICS_CLICKHOUSE_USER`, `EASEL_ANALYTICS_CLICKHOUSE_PASSWORD`,
@@ -34,6 +38,9 @@ pub struct AnalyticsSettings {
     pub buffer_max: usize,
     pub retry_base: Duration,
     pub per_minute: u32,
+    /// Days of events kept (0: for ever).
+    pub retention_days: u32,
+    pub upkeep_every: Duration,
     pub clickhouse: Option<ClickHouseSettings>,
 }
 
@@ -46,6 +53,8 @@ impl Default for AnalyticsSettings {
             buffer_max: 200_000,
             retry_base: Duration::from_secs(1),
             per_minute: 120,
+            retention_days: 180,
+            upkeep_every: Duration::from_secs(3600),
             clickhouse: None,
         }
     }
@@ -108,7 +117,22 @@ impl AnalyticsSettings {
             buffer_max: num("EASEL_ANALYTICS_BUFFER_MAX", d.buffer_max)?.max(1),
             retry_base: ms("EASEL_ANALYTICS_RETRY_MS", d.retry_base)?,
             per_minute: num("EASEL_ANALYTICS_PER_MINUTE", d.per_minute)?,
+            retention_days: retention_days()?,
+            upkeep_every: ms("EASEL_ANALYTICS_UPKEEP_MS", d.upkeep_every)?,
             clickhouse,
         })
     }
+}
+
+/// `EASEL_ANALYTICS_RETENTION_DAYS`: 0 (for ever) or 1 to 36500 days.
+fn retention_days() -> anyhow::Result<u32> {
+    let days: u32 = num(
+        "EASEL_ANALYTICS_RETENTION_DAYS",
+        AnalyticsSettings::default().retention_days,
+    )?;
+    anyhow::ensure!(
+        days <= 36_500,
+        "EASEL_ANALYTICS_RETENTION_DAYS must be 0 (keep for ever) to 36500, not {days}"
+    );
+    Ok(days)
 }

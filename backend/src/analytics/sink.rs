@@ -39,4 +39,8 @@ pub trait EventSink: Send + Sync + 'static {
     async fn maintain(&self, _today: i32, _now_ms: i64) -> Result<usize, SinkError> {
         Ok(0)
     }
+    /// Deletes the events of every day before `day` (retention); answers
+    /// how much it removed, in the sink's own unit (files, or 1 for a
+    /// delete statement sent).
+    async fn purge_before(&self, day: i32) -> Result<usize, SinkError>;
 }

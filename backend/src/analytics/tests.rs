@@ -366,3 +366,55 @@ async fn compaction_makes_one_file_of_a_past_day_and_changes_no_figure() {
         .unwrap();
     assert!(props.iter().flatten().all(|p| p.starts_with('{')));
 }
+
+#[tokio::test]
+async fn retention_deletes_the_days_past_it_once_and_keeps_the_rest() {
+    let f = Fixture::new();
+    let d = d0();
+    for (day, device) in [(0, "device-old"), (100, "device-mid"), (185, "device-new")] {
+        f.at(day, 10.0);
+        f.view(device, None).await;
+        f.a.flush().await.unwrap();
+    }
+    let old_key = f.sink.files_of(d).await.unwrap()[0].key.clone();
+    let all = |f: &Fixture| {
+        let a = f.a.clone();
+        async move { a.facts(d, d + 400, PEOPLE).await.unwrap().len() }
+    };
+    assert_eq!(all(&f).await, 3);
+
+    // Day 185 with 180 days kept: the cutoff is day 5, so day 0 goes.
+    assert_eq!(f.a.sweep_retention().await.unwrap(), Some(1));
+    assert!(f.sink.files_of(d).await.unwrap().is_empty());
+    assert!(f
+        .objects
+        .get(&ObjectKey::parse(&old_key).unwrap())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(all(&f).await, 2);
+    assert_eq!(f.sink.files_of(d + 100).await.unwrap().len(), 1);
+    // Once per cutoff day.
+    assert_eq!(f.a.sweep_retention().await.unwrap(), None);
+
+    // 181 days after day 100: it goes too, day 185 stays.
+    f.at(281, 0.5);
+    assert_eq!(f.a.sweep_retention().await.unwrap(), Some(1));
+    assert!(f.sink.files_of(d + 100).await.unwrap().is_empty());
+    assert_eq!(f.sink.files_of(d + 185).await.unwrap().len(), 1);
+    assert_eq!(all(&f).await, 1);
+
+    // Retention 0 keeps everything.
+    let keep = Analytics::new(
+        f.store.clone(),
+        f.sink.clone(),
+        AnalyticsSettings {
+            retention_days: 0,
+            ..AnalyticsSettings::default()
+        },
+        f.clock.clone(),
+    );
+    f.at(2000, 0.0);
+    assert_eq!(keep.sweep_retention().await.unwrap(), None);
+    assert_eq!(f.sink.files_of(d + 185).await.unwrap().len(), 1);
+}

@@ -6,9 +6,15 @@
 //! once whatever happens). A crash between the two leaves a row that says
 //! today is checked in and a grant not made: every later check-in call of
 //! that day grants the row's reward again under the same key, which pays
-//! exactly the missing grant or nothing.
+//! exactly the missing grant or nothing (under the key of the day it was
+//! paid for, `paid_day`, even after a zone change moved `last_day`).
+//!
+//! `activity/checkin/time-zone` changes the pinned zone, once per 30 days,
+//! carrying the last check-in into the new zone's calendar so that the
+//! change never buys a check-in (`protocol::awards::rezone`).
 
 use infra::store::Key;
+use protocol::awards::rezone::{change_allowed, effective_day, next_open, rezone};
 use protocol::awards::{checkin_key, CheckinDone, CheckinInfo, Day, Step, Streak, Zone};
 use protocol::ErrorCode;
 
@@ -21,6 +27,11 @@ impl CheckinRow {
             last: self.last_day.map(Day),
             days: self.streak,
         }
+    }
+
+    /// The day a check-in at `now` counts for in `zone` (see [`effective_day`]).
+    fn today(&self, zone: &Zone, now: i64) -> Day {
+        effective_day(zone, now, self.last_day.map(Day), self.not_before)
     }
 }
 
@@ -61,7 +72,7 @@ impl AwardService {
         schedule: &protocol::awards::Schedule,
     ) -> CheckinInfo {
         let now = self.now();
-        let today = zone.day_of(now);
+        let today = row.today(zone, now);
         let streak = row.streak();
         let checked_today = streak.checked(today);
         let reward_today = if checked_today {
@@ -75,13 +86,18 @@ impl AwardService {
             today: today.iso(),
             time_zone: zone.name().to_owned(),
             reward_today,
-            next_at: zone.next_day_start(now),
+            next_at: next_open(zone, today, row.last_day.map(Day), row.not_before),
             calendar: schedule.calendar(streak, today),
             total_days: row.total,
             temp_coins_popup: if checked_today && row.popup_day != Some(today.0) {
                 row.last_reward
             } else {
                 0
+            },
+            time_zone_pinned: row.tz.is_some(),
+            time_zone_change_at: match change_allowed(row.tz_changed_at, now) {
+                Ok(()) => 0,
+                Err(at) => at,
             },
         }
     }
@@ -96,8 +112,9 @@ impl AwardService {
         let (row, zone, today, granted) = loop {
             let cur = t.get(&pk, &Key::empty()).await?;
             let zone = Self::zone(cur.as_ref(), tz);
-            let today = zone.day_of(self.now());
+            let now = self.now();
             let base = cur.clone().unwrap_or_default();
+            let today = base.today(&zone, now);
             let next = match base.streak().step(today) {
                 Step::Already => break (base, zone, today, false),
                 Step::Checked { days, .. } => CheckinRow {
@@ -107,6 +124,10 @@ impl AwardService {
                     last_reward: schedule.reward(days),
                     tz: Some(zone.name().to_owned()),
                     popup_day: base.popup_day,
+                    last_at: Some(now),
+                    paid_day: None,
+                    not_before: None,
+                    tz_changed_at: base.tz_changed_at,
                 },
             };
             let applied = match &cur {
@@ -122,7 +143,7 @@ impl AwardService {
         };
         if row.last_day == Some(today.0) && row.last_reward > 0 {
             // Paid once per day by its key; a retry repairs a crash.
-            let key = checkin_key(account, today);
+            let key = checkin_key(account, Day(row.paid_day.unwrap_or(today.0)));
             self.inner
                 .ledger
                 .grant(account, &key, row.last_reward)
@@ -147,7 +168,7 @@ impl AwardService {
         let Some(row) = self.checkin_row(account).await? else {
             return Ok(false);
         };
-        let today = Self::zone(Some(&row), None).day_of(self.now());
+        let today = row.today(&Self::zone(Some(&row), None), self.now());
         if row.popup_day == Some(today.0) {
             return Ok(false);
         }
@@ -160,5 +181,62 @@ impl AwardService {
             })
             .await?;
         Ok(marked)
+    }
+
+    /// `activity/checkin/time-zone`: pins `tz` (an IANA name) as the
+    /// account's zone. Choosing one before any is pinned is free; changing
+    /// a pinned one is allowed once per 30 days and carries the last
+    /// check-in into the new zone (`rezone`), so the change never grants a
+    /// check-in on a day already checked in, in either zone's calendar.
+    /// The same zone again changes nothing.
+    #[tracing::instrument(skip(self))]
+    pub async fn set_zone(&self, account: &str, tz: &str) -> Result<CheckinInfo, ApiError> {
+        let new = Zone::parse(tz).ok_or(ErrorCode::CheckinTimeZoneInvalid)?;
+        let schedule = self.config().await?.schedule;
+        let t = &self.inner.checkins;
+        let pk = Key::of(account);
+        loop {
+            let cur = t.get(&pk, &Key::empty()).await?;
+            let now = self.now();
+            let base = cur.clone().unwrap_or_default();
+            let pinned = base.tz.as_deref().and_then(Zone::parse);
+            if pinned.as_ref() == Some(&new) {
+                return Ok(self.info_of(&base, &new, &schedule));
+            }
+            let mut next = base.clone();
+            next.tz = Some(new.name().to_owned());
+            if let Some(old) = pinned {
+                if let Err(at) = change_allowed(base.tz_changed_at, now) {
+                    return Err(ApiError::with_msg(
+                        ErrorCode::CheckinTimeZoneChangeTooSoon,
+                        format!(
+                            "the time zone can be changed once every 30 days; next on {}",
+                            old.day_of(at).iso()
+                        ),
+                    ));
+                }
+                next.tz_changed_at = Some(now);
+                if let Some(last) = base.last_day {
+                    let moved = rezone(&old, &new, Day(last), base.last_at);
+                    next.last_day = Some(moved.last_day.0);
+                    next.paid_day = Some(base.paid_day.unwrap_or(last));
+                    next.not_before = Some(moved.not_before.max(base.not_before.unwrap_or(0)));
+                    if base.popup_day == Some(last) {
+                        next.popup_day = Some(moved.last_day.0);
+                    }
+                }
+            }
+            let applied = match &cur {
+                None => t.insert_if_absent(&pk, &Key::empty(), &next).await?.is_ok(),
+                Some(c) => t
+                    .compare_and_set(&pk, &Key::empty(), c, Some(&next))
+                    .await?
+                    .is_ok(),
+            };
+            if applied {
+                tracing::info!(account, zone = new.name(), "check-in time zone set");
+                return Ok(self.info_of(&next, &new, &schedule));
+            }
+        }
     }
 }

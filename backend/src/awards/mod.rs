@@ -33,11 +33,25 @@ pub struct CheckinRow {
     pub total: u32,
     /// What the last check-in paid (so a retry of that day pays the same).
     pub last_reward: i64,
-    /// The account's zone, pinned at its first check-in: a client cannot
-    /// move its day by sending another zone later.
+    /// The account's zone, pinned at its first check-in (or its first
+    /// choice): a client cannot move its day by sending another zone later;
+    /// only `activity/checkin/time-zone` changes it (see `protocol::awards::rezone`).
     pub tz: Option<String>,
     /// The day whose temporary-credits popup was marked seen.
     pub popup_day: Option<i32>,
+    /// When the last check-in was made (ms; none in rows written before it was kept).
+    #[serde(default)]
+    pub last_at: Option<i64>,
+    /// The day of the ledger key the last check-in was paid under, when a
+    /// zone change moved `last_day` away from it (none: `last_day`).
+    #[serde(default)]
+    pub paid_day: Option<i32>,
+    /// No check-in before this instant (ms): set by a zone change.
+    #[serde(default)]
+    pub not_before: Option<i64>,
+    /// When the zone was last changed (ms); choosing the first one does not count.
+    #[serde(default)]
+    pub tz_changed_at: Option<i64>,
 }
 
 #[derive(Clone)]

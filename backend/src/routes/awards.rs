@@ -1,5 +1,6 @@
 //! Check-in and award calls (spec 3 §7): `activity/checkin/info`,
-//! `activity/checkin`, `face-photo/mark-user-activity-award-list`,
+//! `activity/checkin`, `activity/checkin/time-zone` (`{tz}`: changes the
+//! pinned zone, once per 30 days), `face-photo/mark-user-activity-award-list`,
 //! `face-photo/mark-temp-coins-popup`, and the operator's
 //! `admin/award/{list, upsert, delete}` and `admin/checkin/schedule/set`.
 //! Plain routes (no scope), so other families may share the `activity/`,
@@ -8,7 +9,7 @@
 use actix_web::web;
 use protocol::awards::{
     AwardDef, AwardDeleteRequest, AwardUpsertRequest, CheckinRequest, Schedule, ScheduleRequest,
-    Trigger,
+    TimeZoneRequest, Trigger,
 };
 use protocol::ErrorCode;
 use serde_json::json;
@@ -40,6 +41,17 @@ pub async fn checkin(a: Authed, s: web::Data<AppState>, b: web::Bytes) -> ApiRes
         .awards
         .check_in(&a.0.account.id, req.tz.as_deref())
         .await?))
+}
+
+/// `activity/checkin/time-zone` `{tz}`: an unknown zone answers
+/// `checkinTimeZoneInvalid` (400), a second change within 30 days
+/// `checkinTimeZoneChangeTooSoon`; answers the check-in info in the new zone.
+pub async fn time_zone(
+    a: Authed,
+    s: web::Data<AppState>,
+    b: web::Json<TimeZoneRequest>,
+) -> ApiResult {
+    Ok(ok(s.awards.set_zone(&a.0.account.id, &b.tz).await?))
 }
 
 pub async fn award_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
@@ -144,6 +156,7 @@ pub async fn admin_schedule(
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/activity/checkin/info", web::post().to(info))
         .route("/activity/checkin", web::post().to(checkin))
+        .route("/activity/checkin/time-zone", web::post().to(time_zone))
         .route(
             "/face-photo/mark-user-activity-award-list",
             web::post().to(award_list),

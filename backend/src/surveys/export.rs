@@ -4,11 +4,16 @@
 //! question: chosen option labels joined by "; ", the rating, or the text.
 //! Cells that a spreadsheet would run as a formula (starting with `=`, `+`,
 //! `-`, `@`, tab or carriage return) are prefixed with `'` (OWASP's CSV
-//! injection advice).
+//! injection advice). The file starts with a UTF-8 byte order mark: without
+//! it Excel reads a CSV in the system's legacy code page and shows accented
+//! or CJK answers as mojibake; other readers skip it.
 
 use protocol::survey::{AnswerValue, QuestionKind, SurveyDef};
 
 use super::ResponseRow;
+
+/// The UTF-8 byte order mark the export starts with.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 pub struct CsvExport {
     def: SurveyDef,
@@ -48,7 +53,7 @@ pub fn iso_utc(ms: i64) -> String {
 
 impl CsvExport {
     pub fn new(def: &SurveyDef) -> Result<CsvExport, csv::Error> {
-        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut writer = csv::Writer::from_writer(BOM.to_vec());
         let mut header = vec!["submitted_at".to_owned(), "account".to_owned()];
         header.extend(def.questions.iter().map(|q| neutralise(&q.title)));
         writer.write_record(&header)?;
@@ -102,5 +107,31 @@ mod tests {
         assert_eq!(neutralise("=SUM(A1)"), "'=SUM(A1)");
         assert_eq!(neutralise("-1"), "'-1");
         assert_eq!(neutralise("fine"), "fine");
+    }
+
+    #[test]
+    fn starts_with_a_bom_and_keeps_utf8_and_neutralising() {
+        let def: SurveyDef = serde_json::from_value(serde_json::json!({
+            "title": "t",
+            "questions": [{"id": "why", "kind": "text", "title": "Pourquoi ?"}]
+        }))
+        .unwrap();
+        let mut w = CsvExport::new(&def).unwrap();
+        let answer = |t: &str| ResponseRow {
+            account: "a".into(),
+            at: 0,
+            answers: vec![("why".into(), AnswerValue::Text(t.into()))],
+        };
+        w.push(&answer("Très bien, 很好")).unwrap();
+        w.push(&answer("=HYPERLINK(\"x\")")).unwrap();
+        let bytes = w.finish().unwrap();
+        assert!(bytes.starts_with(BOM));
+        let text = std::str::from_utf8(&bytes[BOM.len()..]).unwrap();
+        assert_eq!(
+            text,
+            "submitted_at,account,Pourquoi ?\n\
+             1970-01-01T00:00:00Z,a,\"Très bien, 很好\"\n\
+             1970-01-01T00:00:00Z,a,\"'=HYPERLINK(\"\"x\"\")\"\n"
+        );
     }
 }

@@ -12,16 +12,16 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, TestApp};
 
-const H: i64 = 3_600_000;
+pub(crate) const H: i64 = 3_600_000;
 
-struct Clocked {
-    app: TestApp,
+pub(crate) struct Clocked {
+    pub(crate) app: TestApp,
     file: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl Clocked {
-    async fn start(at: i64) -> Clocked {
+    pub(crate) async fn start(at: i64) -> Clocked {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("now");
         std::fs::write(&file, at.to_string()).unwrap();
@@ -37,24 +37,24 @@ impl Clocked {
         }
     }
 
-    fn set(&self, at: i64) {
+    pub(crate) fn set(&self, at: i64) {
         std::fs::write(&self.file, at.to_string()).unwrap();
     }
 }
 
 /// `iso` at `hour` o'clock UTC, in milliseconds.
-fn utc(iso: &str, hour: i64) -> i64 {
+pub(crate) fn utc(iso: &str, hour: i64) -> i64 {
     Zone::utc().start_of(Day::parse_iso(iso).unwrap()) + hour * H
 }
 
-async fn post(c: &RestClient, path: &str, body: Value) -> Value {
+pub(crate) async fn post(c: &RestClient, path: &str, body: Value) -> Value {
     c.post::<_, Value>(path, &body)
         .await
         .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The (http status, code, key) of a refused call.
-async fn refused(c: &RestClient, path: &str, body: Value) -> (u16, i32, String) {
+pub(crate) async fn refused(c: &RestClient, path: &str, body: Value) -> (u16, i32, String) {
     let (http, env) = c.post_raw::<_, Value>(path, &body).await.unwrap();
     assert!(
         !env.status.is_ok(),
@@ -64,14 +64,14 @@ async fn refused(c: &RestClient, path: &str, body: Value) -> (u16, i32, String) 
     (http, env.status.code, env.status.key.unwrap_or_default())
 }
 
-async fn balance(c: &RestClient) -> i64 {
+pub(crate) async fn balance(c: &RestClient) -> i64 {
     post(c, "/api/v1/payment/assets/get", json!({})).await["balance"]
         .as_i64()
         .unwrap()
 }
 
 /// Ledger entries whose key starts with `prefix`.
-async fn entries(c: &RestClient, prefix: &str) -> Vec<Value> {
+pub(crate) async fn entries(c: &RestClient, prefix: &str) -> Vec<Value> {
     post(c, "/api/v1/payment/assets/get", json!({})).await["entries"]
         .as_array()
         .unwrap()
@@ -81,7 +81,7 @@ async fn entries(c: &RestClient, prefix: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn check_in(c: &RestClient, tz: Option<&str>) -> Value {
+pub(crate) async fn check_in(c: &RestClient, tz: Option<&str>) -> Value {
     post(c, "/api/v1/activity/checkin", json!({ "tz": tz })).await
 }
 

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, TestApp};
 
-const LORE: &str = "# The Kingdom of Oru\n\nOru is a small realm by the sea. Its queen, Ana, rules from a tower of salt.\n\n\
+pub(crate) const LORE: &str = "# The Kingdom of Oru\n\nOru is a small realm by the sea. Its queen, Ana, rules from a tower of salt.\n\n\
 ## People\n\nFishers and weavers live in the low town.\n\n- They trade amber.\n- They fear the fog.\n\n\
 ## Magic\n\nMagic is rare and feared. <script>alert('leak')</script>\n";
 
@@ -43,7 +43,7 @@ async fn submit(app: &TestApp, c: &RestClient, bytes: Vec<u8>, query: &str) -> S
 }
 
 /// Polls `langflow/progress` until the job ends; answers its view.
-async fn wait_done(c: &RestClient, id: &str) -> Value {
+pub(crate) async fn wait_done(c: &RestClient, id: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let v: Value = c
@@ -64,7 +64,7 @@ fn code_of<T: std::fmt::Debug>(r: Result<T, protocol::client::ClientError>) -> i
 }
 
 /// A small PDF, one page per text, optionally with a user password.
-fn pdf(pages: &[&str], password: Option<&str>) -> Vec<u8> {
+pub(crate) fn pdf(pages: &[&str], password: Option<&str>) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
     doc.trailer.set(
         "ID",
@@ -142,7 +142,7 @@ async fn upload(c: &RestClient, bytes: &[u8], name: &str) -> String {
     pre["file_id"].as_str().unwrap().to_owned()
 }
 
-async fn character(c: &RestClient, name: &str) -> String {
+pub(crate) async fn character(c: &RestClient, name: &str) -> String {
     let v: Value = c
         .post(
             "/api/v1/tavern-pro/publish",

@@ -135,7 +135,7 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
         {"question_id": "fav", "choices": ["vid"]},
         {"question_id": "also", "choices": ["c", "a"]},
         {"question_id": "stars", "rating": 5},
-        {"question_id": "why", "text": "Fast, \"fun\", and\nfree =1+1"}
+        {"question_id": "why", "text": "Fast, \"fun\", and\nfree =1+1, très 好"}
     ]);
     submit(&ann, &id, ann_answers.clone()).await.unwrap();
     let (c, k) = code(submit(&ann, &id, ann_answers).await);
@@ -170,7 +170,10 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
     assert_eq!(q[1]["options"][2]["count"], 0);
     assert_eq!(q[2]["rating_counts"], json!([0, 1, 0, 0, 1]));
     assert_eq!(q[2]["rating_average"], 3.5);
-    assert_eq!(q[3]["texts"], json!(["Fast, \"fun\", and\nfree =1+1"]));
+    assert_eq!(
+        q[3]["texts"],
+        json!(["Fast, \"fun\", and\nfree =1+1, très 好"])
+    );
     let list: Value = op
         .post("/api/v1/admin/survey/list", &json!({}))
         .await
@@ -184,6 +187,11 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
         .unwrap();
     assert_eq!(http, 200);
     assert!(ctype.starts_with("text/csv"), "{ctype}");
+    // A UTF-8 byte order mark first, so Excel reads non-ASCII answers right.
+    let body = body
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .expect("the CSV starts with a UTF-8 BOM")
+        .to_vec();
     let text = String::from_utf8(body).unwrap();
     let mut rows = csv_rows(&text);
     rows.sort_by(|a, b| a[2].cmp(&b[2]));
@@ -208,7 +216,7 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
             "Video, \"new\"",
             "Audio; Chat",
             "5",
-            "Fast, \"fun\", and\nfree =1+1"
+            "Fast, \"fun\", and\nfree =1+1, très 好"
         ]
     );
     assert!(
@@ -238,6 +246,21 @@ async fn operators_make_surveys_users_answer_once_and_results_and_csv_add_up() {
     let e: Value = op.post("/api/v1/admin/survey/edit", &edited).await.unwrap();
     assert_eq!(e["title"], "Easel, two months in");
     assert_eq!(e["responses"], 2);
+    let mut missing = survey_def();
+    missing["id"] = json!("no-such-survey");
+    let (c, k) = code(
+        op.post::<_, Value>("/api/v1/admin/survey/edit", &missing)
+            .await,
+    );
+    assert_eq!((c, k.as_str()), (40661, "surveyNotFound"));
+    assert_eq!(
+        code(
+            ann.post::<_, Value>("/api/v1/admin/survey/edit", &edited)
+                .await
+        )
+        .0,
+        40300
+    );
     let _: Value = op
         .post(
             "/api/v1/admin/survey/close",

@@ -625,6 +625,7 @@ pub const ALL: &[TableDef] = &[
     ANALYTICS_SALTS,
     ANALYTICS_OPT_OUTS,
     ANALYTICS_COMPACTIONS,
+    ANALYTICS_RETENTION,
     RAG_JOBS,
     RAG_JOBS_OPEN,
     RAG_CHARACTER_CARDS,
@@ -650,3 +651,5 @@ pub const ANALYTICS_SALTS: TableDef = regular("analytics_salts");
 pub const ANALYTICS_OPT_OUTS: TableDef = regular("analytics_opt_outs");
 /// pk (UTC day number) · ck () → `ClaimRow`. Analytics: the one node that compacts a past day's files.
 pub const ANALYTICS_COMPACTIONS: TableDef = regular("analytics_compactions");
+/// pk ("parquet") · ck () → `SweptRow`. Analytics: every day before `before` has had its files deleted (retention).
+pub const ANALYTICS_RETENTION: TableDef = regular("analytics_retention");

@@ -3,11 +3,12 @@
 //! `face-photo/mark-user-activity-award-list`, `mark-temp-coins-popup`;
 //! spec 3 §9 the daily first-post bonus of +20 stamina, stamina being
 //! credits here): the wire types and the pure rules. Days are counted in
-//! the user's IANA time zone (`day`), streaks and the operator's reward
+//! the user's IANA time zone (`day`; changing it: `rezone`), streaks and the operator's reward
 //! schedule in `streak`, the awards and their once-only ledger keys in
 //! `task`. No I/O.
 
 pub mod day;
+pub mod rezone;
 pub mod streak;
 pub mod task;
 #[cfg(test)]
@@ -32,6 +33,13 @@ pub struct CheckinRequest {
     pub tz: Option<String>,
 }
 
+/// `activity/checkin/time-zone`: the account's new IANA zone.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TimeZoneRequest {
+    #[serde(alias = "time_zone", alias = "timezone")]
+    pub tz: String,
+}
+
 /// `activity/checkin/info`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckinInfo {
@@ -54,6 +62,13 @@ pub struct CheckinInfo {
     /// Credits of today's check-in whose popup is not marked seen yet
     /// (`face-photo/mark-temp-coins-popup`); 0 when there is none.
     pub temp_coins_popup: i64,
+    /// The zone is pinned (a check-in or a choice stored it): changing it is
+    /// `activity/checkin/time-zone`, limited to once per 30 days.
+    #[serde(default)]
+    pub time_zone_pinned: bool,
+    /// When the zone may be changed next (ms since the epoch); 0: now.
+    #[serde(default)]
+    pub time_zone_change_at: i64,
 }
 
 /// `activity/checkin`.

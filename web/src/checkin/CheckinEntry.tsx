@@ -11,7 +11,7 @@ import './checkin.css';
 export function CheckinEntry() {
   const t = useT();
   const loggedIn = useAtomValue(loggedInAtom);
-  const { info, busy, error, load, checkIn } = useCheckin();
+  const { info, busy, error, load, checkIn, changeZone } = useCheckin();
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLSpanElement>(null);
 
@@ -55,7 +55,7 @@ export function CheckinEntry() {
       {open && (
         <div className="checkin-panel" role="dialog" aria-label={t('checkin.title')} data-testid="checkin-panel">
           <h2 className="checkin-panel__title">{t('checkin.title')}</h2>
-          <CheckinPanel info={info} busy={busy} error={error} onCheckIn={() => void checkIn()} />
+          <CheckinPanel info={info} busy={busy} error={error} onCheckIn={() => void checkIn()} onChangeZone={changeZone} />
         </div>
       )}
     </span>

@@ -27,6 +27,8 @@ const info: CheckinInfo = {
   calendar: [1, 2, 3, 4, 5, 6, 7].map((n) => ({ date: `2026-11-${24 + n}`, streak_day: n, reward: [5, 5, 10, 10, 15, 15, 30][n - 1] ?? 0, checked: n < 3, today: n === 3 })),
   total_days: 2,
   temp_coins_popup: 0,
+  time_zone_pinned: true,
+  time_zone_change_at: 0,
 };
 
 beforeEach(() => {
@@ -41,11 +43,11 @@ afterEach(() => {
   container.remove();
 });
 
-function render(i: CheckinInfo, onCheckIn = () => undefined) {
+function render(i: CheckinInfo, onCheckIn = () => undefined, onChangeZone?: (tz: string) => Promise<boolean>) {
   act(() =>
     root.render(
       <Provider store={appStore}>
-        <CheckinPanel info={i} busy={false} error={null} onCheckIn={onCheckIn} />
+        <CheckinPanel info={i} busy={false} error={null} onCheckIn={onCheckIn} onChangeZone={onChangeZone} />
       </Provider>,
     ),
   );
@@ -73,6 +75,55 @@ describe('CheckinPanel', () => {
     render({ ...info, checked_today: true, streak: 3 });
     expect(container.querySelector('[data-testid="checkin-button"]')).toBeNull();
     expect(container.querySelector('[data-testid="checkin-done"]')?.textContent).toMatch(/Checked in today · Next check-in in 1:(29|30)/);
+  });
+});
+
+describe('the time zone line', () => {
+  it('shows the zone and changes it through the list', async () => {
+    const onChangeZone = vi.fn<(tz: string) => Promise<boolean>>(() => Promise.resolve(true));
+    render(info, undefined, onChangeZone);
+    const line = container.querySelector('[data-testid="checkin-zone"]');
+    expect(line?.getAttribute('data-zone')).toBe('Asia/Shanghai');
+    expect(line?.textContent).toContain('Days follow Asia/Shanghai.');
+    act(() => container.querySelector<HTMLButtonElement>('[data-testid="checkin-zone-change"]')?.click());
+    const select = container.querySelector<HTMLSelectElement>('[data-testid="checkin-zone-select"]');
+    const options = [...(select?.options ?? [])].map((o) => o.value);
+    expect(options).toContain('Asia/Shanghai');
+    expect(options).toContain('UTC');
+    expect(container.textContent).toContain('once every 30 days');
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value')?.set?.call(select, 'UTC');
+      select?.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await act(async () => {
+      container.querySelector<HTMLButtonElement>('[data-testid="checkin-zone-save"]')?.click();
+      await Promise.resolve();
+    });
+    expect(onChangeZone).toHaveBeenCalledWith('UTC');
+    // Changed: the form closes.
+    expect(container.querySelector('[data-testid="checkin-zone-select"]')).toBeNull();
+  });
+
+  it('says from when the zone can change again, without a button', () => {
+    const until = new Date('2026-12-27T10:00:00Z').getTime();
+    render({ ...info, time_zone_change_at: until }, undefined, () => Promise.resolve(true));
+    expect(container.querySelector('[data-testid="checkin-zone-change"]')).toBeNull();
+    expect(container.querySelector('[data-testid="checkin-zone-wait"]')?.textContent).toMatch(/It can change again from Dec 2[67], 2026\./);
+  });
+
+  it('keeps the form open when the change is refused', async () => {
+    render(info, undefined, () => Promise.resolve(false));
+    act(() => container.querySelector<HTMLButtonElement>('[data-testid="checkin-zone-change"]')?.click());
+    const select = container.querySelector<HTMLSelectElement>('[data-testid="checkin-zone-select"]');
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value')?.set?.call(select, 'UTC');
+      select?.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await act(async () => {
+      container.querySelector<HTMLButtonElement>('[data-testid="checkin-zone-save"]')?.click();
+      await Promise.resolve();
+    });
+    expect(container.querySelector('[data-testid="checkin-zone-select"]')).not.toBeNull();
   });
 });
 

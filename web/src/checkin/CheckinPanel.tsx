@@ -1,15 +1,19 @@
 // The check-in panel: streak flames, the current cycle's calendar with each
-// day's reward, and the button (or when the next check-in opens).
+// day's reward, and the button (or when the next check-in opens); the zone
+// days follow, with a way to change it (`ZonePicker`).
 import { useEffect, useState } from 'react';
 import { useT } from '../i18n/useT';
 import type { CheckinInfo } from './model';
 import { cellState, dayOfMonth, flameLevel, flames, untilNext } from './model';
+import { ZonePicker } from './ZonePicker';
 
 interface Props {
   info: CheckinInfo | null;
   busy: boolean;
   error: string | null;
   onCheckIn: () => void;
+  /** Changes the account's zone (resolves true once changed); without it the zone is only shown. */
+  onChangeZone?: (tz: string) => Promise<boolean>;
 }
 
 /** The time now, refreshed every 30 s (the countdown to the next check-in). */
@@ -43,7 +47,7 @@ export function StreakFlames({ streak }: { streak: number }) {
   );
 }
 
-export function CheckinPanel({ info, busy, error, onCheckIn }: Props) {
+export function CheckinPanel({ info, busy, error, onCheckIn, onChangeZone }: Props) {
   const t = useT();
   const now = useNow();
   if (info === null) return <p className="muted">{error ?? '…'}</p>;
@@ -76,7 +80,8 @@ export function CheckinPanel({ info, busy, error, onCheckIn }: Props) {
         </p>
       )}
       <p className="muted checkin-panel__foot">
-        {t('checkin.total', { n: info.total_days })} · {t('checkin.zone', { zone: info.time_zone })}
+        {t('checkin.total', { n: info.total_days })} ·{' '}
+        {onChangeZone ? <ZonePicker info={info} busy={busy} now={now} onChange={onChangeZone} /> : t('checkin.zone', { zone: info.time_zone })}
       </p>
     </div>
   );

@@ -21,6 +21,10 @@ export function checkinApi(client: Client) {
       const d = await client.post<Record<string, unknown>>('/api/v1/activity/checkin', { tz });
       return { granted: d.granted === true, reward: typeof d.reward === 'number' ? d.reward : 0, balance: typeof d.balance === 'number' ? d.balance : 0, info: info(d.info) };
     },
+    /** Changes the account's check-in zone (once per 30 days once pinned); the info in the new zone. */
+    async setZone(tz: string): Promise<CheckinInfo> {
+      return info(await client.post<unknown>('/api/v1/activity/checkin/time-zone', { tz }));
+    },
     /** The awards not shown yet; the server marks them seen. */
     async takeAwards(): Promise<AwardView[]> {
       const d = await client.post<{ list?: unknown[] }>('/api/v1/face-photo/mark-user-activity-award-list', {});

@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckinDone, CheckinInfo } from './model';
-import { awardTitle, awardTotal, cellState, dayOfMonth, flameLevel, flames, mergeAwards, parseAward, parseAwardPush, parseInfo, parseSchedule, toastOf, untilNext } from './model';
+import {
+  awardTitle,
+  awardTotal,
+  cellState,
+  dayOfMonth,
+  flameLevel,
+  flames,
+  mergeAwards,
+  parseAward,
+  parseAwardPush,
+  parseInfo,
+  parseSchedule,
+  toastOf,
+  untilNext,
+  zoneChange,
+  zoneChoices,
+} from './model';
 
 const info: CheckinInfo = {
   checked_today: false,
@@ -16,6 +32,8 @@ const info: CheckinInfo = {
   ],
   total_days: 2,
   temp_coins_popup: 0,
+  time_zone_pinned: true,
+  time_zone_change_at: 0,
 };
 
 describe('check-in model', () => {
@@ -26,6 +44,20 @@ describe('check-in model', () => {
     const partial = parseInfo({ checked_today: true, today: '2026-11-27', calendar: [{ date: 3 }, 'x'] });
     expect(partial?.calendar).toEqual([{ date: '', streak_day: 0, reward: 0, checked: false, today: false }]);
     expect(partial?.time_zone).toBe('UTC');
+    expect(partial?.time_zone_pinned).toBe(false);
+    expect(partial?.time_zone_change_at).toBe(0);
+  });
+
+  it('says whether the zone can change: free before it is pinned, then once per 30 days', () => {
+    expect(zoneChange({ time_zone_pinned: false, time_zone_change_at: 0 }, 5)).toEqual({ kind: 'free' });
+    expect(zoneChange({ time_zone_pinned: true, time_zone_change_at: 0 }, 5)).toEqual({ kind: 'once' });
+    expect(zoneChange({ time_zone_pinned: true, time_zone_change_at: 10 }, 5)).toEqual({ kind: 'wait', until: 10 });
+    expect(zoneChange({ time_zone_pinned: true, time_zone_change_at: 10 }, 10)).toEqual({ kind: 'once' });
+  });
+
+  it('offers the supported zones with UTC, the current and the device zones, sorted, once each', () => {
+    expect(zoneChoices('Asia/Shanghai', 'Europe/Paris', () => ['Europe/Paris', 'America/New_York'])).toEqual(['America/New_York', 'Asia/Shanghai', 'Europe/Paris', 'UTC']);
+    expect(zoneChoices('UTC', null, () => [])).toEqual(['UTC']);
   });
 
   it('shows one flame a day up to a week', () => {

@@ -25,6 +25,10 @@ export interface CheckinInfo {
   calendar: CalendarDay[];
   total_days: number;
   temp_coins_popup: number;
+  /** The zone is pinned (by a check-in or a choice); changing it is limited. */
+  time_zone_pinned: boolean;
+  /** When the zone may be changed next (ms); 0: now. */
+  time_zone_change_at: number;
 }
 
 export interface CheckinDone {
@@ -87,6 +91,8 @@ export function parseInfo(v: unknown): CheckinInfo | null {
     calendar,
     total_days: num(v.total_days),
     temp_coins_popup: num(v.temp_coins_popup),
+    time_zone_pinned: v.time_zone_pinned === true,
+    time_zone_change_at: num(v.time_zone_change_at),
   };
 }
 
@@ -176,6 +182,32 @@ export function browserZone(): string | null {
     return typeof tz === 'string' && tz !== '' ? tz : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether the zone can be changed at `now`: freely (none pinned yet), once (the 30-day rule allows it), or from a date. */
+export type ZoneChange = { kind: 'free' } | { kind: 'once' } | { kind: 'wait'; until: number };
+
+export function zoneChange(info: Pick<CheckinInfo, 'time_zone_pinned' | 'time_zone_change_at'>, now: number): ZoneChange {
+  if (!info.time_zone_pinned) return { kind: 'free' };
+  if (info.time_zone_change_at > now) return { kind: 'wait', until: info.time_zone_change_at };
+  return { kind: 'once' };
+}
+
+/** The IANA zones offered when changing it: the browser's list (with UTC and the current and device zones), sorted. */
+export function zoneChoices(current: string, device: string | null, supported: () => string[] = supportedZones): string[] {
+  const all = new Set(supported());
+  all.add('UTC');
+  all.add(current);
+  if (device !== null) all.add(device);
+  return [...all].sort((a, b) => a.localeCompare(b));
+}
+
+function supportedZones(): string[] {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return [];
   }
 }
 

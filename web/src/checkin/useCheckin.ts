@@ -48,5 +48,24 @@ export function useCheckin() {
     }
   }, [setInfo, t, errorText]);
 
-  return { info, busy, error, load, checkIn };
+  /** Changes the zone; true when it was changed (the panel then closes its form). */
+  const changeZone = useCallback(
+    async (tz: string): Promise<boolean> => {
+      setBusy(true);
+      setError(null);
+      try {
+        setInfo(await checkinApi(api).setZone(tz));
+        showToast(appStore, t('checkin.zoneChanged', { zone: tz }));
+        return true;
+      } catch (e) {
+        setError(errorText(e));
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [setInfo, t, errorText],
+  );
+
+  return { info, busy, error, load, checkIn, changeZone };
 }

@@ -3,6 +3,7 @@
 export const en_checkin = {
   // Server message keys (protocol/src/error.rs).
   checkinTimeZoneInvalid: 'This time zone is not known.',
+  checkinTimeZoneChangeTooSoon: 'The time zone can change once every 30 days.',
   checkinScheduleInvalid: 'A schedule has 1 to 31 days of 0 to 100000 credits each.',
   awardInvalid: 'An award needs a title of 1 to 60 characters and 1 to 100000 credits.',
   // The widget.
@@ -20,6 +21,14 @@ export const en_checkin = {
   'checkin.reward': '+{n}',
   'checkin.total': 'Days checked in: {n}',
   'checkin.zone': 'Days follow {zone}.',
+  'checkin.zoneChange': 'Change',
+  'checkin.zoneLabel': 'Time zone',
+  'checkin.zoneDevice': '{zone} (this device)',
+  'checkin.zoneRule': 'The zone can change once every 30 days. A day already checked in stays checked in the new zone: the next check-in opens at the later of the two midnights.',
+  'checkin.zoneSave': 'Save zone',
+  'checkin.zoneCancel': 'Cancel',
+  'checkin.zoneWait': 'It can change again from {date}.',
+  'checkin.zoneChanged': 'Days now follow {zone}.',
   'checkin.close': 'Close',
   'checkin.failed': 'Could not check in. Please try again.',
   // The award popup.

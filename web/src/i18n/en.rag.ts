@@ -24,4 +24,5 @@ export const en_rag = {
   ragDocumentEmpty: 'The document has no text to read (a scanned PDF has none).',
   ragJobInterrupted: 'Reading the document was interrupted. Please try again.',
   ragTooManyJobs: 'Documents are already being read; wait for them to finish.',
+  ragFormInvalid: 'The document could not be sent. Please choose one file and try again.',
 };

@@ -3,6 +3,7 @@ import type { MessageTable } from './en';
 
 export const zh_checkin: Partial<MessageTable> = {
   checkinTimeZoneInvalid: '无法识别这个时区。',
+  checkinTimeZoneChangeTooSoon: '时区每 30 天只能更改一次。',
   checkinScheduleInvalid: '签到计划为 1 到 31 天，每天 0 到 100000 积分。',
   awardInvalid: '奖励需要 1 到 60 个字的标题和 1 到 100000 积分。',
   'checkin.entry': '签到',
@@ -19,6 +20,14 @@ export const zh_checkin: Partial<MessageTable> = {
   'checkin.reward': '+{n}',
   'checkin.total': '累计签到 {n} 天',
   'checkin.zone': '按 {zone} 计算日期。',
+  'checkin.zoneChange': '更改',
+  'checkin.zoneLabel': '时区',
+  'checkin.zoneDevice': '{zone}（本设备）',
+  'checkin.zoneRule': '时区每 30 天可更改一次。已签到的日子在新时区里仍算已签到：下次签到在两个时区的午夜中较晚的那个之后开放。',
+  'checkin.zoneSave': '保存时区',
+  'checkin.zoneCancel': '取消',
+  'checkin.zoneWait': '{date} 起可再次更改。',
+  'checkin.zoneChanged': '现在按 {zone} 计算日期。',
   'checkin.close': '关闭',
   'checkin.failed': '签到失败，请重试。',
   'awards.title': '奖励',

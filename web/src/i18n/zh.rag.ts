@@ -25,4 +25,5 @@ export const zh_rag: Partial<MessageTable> = {
   ragDocumentEmpty: '文档中没有可读取的文字（扫描的 PDF 没有文字）。',
   ragJobInterrupted: '读取文档时被中断，请重试。',
   ragTooManyJobs: '已有文档正在读取，请等待其完成。',
+  ragFormInvalid: '文档未能发送。请只选择一个文件后重试。',
 };

@@ -1,11 +1,13 @@
 // The operators' Surveys tab (`/operate/surveys`): build a survey (title,
-// audience, dates, questions of four kinds), list surveys with their answer
-// counts, close or reopen them, read results with bars, download the CSV.
+// audience, dates, questions of four kinds) or open one from the list and
+// edit it (its questions keep their ids, so the answers so far still count),
+// list surveys with their answer counts, close or reopen them, read results
+// with bars, download the CSV.
 import { useCallback, useEffect, useState } from 'react';
 import { useT } from '../i18n/useT';
 import type { MessageKey } from '../i18n/messages';
 import { useErrorText } from '../tavern/useErrorText';
-import { barPercent, draftToDef, isProblem, newQuestion, newSurvey } from './model';
+import { barPercent, draftToDef, isProblem, newQuestion, newSurvey, surveyToDraft } from './model';
 import type { Audience, QuestionDraft, QuestionKind, SurveyDraft, SurveyResults, SurveyView } from './model';
 import { surveysApi } from './services';
 import './surveys.css';
@@ -19,6 +21,7 @@ export function OperateSurveys() {
   const [items, setItems] = useState<SurveyView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [results, setResults] = useState<SurveyResults | null>(null);
+  const [editing, setEditing] = useState<SurveyView | null>(null);
 
   const load = useCallback(() => {
     surveysApi
@@ -55,7 +58,15 @@ export function OperateSurveys() {
 
   return (
     <div className="operate-surveys" data-testid="operate-surveys">
-      <SurveyBuilder onCreated={load} />
+      <SurveyBuilder
+        key={editing === null ? 'new' : `${editing.id}-${editing.updated_at}`}
+        editing={editing}
+        onSaved={() => {
+          setEditing(null);
+          load();
+        }}
+        onCancel={() => setEditing(null)}
+      />
       <section>
         <h2>{t('surveys.list.heading')}</h2>
         {error !== null && (
@@ -74,13 +85,25 @@ export function OperateSurveys() {
                 <span data-testid="survey-responses">{t('surveys.list.responses', { n: s.responses })}</span>
               </span>
               <span className="survey-list__actions">
+                <button
+                  type="button"
+                  className="button"
+                  data-testid="survey-edit"
+                  aria-pressed={editing?.id === s.id}
+                  onClick={() => {
+                    setEditing(s);
+                    document.querySelector('[data-testid="survey-builder"]')?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+                  }}
+                >
+                  {t('surveys.list.edit')}
+                </button>
                 <button type="button" className="button" onClick={() => void act(async () => setResults(await surveysApi.results(s.id)))}>
                   {t('surveys.list.results')}
                 </button>
                 <button type="button" className="button" onClick={() => void download(s)}>
                   {t('surveys.list.csv')}
                 </button>
-                <button type="button" className="button" onClick={() => void act(() => surveysApi.setClosed(s.id, !s.closed))}>
+                <button type="button" className="button" data-testid="survey-close" onClick={() => void act(() => surveysApi.setClosed(s.id, !s.closed))}>
                   {s.closed ? t('surveys.list.reopen') : t('surveys.list.close')}
                 </button>
               </span>
@@ -145,10 +168,17 @@ function ResultsView({ results }: { results: SurveyResults }) {
   );
 }
 
-function SurveyBuilder({ onCreated }: { onCreated: () => void }) {
+interface BuilderProps {
+  /** The survey being edited (null: a new one). */
+  editing: SurveyView | null;
+  onSaved: () => void;
+  onCancel: () => void;
+}
+
+function SurveyBuilder({ editing, onSaved, onCancel }: BuilderProps) {
   const t = useT();
   const errorText = useErrorText();
-  const [draft, setDraft] = useState<SurveyDraft>(newSurvey);
+  const [draft, setDraft] = useState<SurveyDraft>(() => (editing === null ? newSurvey() : surveyToDraft(editing)));
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -157,7 +187,7 @@ function SurveyBuilder({ onCreated }: { onCreated: () => void }) {
     setDraft((d) => ({ ...d, questions: d.questions.map((q, j) => (j === i ? { ...q, ...patch } : q)) }));
   }
 
-  async function create() {
+  async function save() {
     setNote(null);
     const def = draftToDef(draft);
     if (isProblem(def)) {
@@ -167,10 +197,14 @@ function SurveyBuilder({ onCreated }: { onCreated: () => void }) {
     setError(null);
     setBusy(true);
     try {
-      await surveysApi.create(def);
-      setDraft(newSurvey());
-      setNote(t('surveys.build.created'));
-      onCreated();
+      if (editing === null) {
+        await surveysApi.create(def);
+        setDraft(newSurvey());
+        setNote(t('surveys.build.created'));
+      } else {
+        await surveysApi.edit(editing.id, def);
+      }
+      onSaved();
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -180,7 +214,12 @@ function SurveyBuilder({ onCreated }: { onCreated: () => void }) {
 
   return (
     <section className="survey-builder" data-testid="survey-builder">
-      <h2>{t('surveys.build.heading')}</h2>
+      <h2>{editing === null ? t('surveys.build.heading') : t('surveys.build.editHeading', { title: editing.title })}</h2>
+      {editing !== null && editing.responses > 0 && (
+        <p className="muted" data-testid="survey-edit-note">
+          {t('surveys.build.editNote', { n: editing.responses })}
+        </p>
+      )}
       <label className="survey-field">
         {t('surveys.build.title')}
         <input value={draft.title} maxLength={120} onChange={(e) => setDraft({ ...draft, title: e.target.value })} />
@@ -260,9 +299,14 @@ function SurveyBuilder({ onCreated }: { onCreated: () => void }) {
         <button type="button" className="button" onClick={() => setDraft({ ...draft, questions: [...draft.questions, newQuestion('single')] })}>
           {t('surveys.build.addQuestion')}
         </button>
-        <button type="button" className="button button--primary" disabled={busy} onClick={() => void create()}>
-          {t('surveys.build.create')}
+        <button type="button" className="button button--primary" data-testid="survey-save" disabled={busy} onClick={() => void save()}>
+          {editing === null ? t('surveys.build.create') : t('surveys.build.save')}
         </button>
+        {editing !== null && (
+          <button type="button" className="button" onClick={onCancel}>
+            {t('surveys.build.cancel')}
+          </button>
+        )}
       </div>
       {error !== null && (
         <p className="sq-error" role="alert">

@@ -32,6 +32,11 @@ export class SurveysApi {
     return this.api.post('/api/v1/admin/survey/create', def);
   }
 
+  /** Replaces a survey's definition; its answers are kept. */
+  edit(id: string, def: SurveyDef): Promise<SurveyView> {
+    return this.api.post('/api/v1/admin/survey/edit', { ...def, id });
+  }
+
   setClosed(id: string, closed: boolean): Promise<SurveyView> {
     return this.api.post('/api/v1/admin/survey/close', { id, closed });
   }

@@ -7,7 +7,9 @@ import {
   isProblem,
   newQuestion,
   newSurvey,
+  localInput,
   setRating,
+  surveyToDraft,
   setText,
   toggleChoice,
   toSubmit,
@@ -113,6 +115,44 @@ describe('the builder', () => {
     d.opensAt = '2026-12-02T10:00';
     d.closesAt = '2026-12-01T10:00';
     expect(draftToDef(d)).toEqual({ key: 'surveys.build.badDates' });
+  });
+
+  it('opens a stored survey and keeps its question and option ids when saved', () => {
+    const stored = { ...survey, updated_at: 36 ** 2, opens_at: new Date('2026-12-01T09:30').getTime() };
+    const d = surveyToDraft(stored);
+    expect(d.opensAt).toBe('2026-12-01T09:30');
+    expect(d.closesAt).toBe('');
+    expect(d.questions[0]?.optionsText).toBe('A\nB');
+    // Unchanged, it saves as it was.
+    const same = draftToDef(d);
+    if (isProblem(same)) throw new Error(same.key);
+    expect(same.questions).toEqual(survey.questions);
+    expect(same.opens_at).toBe(stored.opens_at);
+
+    // Reordered, renamed in place, added; a question removed, one added, one changing kind.
+    d.questions[0] = { ...d.questions[0]!, optionsText: 'b\nA\nC' };
+    d.questions[1] = { ...d.questions[1]!, optionsText: 'X\nWhy not\nZ\nNew' };
+    d.questions[3] = { ...d.questions[3]!, kind: 'rating' };
+    d.questions.splice(2, 1);
+    d.questions.push({ ...newQuestion('text'), title: 'More?' });
+    const def = draftToDef(d);
+    if (isProblem(def)) throw new Error(def.key);
+    expect(def.questions.map((x) => x.id)).toEqual(['fav', 'also', 'q1-100', 'q2-100']);
+    expect(def.questions[0]?.options).toEqual([
+      { id: 'b', label: 'b' },
+      { id: 'a', label: 'A' },
+      { id: 'o1-100', label: 'C' },
+    ]);
+    expect(def.questions[1]?.options.map((o) => o.id)).toEqual(['x', 'y', 'z', 'o1-100']);
+    expect(def.questions[1]?.max_choices).toBe(2);
+    // The removed question's id ('stars') and the changed one's ('why') are not given again.
+    expect(def.questions.map((x) => x.id)).not.toContain('stars');
+    expect(def.questions.map((x) => x.id)).not.toContain('why');
+  });
+
+  it('writes datetime-local values in local time', () => {
+    expect(localInput(null)).toBe('');
+    expect(localInput(new Date('2026-01-02T03:04').getTime())).toBe('2026-01-02T03:04');
   });
 
   it('sizes bars against the largest count', () => {

@@ -4,7 +4,9 @@
 //   `toSubmit`), with the server's rules (required, choice bounds, rating 1-5,
 //   text limits) checked before sending;
 // - the survey builder operators use (`newQuestion`, `draftToDef`), which turns
-//   one-option-per-line text into options with stable ids and says what is wrong.
+//   one-option-per-line text into options with stable ids and says what is wrong;
+//   `surveyToDraft` opens an existing survey in it, and `draftToDef` then keeps
+//   the ids of its questions and options so the answers given so far still count.
 
 export type QuestionKind = 'single' | 'multiple' | 'rating' | 'text';
 export type Audience = 'all' | 'free' | 'members';
@@ -178,8 +180,18 @@ export function toSubmit(survey: SurveyView, answers: Answers): { survey_id: str
 
 // ---- The builder ----------------------------------------------------------
 
+/** The stored question a draft question was opened from (editing a survey). */
+export interface QuestionOrigin {
+  id: string;
+  kind: QuestionKind;
+  options: Choice[];
+  minChoices: number;
+}
+
 /** A question as the builder edits it: options as lines of text. */
 export interface QuestionDraft {
+  /** The stored question it edits (null: a new question). */
+  origin: QuestionOrigin | null;
   kind: QuestionKind;
   title: string;
   required: boolean;
@@ -199,14 +211,87 @@ export interface SurveyDraft {
   opensAt: string;
   closesAt: string;
   questions: QuestionDraft[];
+  /**
+   * Appended to the ids of questions and options new in this draft: '' for a
+   * new survey; for an edited one, taken from its version (`updated_at`) so an
+   * id removed by an earlier edit is never given again to a new question,
+   * whose count would then include the old answers.
+   */
+  idSuffix: string;
 }
 
 export function newQuestion(kind: QuestionKind): QuestionDraft {
-  return { kind, title: '', required: kind !== 'text', optionsText: '', maxChoices: 0, maxChars: 0 };
+  return { origin: null, kind, title: '', required: kind !== 'text', optionsText: '', maxChoices: 0, maxChars: 0 };
+}
+
+/** A `datetime-local` value (the browser's time zone) of ms since the epoch; '' for none. */
+export function localInput(ms: number | null): string {
+  if (ms === null) return '';
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** An existing survey opened in the builder (its questions remember their ids). */
+export function surveyToDraft(s: SurveyDef & { updated_at: number }): SurveyDraft {
+  return {
+    idSuffix: `-${Math.max(0, Math.floor(s.updated_at)).toString(36)}`,
+    title: s.title,
+    description: s.description,
+    audience: s.audience,
+    opensAt: localInput(s.opens_at),
+    closesAt: localInput(s.closes_at),
+    questions: s.questions.map((q) => ({
+      origin: { id: q.id, kind: q.kind, options: q.options, minChoices: q.min_choices },
+      kind: q.kind,
+      title: q.title,
+      required: q.required,
+      optionsText: q.options.map((o) => o.label).join('\n'),
+      maxChoices: q.max_choices,
+      maxChars: q.max_chars,
+    })),
+  };
+}
+
+/** The first `${prefix}N${suffix}` (N from 1) not in `taken`; adds it to `taken`. */
+function freshId(prefix: string, suffix: string, taken: Set<string>): string {
+  let n = 1;
+  while (taken.has(`${prefix}${n}${suffix}`)) n += 1;
+  const id = `${prefix}${n}${suffix}`;
+  taken.add(id);
+  return id;
+}
+
+/**
+ * Options with ids for `labels`: a label the stored question had keeps its
+ * option's id (case aside, so reordering keeps counts); a changed label in
+ * the place of a stored option whose label is gone keeps that option's id (a
+ * renamed option); any other label is a new option with an unused id.
+ */
+function optionsWithIds(labels: string[], stored: Choice[], suffix: string): Choice[] {
+  const ids: (string | null)[] = labels.map(() => null);
+  const used = new Set<string>();
+  labels.forEach((label, i) => {
+    const same = stored.find((o) => !used.has(o.id) && o.label.toLowerCase() === label.toLowerCase());
+    if (same) {
+      ids[i] = same.id;
+      used.add(same.id);
+    }
+  });
+  labels.forEach((label, i) => {
+    const there = stored[i];
+    if (ids[i] !== null || there === undefined || used.has(there.id)) return;
+    if (labels.some((l) => l.toLowerCase() === there.label.toLowerCase())) return;
+    ids[i] = there.id;
+    used.add(there.id);
+  });
+  const taken = new Set([...stored.map((o) => o.id), ...used]);
+  return labels.map((label, i) => ({ id: ids[i] ?? freshId('o', suffix, taken), label }));
 }
 
 export function newSurvey(): SurveyDraft {
-  return { title: '', description: '', audience: 'all', opensAt: '', closesAt: '', questions: [newQuestion('single')] };
+  return { title: '', description: '', audience: 'all', opensAt: '', closesAt: '', questions: [newQuestion('single')], idSuffix: '' };
 }
 
 /** What is wrong with a draft (i18n key and the 1-based question it is about). */
@@ -237,7 +322,12 @@ function dateMs(local: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** The definition to send, or the first problem. Question ids are `q1`, `q2`...; option ids `o1`, `o2`... */
+/**
+ * The definition to send, or the first problem. New questions get ids `q1`,
+ * `q2`... and options `o1`, `o2`... not used in the draft; a question opened
+ * from a stored survey keeps its id (and its options theirs) unless its kind
+ * changed, so the answers given so far are still counted under it.
+ */
 export function draftToDef(d: SurveyDraft): SurveyDef | DraftProblem {
   const title = d.title.trim();
   if (title === '' || [...title].length > MAX_TITLE_CHARS) return { key: 'surveys.build.needTitle' };
@@ -246,6 +336,8 @@ export function draftToDef(d: SurveyDraft): SurveyDef | DraftProblem {
   const closes = dateMs(d.closesAt);
   if (opens !== null && closes !== null && closes <= opens) return { key: 'surveys.build.badDates' };
   const questions: Question[] = [];
+  const keep = (q: QuestionDraft): QuestionOrigin | null => (q.origin !== null && q.origin.kind === q.kind ? q.origin : null);
+  const takenQ = new Set(d.questions.flatMap((q) => (q.origin ? [q.origin.id] : [])));
   for (const [i, q] of d.questions.entries()) {
     const n = i + 1;
     if (q.title.trim() === '') return { key: 'surveys.build.needQuestionTitle', question: n };
@@ -258,13 +350,15 @@ export function draftToDef(d: SurveyDraft): SurveyDef | DraftProblem {
     if (maxChoices > labels.length) return { key: 'surveys.build.badMaxChoices', question: n };
     const maxChars = q.kind === 'text' ? Math.max(0, Math.floor(q.maxChars)) : 0;
     if (maxChars > MAX_TEXT_CHARS) return { key: 'surveys.build.badMaxChars', question: n };
+    const origin = keep(q);
+    const options = optionsWithIds(labels, origin?.options ?? [], d.idSuffix);
     questions.push({
-      id: `q${n}`,
+      id: origin?.id ?? freshId('q', d.idSuffix, takenQ),
       kind: q.kind,
       title: q.title.trim(),
       required: q.required,
-      options: labels.map((label, j) => ({ id: `o${j + 1}`, label })),
-      min_choices: 0,
+      options,
+      min_choices: q.kind === 'multiple' && origin !== null ? Math.min(origin.minChoices, maxChoices > 0 ? maxChoices : labels.length) : 0,
       max_choices: maxChoices,
       max_chars: maxChars,
     });

@@ -3,14 +3,16 @@ import type { ChangeEvent } from 'react';
 import { ApiError } from '../api/client';
 import { useT } from '../i18n/useT';
 import { tavernApi } from './actions';
-import { pollRagJob, RAG_ACCEPT, RAG_MAX_BYTES } from './rag';
+import { pollRagJob, RAG_ACCEPT, RAG_MAX_BYTES, ragFileOk } from './rag';
 import type { RagJob } from './rag';
 import { useErrorText } from './useErrorText';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * "Import from a document": pick a file, send it for the character, show the
+ * "Import from a document": pick a file, send it for the character (a
+ * multipart/form-data upload; a file that is plainly not a document or too
+ * large is refused before sending), show the
  * job's progress (polled, 600 s at most), then hand the made cards' ids to
  * `onImported` so the panel lists them for editing.
  */
@@ -39,6 +41,10 @@ export function ImportDocument({ characterId, characterName, onImported }: { cha
     setError(null);
     setTimedOut(false);
     setJob(null);
+    if (!ragFileOk(file)) {
+      setError(t('ragFileType'));
+      return;
+    }
     if (file.size > RAG_MAX_BYTES) {
       setError(t('rag.tooLarge'));
       return;

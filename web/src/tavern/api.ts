@@ -151,12 +151,11 @@ export class TavernApi {
 
   /**
    * Sends a document (text, Markdown, HTML or PDF) to become datacards, for
-   * `characterId` when given; answers the job's id (poll `ragProgress`).
+   * `characterId` when given, as a `multipart/form-data` form (`file`, with
+   * its name and type, and `character_id`); answers the job's id (poll `ragProgress`).
    */
   async importDocument(file: File, characterId: string | null): Promise<string> {
-    const q = new URLSearchParams({ file_name: file.name });
-    if (characterId !== null && characterId !== '') q.set('character_id', characterId);
-    return idOf(await this.postRaw(`/api/v1/langflow/parse-rag-file?${q.toString()}`, file, 'application/octet-stream'));
+    return idOf(await this.postRaw('/api/v1/langflow/parse-rag-file', ragForm(file, characterId), null));
   }
 
   /** `langflow/progress`: the document job, decoded by rag.ts. */
@@ -164,9 +163,14 @@ export class TavernApi {
     return parseRagJob(await this.api.post<unknown>('/api/v1/langflow/progress', { id }));
   }
 
-  /** A raw body (a file) posted with the token; answers the envelope's data or throws its error. */
-  private async postRaw(path: string, body: Blob, type: string): Promise<unknown> {
-    const headers: Record<string, string> = { 'Content-Type': type, Accept: 'application/json' };
+  /**
+   * A raw body (a file) posted with the token, or a form (`type` null: the
+   * browser writes the multipart type with its boundary); answers the
+   * envelope's data or throws its error.
+   */
+  private async postRaw(path: string, body: Blob | FormData, type: string | null): Promise<unknown> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (type !== null) headers['Content-Type'] = type;
     const token = this.getToken();
     if (token) headers[TOKEN_HEADER] = token;
     let res: Response;
@@ -395,4 +399,12 @@ export class TavernApi {
   async models(): Promise<ChatModel[]> {
     return itemsOf(await this.api.post<unknown>('/api/v1/character/model_list', {})).map(parseChatModel).filter(notNull);
   }
+}
+
+/** The `langflow/parse-rag-file` form: the document in `file` (with its name), and `character_id` when given. */
+export function ragForm(file: File, characterId: string | null): FormData {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  if (characterId !== null && characterId !== '') form.append('character_id', characterId);
+  return form;
 }

@@ -28,6 +28,18 @@ export const RAG_POLL_MS = 1000;
 export const RAG_TIMEOUT_MS = 600_000;
 /** Files offered by the picker (the server sniffs the bytes anyway). */
 export const RAG_ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf';
+/** File types and name endings the upload form takes (as the server's check; it sniffs the bytes too). */
+const RAG_TYPES = ['', 'text/plain', 'text/markdown', 'text/x-markdown', 'text/html', 'application/xhtml+xml', 'application/pdf', 'application/octet-stream'];
+const RAG_ENDINGS = ['txt', 'text', 'md', 'markdown', 'mdown', 'mkd', 'html', 'htm', 'xhtml', 'pdf'];
+
+/** Whether a picked file may be a document: its type (if the browser gives one) and its name's ending (if any). */
+export function ragFileOk(file: { name: string; type: string }): boolean {
+  if (!RAG_TYPES.includes(file.type.toLowerCase())) return false;
+  const dot = file.name.lastIndexOf('.');
+  if (dot <= 0) return true;
+  return RAG_ENDINGS.includes(file.name.slice(dot + 1).toLowerCase());
+}
+
 /** Largest document, as the server's default (10 MiB). */
 export const RAG_MAX_BYTES = 10 * 1024 * 1024;
 

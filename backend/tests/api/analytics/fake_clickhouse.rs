@@ -6,7 +6,8 @@
 //! `output_format_json_quote_64bit_integers=0`; `insert_deduplication_token`
 //! drops a repeated insert; credentials from `X-ClickHouse-User` /
 //! `X-ClickHouse-Key`; errors as HTTP 500 with `Code: N. DB::Exception: ...`
-//! text. Failure modes are scripted: the next N inserts answer 500, or the
+//! text. `DELETE FROM t WHERE day < toDate('X')` (a lightweight delete)
+//! removes the rows of the days before X. Failure modes are scripted: the next N inserts answer 500, or the
 //! next one stores the rows and then answers too late (a timeout).
 
 use std::collections::HashSet;
@@ -139,6 +140,22 @@ async fn handle(
             // Stored, but the answer comes after the client's timeout.
             actix_web::rt::time::sleep(Duration::from_secs(3)).await;
         }
+        return HttpResponse::Ok().finish();
+    }
+    if upper.starts_with("DELETE FROM") {
+        let Some(cutoff) = query
+            .split("day < toDate('")
+            .nth(1)
+            .and_then(|p| p.split('\'').next())
+        else {
+            return exception(62, "Syntax error: expected WHERE day < toDate('...')");
+        };
+        let cutoff = cutoff.to_owned();
+        state
+            .lock()
+            .unwrap()
+            .rows
+            .retain(|r| r["day"].as_str().unwrap_or("") >= cutoff.as_str());
         return HttpResponse::Ok().finish();
     }
     if upper.starts_with("SELECT") {

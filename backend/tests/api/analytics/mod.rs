@@ -406,6 +406,73 @@ async fn clickhouse_receives_the_rows_and_failed_batches_are_retried() {
     );
 }
 
+#[tokio::test]
+async fn clickhouse_retention_deletes_the_days_past_it() {
+    let ch = FakeClickHouse::start();
+    // Rows of a day long past and of the cutoff day itself, as if written earlier.
+    let today = protocol::analytics::query::day_of_ms(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64,
+    );
+    let old_day = protocol::analytics::query::format_day(today - 31);
+    let cutoff = protocol::analytics::query::format_day(today - 30);
+    {
+        let mut s = ch.state.lock().unwrap();
+        s.rows
+            .push(json!({"day": old_day, "ts": 1, "name": "page_view"}));
+        s.rows
+            .push(json!({"day": cutoff, "ts": 2, "name": "page_view"}));
+    }
+    let app = spawn_app_with(&[
+        ("EASEL_ANALYTICS_CLICKHOUSE_URL", ch.url.as_str()),
+        ("EASEL_ANALYTICS_CLICKHOUSE_USER", fake_clickhouse::USER),
+        ("EASEL_ANALYTICS_CLICKHOUSE_PASSWORD", fake_clickhouse::KEY),
+        ("EASEL_ANALYTICS_FLUSH_MS", "50"),
+        ("EASEL_ANALYTICS_RETENTION_DAYS", "30"),
+        ("EASEL_ANALYTICS_UPKEEP_MS", "100"),
+    ])
+    .await;
+    view(&app, "device-keep").await;
+    let want = format!("DELETE FROM easel_events WHERE day < toDate('{cutoff}')");
+    let mut deletes = 0;
+    for _ in 0..200 {
+        deletes = ch
+            .state
+            .lock()
+            .unwrap()
+            .statements
+            .iter()
+            .filter(|s| **s == want)
+            .count();
+        if deletes > 0 && ch.rows().len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(deletes, 1, "{:?}", ch.state.lock().unwrap().statements);
+    let days: Vec<String> = ch
+        .rows()
+        .iter()
+        .map(|r| r["day"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!days.contains(&old_day), "{days:?}");
+    assert!(days.contains(&cutoff), "{days:?}");
+    // Once a day: later upkeep runs send no second delete.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let again = ch
+        .state
+        .lock()
+        .unwrap()
+        .statements
+        .iter()
+        .filter(|s| s.starts_with("DELETE"))
+        .count();
+    assert_eq!(again, 1);
+    drop(app);
+}
+
 async fn wait_rows(ch: &FakeClickHouse, n: usize) -> Vec<Value> {
     for _ in 0..200 {
         let rows = ch.rows();
