@@ -1,6 +1,8 @@
 // The face-photo popup (spec 3 §7): once per page load the app asks
 // `face-photo/get` for the popup to show now (the server applies targeting,
-// schedule, frequency cap and "don't show again", and records the show);
+// schedule, frequency cap and "don't show again", and records the show; it
+// counts days in the account's pinned zone, else in the browser's, sent as
+// `tz`);
 // closing is recorded, "don't show again" ends it for this viewer. A popup
 // closed today is also remembered in local storage (spec 1 §5).
 import { useEffect, useId, useRef, useState } from 'react';
@@ -10,7 +12,7 @@ import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { homeApi } from './api';
-import { closedToday, rememberClosed, utcDay } from './carousel';
+import { browserZone, closedToday, rememberClosed, utcDay } from './carousel';
 import type { PopupView } from './types';
 import './home.css';
 
@@ -29,7 +31,7 @@ export function FacePopup() {
     if (asked.current === who) return;
     asked.current = who;
     homeApi
-      .popup(lang)
+      .popup(lang, browserZone())
       .then((a) => {
         if (!a.show || a.popup === null) return;
         if (closedToday(window.localStorage, utcDay(Date.now())).includes(a.popup.id)) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closedToday, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
+import { browserZone, closedToday, formatElements, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
 
 function memory() {
   const m = new Map<string, string>();
@@ -36,5 +36,18 @@ describe('home helpers', () => {
       { kind: 'work', id: 'w1' },
       { kind: 'character', id: 'c2' },
     ]);
+  });
+
+  it('round-trips element lists with activities, and names the browser zone', () => {
+    const els = parseElements('activity:a1, work:w2 model:m3');
+    expect(els).toEqual([
+      { kind: 'activity', id: 'a1' },
+      { kind: 'work', id: 'w2' },
+      { kind: 'model', id: 'm3' },
+    ]);
+    expect(formatElements(els)).toBe('activity:a1, work:w2, model:m3');
+    expect(parseElements(formatElements(els))).toEqual(els);
+    expect(formatElements([])).toBe('');
+    expect(browserZone()).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
   });
 });

@@ -2,7 +2,7 @@
 // local cache (spec 1 §5: popup open/close state is cached in local
 // storage, so a popup closed today is not flashed again before the server
 // answers), and the composer's conversions.
-import type { Schedule } from './types';
+import type { ElementKind, Schedule } from './types';
 
 /** The slide after `i` of `n` going `step` (+1 / -1), wrapping around. */
 export function nextSlide(i: number, n: number, step: number): number {
@@ -72,14 +72,34 @@ export function sameSitePath(url: string, origin: string): string {
   }
 }
 
-/** Parses "work:ID, character:ID" into element references (bad entries dropped). */
-export function parseElements(text: string): { kind: 'work' | 'model' | 'character'; id: string }[] {
+const ELEMENT_KINDS: readonly ElementKind[] = ['work', 'model', 'character', 'activity'];
+
+function isElementKind(s: string | undefined): s is ElementKind {
+  return ELEMENT_KINDS.includes(s as ElementKind);
+}
+
+/** Parses "work:ID, character:ID, activity:ID" into element references (bad entries dropped). */
+export function parseElements(text: string): { kind: ElementKind; id: string }[] {
   return text
     .split(/[\s,]+/)
     .map((s) => s.trim())
     .filter((s) => s !== '')
     .flatMap((s) => {
       const [kind, id] = s.split(':', 2);
-      return (kind === 'work' || kind === 'model' || kind === 'character') && id ? [{ kind, id }] : [];
+      return isElementKind(kind) && id ? [{ kind, id }] : [];
     });
+}
+
+/** The text `parseElements` reads back into `elements`. */
+export function formatElements(elements: readonly { kind: ElementKind; id: string }[]): string {
+  return elements.map((e) => `${e.kind}:${e.id}`).join(', ');
+}
+
+/** The browser's IANA time zone ('' when it has none to tell). */
+export function browserZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+  } catch {
+    return '';
+  }
 }
