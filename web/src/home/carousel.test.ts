@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserZone, closedToday, formatElements, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
+import { browserZone, closedToday, localDay, formatElements, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
 
 function memory() {
   const m = new Map<string, string>();
@@ -49,5 +49,11 @@ describe('home helpers', () => {
     expect(parseElements(formatElements(els))).toEqual(els);
     expect(formatElements([])).toBe('');
     expect(browserZone()).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    // Local days turn at local midnight, whatever the zone.
+    const lateEvening = new Date(2026, 10, 27, 23, 59).getTime();
+    const midnight = new Date(2026, 10, 28, 0, 0).getTime();
+    expect(localDay(midnight) - localDay(lateEvening)).toBe(1);
+    expect(localDay(midnight)).toBe(localDay(new Date(2026, 10, 28, 23, 59).getTime()));
+    expect(localDay(new Date(1970, 0, 1, 12).getTime())).toBe(0);
   });
 });

@@ -15,6 +15,12 @@ export function utcDay(ms: number): number {
   return Math.floor(ms / 86_400_000);
 }
 
+/** The calendar day of `ms` in the browser's zone (days since 1970-01-01), as the server counts a daily cap for a viewer in that zone. */
+export function localDay(ms: number): number {
+  const d = new Date(ms);
+  return utcDay(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()));
+}
+
 const CACHE_KEY = 'easel.popups.closed';
 
 export interface StorageLike {
