@@ -340,9 +340,7 @@ impl HomeService {
                     dont_pop: m.dont_pop,
                     decision,
                     next_at: match decision {
-                        PopDecision::Capped => {
-                            m.last_shown.and_then(|l| p.cap.next_at(l, zone))
-                        }
+                        PopDecision::Capped => m.last_shown.and_then(|l| p.cap.next_at(l, zone)),
                         _ => None,
                     },
                 }

@@ -92,7 +92,13 @@ impl HomeService {
     /// The ids of every popup in the draft or the published copy (draft
     /// order first), for the composer's statistics.
     pub async fn popup_ids(&self) -> Result<Vec<String>, ApiError> {
-        let mut ids: Vec<String> = self.draft().await?.popups.into_iter().map(|p| p.id).collect();
+        let mut ids: Vec<String> = self
+            .draft()
+            .await?
+            .popups
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
         for p in self.live().await?.popups {
             if !ids.contains(&p.id) {
                 ids.push(p.id);

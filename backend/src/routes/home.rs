@@ -384,4 +384,3 @@ async fn component_config(
     }
     Ok(ok(config))
 }
-

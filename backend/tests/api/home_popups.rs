@@ -192,7 +192,10 @@ async fn popup_stats_count_events_and_distinct_viewers() {
     mark(&ann, "close").await;
     mark(&ann, "click").await;
     let extra = mark(&ann, "close").await;
-    assert_eq!((extra["closes"].as_i64(), extra["clicks"].as_i64()), (Some(1), Some(1)));
+    assert_eq!(
+        (extra["closes"].as_i64(), extra["clicks"].as_i64()),
+        (Some(1), Some(1))
+    );
     mark(&bob, "click").await;
     mark(&v, "close").await;
     let stranger = visitor(&app);

@@ -29,7 +29,12 @@ pub const MAX_NAME: usize = 32;
 /// square's rows under it (modules' default), `generator-side` beside the
 /// image generator, above its task list, `activities-top` the top of the
 /// activities list.
-pub const SLOTS: &[&str] = &["home-top", "home-modules", "generator-side", "activities-top"];
+pub const SLOTS: &[&str] = &[
+    "home-top",
+    "home-modules",
+    "generator-side",
+    "activities-top",
+];
 
 /// A home-page banner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
