@@ -4,7 +4,10 @@
 // tab, adds a banner and a once-a-day popup with "don't show again" to the
 // draft, previews the draft as a visitor, and publishes; a visitor then
 // sees the banner and the popup once, dismisses it with "don't show again",
-// reloads, and no popup comes back (the banner stays).
+// reloads, and no popup comes back (the banner stays). The operator then
+// sees what the visitor did with the popup (its statistics), opens the
+// banner from the draft's list, edits its title and publishes: the visitor's
+// page shows the new title.
 // Screenshots: docs/screenshots/home-composer.png, home-popup.png.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -20,12 +23,15 @@ const WAIT_MS = 30_000;
 const OPERATOR = 'home-operator@example.com';
 const BANNER = 'Winter challenge is open';
 const POPUP = 'Paint the first snow';
+const EDITED = 'Winter challenge: last week';
 
 /** @type {Awaited<ReturnType<typeof startBackend>> | undefined} */
 let backend;
 /** @type {import('playwright-core').Browser | undefined} */
 let browser;
 const pageProblems = [];
+/** The operator's token (signed up in the first test). */
+let operatorToken = '';
 
 describe('home page: an operator composes, previews and publishes; a visitor sees it once', { timeout: 300_000 }, () => {
   before(async () => {
@@ -48,6 +54,7 @@ describe('home page: an operator composes, previews and publishes; a visitor see
 
   test('the operator composes a banner and a popup, previews and publishes', async () => {
     const data = await apiPost(backend.url, '/api/v1/account/sign-up', { email: OPERATOR, password: 'home-test-op-1', name: 'Olga Operator' });
+    operatorToken = data.token;
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     await context.addCookies([{ name: 'T', value: data.token, url: backend.url, sameSite: 'Lax' }]);
     const page = await context.newPage();
@@ -129,5 +136,44 @@ describe('home page: an operator composes, previews and publishes; a visitor see
     await banner.getByText(BANNER).waitFor();
     assert.equal(await page.getByTestId('face-popup').count(), 0);
     await context.close();
+  });
+
+  test('the operator sees the popup statistics, edits the banner and publishes it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await context.addCookies([{ name: 'T', value: operatorToken, url: backend.url, sameSite: 'Lax' }]);
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.on('pageerror', (e) => pageProblems.push(`operator pageerror: ${e.message}`));
+    await page.goto(new URL('/en/operate/home', backend.url).href);
+    const composer = page.getByTestId('home-composer');
+    await composer.waitFor();
+
+    // The visitor was shown the popup once and chose "don't show again".
+    const stats = composer.getByTestId('popup-stats');
+    await stats.filter({ hasText: 'shown 1 (1 viewers: 0 accounts, 1 visitors)' }).waitFor();
+    await stats.filter({ hasText: '“don’t show again” 1' }).waitFor();
+
+    // Open the banner, change its title, save it under its id.
+    const item = composer.getByTestId('draft-item').filter({ hasText: `Banner · ${BANNER}` });
+    await item.getByTestId('draft-item-edit').click();
+    const form = composer.getByTestId('compose-banner');
+    assert.equal(await form.getByTestId('banner-title').inputValue(), BANNER);
+    assert.equal(await form.getByTestId('banner-link').inputValue(), '/en/');
+    await form.getByTestId('banner-title').fill(EDITED);
+    await form.getByTestId('banner-save').click();
+    await composer.getByTestId('draft-items').getByText(`Banner · ${EDITED}`).waitFor();
+    assert.equal(await composer.getByTestId('draft-item').filter({ hasText: 'Banner ·' }).count(), 1);
+    assert.equal(await form.getByTestId('banner-title').inputValue(), '');
+    await composer.getByTestId('home-publish').click();
+    await composer.getByTestId('draft-status').filter({ hasText: 'is live' }).waitFor();
+    await context.close();
+
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const v = await visitor.newPage();
+    v.setDefaultTimeout(WAIT_MS);
+    v.on('pageerror', (e) => pageProblems.push(`visitor pageerror: ${e.message}`));
+    await v.goto(new URL('/en/', backend.url).href);
+    await v.getByTestId('home-slot-home-top').getByTestId('home-banner').getByText(EDITED).waitFor();
+    await visitor.close();
   });
 });

@@ -51,6 +51,21 @@ impl AwardService {
         Zone::resolve(row.and_then(|r| r.tz.as_deref()), client).0
     }
 
+    /// The zone a viewer's days are counted in outside the check-in (popup
+    /// caps): an account's pinned zone, else the zone the client sent when
+    /// it is a valid IANA name, else UTC. Visitors (None) have no pinned one.
+    pub async fn viewer_zone(
+        &self,
+        account: Option<&str>,
+        client: Option<&str>,
+    ) -> Result<Zone, ApiError> {
+        let row = match account {
+            Some(a) => self.checkin_row(a).await?,
+            None => None,
+        };
+        Ok(Self::zone(row.as_ref(), client.map(str::trim)))
+    }
+
     /// The account's zone for task awards (no client zone there).
     pub(super) async fn account_zone(&self, account: &str) -> Result<Zone, ApiError> {
         Ok(Self::zone(self.checkin_row(account).await?.as_ref(), None))

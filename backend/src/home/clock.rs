@@ -1,4 +1,6 @@
-//! The clock the home and popup calls read: the system's in production; with
+//! The clock the home and popup calls read: the check-in's (the system's in
+//! production, the file named by `EASEL_AWARDS_CLOCK_FILE` in tests, so one
+//! fixed clock moves check-ins and popup caps together); with
 //! `EASEL_HOME_TEST_CLOCK=1` one that operators set (`admin/home/clock`) so
 //! API tests cross day boundaries with a fixed clock instead of sleeping.
 
@@ -8,14 +10,6 @@ use std::sync::Arc;
 /// Milliseconds since the epoch.
 pub trait Clock: Send + Sync + 'static {
     fn now_millis(&self) -> i64;
-}
-
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now_millis(&self) -> i64 {
-        crate::accounts::now_millis()
-    }
 }
 
 /// A clock that reads the system's until it is set, then stays where it was
@@ -41,14 +35,26 @@ impl Clock for SettableClock {
     }
 }
 
-/// The clock for the settings: the system's, or a settable one (also returned
-/// so the operator call can set it).
+/// The check-in's clock (`awards::clock`: the system's, or a file's).
+struct AwardsClock(Arc<dyn crate::awards::Clock>);
+
+impl Clock for AwardsClock {
+    fn now_millis(&self) -> i64 {
+        self.0.now_ms()
+    }
+}
+
+/// The clock for the settings: the check-in's, or a settable one (also
+/// returned so the operator call can set it).
 pub fn from_settings(test_clock: bool) -> (Arc<dyn Clock>, Option<Arc<SettableClock>>) {
     if test_clock {
         let c = Arc::new(SettableClock::default());
         (c.clone(), Some(c))
     } else {
-        (Arc::new(SystemClock), None)
+        (
+            Arc::new(AwardsClock(crate::awards::clock::from_env())),
+            None,
+        )
     }
 }
 

@@ -1,11 +1,14 @@
 //! A module's elements as one viewer may see them: elements chosen by id
-//! (works and models as the square's cards, characters as character cards;
+//! (works and models as the square's cards, characters as character cards,
+//! theme activities as the activities list's summaries;
 //! whatever the viewer may not see, or is gone, is left out, like a missing
 //! one), or a live query run through the square's and the models' feeds
-//! (`hot works this week`, `new characters`...), one page at a time.
+//! (`hot works this week`, `new characters`...) or the activities open now,
+//! one page at a time.
 
 use std::sync::Arc;
 
+use protocol::activity::ListRequest;
 use protocol::home::compose::{LiveOrder, LiveQuery, LiveSource, LiveWindow};
 use protocol::home::view::{ElementView, ModuleContent};
 use protocol::home::{ElementKind, ElementRef, Module};
@@ -36,7 +39,7 @@ pub async fn content(
 }
 
 fn is_missing(e: &ApiError) -> bool {
-    e.code == ErrorCode::NotFound
+    matches!(e.code, ErrorCode::NotFound | ErrorCode::ActivityNotFound)
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<serde_json::Value, ApiError> {
@@ -93,6 +96,11 @@ async fn by_ids(
                 Err(e) if is_missing(&e) => None,
                 Err(e) => return Err(e),
             },
+            ElementKind::Activity => match state.activities.activity(&r.id).await {
+                Ok(row) => Some(to_value(&state.activities.summary_of(&row).await?)),
+                Err(e) if is_missing(&e) => None,
+                Err(e) => return Err(e),
+            },
         };
         if let Some(card) = card {
             out.push(ElementView {
@@ -110,6 +118,7 @@ fn kind_name(k: ElementKind) -> &'static str {
         ElementKind::Work => "work",
         ElementKind::Model => "model",
         ElementKind::Character => "character",
+        ElementKind::Activity => "activity",
     }
 }
 
@@ -121,6 +130,9 @@ async fn live(
     cursor: Option<&str>,
     page_size: Option<u32>,
 ) -> Result<(Vec<ElementView>, Option<String>), ApiError> {
+    if q.source == LiveSource::Activities {
+        return open_activities(state, q, cursor, page_size).await;
+    }
     let req = FeedRequest {
         order_by: Some(match q.order {
             LiveOrder::Hot => OrderBy::Hot,
@@ -160,6 +172,8 @@ async fn live(
             state.square.feed(FeedKind::Character, viewer, &req).await?,
             "character",
         ),
+        // Answered by `open_activities` above.
+        LiveSource::Activities => return Err(ErrorCode::Internal.into()),
     };
     let elements = page
         .items
@@ -169,6 +183,35 @@ async fn live(
                 kind: kind.into(),
                 id: c.id.clone(),
                 card: to_value(c)?,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok((elements, page.next_cursor))
+}
+
+/// The activities open now (`theme-activity/list` with `status: live`).
+async fn open_activities(
+    state: &AppState,
+    q: &LiveQuery,
+    cursor: Option<&str>,
+    page_size: Option<u32>,
+) -> Result<(Vec<ElementView>, Option<String>), ApiError> {
+    let page = state
+        .activities
+        .list(&ListRequest {
+            status: Some("live".into()),
+            page_size: Some(page_size.unwrap_or(q.size).clamp(1, q.size)),
+            cursor: cursor.filter(|c| !c.is_empty()).map(str::to_owned),
+        })
+        .await?;
+    let elements = page
+        .items
+        .iter()
+        .map(|a| {
+            Ok(ElementView {
+                kind: "activity".into(),
+                id: a.id.clone(),
+                card: to_value(a)?,
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;

@@ -6,18 +6,20 @@
 //! compare-and-set, so publishing is one atomic write and two operators
 //! editing at once never lose each other's change (a stale `version`
 //! answers 40648). Popups (caps, "don't show again", wakeup) are in
-//! `popups.rs`, module elements in `elements.rs`.
+//! `popups.rs`, their statistics in `stats.rs`, module elements in
+//! `elements.rs`.
 
 pub mod clock;
 pub mod elements;
 pub mod popups;
+pub mod stats;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use infra::store::{tables, DynStore, Key, Table};
+use infra::store::{tables, Counters, DynStore, Key, Table};
 use protocol::home::compose::{
-    check_banner, check_features, check_module, check_popup, ordered, Refusal, MAX_ITEMS,
+    check_banner, check_features, check_module, check_popup, ordered, Refusal, MAX_ITEMS, SLOTS,
 };
 use protocol::home::view::{BannerView, ModuleView, SlotView};
 use protocol::home::{Audience, Banner, Composition, Module, Popup, Viewer};
@@ -49,6 +51,8 @@ pub struct DraftState {
     pub published_at: Option<i64>,
     /// Hosts links may use besides same-site paths.
     pub link_hosts: Vec<String>,
+    /// The slots the web app places (`compose::SLOTS`).
+    pub slots: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -56,6 +60,7 @@ pub struct HomeService {
     pages: Table<Composition>,
     presence: Table<Presence>,
     marks: Table<FaceMark>,
+    stats: Counters,
     hosts: Arc<Vec<String>>,
     clock: Arc<dyn Clock>,
     /// Set only with `EASEL_HOME_TEST_CLOCK`.
@@ -76,7 +81,8 @@ impl HomeService {
         HomeService {
             pages: Table::new(store.clone(), &tables::HOME_COMPOSITIONS),
             presence: Table::new(store.clone(), &tables::HOME_PRESENCE),
-            marks: Table::new(store, &tables::POPUP_FACE_MARKS),
+            marks: Table::new(store.clone(), &tables::POPUP_FACE_MARKS),
+            stats: Counters::new(store, &tables::POPUP_STATS),
             hosts: Arc::new(settings.link_hosts.clone()),
             clock,
             test_clock,
@@ -114,6 +120,7 @@ impl HomeService {
             live_version: live.as_ref().map_or(0, |l| l.version),
             published_at: live.and_then(|l| l.published_at),
             link_hosts: self.hosts.to_vec(),
+            slots: SLOTS.iter().map(|s| (*s).to_owned()).collect(),
         })
     }
 

@@ -6,15 +6,19 @@
 //! wakeup popup for a viewer back after days away. A show is recorded by
 //! compare-and-set on the viewer's mark, so two tabs asking at once show
 //! a once-a-day popup once. Viewers are accounts, or visitors by their
-//! `deviceId` cookie (`popups::Subject`).
+//! `deviceId` cookie (`popups::Subject`). Daily and weekly caps count days in
+//! the viewer's zone (`awards::AwardService::viewer_zone`). Shows, closes,
+//! clicks and "don't show again" are counted for the composer (`stats.rs`).
 
 use infra::store::Key;
+use protocol::awards::Zone;
 use protocol::home::rules::{decide, PopDecision, PopRule, Seen, DAY_MS, VISIT_GAP_MS};
 use protocol::home::view::{PopupAnswer, PopupInfo, PopupView};
 use protocol::home::{Composition, Popup, PopupKind, Viewer};
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 
+use super::stats::{count, PopupEvent};
 use super::{HomeService, Visible};
 use crate::error::ApiError;
 use crate::popups::Subject;
@@ -118,6 +122,7 @@ impl HomeService {
         viewer: &Viewer,
         away_ms: i64,
         now: i64,
+        zone: &Zone,
     ) -> PopDecision {
         let seen = Seen {
             last_shown: mark.last_shown,
@@ -130,7 +135,7 @@ impl HomeService {
             cap: p.cap,
             allow_dont_pop: p.allow_dont_pop,
         };
-        let d = decide(&rule, &seen, viewer, now);
+        let d = decide(&rule, &seen, viewer, now, zone);
         if d == PopDecision::Show
             && p.kind == PopupKind::Wakeup
             && away_ms < i64::from(p.away_days) * DAY_MS
@@ -142,11 +147,12 @@ impl HomeService {
     }
 
     /// The popup to show now among `kinds` (empty: all), recorded as shown;
-    /// with `record` false only looks (for `app/fetch`).
+    /// with `record` false only looks (for `app/fetch`). Days are `zone`'s.
     pub async fn pick_popup(
         &self,
         who: &Subject,
         viewer: &Viewer,
+        zone: &Zone,
         kinds: &[PopupKind],
         record: bool,
     ) -> Result<PopupAnswer, ApiError> {
@@ -166,12 +172,15 @@ impl HomeService {
         let marks = self.marks_of(who, &candidates).await?;
         let away_days = presence.away_ms / DAY_MS;
         for (p, mark) in candidates.iter().zip(marks) {
-            if Self::decision(p, &mark, viewer, presence.away_ms, now) != PopDecision::Show {
+            if Self::decision(p, &mark, viewer, presence.away_ms, now, zone) != PopDecision::Show {
                 continue;
             }
-            if record && !self.record_show(who, p, &mark, now).await? {
-                // Another tab showed it just now: it is capped for this one.
-                continue;
+            if record {
+                if !self.record_show(who, p, &mark, now).await? {
+                    // Another tab showed it just now: it is capped for this one.
+                    continue;
+                }
+                count(&self.stats, &p.id, who, PopupEvent::Shown, mark.shown == 0).await?;
             }
             return Ok(PopupAnswer {
                 show: true,
@@ -218,27 +227,34 @@ impl HomeService {
             .ok_or_else(|| ErrorCode::NotFound.into())
     }
 
+    /// Changes the viewer's mark of popup `id`; answers the mark before
+    /// and after the change.
     async fn change_mark(
         &self,
         who: &Subject,
         id: &str,
         f: impl Fn(&mut FaceMark),
-    ) -> Result<FaceMark, ApiError> {
+    ) -> Result<(FaceMark, FaceMark), ApiError> {
         let (pk, ck) = (subject_key(who), Key::of(id));
         loop {
-            match self.marks.get(&pk, &ck).await? {
-                None => {
-                    let mut m = FaceMark::default();
-                    f(&mut m);
-                    if self.marks.insert_if_absent(&pk, &ck, &m).await?.is_ok() {
-                        return Ok(m);
-                    }
-                }
-                Some(m) => {
-                    if let Some(m) = self.marks.update(&pk, &ck, Some(m), &f).await? {
-                        return Ok(m);
-                    }
-                }
+            let before = self.marks.get(&pk, &ck).await?;
+            let mut next = before.clone().unwrap_or_default();
+            f(&mut next);
+            if before.as_ref().unwrap_or(&FaceMark::default()) == &next {
+                // Nothing changes (and no empty row is written, which a
+                // first show expects absent).
+                return Ok((next.clone(), next));
+            }
+            let applied = match &before {
+                None => self.marks.insert_if_absent(&pk, &ck, &next).await?.is_ok(),
+                Some(m) => self
+                    .marks
+                    .compare_and_set(&pk, &ck, m, Some(&next))
+                    .await?
+                    .is_ok(),
+            };
+            if applied {
+                return Ok((before.unwrap_or_default(), next));
             }
         }
     }
@@ -253,10 +269,17 @@ impl HomeService {
                 "this popup does not offer \"don't show again\"",
             ));
         }
-        self.change_mark(who, id, |m| m.dont_pop = true).await
+        let (before, after) = self.change_mark(who, id, |m| m.dont_pop = true).await?;
+        // Counted once per viewer, and only from one it was shown to.
+        if !before.dont_pop && before.shown > 0 {
+            count(&self.stats, id, who, PopupEvent::DontPop, true).await?;
+        }
+        Ok(after)
     }
 
-    /// Records a close or a click on a published popup.
+    /// Records a close or a click on a published popup: one per show (the
+    /// popup closes either way), so a viewer's closes and clicks never
+    /// outnumber their shows; more reports change nothing.
     pub async fn mark(
         &self,
         who: &Subject,
@@ -265,11 +288,24 @@ impl HomeService {
     ) -> Result<FaceMark, ApiError> {
         let live = self.live().await?;
         Self::published(&live, id)?;
-        self.change_mark(who, id, |m| match action {
-            PopupAction::Close => m.closes += 1,
-            PopupAction::Click => m.clicks += 1,
-        })
-        .await
+        let (before, after) = self
+            .change_mark(who, id, |m| {
+                if m.closes + m.clicks < m.shown {
+                    match action {
+                        PopupAction::Close => m.closes += 1,
+                        PopupAction::Click => m.clicks += 1,
+                    }
+                }
+            })
+            .await?;
+        if after != before {
+            let (event, first) = match action {
+                PopupAction::Close => (PopupEvent::Closed, before.closes == 0),
+                PopupAction::Click => (PopupEvent::Clicked, before.clicks == 0),
+            };
+            count(&self.stats, id, who, event, first).await?;
+        }
+        Ok(after)
     }
 
     /// Every published popup aimed at this viewer now, with its state.
@@ -277,6 +313,7 @@ impl HomeService {
         &self,
         who: &Subject,
         viewer: &Viewer,
+        zone: &Zone,
     ) -> Result<Vec<PopupInfo>, ApiError> {
         let live = self.live().await?;
         let now = self.now();
@@ -292,7 +329,7 @@ impl HomeService {
             .iter()
             .zip(marks)
             .map(|(p, m)| {
-                let decision = Self::decision(p, &m, viewer, presence.away_ms, now);
+                let decision = Self::decision(p, &m, viewer, presence.away_ms, now, zone);
                 PopupInfo {
                     id: p.id.clone(),
                     kind: p.kind,
@@ -303,7 +340,7 @@ impl HomeService {
                     dont_pop: m.dont_pop,
                     decision,
                     next_at: match decision {
-                        PopDecision::Capped => m.last_shown.and_then(|l| p.cap.next_at(l)),
+                        PopDecision::Capped => m.last_shown.and_then(|l| p.cap.next_at(l, zone)),
                         _ => None,
                     },
                 }

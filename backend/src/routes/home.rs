@@ -1,25 +1,23 @@
 //! The home page's calls (issue 22 part 3; spec 3 §7 "Face photo and popups"
 //! and the square's column and component calls). Viewers: `banner/home`,
 //! `slot/list`, `app/fetch`, `face-photo/*`, `theme-activity/face-popup/*`,
-//! `square/column/config`, `square/component/*`. Operators (`EASEL_ADMINS`):
-//! `admin/home/*` edit the draft and publish it, and
-//! `square/component/page/preview` shows the draft for a chosen audience.
-
-use std::collections::BTreeMap;
+//! `square/column/config`, `square/component/*`. The operators' calls are in
+//! `home_admin.rs`.
 
 use actix_web::{web, HttpRequest};
+use protocol::awards::Zone;
 use protocol::home::rules::primary_language;
 use protocol::home::view::{AppConfig, ModuleView};
-use protocol::home::{Audience, Banner, Module, Popup, PopupKind, Viewer};
+use protocol::home::{PopupKind, Viewer};
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{device_id_of, optional_caller, Authed};
+use crate::auth::{device_id_of, optional_caller};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::home::elements;
 use crate::home::popups::PopupAction;
-use crate::home::{audience_of, ItemKind, Visible};
+use crate::home::{audience_of, Visible};
 use crate::popups::Subject;
 use crate::state::AppState;
 
@@ -56,15 +54,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/square/component/module/element",
             web::post().to(module_element),
         )
-        .route("/square/component/page/preview", web::post().to(preview))
-        .route("/admin/home/draft", web::post().to(admin_draft))
-        .route("/admin/home/banner/save", web::post().to(admin_banner))
-        .route("/admin/home/module/save", web::post().to(admin_module))
-        .route("/admin/home/popup/save", web::post().to(admin_popup))
-        .route("/admin/home/delete", web::post().to(admin_delete))
-        .route("/admin/home/features", web::post().to(admin_features))
-        .route("/admin/home/publish", web::post().to(admin_publish))
-        .route("/admin/home/clock", web::post().to(admin_clock));
+        .configure(super::home_admin::routes);
 }
 
 /// What the viewer calls take (every field optional; unknown ones ignored,
@@ -84,6 +74,9 @@ pub struct ViewBody {
     /// A popup id.
     id: Option<String>,
     action: Option<String>,
+    /// The viewer's IANA time zone (`Asia/Shanghai`): popup caps count days
+    /// in an account's pinned zone, else in this one, else in UTC.
+    tz: Option<String>,
 }
 
 /// Who is asking: the account (if any), the subject marks are kept for,
@@ -129,6 +122,13 @@ async fn who(req: &HttpRequest, state: &AppState, b: &ViewBody) -> Result<Who, A
     })
 }
 
+/// The zone popup caps count days in for this viewer.
+async fn zone_of(s: &AppState, w: &Who, b: &ViewBody) -> Result<Zone, ApiError> {
+    s.awards
+        .viewer_zone(w.account.as_deref(), b.tz.as_deref())
+        .await
+}
+
 async fn banners(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
     let w = who(&req, &s, &b).await?;
     let live = s.home.live().await?;
@@ -169,7 +169,8 @@ async fn app_fetch(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBo
     // Looking does not count as a show: the popup is taken by face-photo/get.
     let (popup_waiting, away_days) = match &w.subject {
         Some(who) => {
-            let a = s.home.pick_popup(who, &w.viewer, &[], false).await?;
+            let zone = zone_of(&s, &w, &b).await?;
+            let a = s.home.pick_popup(who, &w.viewer, &zone, &[], false).await?;
             (a.show, a.away_days)
         }
         None => (false, 0),
@@ -193,17 +194,24 @@ async fn popup_get(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBo
     let w = who(&req, &s, &b).await?;
     let kinds = [PopupKind::FacePhoto, PopupKind::Notice, PopupKind::Wakeup];
     match &w.subject {
-        Some(who) => Ok(ok(s.home.pick_popup(who, &w.viewer, &kinds, true).await?)),
+        Some(who) => {
+            let zone = zone_of(&s, &w, &b).await?;
+            Ok(ok(s
+                .home
+                .pick_popup(who, &w.viewer, &zone, &kinds, true)
+                .await?))
+        }
         None => Ok(ok(json!({"show": false, "popup": null, "away_days": 0}))),
     }
 }
 
 async fn wakeup(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
     let w = who(&req, &s, &b).await?;
+    let zone = zone_of(&s, &w, &b).await?;
     let who = w.subject.ok_or(ErrorCode::NeedLogin)?;
     Ok(ok(s
         .home
-        .pick_popup(&who, &w.viewer, &[PopupKind::Wakeup], true)
+        .pick_popup(&who, &w.viewer, &zone, &[PopupKind::Wakeup], true)
         .await?))
 }
 
@@ -239,9 +247,10 @@ async fn popup_mark(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewB
 
 async fn popup_info(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
     let w = who(&req, &s, &b).await?;
+    let zone = zone_of(&s, &w, &b).await?;
     let who = w.subject.ok_or(ErrorCode::NeedLogin)?;
     Ok(ok(
-        json!({"popups": s.home.popup_info(&who, &w.viewer).await?}),
+        json!({"popups": s.home.popup_info(&who, &w.viewer, &zone).await?, "time_zone": zone.name()}),
     ))
 }
 
@@ -374,167 +383,4 @@ async fn component_config(
         o.insert("version".into(), json!(live.version));
     }
     Ok(ok(config))
-}
-
-fn operator(s: &AppState, caller: &Authed) -> Result<String, ApiError> {
-    super::require_operator(s, caller)?;
-    Ok(caller.0.account.id.clone())
-}
-
-#[derive(Debug, Deserialize)]
-struct PreviewBody {
-    #[serde(default = "visitor")]
-    audience: Audience,
-    #[serde(default)]
-    lang: Option<String>,
-    /// Preview the page as it will be at this time (unix ms); now by default.
-    #[serde(default)]
-    at: Option<i64>,
-}
-
-fn visitor() -> Audience {
-    Audience::Visitor
-}
-
-/// The draft as the chosen audience would see it: banners, slots, modules
-/// with their elements (as that audience may see them), and the popups
-/// aimed at it (caps aside). Operators only.
-async fn preview(s: web::Data<AppState>, caller: Authed, b: web::Json<PreviewBody>) -> ApiResult {
-    operator(&s, &caller)?;
-    let draft = s.home.draft().await?;
-    let viewer = Viewer {
-        audience: b.audience,
-        language: primary_language(b.lang.as_deref().unwrap_or("en")),
-    };
-    let v = Visible {
-        comp: &draft,
-        viewer: &viewer,
-        now: b.at.unwrap_or_else(|| s.home.now()),
-    };
-    let mut modules = Vec::new();
-    for m in v.modules(None) {
-        // Elements as a visitor may see them (never the operator's own drafts).
-        let content = elements::content(&s, None, m, None, None).await?;
-        modules.push(json!({"module": ModuleView::from(m), "elements": content.elements}));
-    }
-    let popups: Vec<protocol::home::view::PopupView> =
-        v.popups().into_iter().map(Into::into).collect();
-    Ok(ok(json!({
-        "version": draft.version,
-        "audience": viewer.audience,
-        "language": viewer.language,
-        "banners": v.banners(None),
-        "slots": v.slots(&[]),
-        "modules": modules,
-        "popups": popups,
-        "features": draft.features,
-    })))
-}
-
-async fn admin_draft(s: web::Data<AppState>, caller: Authed) -> ApiResult {
-    operator(&s, &caller)?;
-    Ok(ok(s.home.draft_state().await?))
-}
-
-#[derive(Debug, Deserialize)]
-struct SaveBody<T> {
-    /// The draft version the composer edited (a stale one answers 40648).
-    #[serde(default)]
-    version: Option<u64>,
-    item: T,
-}
-
-async fn admin_banner(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<SaveBody<Banner>>,
-) -> ApiResult {
-    let by = operator(&s, &caller)?;
-    let (id, draft) = s.home.save_banner(&by, b.version, &b.item).await?;
-    Ok(ok(json!({"id": id, "draft": draft})))
-}
-
-async fn admin_module(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<SaveBody<Module>>,
-) -> ApiResult {
-    let by = operator(&s, &caller)?;
-    let (id, draft) = s.home.save_module(&by, b.version, &b.item).await?;
-    Ok(ok(json!({"id": id, "draft": draft})))
-}
-
-async fn admin_popup(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<SaveBody<Popup>>,
-) -> ApiResult {
-    let by = operator(&s, &caller)?;
-    let (id, draft) = s.home.save_popup(&by, b.version, &b.item).await?;
-    Ok(ok(json!({"id": id, "draft": draft})))
-}
-
-#[derive(Debug, Deserialize)]
-struct DeleteBody {
-    #[serde(default)]
-    version: Option<u64>,
-    kind: ItemKind,
-    id: String,
-}
-
-async fn admin_delete(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<DeleteBody>,
-) -> ApiResult {
-    let by = operator(&s, &caller)?;
-    let draft = s.home.delete(&by, b.version, b.kind, &b.id).await?;
-    Ok(ok(json!({ "draft": draft })))
-}
-
-#[derive(Debug, Deserialize)]
-struct FeaturesBody {
-    #[serde(default)]
-    version: Option<u64>,
-    features: BTreeMap<String, bool>,
-}
-
-async fn admin_features(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<FeaturesBody>,
-) -> ApiResult {
-    let by = operator(&s, &caller)?;
-    let draft = s.home.set_features(&by, b.version, &b.features).await?;
-    Ok(ok(json!({ "draft": draft })))
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct PublishBody {
-    version: Option<u64>,
-}
-
-async fn admin_publish(
-    s: web::Data<AppState>,
-    caller: Authed,
-    b: web::Json<PublishBody>,
-) -> ApiResult {
-    operator(&s, &caller)?;
-    let live = s.home.publish(b.version).await?;
-    Ok(ok(
-        json!({"version": live.version, "published_at": live.published_at}),
-    ))
-}
-
-#[derive(Debug, Deserialize)]
-struct ClockBody {
-    now_ms: i64,
-}
-
-/// Sets the test clock (`EASEL_HOME_TEST_CLOCK=1` only; NotFound otherwise).
-async fn admin_clock(s: web::Data<AppState>, caller: Authed, b: web::Json<ClockBody>) -> ApiResult {
-    operator(&s, &caller)?;
-    let now = s.home.set_clock(b.now_ms)?;
-    Ok(ok(json!({ "now_ms": now })))
 }

@@ -23,6 +23,7 @@ mod editor;
 mod face;
 pub mod files;
 mod home;
+mod home_admin;
 mod im;
 mod lipsync;
 mod model;

@@ -27,6 +27,7 @@ mod comments;
 mod editor;
 mod helpers;
 mod home;
+mod home_popups;
 mod lipsync;
 mod mall;
 mod model_feeds;

@@ -369,6 +369,11 @@ pub const HOME_COMPOSITIONS: TableDef = regular("home_compositions");
 pub const HOME_PRESENCE: TableDef = regular("home_presence");
 /// pk (account id or `d:` device id) · ck (popup id) → `FaceMark`. What a viewer was shown of one face-photo popup, "don't show again".
 pub const POPUP_FACE_MARKS: TableDef = regular("popup_face_marks");
+/// pk (popup id) · ck (`{event}.{total|accounts|visitors}`) → counter. Shows, closes, clicks and "don't show again" of one face-photo popup, in all and by distinct viewers, for the composer.
+pub const POPUP_STATS: TableDef = TableDef {
+    name: "popup_stats",
+    kind: TableKind::Counter,
+};
 
 // Theme activities (issue 22 part 1; `backend/src/activities/`).
 /// pk ("all") · ck (activity id) → `ActivityRow`. Operators' activities: definition, early closes, judged periods.
@@ -610,6 +615,7 @@ pub const ALL: &[TableDef] = &[
     HOME_COMPOSITIONS,
     HOME_PRESENCE,
     POPUP_FACE_MARKS,
+    POPUP_STATS,
     // Theme activities
     ACTIVITY_DEFS,
     ACTIVITY_ENTRIES,

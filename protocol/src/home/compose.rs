@@ -1,6 +1,7 @@
 //! The home page's composition as operators write it and viewers receive
-//! it: banners, modules (a column of elements: works, models, characters by
-//! id, or a live query such as "hot works this week"), face-photo popups,
+//! it: banners, modules (a column of elements: works, models, characters,
+//! theme activities by id, or a live query such as "hot works this week" or
+//! "the activities open now"), face-photo popups,
 //! and feature switches; each item has a slot (a named place such as
 //! `home-top` or `generator-side`), an order, targeting and a schedule.
 //! `check_*` validate an item as saved (codes 40640-40659).
@@ -22,6 +23,18 @@ pub const MAX_TITLE: usize = 80;
 pub const MAX_BODY: usize = 500;
 /// Longest slot or feature name.
 pub const MAX_NAME: usize = 32;
+
+/// The slots the web app places (any valid name may be saved; these show):
+/// `home-top` the square's top (banners' default), `home-modules` the
+/// square's rows under it (modules' default), `generator-side` beside the
+/// image generator, above its task list, `activities-top` the top of the
+/// activities list.
+pub const SLOTS: &[&str] = &[
+    "home-top",
+    "home-modules",
+    "generator-side",
+    "activities-top",
+];
 
 /// A home-page banner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -47,6 +60,8 @@ pub enum ElementKind {
     Work,
     Model,
     Character,
+    /// A theme activity (issue 22 part 1), shown as its card.
+    Activity,
 }
 
 /// One element chosen by id.
@@ -66,6 +81,9 @@ pub enum LiveSource {
     Videos,
     Characters,
     Models,
+    /// The theme activities open now (live), in the activities list's
+    /// order; `order` and `window` do not apply.
+    Activities,
 }
 
 /// A live query's order.
@@ -449,6 +467,23 @@ mod tests {
         let saved = check_module(&live, &hosts()).unwrap();
         assert_eq!(saved.live.unwrap().size, 8);
         assert_eq!(saved.slot, "home-modules");
+        let activities: Module = serde_json::from_value(serde_json::json!({
+            "title": "Join a challenge",
+            "elements": [{"kind": "activity", "id": "a1"}]
+        }))
+        .unwrap();
+        assert_eq!(
+            check_module(&activities, &hosts()).unwrap().elements[0].kind,
+            ElementKind::Activity
+        );
+        let open: Module = serde_json::from_value(serde_json::json!({
+            "title": "Open now", "live": {"source": "activities", "size": 4}
+        }))
+        .unwrap();
+        assert_eq!(
+            check_module(&open, &hosts()).unwrap().live.unwrap().source,
+            LiveSource::Activities
+        );
         let too_big = Module {
             live: Some(LiveQuery {
                 size: 100,

@@ -4,8 +4,12 @@
 //! again"), and which links and image addresses an operator may use (same-site
 //! paths, or HTTPS hosts the instance allows: never an open redirect).
 //! Every function takes the time as a parameter, so tests fix the clock.
+//! Daily and weekly caps count calendar days in the viewer's time zone (an
+//! account's pinned IANA zone, a visitor's own, else UTC: `awards::Zone`).
 
 use serde::{Deserialize, Serialize};
+
+use crate::awards::Zone;
 
 /// One day in milliseconds.
 pub const DAY_MS: i64 = 86_400_000;
@@ -49,10 +53,11 @@ pub struct Schedule {
 pub enum Cap {
     /// Once ever.
     Once,
-    /// Once per UTC calendar day.
+    /// Once per calendar day in the viewer's time zone.
     #[default]
     Daily,
-    /// Once in any 7 days.
+    /// Once per 7 calendar days in the viewer's time zone: again from the
+    /// start of the 7th day after the day it was shown on.
     Weekly,
     /// Once per visit (again after [`VISIT_GAP_MS`] without a show).
     EveryVisit,
@@ -147,25 +152,27 @@ pub fn utc_day(ms: i64) -> i64 {
 }
 
 impl Cap {
-    /// Whether a popup last shown at `last_shown` (None: never) may show at `now`.
-    pub fn allows(self, last_shown: Option<i64>, now: i64) -> bool {
+    /// Whether a popup last shown at `last_shown` (None: never) may show at
+    /// `now`, days counted in `zone`.
+    pub fn allows(self, last_shown: Option<i64>, now: i64, zone: &Zone) -> bool {
         let Some(last) = last_shown else {
             return true;
         };
         match self {
             Cap::Once => false,
-            Cap::Daily => utc_day(now) > utc_day(last),
-            Cap::Weekly => now - last >= 7 * DAY_MS,
+            Cap::Daily => zone.day_of(now) > zone.day_of(last),
+            Cap::Weekly => zone.day_of(now) >= zone.day_of(last).plus(7),
             Cap::EveryVisit => now - last >= VISIT_GAP_MS,
         }
     }
 
-    /// When a popup shown at `last_shown` may show again (None: never).
-    pub fn next_at(self, last_shown: i64) -> Option<i64> {
+    /// When a popup shown at `last_shown` may show again (None: never),
+    /// days counted in `zone`.
+    pub fn next_at(self, last_shown: i64, zone: &Zone) -> Option<i64> {
         match self {
             Cap::Once => None,
-            Cap::Daily => Some((utc_day(last_shown) + 1) * DAY_MS),
-            Cap::Weekly => Some(last_shown + 7 * DAY_MS),
+            Cap::Daily => Some(zone.next_day_start(last_shown)),
+            Cap::Weekly => Some(zone.start_of(zone.day_of(last_shown).plus(7))),
             Cap::EveryVisit => Some(last_shown + VISIT_GAP_MS),
         }
     }
@@ -202,8 +209,15 @@ pub struct PopRule<'a> {
 }
 
 /// The whole decision for one popup: enabled, scheduled, targeted, not
-/// refused by "don't show again" (when the popup offers it), within its cap.
-pub fn decide(rule: &PopRule<'_>, seen: &Seen, viewer: &Viewer, now: i64) -> PopDecision {
+/// refused by "don't show again" (when the popup offers it), within its cap
+/// (days in `zone`, the viewer's).
+pub fn decide(
+    rule: &PopRule<'_>,
+    seen: &Seen,
+    viewer: &Viewer,
+    now: i64,
+    zone: &Zone,
+) -> PopDecision {
     if !rule.enabled {
         PopDecision::Disabled
     } else if !rule.schedule.active(now) {
@@ -212,7 +226,7 @@ pub fn decide(rule: &PopRule<'_>, seen: &Seen, viewer: &Viewer, now: i64) -> Pop
         PopDecision::NotTargeted
     } else if rule.allow_dont_pop && seen.dont_pop {
         PopDecision::DontPop
-    } else if !rule.cap.allows(seen.last_shown, now) {
+    } else if !rule.cap.allows(seen.last_shown, now, zone) {
         PopDecision::Capped
     } else {
         PopDecision::Show
@@ -381,17 +395,51 @@ mod tests {
                 true,
             ),
             (Cap::Daily, Some(noon), noon + DAY_MS, true),
-            (Cap::Weekly, Some(noon), noon + 7 * DAY_MS - 1, false),
-            (Cap::Weekly, Some(noon), noon + 7 * DAY_MS, true),
+            (Cap::Weekly, Some(noon), day0 + 7 * DAY_MS - 1, false),
+            // the 7th calendar day after, from its midnight
+            (Cap::Weekly, Some(noon), day0 + 7 * DAY_MS, true),
             (Cap::EveryVisit, Some(noon), noon + VISIT_GAP_MS - 1, false),
             (Cap::EveryVisit, Some(noon), noon + VISIT_GAP_MS, true),
         ];
+        let utc = Zone::utc();
         for (i, (cap, last, now, want)) in cases.iter().enumerate() {
-            assert_eq!(cap.allows(*last, *now), *want, "case {i}");
+            assert_eq!(cap.allows(*last, *now, &utc), *want, "case {i}");
         }
-        assert_eq!(Cap::Daily.next_at(noon), Some(day0 + DAY_MS));
-        assert_eq!(Cap::Once.next_at(noon), None);
-        assert_eq!(Cap::Weekly.next_at(noon), Some(noon + 7 * DAY_MS));
+        assert_eq!(Cap::Daily.next_at(noon, &utc), Some(day0 + DAY_MS));
+        assert_eq!(Cap::Once.next_at(noon, &utc), None);
+        assert_eq!(Cap::Weekly.next_at(noon, &utc), Some(day0 + 7 * DAY_MS));
+    }
+
+    #[test]
+    fn caps_count_days_in_the_viewers_zone() {
+        // Shanghai is UTC+8 (no DST): its midnight is 16:00 UTC.
+        let sh = Zone::parse("Asia/Shanghai").unwrap();
+        let utc = Zone::utc();
+        let day0 = utc_day(T0) * DAY_MS;
+        let h = 3_600_000;
+        // Shown at 15:30 UTC (23:30 in Shanghai); asked at 16:30 UTC
+        // (00:30 the next day in Shanghai, still the same UTC day).
+        let (shown, asked) = (day0 + 15 * h + h / 2, day0 + 16 * h + h / 2);
+        assert!(Cap::Daily.allows(Some(shown), asked, &sh));
+        assert!(!Cap::Daily.allows(Some(shown), asked, &utc));
+        assert!(!Cap::Daily.allows(Some(shown), day0 + 16 * h - 1, &sh));
+        assert_eq!(Cap::Daily.next_at(shown, &sh), Some(day0 + 16 * h));
+        // Weekly: from the start of the 7th local day after.
+        assert_eq!(
+            Cap::Weekly.next_at(shown, &sh),
+            Some(day0 + 6 * DAY_MS + 16 * h)
+        );
+        assert!(Cap::Weekly.allows(Some(shown), day0 + 6 * DAY_MS + 16 * h, &sh));
+        assert!(!Cap::Weekly.allows(Some(shown), day0 + 6 * DAY_MS + 16 * h, &utc));
+        // Daylight saving: 2027-03-14 in New York is 23 hours long (clocks
+        // go from 02:00 EST to 03:00 EDT), so the 15th starts at 04:00 UTC.
+        let ny = Zone::parse("America/New_York").unwrap();
+        let utc_0314_02 = 1_804_989_600_000; // 2027-03-14 02:00 UTC
+        let noon_edt = utc_0314_02 + 14 * h; // 2027-03-14 12:00 EDT
+        let next = Cap::Daily.next_at(noon_edt, &ny).unwrap();
+        assert_eq!(next, utc_0314_02 + 26 * h);
+        assert!(Cap::Daily.allows(Some(noon_edt), next, &ny));
+        assert!(!Cap::Daily.allows(Some(noon_edt), next - 1, &ny));
     }
 
     #[test]
@@ -408,7 +456,7 @@ mod tests {
                 cap: Cap::Daily,
                 allow_dont_pop: allow,
             };
-            decide(&rule, seen, &v, now)
+            decide(&rule, seen, &v, now, &Zone::utc())
         };
         assert_eq!(d(true, &open, &always, true, &fresh, T0), PopDecision::Show);
         assert_eq!(

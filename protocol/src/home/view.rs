@@ -151,3 +151,24 @@ pub struct PopupInfo {
     /// When the cap lets it show again (None: now, or never).
     pub next_at: Option<i64>,
 }
+
+/// How often something happened to a popup: every time (`total`), and by
+/// how many distinct viewers, accounts and visitors (by their device
+/// cookie) apart. A visitor who signs in later counts once as each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub total: i64,
+    pub accounts: i64,
+    pub visitors: i64,
+}
+
+/// `admin/home/popup/stats`: what viewers did with one popup.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PopupStats {
+    pub id: String,
+    pub shown: Tally,
+    pub closed: Tally,
+    pub clicked: Tally,
+    /// "Don't show again" (once per viewer: `total` is the distinct viewers).
+    pub dont_pop: Tally,
+}

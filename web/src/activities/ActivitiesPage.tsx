@@ -7,6 +7,7 @@ import { useT } from '../i18n/useT';
 import { usePaged } from '../square/usePaged';
 import { useErrorText } from '../tavern/useErrorText';
 import { useAtomValue } from '../state/jotai';
+import { HomeSlot } from '../home/HomeSlot';
 import { activitiesApi, useNow } from './actions';
 import { ActivityTile } from './parts';
 import type { ActivitySummary } from './types';
@@ -34,6 +35,7 @@ export function ActivitiesPage() {
     <section className="act-page" data-testid="activities-page">
       <h1>{t('activities.title')}</h1>
       <p className="muted">{t('activities.tagline')}</p>
+      <HomeSlot name="activities-top" />
       <div className="tabs" role="tablist" aria-label={t('activities.title')}>
         {shown.map((x) => (
           <button key={x} type="button" role="tab" className="tabs__tab" aria-selected={x === current} onClick={() => setTab(x)} data-testid={`activities-tab-${x}`}>

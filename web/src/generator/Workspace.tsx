@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { HomeSlot } from '../home/HomeSlot';
 import { useT } from '../i18n/useT';
 import { TaskPanel } from '../tasks';
 import { ControlNetPopup } from './ControlNetPopup';
@@ -9,7 +10,7 @@ import { TabMenu } from './TabMenu';
 import { tabHintKey, tabLabelKey } from './texts';
 import { useWorkspace } from './useWorkspace';
 
-/** The image workspace: menu, the active tab's form, and the live task list beside it. */
+/** The image workspace: menu, the active tab's form, and beside it the `generator-side` slot and the live task list. */
 export function Workspace() {
   const t = useT();
   const panelId = useId();
@@ -42,6 +43,7 @@ export function Workspace() {
         </form>
       </div>
       <aside className="gen__tasks" aria-label={t('gen.tasks')}>
+        <HomeSlot name="generator-side" />
         <TaskPanel />
       </aside>
       <ControlNetPopup />

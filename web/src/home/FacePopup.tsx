@@ -1,8 +1,11 @@
 // The face-photo popup (spec 3 §7): once per page load the app asks
 // `face-photo/get` for the popup to show now (the server applies targeting,
-// schedule, frequency cap and "don't show again", and records the show);
+// schedule, frequency cap and "don't show again", and records the show; it
+// counts days in the account's pinned zone, else in the browser's, sent as
+// `tz`);
 // closing is recorded, "don't show again" ends it for this viewer. A popup
-// closed today is also remembered in local storage (spec 1 §5).
+// closed today (the browser's day, as the server counts it for a viewer in
+// this zone) is also remembered in local storage (spec 1 §5).
 import { useEffect, useId, useRef, useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
 import { Link } from '../app/Link';
@@ -10,7 +13,7 @@ import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
 import { useAtomValue } from '../state/jotai';
 import { homeApi } from './api';
-import { closedToday, rememberClosed, utcDay } from './carousel';
+import { browserZone, closedToday, localDay, rememberClosed } from './carousel';
 import type { PopupView } from './types';
 import './home.css';
 
@@ -29,10 +32,10 @@ export function FacePopup() {
     if (asked.current === who) return;
     asked.current = who;
     homeApi
-      .popup(lang)
+      .popup(lang, browserZone())
       .then((a) => {
         if (!a.show || a.popup === null) return;
-        if (closedToday(window.localStorage, utcDay(Date.now())).includes(a.popup.id)) return;
+        if (closedToday(window.localStorage, localDay(Date.now())).includes(a.popup.id)) return;
         setNever(false);
         setPopup(a.popup);
       })
@@ -48,7 +51,7 @@ export function FacePopup() {
 
   function close(action: 'close' | 'click') {
     if (popup === null) return;
-    rememberClosed(window.localStorage, utcDay(Date.now()), popup.id);
+    rememberClosed(window.localStorage, localDay(Date.now()), popup.id);
     void homeApi.markPopup(popup.id, action).catch(() => undefined);
     if (never) void homeApi.dontPop(popup.id).catch(() => undefined);
     ref.current?.close();

@@ -1,232 +1,19 @@
 // The operators' home-page composer (`/operate/home`): banners, modules and
-// popups of the draft with their targeting and schedule, a live preview of
-// the draft for a chosen audience and language, and publishing.
-import { useCallback, useEffect, useId, useState } from 'react';
+// popups of the draft with their targeting and schedule (opened from the
+// list to be edited or removed), what viewers did with each popup, the
+// feature switches `app/fetch` answers, a live preview of the draft for a
+// chosen audience and language, and publishing.
+import { useCallback, useEffect, useState } from 'react';
 import { useT } from '../i18n/useT';
 import { errorText } from '../timbre/errors';
 import { homeApi } from './api';
-import { parseElements } from './carousel';
-import { ImageField, ScheduleFields, TargetingFields } from './ComposerFields';
+import { BannerForm, ModuleForm, PopupForm } from './ComposerForms';
+import type { Save } from './ComposerForms';
+import { FeaturesPanel } from './FeaturesPanel';
 import { BannerCarousel, ModuleRow } from './HomeSlot';
-import type { Audience, Banner, Cap, Composition, DraftState, LiveQuery, Module, Popup, PopupKind, Preview, Schedule, Targeting } from './types';
+import { PopupStatsLine } from './PopupStatsLine';
+import type { Audience, DraftState, ItemKind, PopupStats, Preview } from './types';
 import './home.css';
-
-const NO_TARGET: Targeting = { audiences: [], languages: [] };
-const ALWAYS: Schedule = { start: null, end: null };
-
-type Save = (f: (version: number) => Promise<{ draft: Composition }>) => Promise<boolean>;
-
-function BannerForm({ save }: { save: Save }) {
-  const t = useT();
-  const id = useId();
-  const [b, setB] = useState({ title: '', image: '', link: '', slot: 'home-top', order: 0 });
-  const [targeting, setTargeting] = useState(NO_TARGET);
-  const [schedule, setSchedule] = useState(ALWAYS);
-  return (
-    <form
-      className="form"
-      data-testid="compose-banner"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save((v) => homeApi.saveBanner(v, { ...b, enabled: true, targeting, schedule } as Partial<Banner>)).then((done) => {
-          if (done) setB((x) => ({ ...x, title: '', image: '', link: '' }));
-        });
-      }}
-    >
-      <fieldset>
-        <legend>{t('home.compose.banner')}</legend>
-        <div className="field">
-          <label htmlFor={`${id}-title`}>{t('home.compose.title')}</label>
-          <input id={`${id}-title`} data-testid="banner-title" value={b.title} onChange={(e) => setB({ ...b, title: e.target.value })} />
-        </div>
-        <ImageField value={b.image} onChange={(image) => setB({ ...b, image })} testId="banner-image" />
-        <div className="field">
-          <label htmlFor={`${id}-link`}>{t('home.compose.link')}</label>
-          <input id={`${id}-link`} data-testid="banner-link" value={b.link} placeholder="/en/…" onChange={(e) => setB({ ...b, link: e.target.value })} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-slot`}>{t('home.compose.slot')}</label>
-          <input id={`${id}-slot`} value={b.slot} onChange={(e) => setB({ ...b, slot: e.target.value })} />
-          <label htmlFor={`${id}-order`}>{t('home.compose.order')}</label>
-          <input id={`${id}-order`} type="number" value={b.order} onChange={(e) => setB({ ...b, order: Number(e.target.value) || 0 })} />
-        </div>
-        <TargetingFields value={targeting} onChange={setTargeting} prefix="banner" />
-        <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="button button--primary" data-testid="banner-save">
-          {t('home.compose.addBanner')}
-        </button>
-      </fieldset>
-    </form>
-  );
-}
-
-const CAPS: Cap[] = ['once', 'daily', 'weekly', 'every_visit'];
-const KINDS: PopupKind[] = ['face_photo', 'notice', 'wakeup'];
-
-function PopupForm({ save }: { save: Save }) {
-  const t = useT();
-  const id = useId();
-  const [p, setP] = useState({
-    kind: 'face_photo' as PopupKind,
-    title: '',
-    body: '',
-    image: '',
-    link: '',
-    cap: 'daily' as Cap,
-    allow_dont_pop: true,
-    away_days: 7,
-    order: 0,
-  });
-  const [targeting, setTargeting] = useState(NO_TARGET);
-  const [schedule, setSchedule] = useState(ALWAYS);
-  return (
-    <form
-      className="form"
-      data-testid="compose-popup"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save((v) => homeApi.savePopup(v, { ...p, enabled: true, targeting, schedule } as Partial<Popup>)).then((done) => {
-          if (done) setP((x) => ({ ...x, title: '', body: '', image: '', link: '' }));
-        });
-      }}
-    >
-      <fieldset>
-        <legend>{t('home.compose.popup')}</legend>
-        <div className="field">
-          <label htmlFor={`${id}-kind`}>{t('home.compose.kind')}</label>
-          <select id={`${id}-kind`} value={p.kind} onChange={(e) => setP({ ...p, kind: e.target.value as PopupKind })}>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {t(`home.kind.${k}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-title`}>{t('home.compose.title')}</label>
-          <input id={`${id}-title`} data-testid="popup-title" value={p.title} onChange={(e) => setP({ ...p, title: e.target.value })} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-body`}>{t('home.compose.body')}</label>
-          <textarea id={`${id}-body`} data-testid="popup-body" value={p.body} onChange={(e) => setP({ ...p, body: e.target.value })} />
-        </div>
-        <ImageField value={p.image} onChange={(image) => setP({ ...p, image })} testId="popup-image" />
-        <div className="field">
-          <label htmlFor={`${id}-link`}>{t('home.compose.link')}</label>
-          <input id={`${id}-link`} data-testid="popup-link" value={p.link} onChange={(e) => setP({ ...p, link: e.target.value })} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-cap`}>{t('home.compose.cap')}</label>
-          <select id={`${id}-cap`} data-testid="popup-cap" value={p.cap} onChange={(e) => setP({ ...p, cap: e.target.value as Cap })}>
-            {CAPS.map((c) => (
-              <option key={c} value={c}>
-                {t(`home.cap.${c}`)}
-              </option>
-            ))}
-          </select>
-          <label className="inline">
-            <input type="checkbox" checked={p.allow_dont_pop} onChange={(e) => setP({ ...p, allow_dont_pop: e.target.checked })} />
-            {t('home.compose.allowDontPop')}
-          </label>
-        </div>
-        {p.kind === 'wakeup' && (
-          <div className="field">
-            <label htmlFor={`${id}-away`}>{t('home.compose.awayDays')}</label>
-            <input id={`${id}-away`} type="number" min={1} value={p.away_days} onChange={(e) => setP({ ...p, away_days: Number(e.target.value) || 1 })} />
-          </div>
-        )}
-        <TargetingFields value={targeting} onChange={setTargeting} prefix="popup" />
-        <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="button button--primary" data-testid="popup-save">
-          {t('home.compose.addPopup')}
-        </button>
-      </fieldset>
-    </form>
-  );
-}
-
-function ModuleForm({ save }: { save: Save }) {
-  const t = useT();
-  const id = useId();
-  const [m, setM] = useState({ title: '', slot: 'home-top', order: 0, link: '' });
-  const [mode, setMode] = useState<'live' | 'ids'>('live');
-  const [live, setLive] = useState<LiveQuery>({ source: 'works', order: 'hot', window: 'week', size: 8 });
-  const [ids, setIds] = useState('');
-  const [targeting, setTargeting] = useState(NO_TARGET);
-  const [schedule, setSchedule] = useState(ALWAYS);
-  return (
-    <form
-      className="form"
-      data-testid="compose-module"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const item: Partial<Module> = {
-          ...m,
-          enabled: true,
-          targeting,
-          schedule,
-          live: mode === 'live' ? live : null,
-          elements: mode === 'ids' ? parseElements(ids) : [],
-        };
-        void save((v) => homeApi.saveModule(v, item)).then((done) => {
-          if (done) setM((x) => ({ ...x, title: '' }));
-        });
-      }}
-    >
-      <fieldset>
-        <legend>{t('home.compose.module')}</legend>
-        <div className="field">
-          <label htmlFor={`${id}-title`}>{t('home.compose.title')}</label>
-          <input id={`${id}-title`} value={m.title} onChange={(e) => setM({ ...m, title: e.target.value })} />
-          <label htmlFor={`${id}-slot`}>{t('home.compose.slot')}</label>
-          <input id={`${id}-slot`} value={m.slot} onChange={(e) => setM({ ...m, slot: e.target.value })} />
-        </div>
-        <div className="field">
-          <label className="inline">
-            <input type="radio" checked={mode === 'live'} onChange={() => setMode('live')} />
-            {t('home.compose.live')}
-          </label>
-          <label className="inline">
-            <input type="radio" checked={mode === 'ids'} onChange={() => setMode('ids')} />
-            {t('home.compose.byId')}
-          </label>
-        </div>
-        {mode === 'live' ? (
-          <div className="field">
-            <select aria-label={t('home.compose.source')} value={live.source} onChange={(e) => setLive({ ...live, source: e.target.value as LiveQuery['source'] })}>
-              {(['works', 'posts', 'videos', 'characters', 'models'] as const).map((s) => (
-                <option key={s} value={s}>
-                  {t(`home.source.${s}`)}
-                </option>
-              ))}
-            </select>
-            <select aria-label={t('home.compose.liveOrder')} value={live.order} onChange={(e) => setLive({ ...live, order: e.target.value as LiveQuery['order'] })}>
-              <option value="hot">{t('home.order.hot')}</option>
-              <option value="new">{t('home.order.new')}</option>
-            </select>
-            <select aria-label={t('home.compose.window')} value={live.window} onChange={(e) => setLive({ ...live, window: e.target.value as LiveQuery['window'] })}>
-              {(['day', 'week', 'month', 'all'] as const).map((w) => (
-                <option key={w} value={w}>
-                  {t(`home.window.${w}`)}
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : (
-          <div className="field">
-            <label htmlFor={`${id}-ids`}>{t('home.compose.elements')}</label>
-            <input id={`${id}-ids`} value={ids} placeholder="work:ID, character:ID, model:ID" onChange={(e) => setIds(e.target.value)} />
-          </div>
-        )}
-        <TargetingFields value={targeting} onChange={setTargeting} prefix="module" />
-        <ScheduleFields value={schedule} onChange={setSchedule} />
-        <button type="submit" className="button button--primary">
-          {t('home.compose.addModule')}
-        </button>
-      </fieldset>
-    </form>
-  );
-}
 
 function PreviewPanel({ version }: { version: number }) {
   const t = useT();
@@ -284,6 +71,8 @@ export function HomeComposer() {
   const [state, setState] = useState<DraftState | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [editing, setEditing] = useState<{ kind: ItemKind; id: string } | null>(null);
+  const [stats, setStats] = useState<PopupStats[]>([]);
 
   const reload = useCallback(() => {
     homeApi
@@ -292,6 +81,18 @@ export function HomeComposer() {
       .catch((e: unknown) => setError(errorText(t, e)));
   }, [t]);
   useEffect(reload, [reload]);
+  const version = state?.draft.version;
+  useEffect(() => {
+    if (version === undefined) return;
+    let live = true;
+    homeApi
+      .popupStats()
+      .then((r) => live && setStats(r.stats))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [version]);
 
   const save: Save = async (f) => {
     if (state === null) return false;
@@ -311,11 +112,16 @@ export function HomeComposer() {
   if (state === null) return <p className="muted">{error ?? t('operate.loading')}</p>;
   const { draft } = state;
   const unpublished = draft.version !== state.live_version;
-  const items: { kind: 'banner' | 'module' | 'popup'; id: string; label: string }[] = [
-    ...draft.banners.map((b) => ({ kind: 'banner' as const, id: b.id, label: b.title || b.image })),
-    ...draft.modules.map((m) => ({ kind: 'module' as const, id: m.id, label: m.title })),
-    ...draft.popups.map((p) => ({ kind: 'popup' as const, id: p.id, label: p.title })),
+  const items: { kind: ItemKind; id: string; label: string; enabled: boolean }[] = [
+    ...draft.banners.map((b) => ({ kind: 'banner' as const, id: b.id, label: b.title || b.image, enabled: b.enabled })),
+    ...draft.modules.map((m) => ({ kind: 'module' as const, id: m.id, label: m.title, enabled: m.enabled })),
+    ...draft.popups.map((p) => ({ kind: 'popup' as const, id: p.id, label: p.title, enabled: p.enabled })),
   ];
+  const open = (kind: ItemKind) => (editing?.kind === kind ? editing.id : null);
+  const banner = draft.banners.find((b) => b.id === open('banner')) ?? null;
+  const popup = draft.popups.find((p) => p.id === open('popup')) ?? null;
+  const moduleItem = draft.modules.find((m) => m.id === open('module')) ?? null;
+  const done = () => setEditing(null);
   return (
     <div className="home-composer" data-testid="home-composer">
       <div className="home-composer__status">
@@ -349,21 +155,42 @@ export function HomeComposer() {
       )}
       {notice !== null && <p role="status">{notice}</p>}
       <ul className="home-composer__items" data-testid="draft-items">
-        {items.map((x) => (
-          <li key={`${x.kind}:${x.id}`}>
-            <span>
-              {t(`home.item.${x.kind}`)} · {x.label}
-            </span>
-            <button type="button" className="button button--link" onClick={() => void save((v) => homeApi.remove(v, x.kind, x.id))}>
-              {t('home.compose.delete')}
-            </button>
-          </li>
-        ))}
+        {items.map((x) => {
+          const popupStats = x.kind === 'popup' ? stats.find((s) => s.id === x.id) : undefined;
+          const isOpen = editing?.kind === x.kind && editing.id === x.id;
+          return (
+            <li key={`${x.kind}:${x.id}`} data-testid="draft-item" data-kind={x.kind} data-id={x.id} aria-current={isOpen ? 'true' : undefined}>
+              <span>
+                {t(`home.item.${x.kind}`)} · {x.label}
+                {!x.enabled && <small className="muted"> · {t('home.compose.off')}</small>}
+                {popupStats !== undefined && <PopupStatsLine stats={popupStats} />}
+              </span>
+              <span>
+                <button type="button" className="button button--link" data-testid="draft-item-edit" onClick={() => setEditing({ kind: x.kind, id: x.id })}>
+                  {t('home.compose.edit')}
+                </button>
+                <button
+                  type="button"
+                  className="button button--link"
+                  data-testid="draft-item-remove"
+                  onClick={() =>
+                    void save((v) => homeApi.remove(v, x.kind, x.id)).then((ok) => {
+                      if (ok && isOpen) setEditing(null);
+                    })
+                  }
+                >
+                  {t('home.compose.delete')}
+                </button>
+              </span>
+            </li>
+          );
+        })}
       </ul>
       <div className="home-composer__grid">
-        <BannerForm save={save} />
-        <PopupForm save={save} />
-        <ModuleForm save={save} />
+        <BannerForm key={`banner:${banner?.id ?? ''}`} save={save} item={banner} onDone={done} slots={state.slots} />
+        <PopupForm key={`popup:${popup?.id ?? ''}`} save={save} item={popup} onDone={done} slots={state.slots} />
+        <ModuleForm key={`module:${moduleItem?.id ?? ''}`} save={save} item={moduleItem} onDone={done} slots={state.slots} />
+        <FeaturesPanel features={draft.features} live={!unpublished} save={save} />
         <PreviewPanel version={draft.version} />
       </div>
     </div>

@@ -1,8 +1,14 @@
 // A named place of the home page (`home-top`, `generator-side`...): its
 // banners as a carousel and its modules with their elements, as the server
-// composes them for this viewer (audience, language, schedule).
+// composes them for this viewer (audience, language, schedule). Theme
+// activities in a module show as the activities page's tiles, linking to
+// each activity's page.
 import { useEffect, useState } from 'react';
 import { loggedInAtom } from '../account/atoms';
+import { useNow } from '../activities/actions';
+import { ActivityTile } from '../activities/parts';
+import type { ActivitySummary } from '../activities/types';
+import '../activities/activities.css';
 import { Link } from '../app/Link';
 import { useT } from '../i18n/useT';
 import { localeAtom } from '../router/router';
@@ -97,13 +103,37 @@ function elementPath(locale: string, e: ElementView): string {
   return `/${locale}/work/${encodeURIComponent(e.id)}`;
 }
 
+/** An activity element's card as the activities list's summary (null when it is not one). */
+export function activityOf(e: ElementView): ActivitySummary | null {
+  if (e.kind !== 'activity') return null;
+  const c = e.card as Partial<ActivitySummary>;
+  return typeof c.id === 'string' && typeof c.title === 'string' && Array.isArray(c.periods) ? (c as ActivitySummary) : null;
+}
+
+function ActivityElements({ activities }: { activities: ActivitySummary[] }) {
+  // Statuses and countdowns turn over with this clock.
+  const now = useNow(15_000);
+  return (
+    <ul className="home-module__list home-module__list--activities">
+      {activities.map((a) => (
+        <li key={`activity:${a.id}`}>
+          <ActivityTile activity={a} now={now} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function ModuleRow({ module, elements }: { module: ModuleView; elements: ElementView[] }) {
   const locale = useAtomValue(localeAtom);
+  const activities = elements.map(activityOf).filter((a): a is ActivitySummary => a !== null);
+  const others = elements.filter((e) => e.kind !== 'activity');
   return (
     <section className="home-module" data-testid="home-module" data-id={module.id}>
       <h2 className="home-module__title">{module.title}</h2>
-      <ul className="home-module__list">
-        {elements.map((e) => {
+      {activities.length > 0 && <ActivityElements activities={activities} />}
+      {others.length > 0 && <ul className="home-module__list">
+        {others.map((e) => {
           const img = elementImage(e);
           return (
             <li key={`${e.kind}:${e.id}`}>
@@ -114,7 +144,7 @@ export function ModuleRow({ module, elements }: { module: ModuleView; elements: 
             </li>
           );
         })}
-      </ul>
+      </ul>}
     </section>
   );
 }

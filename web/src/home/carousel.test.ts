@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closedToday, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
+import { browserZone, closedToday, localDay, formatElements, fromLocalInput, nextSlide, parseElements, rememberClosed, sameSitePath, toLocalInput } from './carousel';
 
 function memory() {
   const m = new Map<string, string>();
@@ -36,5 +36,24 @@ describe('home helpers', () => {
       { kind: 'work', id: 'w1' },
       { kind: 'character', id: 'c2' },
     ]);
+  });
+
+  it('round-trips element lists with activities, and names the browser zone', () => {
+    const els = parseElements('activity:a1, work:w2 model:m3');
+    expect(els).toEqual([
+      { kind: 'activity', id: 'a1' },
+      { kind: 'work', id: 'w2' },
+      { kind: 'model', id: 'm3' },
+    ]);
+    expect(formatElements(els)).toBe('activity:a1, work:w2, model:m3');
+    expect(parseElements(formatElements(els))).toEqual(els);
+    expect(formatElements([])).toBe('');
+    expect(browserZone()).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    // Local days turn at local midnight, whatever the zone.
+    const lateEvening = new Date(2026, 10, 27, 23, 59).getTime();
+    const midnight = new Date(2026, 10, 28, 0, 0).getTime();
+    expect(localDay(midnight) - localDay(lateEvening)).toBe(1);
+    expect(localDay(midnight)).toBe(localDay(new Date(2026, 10, 28, 23, 59).getTime()));
+    expect(localDay(new Date(1970, 0, 1, 12).getTime())).toBe(0);
   });
 });

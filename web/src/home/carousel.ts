@@ -2,7 +2,7 @@
 // local cache (spec 1 §5: popup open/close state is cached in local
 // storage, so a popup closed today is not flashed again before the server
 // answers), and the composer's conversions.
-import type { Schedule } from './types';
+import type { ElementKind, Schedule } from './types';
 
 /** The slide after `i` of `n` going `step` (+1 / -1), wrapping around. */
 export function nextSlide(i: number, n: number, step: number): number {
@@ -13,6 +13,12 @@ export function nextSlide(i: number, n: number, step: number): number {
 /** The UTC day of `ms`. */
 export function utcDay(ms: number): number {
   return Math.floor(ms / 86_400_000);
+}
+
+/** The calendar day of `ms` in the browser's zone (days since 1970-01-01), as the server counts a daily cap for a viewer in that zone. */
+export function localDay(ms: number): number {
+  const d = new Date(ms);
+  return utcDay(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()));
 }
 
 const CACHE_KEY = 'easel.popups.closed';
@@ -72,14 +78,34 @@ export function sameSitePath(url: string, origin: string): string {
   }
 }
 
-/** Parses "work:ID, character:ID" into element references (bad entries dropped). */
-export function parseElements(text: string): { kind: 'work' | 'model' | 'character'; id: string }[] {
+const ELEMENT_KINDS: readonly ElementKind[] = ['work', 'model', 'character', 'activity'];
+
+function isElementKind(s: string | undefined): s is ElementKind {
+  return ELEMENT_KINDS.includes(s as ElementKind);
+}
+
+/** Parses "work:ID, character:ID, activity:ID" into element references (bad entries dropped). */
+export function parseElements(text: string): { kind: ElementKind; id: string }[] {
   return text
     .split(/[\s,]+/)
     .map((s) => s.trim())
     .filter((s) => s !== '')
     .flatMap((s) => {
       const [kind, id] = s.split(':', 2);
-      return (kind === 'work' || kind === 'model' || kind === 'character') && id ? [{ kind, id }] : [];
+      return isElementKind(kind) && id ? [{ kind, id }] : [];
     });
+}
+
+/** The text `parseElements` reads back into `elements`. */
+export function formatElements(elements: readonly { kind: ElementKind; id: string }[]): string {
+  return elements.map((e) => `${e.kind}:${e.id}`).join(', ');
+}
+
+/** The browser's IANA time zone ('' when it has none to tell). */
+export function browserZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+  } catch {
+    return '';
+  }
 }

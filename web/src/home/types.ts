@@ -3,8 +3,9 @@
 export type Audience = 'visitor' | 'free' | 'member';
 export type Cap = 'once' | 'daily' | 'weekly' | 'every_visit';
 export type PopupKind = 'face_photo' | 'wakeup' | 'notice';
-export type LiveSource = 'works' | 'posts' | 'videos' | 'characters' | 'models';
-export type ElementKind = 'work' | 'model' | 'character';
+export type LiveSource = 'works' | 'posts' | 'videos' | 'characters' | 'models' | 'activities';
+export type ElementKind = 'work' | 'model' | 'character' | 'activity';
+export type ItemKind = 'banner' | 'module' | 'popup';
 
 export interface Targeting {
   audiences: Audience[];
@@ -73,6 +74,23 @@ export interface DraftState {
   live_version: number;
   published_at: number | null;
   link_hosts: string[];
+  /** The slots the web app places (`home-top`, `home-modules`, ...). */
+  slots: string[];
+}
+
+/** How often something happened: every time, and by distinct accounts and visitors. */
+export interface Tally {
+  total: number;
+  accounts: number;
+  visitors: number;
+}
+
+export interface PopupStats {
+  id: string;
+  shown: Tally;
+  closed: Tally;
+  clicked: Tally;
+  dont_pop: Tally;
 }
 
 export interface BannerView {

@@ -36,6 +36,7 @@ export function SquarePage() {
         <p className="muted">{loggedIn ? t('square.welcome', { name: account?.name ?? '…' }) : t('square.tagline')}</p>
       </header>
       <HomeSlot name="home-top" />
+      <HomeSlot name="home-modules" />
       <FilterBar
         page="home"
         value={filters}
