@@ -19,8 +19,6 @@ use crate::error::ApiError;
 
 pub mod codes;
 pub mod deletion;
-mod deletion_extra;
-mod deletion_steps;
 pub mod discord;
 pub mod expiry;
 pub mod export;
