@@ -159,7 +159,7 @@ export function DeleteAccountSection() {
         <div>
           {phoneCode ? (
             <>
-              <p>{t('deletion.confirmPhoneHint', { phone: methods.phone })}</p>
+              <p>{t('deletion.confirmPhoneHint', { phone: methods?.phone ?? '' })}</p>
               <button type="button" onClick={() => void sendCode()} data-testid="delete-account-send-code">
                 {t('deletion.sendCode')}
               </button>

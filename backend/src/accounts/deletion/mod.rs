@@ -41,7 +41,6 @@ mod sweep;
 
 pub use backfill::{ensure_backfilled, start_backfill};
 pub use cancel::{cancel, CancelProof};
-pub(crate) use sweep::drain;
 pub use sweep::{start_sweeper, sweep_account, sweep_due};
 
 /// The name an account shows once deleted (comments it wrote on other
