@@ -44,7 +44,9 @@ pub struct CancelRequest {
 
 impl CancelRequest {
     fn proof(&self) -> Result<deletion::CancelProof<'_>, ApiError> {
-        let given = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty());
+        fn given(v: &Option<String>) -> Option<&str> {
+            v.as_deref().map(str::trim).filter(|v| !v.is_empty())
+        }
         match (
             given(&self.email),
             given(&self.phone),

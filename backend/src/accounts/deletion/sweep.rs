@@ -7,7 +7,7 @@ use std::time::Duration;
 use infra::store::{Key, ScanRange, Table, TableDef};
 use protocol::ErrorCode;
 
-use super::{due_ck, due_pk, DeletionState, DeletionTables, STEPS};
+use super::{due_pk, DeletionState, DeletionTables, STEPS};
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
 use crate::state::AppState;

@@ -12,7 +12,12 @@ const CANCEL: &str = "/api/v1/account/delete/cancel";
 
 #[tokio::test]
 async fn a_phone_only_account_cancels_its_deletion_with_a_code() {
-    let (app, seen) = app_with_sms(&[]).await;
+    let (app, seen) = app_with_sms(&[
+        ("EASEL_SMS_PER_NUMBER_PER_HOUR", "50"),
+        ("EASEL_SMS_PER_IP_PER_HOUR", "100"),
+        ("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", "1000"),
+    ])
+    .await;
     let (mine, other) = ("+447911123461", "+447911123462");
     send(&app.client, mine).await.unwrap();
     let first = sign_in(&app.client, mine, &code_of(&seen, mine), json!({"name": "Pia"}))
