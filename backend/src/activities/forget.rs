@@ -50,10 +50,17 @@ impl ActivityService {
             if row.account != account {
                 return Ok(());
             }
-            let mine = t.entries.compare_and_set(&pk, &ck, &row, None).await?.is_ok();
+            let mine = t
+                .entries
+                .compare_and_set(&pk, &ck, &row, None)
+                .await?
+                .is_ok();
             if let (Some(a), Some(period)) = (&row.activity, row.period) {
                 t.by_time
-                    .delete(&period_pk(a, period), &Key::empty().i64(row.at).str(entry_id))
+                    .delete(
+                        &period_pk(a, period),
+                        &Key::empty().i64(row.at).str(entry_id),
+                    )
                     .await?;
                 if mine {
                     t.counts.add(&Key::of(a), &period_ck(period), -1).await?;
@@ -66,10 +73,7 @@ impl ActivityService {
         }
         if let Some(a) = &activity {
             // The account's places in every period of the activity.
-            let quotas = t
-                .quotas
-                .scan(&Key::of(a), &ScanRange::all(10_000))
-                .await?;
+            let quotas = t.quotas.scan(&Key::of(a), &ScanRange::all(10_000)).await?;
             for (qck, _) in quotas.rows {
                 let mut r = qck.reader();
                 if let (Some(_), Some(who)) = (r.u64(), r.str()) {

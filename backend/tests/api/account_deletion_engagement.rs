@@ -187,8 +187,7 @@ async fn rows(store: &DynStore, def: &'static infra::store::TableDef, pk: &Key) 
 }
 
 #[tokio::test]
-async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which_the_export_held()
-{
+async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which_the_export_held() {
     let mut app = spawn_app_with(ENV).await;
     let op = app.operator().await;
     let (ad, alice) = app.user("Alice").await;
@@ -224,7 +223,10 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
         .map(|x| x["entry_id"].as_str().unwrap())
         .collect();
     assert_eq!(mine, vec![ea.as_str()]);
-    assert_eq!(e["activity_votes"], json!([{"entry_id": eb, "at": e["activity_votes"][0]["at"]}]));
+    assert_eq!(
+        e["activity_votes"],
+        json!([{"entry_id": eb, "at": e["activity_votes"][0]["at"]}])
+    );
     // Bob's export holds his rows, not hers.
     let b = export_file(&bob, "engagement.json").await;
     assert!(b["checkin"].is_null());
@@ -247,7 +249,10 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
     assert_eq!(rows(&store, &tables::ACTIVITY_MINE, &pk).await, 0);
     let votes: Table<i64> = Table::new(store.clone(), &tables::ACTIVITY_VOTES);
     assert_eq!(votes.get(&Key::of(&eb), &pk).await.unwrap(), None);
-    assert_eq!(rows(&store, &tables::ACTIVITY_VOTES, &Key::of(&ea)).await, 0);
+    assert_eq!(
+        rows(&store, &tables::ACTIVITY_VOTES, &Key::of(&ea)).await,
+        0
+    );
     let answers: Table<Value> = Table::new(store.clone(), &tables::SURVEY_ANSWERS);
     assert_eq!(answers.get(&Key::of(&survey), &pk).await.unwrap(), None);
     assert!(answers
@@ -301,7 +306,14 @@ async fn rows_older_than_the_owner_index_are_found_by_the_export_and_the_sweep()
     {
         let store = open_store(&app);
         let owned: Table<Value> = Table::new(store.clone(), &tables::ACCT_OWNED);
-        for kind in ["upload", "report", "appeal", "comment", "vote", "survey_answer"] {
+        for kind in [
+            "upload",
+            "report",
+            "appeal",
+            "comment",
+            "vote",
+            "survey_answer",
+        ] {
             owned
                 .delete_partition(&Key::of(&me).str(kind))
                 .await
@@ -337,10 +349,7 @@ async fn rows_older_than_the_owner_index_are_found_by_the_export_and_the_sweep()
     let comments = export_file(&alice, "comments.json").await;
     assert!(comments.to_string().contains(&comment), "{comments}");
     let moderation = export_file(&alice, "moderation.json").await;
-    assert!(
-        moderation.to_string().contains(&bobs_work),
-        "{moderation}"
-    );
+    assert!(moderation.to_string().contains(&bobs_work), "{moderation}");
     let e = export_file(&alice, "engagement.json").await;
     assert_eq!(e["survey_answers"][0]["survey_id"], survey.as_str(), "{e}");
     assert_eq!(e["activity_votes"][0]["entry_id"], eb.as_str(), "{e}");

@@ -525,7 +525,11 @@ impl Store for ScyllaStore {
                     .map_err(backend)?;
                 while let Some(row) = stream.next().await {
                     let (c, v) = row.map_err(row_err)?;
-                    rows.push((pk.clone(), Key::from_bytes(untagged(c)?), v.unwrap_or_default()));
+                    rows.push((
+                        pk.clone(),
+                        Key::from_bytes(untagged(c)?),
+                        v.unwrap_or_default(),
+                    ));
                     if rows.len() == wanted {
                         return Ok(rows);
                     }

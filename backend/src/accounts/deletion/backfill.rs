@@ -64,14 +64,32 @@ fn owner_of(source: &TableDef, pk: &Key, ck: &Key, v: &[u8]) -> Option<Rec> {
     let name = source.name;
     if name == tables::UPLOADS.name {
         let r: UploadRow = decode(v).ok()?;
-        Some((r.owner, OwnedKind::Upload, r.created_at, r.file_id, String::new()))
+        Some((
+            r.owner,
+            OwnedKind::Upload,
+            r.created_at,
+            r.file_id,
+            String::new(),
+        ))
     } else if name == tables::COMMENTS.name {
         let r: CommentRow = decode(v).ok()?;
-        Some((r.author, OwnedKind::Comment, r.create_at, r.id, String::new()))
+        Some((
+            r.author,
+            OwnedKind::Comment,
+            r.create_at,
+            r.id,
+            String::new(),
+        ))
     } else if name == tables::MOD_REPORTS.name {
         let r: ModReportRow = decode(v).ok()?;
         let obj_key = pk.reader().str()?;
-        Some((r.reporter, OwnedKind::Report, r.create_at, obj_key, String::new()))
+        Some((
+            r.reporter,
+            OwnedKind::Report,
+            r.create_at,
+            obj_key,
+            String::new(),
+        ))
     } else if name == tables::MOD_APPEALS.name {
         let r: AppealRow = decode(v).ok()?;
         let obj_key = ObjKind::from_code(r.obj_type)
@@ -85,7 +103,13 @@ fn owner_of(source: &TableDef, pk: &Key, ck: &Key, v: &[u8]) -> Option<Rec> {
     } else if name == tables::SURVEY_ANSWERS.name {
         let r: ResponseRow = decode(v).ok()?;
         let survey = pk.reader().str()?;
-        Some((r.account, OwnedKind::SurveyAnswer, r.at, survey, String::new()))
+        Some((
+            r.account,
+            OwnedKind::SurveyAnswer,
+            r.at,
+            survey,
+            String::new(),
+        ))
     } else {
         None
     }

@@ -68,7 +68,12 @@ impl AccountService {
 /// taken (single-use, attempt-limited, 20105 when wrong) before anything
 /// about the number's account is told; a wrong one also counts against the
 /// address in the lockout.
-async fn by_phone(st: &AppState, phone: &str, code: &str, ip: &str) -> Result<AccountRow, ApiError> {
+async fn by_phone(
+    st: &AppState,
+    phone: &str,
+    code: &str,
+    ip: &str,
+) -> Result<AccountRow, ApiError> {
     let lockout = &st.security.lockout;
     lockout.check_ip(ip).await?;
     if !st.phones.enabled() {

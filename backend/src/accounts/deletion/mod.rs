@@ -396,4 +396,3 @@ pub async fn status_of(st: &AppState, account: &str) -> Result<DeletionView, Api
         .ok_or(ErrorCode::NotFound)?;
     Ok(view(&r, grace_days))
 }
-

@@ -20,9 +20,14 @@ async fn a_phone_only_account_cancels_its_deletion_with_a_code() {
     .await;
     let (mine, other) = ("+447911123461", "+447911123462");
     send(&app.client, mine).await.unwrap();
-    let first = sign_in(&app.client, mine, &code_of(&seen, mine), json!({"name": "Pia"}))
-        .await
-        .unwrap();
+    let first = sign_in(
+        &app.client,
+        mine,
+        &code_of(&seen, mine),
+        json!({"name": "Pia"}),
+    )
+    .await
+    .unwrap();
     let pia = app.client.with_token(&first.token);
 
     // The methods answer: no password, the phone.
