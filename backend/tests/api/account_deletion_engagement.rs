@@ -267,7 +267,7 @@ async fn rows_older_than_the_owner_index_are_found_by_the_export_and_the_sweep()
     let mut app = spawn_app_with(ENV).await;
     let op = app.operator().await;
     let (ad, alice) = app.user("Olive").await;
-    let (_, bob) = app.user("Oscar").await;
+    let (bd, bob) = app.user("Oscar").await;
     let me = ad.account.id.clone();
     let (survey, activity) = survey_and_activity(&op).await;
     let bobs_work = article(&bob, "Oscar's harbour").await;
@@ -330,6 +330,8 @@ async fn rows_older_than_the_owner_index_are_found_by_the_export_and_the_sweep()
         );
     }
     app.start_again();
+    // The same sessions, on the restarted server's address.
+    let bob = app.client.with_token(&bd.token);
     let alice = app.client.with_token(
         &app.client
             .login(&ad.account.email, PASSWORD)
