@@ -552,6 +552,7 @@ impl Application {
             activities,
         });
         crate::moderation::bans::start_sweeper(state.clone(), ban_sweep);
+        crate::accounts::deletion::start_backfill(state.clone());
         crate::accounts::deletion::start_sweeper(
             state.clone(),
             crate::accounts::deletion::sweep_every_from_env()?,

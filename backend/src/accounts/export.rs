@@ -382,6 +382,8 @@ fn media_keys(v: &Value, out: &mut Vec<String>) {
 /// The job: JSON per domain, then media, then the stored ZIP.
 async fn build(st: &AppState, owner: &AccountRow, id: &str) -> Result<(), ApiError> {
     let me = owner.id.as_str();
+    // Rows older than the owner index are listed once it is backfilled.
+    super::deletion::ensure_backfilled(st).await?;
     let opts =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -412,6 +414,8 @@ async fn build(st: &AppState, owner: &AccountRow, id: &str) -> Result<(), ApiErr
     add(&mut zip, "reactions.json", &to_json(&reactions)?)?;
     let moderation = super::export_social::moderation(st, me).await?;
     add(&mut zip, "moderation.json", &to_json(&moderation)?)?;
+    let engagement = super::export_social::engagement(st, me).await?;
+    add(&mut zip, "engagement.json", &to_json(&engagement)?)?;
     let editor = partition(st, &tables::EDITOR_WORKSPACES, &Key::of(me)).await?;
     add(&mut zip, "editor.json", &to_json(&editor)?)?;
     let mut keys = Vec::new();

@@ -193,3 +193,32 @@ pub async fn moderation(st: &AppState, me: &str) -> Result<Value, ApiError> {
         "states": states,
     }))
 }
+
+/// `engagement.json` (issue 22's rows): the check-in record (days, streak,
+/// the last day), awards not shown yet, the analytics opt-out, the survey
+/// answers, the activity contributions and the votes given.
+pub async fn engagement(st: &AppState, me: &str) -> Result<Value, ApiError> {
+    let (checkin, unseen) = st.awards.of_account(me).await?;
+    let mut answers = Vec::new();
+    for (_, survey, _) in list(&st.store, me, OwnedKind::SurveyAnswer).await? {
+        if let Some((title, r)) = st.surveys.answer_of(&survey, me).await? {
+            answers.push(json!({
+                "survey_id": survey, "title": title, "at": r.at, "answers": r.answers,
+            }));
+        }
+    }
+    let entries = st.activities.entries_of(me).await?;
+    let votes: Vec<Value> = list(&st.store, me, OwnedKind::Vote)
+        .await?
+        .into_iter()
+        .map(|(at, entry, _)| json!({"entry_id": entry, "at": at}))
+        .collect();
+    Ok(json!({
+        "checkin": checkin,
+        "unseen_awards": unseen,
+        "analytics_opted_out": st.analytics.opted_out(me).await?,
+        "survey_answers": answers,
+        "activity_entries": entries,
+        "activity_votes": votes,
+    }))
+}

@@ -91,6 +91,15 @@ impl AccountService {
 }
 
 impl OidcService {
+    /// The account a verified provider user signs in to, if any.
+    pub async fn account_of(&self, who: &VerifiedIdentity) -> Result<Option<String>, ApiError> {
+        Ok(self
+            .identities
+            .get(&identity_key(&who.provider, &who.subject), &Key::empty())
+            .await?
+            .map(|r| r.account_id))
+    }
+
     /// Signs a provider's user in, creating their account (status 3) the
     /// first time. Answers the account, a token and whether it is new.
     pub async fn sign_in(

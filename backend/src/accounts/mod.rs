@@ -19,8 +19,6 @@ use crate::error::ApiError;
 
 pub mod codes;
 pub mod deletion;
-mod deletion_extra;
-mod deletion_steps;
 pub mod discord;
 pub mod expiry;
 pub mod export;
@@ -68,7 +66,7 @@ pub struct AccountRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perks: Option<protocol::mall::subscription::Perks>,
     /// Set while the account waits for its deletion or once it is deleted
-    /// (`deletion.rs`): sign-in answers 20010 and no token works.
+    /// (`deletion/`): sign-in answers 20010 and no token works.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion: Option<deletion::DeletionMark>,
     /// The account proved it receives mail at `email` (issue 21: a

@@ -3,7 +3,8 @@
 //! filed, appeals it made, comments it wrote. Each domain records its row
 //! here when it is made (`acct_owned`: pk (account, kind), ck (time, id));
 //! the deletion sweep drains these partitions and the export reads them.
-//! Rows made before this index existed are not listed.
+//! Rows made before this index existed are listed by the one-time backfill
+//! (`deletion/backfill.rs`), which walks the domains' tables.
 
 use infra::store::{tables, DynStore, Key, ScanRange, StoreResult, Table};
 
@@ -18,6 +19,10 @@ pub enum OwnedKind {
     Appeal,
     /// `comments` rows (id: comment id).
     Comment,
+    /// `activity_votes` rows (id: the entry voted for).
+    Vote,
+    /// `survey_answers` rows (id: the survey answered).
+    SurveyAnswer,
 }
 
 impl OwnedKind {
@@ -27,6 +32,8 @@ impl OwnedKind {
             OwnedKind::Report => "report",
             OwnedKind::Appeal => "appeal",
             OwnedKind::Comment => "comment",
+            OwnedKind::Vote => "vote",
+            OwnedKind::SurveyAnswer => "survey_answer",
         }
     }
 }
@@ -54,7 +61,21 @@ pub async fn record(
     .await
 }
 
-/// Every (at, id, extra) of `account`'s rows of `kind`, oldest first.
+/// Forgets the record of `id` made at `at` (its row was taken back).
+pub async fn forget(
+    store: &DynStore,
+    account: &str,
+    kind: OwnedKind,
+    at: i64,
+    id: &str,
+) -> StoreResult<()> {
+    let t: Table<String> = Table::new(store.clone(), &tables::ACCT_OWNED);
+    t.delete(&owned_pk(account, kind), &Key::empty().i64(at).str(id))
+        .await
+}
+
+/// Every (at, id, extra) of `account`'s rows of `kind`, oldest first; an id
+/// recorded twice (at two times) is listed once.
 pub async fn list(
     store: &DynStore,
     account: &str,
@@ -63,13 +84,16 @@ pub async fn list(
     let t: Table<String> = Table::new(store.clone(), &tables::ACCT_OWNED);
     let pk = owned_pk(account, kind);
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut paging = None;
     loop {
         let page = t.scan(&pk, &ScanRange::all(500).after(paging)).await?;
         for (ck, extra) in page.rows {
             let mut r = ck.reader();
             if let (Some(at), Some(id)) = (r.i64(), r.str()) {
-                out.push((at, id, extra));
+                if seen.insert(id.clone()) {
+                    out.push((at, id, extra));
+                }
             }
         }
         paging = page.paging;

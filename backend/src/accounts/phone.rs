@@ -270,6 +270,17 @@ impl PhoneService {
     /// expired, it was used, or it is wrong (each wrong guess counts; the
     /// last allowed one burns it).
     pub async fn take_code(&self, e164: &str, code: &str) -> Result<(), ApiError> {
+        self.verify_code(e164, code, true).await
+    }
+
+    /// Checks the number's code like [`Self::take_code`] (a wrong guess
+    /// counts) but leaves a right one live: sign-in of an account waiting
+    /// for its deletion answers 20010, and the same code then cancels it.
+    pub async fn check_code(&self, e164: &str, code: &str) -> Result<(), ApiError> {
+        self.verify_code(e164, code, false).await
+    }
+
+    async fn verify_code(&self, e164: &str, code: &str, spend: bool) -> Result<(), ApiError> {
         let key = Key::of(e164);
         let code = code.trim();
         let mut current = self
@@ -289,6 +300,9 @@ impl PhoneService {
                 && same(&code_hash(&current.salt, e164, code), &current.code_hash);
             let mut next = current.clone();
             if right {
+                if !spend {
+                    return Ok(());
+                }
                 next.spent = true;
             } else {
                 next.attempts += 1;

@@ -83,6 +83,18 @@ impl ActivityMarks {
         Ok(())
     }
 
+    /// Takes a work's mark off (its contribution was removed). Other nodes
+    /// drop it at their next reload.
+    pub async fn clear(&self, work_id: &str) -> Result<(), ApiError> {
+        self.table
+            .delete(&Key::empty().u64(bucket_of(work_id)), &Key::of(work_id))
+            .await?;
+        if let Ok(mut map) = self.map.write() {
+            map.remove(work_id);
+        }
+        Ok(())
+    }
+
     pub fn get(&self, work_id: &str) -> Option<ActivityMark> {
         self.map.read().ok().and_then(|m| m.get(work_id).cloned())
     }

@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod commit;
+mod forget;
 pub mod judging;
 pub mod lists;
 pub mod marks;
@@ -147,6 +148,8 @@ pub(crate) struct Inner {
     pub objects: Arc<dyn Contributions>,
     pub clock: Arc<dyn Clock>,
     pub marks: ActivityMarks,
+    /// For `acct_owned` (votes listed under their voter).
+    pub store: DynStore,
 }
 
 /// The activities service; cheap to clone.
@@ -198,8 +201,9 @@ impl ActivityService {
                     quotas: Table::new(store.clone(), &tables::ACTIVITY_QUOTAS),
                     votes: Table::new(store.clone(), &tables::ACTIVITY_VOTES),
                     results: Table::new(store.clone(), &tables::ACTIVITY_RESULTS),
-                    counts: Counters::new(store, &tables::ACTIVITY_COUNTS),
+                    counts: Counters::new(store.clone(), &tables::ACTIVITY_COUNTS),
                 },
+                store,
                 ledger,
                 objects,
                 clock,

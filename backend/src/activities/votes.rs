@@ -10,6 +10,7 @@ use protocol::activity::VoteResult;
 use protocol::ErrorCode;
 
 use super::{entry_ck, entry_pk, ActivityService, EntryRow};
+use crate::accounts::owned::{self, OwnedKind};
 use crate::error::ApiError;
 
 impl ActivityService {
@@ -49,16 +50,19 @@ impl ActivityService {
     /// `activity/vote`.
     pub async fn vote(&self, voter: &str, entry_id: &str) -> Result<VoteResult, ApiError> {
         let e = self.votable(voter, entry_id).await?;
+        let now = self.now();
         if self
             .inner
             .t
             .votes
-            .insert_if_absent(&Key::of(entry_id), &Key::of(voter), &self.now())
+            .insert_if_absent(&Key::of(entry_id), &Key::of(voter), &now)
             .await?
             .is_err()
         {
             return Err(ErrorCode::ActivityVoteDuplicate.into());
         }
+        // Listed under the voter, for the export and the deletion sweep.
+        owned::record(&self.inner.store, voter, OwnedKind::Vote, now, entry_id, "").await?;
         Ok(VoteResult {
             entry_id: entry_id.to_owned(),
             votes: self.add_votes(&e, 1).await?,
@@ -83,6 +87,7 @@ impl ActivityService {
         {
             return Err(ErrorCode::ActivityNotVoted.into());
         }
+        owned::forget(&self.inner.store, voter, OwnedKind::Vote, at, entry_id).await?;
         Ok(VoteResult {
             entry_id: entry_id.to_owned(),
             votes: self.add_votes(&e, -1).await?,

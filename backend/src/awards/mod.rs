@@ -107,6 +107,39 @@ impl AwardService {
         self.inner.clock.now_ms()
     }
 
+    /// The account's check-in record and its awards not shown yet (the
+    /// data export).
+    pub async fn of_account(
+        &self,
+        account: &str,
+    ) -> Result<(Option<CheckinRow>, Vec<AwardView>), ApiError> {
+        let pk = Key::of(account);
+        let checkin = self.inner.checkins.get(&pk, &Key::empty()).await?;
+        let mut unseen = Vec::new();
+        let mut paging = None;
+        loop {
+            let page = self
+                .inner
+                .unseen
+                .scan(&pk, &infra::store::ScanRange::all(500).after(paging))
+                .await?;
+            unseen.extend(page.rows.into_iter().map(|(_, v)| v));
+            paging = page.paging;
+            if paging.is_none() {
+                return Ok((checkin, unseen));
+            }
+        }
+    }
+
+    /// Removes the account's check-in record and unseen awards (its
+    /// deletion; what was paid stays in the ledger). Idempotent.
+    pub async fn forget(&self, account: &str) -> Result<(), ApiError> {
+        let pk = Key::of(account);
+        self.inner.unseen.delete_partition(&pk).await?;
+        self.inner.checkins.delete(&pk, &Key::empty()).await?;
+        Ok(())
+    }
+
     /// The operator's configuration, or the shipped one until they change it.
     pub async fn config(&self) -> Result<AwardConfig, ApiError> {
         Ok(self

@@ -22,11 +22,54 @@ pub struct DeleteRequest {
     pub phone_code: Option<String>,
 }
 
+/// One proof: `email` and `password`; `phone` and `code` (sent by
+/// `account/login-in/sms`); or `session_id` and `token` (an `oidc/start`
+/// attempt's state and the provider's code).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CancelRequest {
-    pub email: String,
-    pub password: String,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub password: Option<String>,
+    #[serde(default)]
+    pub phone: Option<String>,
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+impl CancelRequest {
+    fn proof(&self) -> Result<deletion::CancelProof<'_>, ApiError> {
+        fn given(v: &Option<String>) -> Option<&str> {
+            v.as_deref().map(str::trim).filter(|v| !v.is_empty())
+        }
+        match (
+            given(&self.email),
+            given(&self.phone),
+            given(&self.session_id),
+        ) {
+            (Some(email), None, None) => Ok(deletion::CancelProof::Password {
+                email,
+                password: self.password.as_deref().unwrap_or(""),
+            }),
+            (None, Some(phone), None) => Ok(deletion::CancelProof::Phone {
+                phone,
+                code: given(&self.code).unwrap_or(""),
+            }),
+            (None, None, Some(session_id)) => Ok(deletion::CancelProof::Provider {
+                session_id,
+                code: given(&self.token).unwrap_or(""),
+            }),
+            _ => Err(ApiError::with_msg(
+                protocol::ErrorCode::InvalidParams,
+                "one of email and password, phone and code, or session_id and token",
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,13 +107,39 @@ pub async fn request(
     Ok(ok(deletion::request(&s, &a.0).await?))
 }
 
-/// `account/delete/cancel`: during the grace, with e-mail and password;
-/// answers like a login.
+/// `account/delete/cancel`: during the grace, with e-mail and password, a
+/// phone code or a provider sign-in; answers like a login.
 pub async fn cancel(req: HttpRequest, s: State, b: web::Json<CancelRequest>) -> ApiResult {
     limit(&req, &s)?;
     let ip = crate::auth::client_ip(&req);
-    let (row, token) = deletion::cancel(&s, &b.email, &b.password, &ip).await?;
+    let (row, token) = deletion::cancel(&s, b.proof()?, &ip).await?;
     Ok(logged_in(&req, &s, &row, token))
+}
+
+/// `account/delete/methods`: how the caller proves itself to ask for its
+/// deletion (password, or a phone code when it has no password) and later
+/// to cancel it (the same, or a linked provider's sign-in): the web app
+/// shows the matching forms.
+pub async fn methods(s: State, a: Authed) -> ApiResult {
+    let row = &a.0.account;
+    let phone = match s.phones.number_of(&row.id).await? {
+        Some(n) => Some(crate::accounts::phone::display_international(&n).unwrap_or(n)),
+        None => None,
+    };
+    let providers: Vec<String> = s
+        .oidc
+        .linked(&row.id)
+        .await?
+        .into_iter()
+        .map(|p| p.provider)
+        .collect();
+    Ok(ok(serde_json::json!({
+        "password": !row.password_hash.is_empty(),
+        "email": (!row.email.is_empty()).then(|| row.email.clone()),
+        "phone": phone,
+        "sms_enabled": s.phones.enabled(),
+        "providers": providers,
+    })))
 }
 
 /// `account/export/request`.
@@ -138,6 +207,7 @@ pub async fn admin_sweep(s: State, a: Authed, b: web::Json<SweepRequest>) -> Api
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/account/delete/request", web::post().to(request))
         .route("/account/delete/cancel", web::post().to(cancel))
+        .route("/account/delete/methods", web::post().to(methods))
         .route("/account/export/request", web::post().to(export_request))
         .route("/account/export/status", web::post().to(export_status))
         .route("/account/export/download", web::get().to(export_download))

@@ -87,6 +87,20 @@ async fn login_sms(
             )
             .await?
     } else {
+        // An account waiting for its deletion: a right code answers 20010
+        // and stays live, so the popup can cancel the deletion with it.
+        if let Some(id) = state.phones.owner(&e164).await? {
+            if let Some(mark) = state
+                .accounts
+                .get(&id)
+                .await?
+                .and_then(|r| r.deletion)
+                .filter(|m| !m.done)
+            {
+                state.phones.check_code(&e164, code).await?;
+                return Err(mark.refusal());
+            }
+        }
         None
     };
     state.phones.take_code(&e164, code).await?;

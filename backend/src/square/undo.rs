@@ -1,6 +1,6 @@
 //! Taking back what an account gave: a like or collect, a follow. The off
 //! halves of `react` and `follow` (`social.rs`), without their rate limit or
-//! visibility check, so an account's deletion (`accounts/deletion_steps.rs`)
+//! visibility check, so an account's deletion (`accounts/deletion/steps.rs`)
 //! can run them for everything the person gave.
 
 use infra::store::Key;

@@ -59,6 +59,7 @@ pub struct SurveyService {
     answers: Table<ResponseRow>,
     counts: Counters,
     filter: Option<TextFilterService>,
+    store: DynStore,
 }
 
 fn all() -> Key {
@@ -74,8 +75,9 @@ impl SurveyService {
         SurveyService {
             defs: Table::new(store.clone(), &tables::SURVEY_DEFS),
             answers: Table::new(store.clone(), &tables::SURVEY_ANSWERS),
-            counts: Counters::new(store, &tables::SURVEY_COUNTS),
+            counts: Counters::new(store.clone(), &tables::SURVEY_COUNTS),
             filter,
+            store,
         }
     }
 
@@ -262,10 +264,57 @@ impl SurveyService {
         {
             Ok(()) => {
                 self.counts.add(&Key::of(&row.id), &Key::empty(), 1).await?;
+                // Listed under the account, for the export and the deletion sweep.
+                crate::accounts::owned::record(
+                    &self.store,
+                    account,
+                    crate::accounts::owned::OwnedKind::SurveyAnswer,
+                    now,
+                    &row.id,
+                    "",
+                )
+                .await?;
                 Ok(())
             }
             Err(_) => Err(ErrorCode::SurveyAnswered.into()),
         }
+    }
+
+    /// The account's answer to a survey, with the survey's title (the
+    /// data export); `None` when it has none (or the survey is gone).
+    pub async fn answer_of(
+        &self,
+        id: &str,
+        account: &str,
+    ) -> Result<Option<(String, ResponseRow)>, ApiError> {
+        let Some(def) = self.defs.get(&all(), &Key::of(id)).await? else {
+            return Ok(None);
+        };
+        Ok(self
+            .answers
+            .get(&Key::of(id), &Key::of(account))
+            .await?
+            .map(|r| (def.def.title.clone(), r)))
+    }
+
+    /// Removes the account's answer to a survey (its deletion): the results
+    /// are tallied from the answers, so they stay honest; the count of
+    /// answers follows. The compare-and-set delete decides who decrements,
+    /// so a repeat after a crash does not count it twice.
+    pub async fn forget_answer(&self, id: &str, account: &str) -> Result<(), ApiError> {
+        let (pk, ck) = (Key::of(id), Key::of(account));
+        let Some(row) = self.answers.get(&pk, &ck).await? else {
+            return Ok(());
+        };
+        if self
+            .answers
+            .compare_and_set(&pk, &ck, &row, None)
+            .await?
+            .is_ok()
+        {
+            self.counts.add(&pk, &Key::empty(), -1).await?;
+        }
+        Ok(())
     }
 
     /// Every answer of a survey, in account-id order, page by page.

@@ -8,6 +8,7 @@
 )]
 
 mod account_deletion;
+mod account_deletion_engagement;
 mod accounts;
 mod accounts_gaps;
 mod accounts_mail;

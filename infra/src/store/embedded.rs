@@ -42,7 +42,7 @@ use tokio::sync::oneshot;
 pub use super::WriteStats;
 use super::{
     effective_bounds, CasOutcome, CkBounds, Key, Order, PagingState, RawPage, ScanRange, Store,
-    StoreError, StoreResult, TableDef, TableKind,
+    StoreError, StoreResult, TableDef, TableKind, TableRow,
 };
 
 /// File name of the database inside the data directory.
@@ -293,6 +293,19 @@ fn row_key(pk: &Key, ck: &Key) -> StoreResult<Vec<u8>> {
     let mut out = partition_prefix(pk)?;
     out.extend_from_slice(ck.as_bytes());
     Ok(out)
+}
+
+/// A row key's partition and clustering keys ([`row_key`] undone).
+fn split_row_key(k: &[u8]) -> StoreResult<(Key, Key)> {
+    let (len, rest) = k
+        .split_first_chunk::<4>()
+        .ok_or_else(|| backend("row key shorter than its length prefix"))?;
+    let len = usize::try_from(u32::from_be_bytes(*len)).map_err(backend)?;
+    if rest.len() < len {
+        return Err(backend("row key shorter than its partition key"));
+    }
+    let (pk, ck) = rest.split_at(len);
+    Ok((Key::from_bytes(pk.to_vec()), Key::from_bytes(ck.to_vec())))
 }
 
 /// The first key after every key starting with `prefix`, if there is one.
@@ -557,6 +570,38 @@ impl Store for EmbeddedStore {
                 None
             };
             Ok(RawPage { rows, paging })
+        })
+        .await
+    }
+
+    async fn scan_table(
+        &self,
+        t: &TableDef,
+        after: Option<(&Key, &Key)>,
+        limit: u32,
+    ) -> StoreResult<Vec<TableRow>> {
+        let def = regular_def(t)?;
+        let lower = match after {
+            Some((pk, ck)) => Bound::Excluded(row_key(pk, ck)?),
+            None => Bound::Unbounded,
+        };
+        let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(table) = read_table(&txn, def)? else {
+                return Ok(Vec::new());
+            };
+            let bounds = (lower, Bound::Unbounded);
+            let mut rows = Vec::new();
+            for entry in table.range::<&[u8]>(as_slices(&bounds)).map_err(backend)? {
+                if rows.len() == limit {
+                    break;
+                }
+                let (k, v) = entry.map_err(backend)?;
+                let (pk, ck) = split_row_key(k.value())?;
+                rows.push((pk, ck, v.value().to_vec()));
+            }
+            Ok(rows)
         })
         .await
     }

@@ -82,6 +82,15 @@ mod switch {
             self.up()?;
             self.inner.scan(t, pk, range).await
         }
+        async fn scan_table(
+            &self,
+            t: &TableDef,
+            after: Option<(&Key, &Key)>,
+            limit: u32,
+        ) -> StoreResult<Vec<crate::store::TableRow>> {
+            self.up()?;
+            self.inner.scan_table(t, after, limit).await
+        }
         async fn cas(
             &self,
             t: &TableDef,

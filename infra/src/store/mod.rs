@@ -123,6 +123,9 @@ pub struct RawPage {
     pub paging: Option<PagingState>,
 }
 
+/// One row of a table walk: (partition key, clustering key, value bytes).
+pub type TableRow = (Key, Key, Vec<u8>);
+
 /// The outcome of a compare-and-set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CasOutcome {
@@ -167,6 +170,24 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes every row of a partition.
     async fn delete_partition(&self, t: &TableDef, pk: &Key) -> StoreResult<()>;
     async fn scan(&self, t: &TableDef, pk: &Key, range: &ScanRange) -> StoreResult<RawPage>;
+    /// Every row of a table, `limit` at a time, from after the row `after`
+    /// ((pk, ck)); fewer than `limit` rows means the end. The order is the
+    /// backend's (the embedded store: key order; ScyllaDB: token order,
+    /// then clustering order), stable while rows are added elsewhere. For
+    /// maintenance walks over a whole table (backfills), never a request.
+    /// Stores that cannot walk a table answer `Unavailable`.
+    async fn scan_table(
+        &self,
+        t: &TableDef,
+        after: Option<(&Key, &Key)>,
+        limit: u32,
+    ) -> StoreResult<Vec<TableRow>> {
+        let _ = (after, limit);
+        Err(StoreError::Unavailable(format!(
+            "{}: table walks are not supported by this store",
+            t.name
+        )))
+    }
     /// Writes `new` (or deletes, when `None`) only if the present value equals
     /// `expected` (`None`: the row must not exist).
     async fn cas(
@@ -207,7 +228,8 @@ fn encode<V: Serialize>(v: &V) -> StoreResult<Vec<u8>> {
     rmp_serde::to_vec_named(v).map_err(|e| StoreError::Codec(e.to_string()))
 }
 
-fn decode<V: DeserializeOwned>(b: &[u8]) -> StoreResult<V> {
+/// Reads a stored value (what [`Table`] does for each row); for raw walks.
+pub fn decode<V: DeserializeOwned>(b: &[u8]) -> StoreResult<V> {
     rmp_serde::from_slice(b).map_err(|e| StoreError::Codec(e.to_string()))
 }
 
@@ -285,6 +307,20 @@ impl<V: Serialize + DeserializeOwned> Table<V> {
             rows,
             paging: raw.paging,
         })
+    }
+
+    /// One page of a walk over the whole table ([`Store::scan_table`]).
+    pub async fn scan_table(
+        &self,
+        after: Option<(&Key, &Key)>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Key, Key, V)>> {
+        self.store
+            .scan_table(self.def, after, limit)
+            .await?
+            .into_iter()
+            .map(|(pk, ck, v)| Ok((pk, ck, decode(&v)?)))
+            .collect()
     }
 
     /// Inserts only if absent. Returns the present row when it was not.

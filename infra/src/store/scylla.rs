@@ -27,7 +27,7 @@ use scylla::value::{Counter, CqlValue, Row};
 
 use super::{
     effective_bounds, CasOutcome, Key, Order, PagingState, RawPage, ScanRange, Store, StoreError,
-    StoreResult, TableDef, TableKind,
+    StoreResult, TableDef, TableKind, TableRow,
 };
 
 /// The byte stored before every partition and clustering key.
@@ -489,6 +489,82 @@ impl Store for ScyllaStore {
             None
         };
         Ok(RawPage { rows, paging })
+    }
+
+    async fn scan_table(
+        &self,
+        t: &TableDef,
+        after: Option<(&Key, &Key)>,
+        limit: u32,
+    ) -> StoreResult<Vec<TableRow>> {
+        regular(t)?;
+        let limit = limit.clamp(1, 1 << 30);
+        let wanted = usize::try_from(limit).map_err(backend)?;
+        let table = self.table(t);
+        let mut rows: Vec<TableRow> = Vec::new();
+        // The rest of the partition `after` is in, then the partitions
+        // whose token follows its token.
+        let (cql, values) = match after {
+            Some((pk, ck)) => {
+                let cql = format!("SELECT ck, v FROM {table} WHERE pk = ? AND ck > ? LIMIT ?");
+                let p = self.stmt(cql, true).await?;
+                let pager = self
+                    .session
+                    .execute_iter(
+                        p,
+                        vec![
+                            CqlValue::Blob(blob(pk)),
+                            CqlValue::Blob(blob(ck)),
+                            CqlValue::Int(i32::try_from(limit).map_err(backend)?),
+                        ],
+                    )
+                    .await
+                    .map_err(pager_err)?;
+                let mut stream = pager
+                    .rows_stream::<(Vec<u8>, Option<Vec<u8>>)>()
+                    .map_err(backend)?;
+                while let Some(row) = stream.next().await {
+                    let (c, v) = row.map_err(row_err)?;
+                    rows.push((
+                        pk.clone(),
+                        Key::from_bytes(untagged(c)?),
+                        v.unwrap_or_default(),
+                    ));
+                    if rows.len() == wanted {
+                        return Ok(rows);
+                    }
+                }
+                (
+                    format!("SELECT pk, ck, v FROM {table} WHERE token(pk) > token(?) LIMIT ?"),
+                    vec![CqlValue::Blob(blob(pk))],
+                )
+            }
+            None => (format!("SELECT pk, ck, v FROM {table} LIMIT ?"), Vec::new()),
+        };
+        let mut values = values;
+        let left = i32::try_from(wanted - rows.len()).map_err(backend)?;
+        values.push(CqlValue::Int(left));
+        let p = self.stmt(cql, true).await?;
+        let pager = self
+            .session
+            .execute_iter(p, values)
+            .await
+            .map_err(pager_err)?;
+        let mut stream = pager
+            .rows_stream::<(Vec<u8>, Vec<u8>, Option<Vec<u8>>)>()
+            .map_err(backend)?;
+        while let Some(row) = stream.next().await {
+            let (p, c, v) = row.map_err(row_err)?;
+            rows.push((
+                Key::from_bytes(untagged(p)?),
+                Key::from_bytes(untagged(c)?),
+                v.unwrap_or_default(),
+            ));
+            if rows.len() == wanted {
+                break;
+            }
+        }
+        Ok(rows)
     }
 
     async fn cas(

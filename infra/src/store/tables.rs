@@ -403,8 +403,10 @@ pub const ACTIVITY_COUNTS: TableDef = TableDef {
 pub const ACCT_LIMITS: TableDef = regular("acct_limits");
 /// pk (0) · ck (expires at ms, kind, key) → `()`. Short-lived account rows by expiry (provider sign-in states, reset tokens, codes, limits), read by the cleanup sweeper.
 pub const ACCT_EXPIRY: TableDef = regular("acct_expiry");
-/// pk (account id, kind: upload | report | appeal | comment) · ck (at ms, id) → `String` (extra). Rows other domains key by object, by the account that made them, for the deletion sweep and the export.
+/// pk (account id, kind: upload | report | appeal | comment | vote | survey_answer) · ck (at ms, id) → `String` (extra). Rows other domains key by object, by the account that made them, for the deletion sweep and the export.
 pub const ACCT_OWNED: TableDef = regular("acct_owned");
+/// pk (job name, "owner_index") · ck () → `BackfillRow`. A one-time walk's marker: the table it is in, the last row done, whether it finished.
+pub const ACCT_BACKFILL: TableDef = regular("acct_backfill");
 
 /// All tables, for migration.
 /// pk (account id) · ck () → `DeletionRequest`. An account's deletion: grace, state and the sweep's step cursor.
@@ -638,6 +640,7 @@ pub const ALL: &[TableDef] = &[
     ACCT_LIMITS,
     ACCT_EXPIRY,
     ACCT_OWNED,
+    ACCT_BACKFILL,
     // Surveys, short links, health
     SURVEY_DEFS,
     SURVEY_ANSWERS,

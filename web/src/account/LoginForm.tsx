@@ -173,8 +173,7 @@ export function LoginForm({ mode, onModeChange }: LoginFormProps) {
         {mode === 'login' && (
           <CancelDeletionOffer
             error={failure}
-            email={email}
-            password={password}
+            body={{ email: email.trim(), password }}
             onLogin={(data) => {
               setFailure(null);
               setError(applyLogin(data));

@@ -6,13 +6,18 @@ import type { ErrorMessage } from '../i18n/messages';
 import { useMessages, useT } from '../i18n/useT';
 import { navigate, useHomePath } from '../router/router';
 import { appStore } from '../state/jotai';
-import { announceLoginThird, linkProvider, loginThird, readCallback } from './oidc';
+import { pendingDeletionAt } from './CancelDeletionOffer';
+import { announceLoginThird, cancelDeletionThird, linkProvider, loginThird, readCallback, startOidc } from './oidc';
+import type { PendingOidc } from './oidc';
 import { useApplyLogin } from './useLoginOutcome';
 
 /**
  * Where a provider sends the browser back (`/oidc/callback?code&state`):
  * finishes the sign-in (a new account continues with the popup's final
- * step) or the link, then returns to where the attempt started.
+ * step), the link, or the cancel of a scheduled deletion, then returns to
+ * where the attempt started. A sign-in refused because the account waits
+ * for its deletion (20010) offers to cancel it by signing in once more
+ * (the provider's code is single-use).
  */
 export function OidcCallbackPage() {
   const t = useT();
@@ -20,6 +25,7 @@ export function OidcCallbackPage() {
   const home = useHomePath();
   const applyLogin = useApplyLogin();
   const [error, setError] = useState<ErrorMessage | null>(null);
+  const [waiting, setWaiting] = useState<{ at: number; pending: PendingOidc } | null>(null);
   const ran = useRef(false);
 
   useEffect(() => {
@@ -36,6 +42,9 @@ export function OidcCallbackPage() {
       try {
         if (pending.purpose === 'link') {
           await linkProvider(api, code, pending);
+        } else if (pending.purpose === 'cancel') {
+          const refused = applyLogin(await cancelDeletionThird(api, code, pending));
+          if (refused !== null) return refused;
         } else {
           const data = await loginThird(api, code, pending);
           announceLoginThird(window, data);
@@ -45,6 +54,8 @@ export function OidcCallbackPage() {
         navigate(appStore, back, { replace: true });
         return null;
       } catch (e) {
+        const at = pending.purpose === 'login' ? pendingDeletionAt(e) : null;
+        if (at !== null) setWaiting({ at, pending: { ...pending, back } });
         return errorMessage(e);
       }
     }
@@ -60,6 +71,22 @@ export function OidcCallbackPage() {
           <p className="form-error" role="alert" data-testid="oidc-error">
             {renderErrorMessage(table, error)}
           </p>
+          {waiting !== null && (
+            <div className="form__notice" data-testid="cancel-deletion-offer">
+              <p>{t('deletion.loginScheduled', { date: new Date(waiting.at).toLocaleString() })}</p>
+              <button
+                type="button"
+                className="button"
+                onClick={() =>
+                  void startOidc(api, window.sessionStorage, waiting.pending.provider, 'cancel', waiting.pending.back)
+                    .then((url) => window.location.assign(url))
+                    .catch((e: unknown) => setError(errorMessage(e)))
+                }
+              >
+                {t('deletion.cancelAndSignIn')}
+              </button>
+            </div>
+          )}
           <Link to={home}>{t('oidc.backHome')}</Link>
         </>
       )}

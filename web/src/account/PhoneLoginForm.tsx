@@ -10,6 +10,7 @@ import type { LoginData } from '../api/types';
 import { errorMessage } from '../i18n/messages';
 import type { ErrorMessage } from '../i18n/messages';
 import { useT } from '../i18n/useT';
+import { CancelDeletionOffer } from './CancelDeletionOffer';
 import { FormError } from './FormError';
 import { useApplyLogin } from './useLoginOutcome';
 import { clearUserInvite, readUserInvite } from './userInvite';
@@ -31,6 +32,9 @@ export function PhoneLoginForm() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<ErrorMessage | null>(null);
+  // The raw failure of the last sign-in: a 20010 about a waiting deletion
+  // offers to cancel it with the same number and code.
+  const [failure, setFailure] = useState<unknown>(null);
 
   useEffect(() => {
     let live = true;
@@ -49,10 +53,12 @@ export function PhoneLoginForm() {
     if (pending) return;
     setPending(true);
     setError(null);
+    setFailure(null);
     try {
       await step();
     } catch (err) {
       if (isApiError(err) && err.code === 40002) clearUserInvite();
+      setFailure(err);
       setError(errorMessage(err));
     } finally {
       setPending(false);
@@ -120,6 +126,16 @@ export function PhoneLoginForm() {
           </>
         )}
         <FormError error={error} />
+        {sentTo !== null && (
+          <CancelDeletionOffer
+            error={failure}
+            body={{ phone: sentTo, code: code.trim() }}
+            onLogin={(data) => {
+              setFailure(null);
+              setError(applyLogin(data));
+            }}
+          />
+        )}
         <div className="form__actions">
           <button type="button" className="button" disabled={pending || phone.trim() === ''} onClick={send}>
             {t('login.sendCode')}

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { PENDING_KEY, announceLoginThird, channelType, loginThird, readCallback, startOidc } from './oidc';
+import { PENDING_KEY, announceLoginThird, cancelDeletionThird, channelType, loginThird, readCallback, startOidc } from './oidc';
 import type { PendingOidc, ThirdLoginData } from './oidc';
 
 function memoryStorage(init: Record<string, string> = {}) {
@@ -62,5 +62,18 @@ describe('third-party sign-in', () => {
     target.addEventListener('easel:loginThird', (e) => seen.push((e as CustomEvent).detail));
     announceLoginThird(target, answer);
     expect(seen).toEqual([third]);
+  });
+
+  it('cancels a scheduled deletion with a sign-in attempt started for it', async () => {
+    const start = vi.fn().mockResolvedValue({ url: 'https://idp.example/authorize?y=2', session_id: 'st-7', type: 6 });
+    const storage = memoryStorage();
+    await startOidc({ post: start } as never, storage, 'acme', 'cancel', '/en/settings/account');
+    // A cancel attempt is a sign-in for the server, not a link.
+    expect(start).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'acme', link: false });
+    const read = readCallback('?code=c7&state=st-7', storage);
+    expect(read).toEqual({ ok: true, code: 'c7', pending: { session_id: 'st-7', provider: 'acme', type: 6, purpose: 'cancel', back: '/en/settings/account' } });
+    const post = vi.fn().mockResolvedValue({ token: 't' });
+    if (read.ok) await cancelDeletionThird({ post } as never, read.code, read.pending);
+    expect(post).toHaveBeenCalledWith('/api/v1/account/delete/cancel', { session_id: 'st-7', token: 'c7' });
   });
 });

@@ -22,7 +22,8 @@ export interface PendingOidc {
   session_id: string;
   provider: string;
   type: number;
-  purpose: 'login' | 'link';
+  /** `cancel`: the sign-in proves the account to cancel its scheduled deletion. */
+  purpose: 'login' | 'link' | 'cancel';
   /** The same-site path to go back to afterwards. */
   back: string;
 }
@@ -74,7 +75,7 @@ export async function startOidc(
   api: Poster,
   storage: Pick<Storage, 'setItem'>,
   provider: string,
-  purpose: 'login' | 'link',
+  purpose: PendingOidc['purpose'],
   back: string,
 ): Promise<string> {
   const data = await api.post<{ url: string; session_id: string; type: number }>('/api/v1/account/oidc/start', {
@@ -97,7 +98,7 @@ function isPending(v: unknown): v is PendingOidc {
     typeof p.session_id === 'string' &&
     typeof p.provider === 'string' &&
     typeof p.type === 'number' &&
-    (p.purpose === 'login' || p.purpose === 'link') &&
+    (p.purpose === 'login' || p.purpose === 'link' || p.purpose === 'cancel') &&
     typeof p.back === 'string'
   );
 }
@@ -136,6 +137,11 @@ export function loginThird(api: Poster, code: string, pending: PendingOidc): Pro
     token: code,
     session_id: pending.session_id,
   });
+}
+
+/** `account/delete/cancel` with a provider sign-in: answers like a login. */
+export function cancelDeletionThird(api: Poster, code: string, pending: PendingOidc): Promise<LoginData> {
+  return api.post<LoginData>('/api/v1/account/delete/cancel', { session_id: pending.session_id, token: code });
 }
 
 export function linkProvider(api: Poster, code: string, pending: PendingOidc): Promise<LinkedAnswer> {

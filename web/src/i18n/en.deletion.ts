@@ -26,4 +26,12 @@ export const en_deletion = {
   'export.failed': 'The export failed. Please try again.',
   'deletion.loginScheduled': 'This account is scheduled for deletion on {date}.',
   'deletion.cancelAndSignIn': 'Cancel the deletion and sign in',
+  'deletion.cancelHintPhone': 'Changed your mind? We send a code to {phone}; enter it to cancel the deletion.',
+  'deletion.cancelHintProvider': 'Changed your mind? Sign in again with the provider you use to cancel the deletion.',
+  'deletion.phone': 'Phone number',
+  'deletion.sendCode': 'Send a code',
+  'deletion.code': 'Code from the text message',
+  'deletion.codeSent': 'A code was sent to {phone}.',
+  'deletion.cancelWith': 'Cancel with {provider}',
+  'deletion.confirmPhoneHint': 'Your account has no password: we send a code to {phone} to confirm.',
 };

@@ -27,4 +27,12 @@ export const zh_deletion: Partial<MessageTable> = {
   'export.failed': '导出失败，请重试。',
   'deletion.loginScheduled': '此账号将于 {date} 删除。',
   'deletion.cancelAndSignIn': '取消删除并登录',
+  'deletion.cancelHintPhone': '改变主意了？我们会向 {phone} 发送验证码，输入即可取消删除。',
+  'deletion.cancelHintProvider': '改变主意了？用你使用的第三方账号重新登录即可取消删除。',
+  'deletion.phone': '手机号',
+  'deletion.sendCode': '发送验证码',
+  'deletion.code': '短信验证码',
+  'deletion.codeSent': '验证码已发送至 {phone}。',
+  'deletion.cancelWith': '通过 {provider} 取消',
+  'deletion.confirmPhoneHint': '你的账号没有密码：我们会向 {phone} 发送验证码以确认。',
 };

@@ -1,15 +1,20 @@
 // Settings › account: export my data (progress, download while it lasts),
-// delete my account (password re-entered, grace date shown) and cancel the
-// deletion during the grace (e-mail and password: every session ended at
-// the request). Server: backend/src/routes/account_deletion.rs.
+// delete my account (password re-entered, or a code sent to the phone of
+// an account without a password; grace date shown) and cancel the
+// deletion during the grace (ScheduledDeletion.tsx, by how the account
+// signs in: every session ended at the request). Server:
+// backend/src/routes/account_deletion.rs.
 // The request signs this browser out too, so the scheduled deletion and its
 // cancel form live in an atom that the settings page shows signed out.
 import { useEffect, useState } from 'react';
-import { atom, useAtom, useSetAtom } from '../state/jotai';
+import { useAtom, useSetAtom } from '../state/jotai';
 import { accountAtom, tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { useT } from '../i18n/useT';
 import { useErrorText } from '../tavern/useErrorText';
+import { byPhoneCode, scheduledDeletionAtom } from './deletionState';
+import type { DeletionMethods, DeletionView } from './deletionState';
+import { ScheduledDeletion } from './ScheduledDeletion';
 
 export interface ExportView {
   id: string;
@@ -21,59 +26,6 @@ export interface ExportView {
   size: number;
 }
 
-export interface DeletionView {
-  state: 'pending' | 'sweeping' | 'done';
-  purge_at: number;
-  grace_days: number;
-}
-
-interface LoginAnswer {
-  token: string;
-  account: { id: string; name: string; email: string; create_at: number; status: number };
-}
-
-/** The deletion this browser asked for, until it is cancelled (shown signed out). */
-export const scheduledDeletionAtom = atom<DeletionView | null>(null);
-
-/** The scheduled deletion: its date and the cancel form (e-mail and password). */
-export function ScheduledDeletion() {
-  const t = useT();
-  const errorText = useErrorText();
-  const setToken = useSetAtom(tokenAtom);
-  const setAccount = useSetAtom(accountAtom);
-  const [scheduled, setScheduled] = useAtom(scheduledDeletionAtom);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  if (scheduled === null) return null;
-
-  async function cancelDeletion() {
-    setError(null);
-    try {
-      const answer = await api.post<LoginAnswer>('/api/v1/account/delete/cancel', { email, password });
-      setScheduled(null);
-      setPassword('');
-      setToken(answer.token);
-      setAccount({ ...answer.account });
-    } catch (e) {
-      setError(errorText(e));
-    }
-  }
-
-  return (
-    <section className="settings-section" data-testid="delete-account-scheduled">
-      <h3>{t('deletion.title')}</h3>
-      <p>{t('deletion.scheduled', { date: new Date(scheduled.purge_at).toLocaleString() })}</p>
-      <p>{t('deletion.cancelHint')}</p>
-      <input type="email" value={email} placeholder={t('deletion.email')} onChange={(e) => setEmail(e.target.value)} />
-      <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} />
-      <button type="button" onClick={() => void cancelDeletion()} data-testid="delete-account-cancel">
-        {t('deletion.cancel')}
-      </button>
-      {error !== null && <p role="alert">{error}</p>}
-    </section>
-  );
-}
 
 export function DeleteAccountSection() {
   const t = useT();
@@ -85,6 +37,21 @@ export function DeleteAccountSection() {
   const [confirming, setConfirming] = useState(false);
   const [scheduled, setScheduled] = useAtom(scheduledDeletionAtom);
   const [error, setError] = useState<string | null>(null);
+  const [methods, setMethods] = useState<DeletionMethods | null>(null);
+  const [code, setCode] = useState('');
+  const [codeSent, setCodeSent] = useState(false);
+
+  useEffect(() => {
+    if (token === null) return;
+    let live = true;
+    api.post<DeletionMethods>('/api/v1/account/delete/methods', {}).then(
+      (m) => live && setMethods(m),
+      () => live && setMethods(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [token]);
 
   useEffect(() => {
     if (token === null) return;
@@ -129,13 +96,27 @@ export function DeleteAccountSection() {
     URL.revokeObjectURL(url);
   }
 
+  const phoneCode = byPhoneCode(methods);
+
+  async function sendCode() {
+    if (!byPhoneCode(methods)) return;
+    setError(null);
+    try {
+      await api.post('/api/v1/account/login-in/sms', { type: 'phone', phone: methods.phone });
+      setCodeSent(true);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
   async function requestDeletion() {
     setError(null);
     try {
-      const v = await api.post<DeletionView>('/api/v1/account/delete/request', { password });
+      const v = await api.post<DeletionView>('/api/v1/account/delete/request', phoneCode ? { phone_code: code.trim() } : { password });
       setPassword('');
+      setCode('');
       setConfirming(false);
-      setScheduled(v);
+      setScheduled({ ...v, methods });
       // Every session ended with the request: this one too.
       setToken(null);
       setAccount(null);
@@ -176,8 +157,20 @@ export function DeleteAccountSection() {
         </button>
       ) : (
         <div>
-          <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} data-testid="delete-account-password" />
-          <button type="button" className="danger" disabled={password === ''} onClick={() => void requestDeletion()} data-testid="delete-account-confirm">
+          {phoneCode ? (
+            <>
+              <p>{t('deletion.confirmPhoneHint', { phone: methods?.phone ?? '' })}</p>
+              <button type="button" onClick={() => void sendCode()} data-testid="delete-account-send-code">
+                {t('deletion.sendCode')}
+              </button>
+              {codeSent && (
+                <input inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} placeholder={t('deletion.code')} onChange={(e) => setCode(e.target.value)} data-testid="delete-account-code" />
+              )}
+            </>
+          ) : (
+            <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} data-testid="delete-account-password" />
+          )}
+          <button type="button" className="danger" disabled={phoneCode ? code.trim() === '' : password === ''} onClick={() => void requestDeletion()} data-testid="delete-account-confirm">
             {t('deletion.confirm')}
           </button>
           <button type="button" onClick={() => setConfirming(false)}>

@@ -11,7 +11,8 @@ import { useAtomValue, useSetAtom } from '../state/jotai';
 import type { SettingsTab } from './route';
 import { SETTINGS_TABS, settingsPath } from './route';
 import { SECTIONS } from './sections';
-import { ScheduledDeletion, scheduledDeletionAtom } from './DeleteAccountSection';
+import { scheduledDeletionAtom } from './deletionState';
+import { ScheduledDeletion } from './ScheduledDeletion';
 import './settings.css';
 
 export function SettingsPage({ tab }: { tab: SettingsTab }) {

@@ -447,3 +447,55 @@ async fn discord_signs_in_through_its_oauth2_endpoints() {
         ErrorCode::OidcProviderError,
     );
 }
+
+#[tokio::test]
+async fn a_provider_sign_in_cancels_a_scheduled_deletion() {
+    let email = format!("gail-{}@example.com", crate::helpers::rand_suffix());
+    let (app, _fake) = app_with_fake(fake::user("gail-sub", Some(&email)), &[]).await;
+    let c = app.client.with_device("oidc-device-9");
+    let owner = c.sign_up(&email, PASSWORD, "Gail").await.unwrap();
+    let me = c.with_token(&owner.token);
+    link(&me, "acme").await.unwrap();
+    let methods: Value = me
+        .post("/api/v1/account/delete/methods", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(methods["password"], true);
+    assert_eq!(methods["providers"], json!(["acme"]));
+    let _: Value = me
+        .post(
+            "/api/v1/account/delete/request",
+            &json!({"password": PASSWORD}),
+        )
+        .await
+        .unwrap();
+
+    // The provider's sign-in answers 20010 while the deletion waits.
+    let (code, state) = begin(&c, "acme").await;
+    assert_code(
+        login_third(&c, "6", &code, &state).await,
+        ErrorCode::ActNotAvailable,
+    );
+    // That attempt's state was taken: it cannot be used again to cancel.
+    assert_code(
+        c.post::<_, Value>(
+            "/api/v1/account/delete/cancel",
+            &json!({"session_id": state, "token": code}),
+        )
+        .await,
+        ErrorCode::OidcStateInvalid,
+    );
+    // A fresh sign-in at the provider cancels it and signs in.
+    let (code, state) = begin(&c, "acme").await;
+    let back: Value = c
+        .post(
+            "/api/v1/account/delete/cancel",
+            &json!({"session_id": state, "token": code}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(back["account"]["id"], owner.account.id.as_str());
+    let (code, state) = begin(&c, "acme").await;
+    let signed = login_third(&c, "6", &code, &state).await.unwrap();
+    assert_eq!(signed["account"]["id"], owner.account.id.as_str());
+}

@@ -1,6 +1,7 @@
 //! Phone sign-in against a fake Twilio, invite codes with their credits,
 //! and the visitor and popup calls (issue 21 items 3, 4, 7).
 
+mod deletion_cancel;
 pub mod fake_twilio;
 
 use std::sync::{Arc, Mutex};

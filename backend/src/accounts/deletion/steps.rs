@@ -1,11 +1,12 @@
-//! The steps of an account's deletion sweep (see `deletion.rs`): for each
+//! The steps of an account's deletion sweep (see `deletion/mod.rs`): for each
 //! domain, the owner index it drains and the delete it calls per item.
 
 use infra::store::{tables, Key, Table};
 use protocol::ErrorCode;
 
-use super::deletion::{drain, finish_identity, remove_task, Step};
-use super::AccountRow;
+use super::sweep::{drain, finish_identity, remove_task};
+use super::Step;
+use crate::accounts::AccountRow;
 use crate::error::ApiError;
 use crate::square::social::Reaction;
 use crate::state::AppState;
@@ -244,13 +245,14 @@ pub async fn run(
             })
             .await
         }
-        Step::Moderation => super::deletion_extra::moderation(st, me, budget).await,
-        Step::Ornaments => super::deletion_extra::ornaments(st, me, budget).await,
-        Step::Uploads => super::deletion_extra::uploads(st, me, budget).await,
+        Step::Moderation => super::extra::moderation(st, me, budget).await,
+        Step::Ornaments => super::extra::ornaments(st, me, budget).await,
+        Step::Uploads => super::extra::uploads(st, me, budget).await,
         Step::Exports => {
-            super::export::forget(st, me).await?;
+            crate::accounts::export::forget(st, me).await?;
             Ok(true)
         }
+        Step::Engagement => super::engagement::run(st, me, budget).await,
         Step::Identity => {
             if *budget == 0 {
                 return Ok(false);

@@ -1,5 +1,5 @@
 //! The deletion sweep's steps for rows kept by object rather than by owner
-//! (see `deletion.rs`): moderation reports and appeals the person filed,
+//! (see `deletion/mod.rs`): moderation reports and appeals the person filed,
 //! their moderator grant (their decisions stay, anonymised), their
 //! ornaments, and the files they uploaded. Each step drains an
 //! `acct_owned` partition ([`super::owned`]) or an owner-keyed table; every
@@ -9,8 +9,9 @@ use infra::objects::ObjectKey;
 use infra::store::{tables, Key, ScanRange, Table};
 use protocol::moderation::{AuditEntry, ObjKind};
 
-use super::deletion::{drain, DELETED_NAME};
-use super::owned::{owned_pk, OwnedKind};
+use super::sweep::drain;
+use super::DELETED_NAME;
+use crate::accounts::owned::{owned_pk, OwnedKind};
 use crate::error::ApiError;
 use crate::moderation::reports::{APPEAL, REPORT};
 use crate::state::AppState;

@@ -14,19 +14,34 @@
 //! idempotent, so a crash anywhere is finished by the next run from the
 //! cursor (`backend/tests/api/account_deletion.rs` kills the server
 //! mid-sweep). What each domain does is in [`STEPS`]' docs.
+//!
+//! Files: `mod.rs` (types, request, status), `cancel.rs` (the cancel, by
+//! password, phone code or provider), `sweep.rs` (the sweeper and
+//! `drain`), `steps.rs` (each step), `extra.rs` (moderation, ornaments,
+//! uploads), `engagement.rs` (check-ins, awards, analytics, surveys,
+//! activities), `backfill.rs` (owner index of old rows).
 
-use std::future::Future;
 use std::time::Duration;
 
-use infra::store::{tables, Key, ScanRange, Table, TableDef};
+use infra::store::{tables, Key, Table};
 use protocol::account::status;
 use protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 
-use super::{now_millis, verify_password, AccountRow, AccountService, EmailClaim};
+use super::{now_millis, AccountRow, AccountService, EmailClaim};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::tasks::Requester;
+
+mod backfill;
+mod cancel;
+mod engagement;
+mod extra;
+mod steps;
+mod sweep;
+
+pub use backfill::{ensure_backfilled, start_backfill};
+pub use cancel::{cancel, CancelProof};
+pub use sweep::{start_sweeper, sweep_account, sweep_due};
 
 /// The name an account shows once deleted (comments it wrote on other
 /// people's threads stay, authored by it).
@@ -144,6 +159,9 @@ pub enum Step {
     Uploads,
     /// Data exports: object and row removed.
     Exports,
+    /// Activity contributions and votes, survey answers, check-ins,
+    /// unseen awards, the analytics opt-out (`engagement.rs`).
+    Engagement,
     /// Sessions ended, e-mail and phone claims released, the row anonymised (kept as
     /// a tombstone so the ledger, orders and others' threads stay whole).
     Identity,
@@ -170,6 +188,9 @@ pub const STEPS: &[Step] = &[
     Step::Ornaments,
     Step::Uploads,
     Step::Exports,
+    // Added after the others: a sweep stopped at Identity by an older
+    // build runs it first, none skips a step.
+    Step::Engagement,
     Step::Identity,
 ];
 
@@ -195,6 +216,7 @@ impl Step {
             Step::Ornaments => "ornaments",
             Step::Uploads => "uploads",
             Step::Exports => "exports",
+            Step::Engagement => "engagement",
             Step::Identity => "identity",
         }
     }
@@ -239,11 +261,11 @@ impl DeletionTables {
     }
 }
 
-fn due_pk() -> Key {
+pub(super) fn due_pk() -> Key {
     Key::empty().u64(0)
 }
 
-fn due_ck(purge_at: i64, account: &str) -> Key {
+pub(super) fn due_ck(purge_at: i64, account: &str) -> Key {
     Key::empty().i64(purge_at).str(account)
 }
 
@@ -267,7 +289,7 @@ fn view(r: &DeletionRequest, grace_days: u32) -> DeletionView {
 
 impl AccountService {
     /// Marks the row (`None` clears the mark), compare-and-set on the latest row.
-    async fn set_deletion_mark(
+    pub(super) async fn set_deletion_mark(
         &self,
         account_id: &str,
         mark: Option<DeletionMark>,
@@ -280,44 +302,9 @@ impl AccountService {
             .ok_or_else(|| ErrorCode::NotFound.into())
     }
 
-    /// The account behind an e-mail and password, whatever its deletion
-    /// state; counted in the lockout like a sign-in.
-    async fn by_credentials(
-        &self,
-        lockout: &super::lockout::Lockout,
-        email: &str,
-        password: &str,
-        ip: &str,
-    ) -> Result<AccountRow, ApiError> {
-        lockout.check_ip(ip).await?;
-        let email = protocol::account::Email::parse(email)?;
-        let claim = match self
-            .by_email
-            .get(&Key::of(email.as_str()), &Key::empty())
-            .await?
-        {
-            Some(c) => c,
-            None => {
-                lockout.failed(None, ip).await?;
-                return Err(ErrorCode::AccountNoExistent.into());
-            }
-        };
-        let row = self
-            .get(&claim.account_id)
-            .await?
-            .ok_or(ErrorCode::AccountNoExistent)?;
-        lockout.check(&row.id, ip, false).await?;
-        if let Err(e) = verify_password(password, &row.password_hash).await {
-            lockout.failed(Some(&row.id), ip).await?;
-            return Err(e);
-        }
-        lockout.succeeded(&row.id, ip).await?;
-        Ok(row)
-    }
-
     /// The sweep's last step: every session ended, the e-mail claim
     /// released (the address can sign up again), the row anonymised.
-    async fn anonymise(&self, account_id: &str) -> Result<(), ApiError> {
+    pub(super) async fn anonymise(&self, account_id: &str) -> Result<(), ApiError> {
         self.end_sessions(account_id, None).await?;
         let Some(row) = self.get(account_id).await? else {
             return Ok(());
@@ -398,48 +385,6 @@ pub async fn request(st: &AppState, caller: &super::Caller) -> Result<DeletionVi
     Ok(view(&stored, grace_days))
 }
 
-/// `account/delete/cancel`: with the account's e-mail and password (its
-/// sessions were ended at the request), during the grace only. Answers the
-/// account row, which the caller then signs in with a fresh token.
-pub async fn cancel(
-    st: &AppState,
-    email: &str,
-    password: &str,
-    ip: &str,
-) -> Result<(AccountRow, String), ApiError> {
-    let row = st
-        .accounts
-        .by_credentials(&st.security.lockout, email, password, ip)
-        .await?;
-    let Some(mark) = &row.deletion else {
-        return Err(ErrorCode::DeletionNotPending.into());
-    };
-    let t = DeletionTables::new(st.store.clone());
-    let pk = Key::of(&row.id);
-    if let Some(req) = t.requests.get(&pk, &Key::empty()).await? {
-        if req.state != DeletionState::Pending {
-            return Err(mark.refusal());
-        }
-        // Compare-and-set against the sweeper taking it.
-        if t.requests
-            .compare_and_set(&pk, &Key::empty(), &req, None)
-            .await?
-            .is_err()
-        {
-            return Err(mark.refusal());
-        }
-        t.due
-            .delete(&due_pk(), &due_ck(req.purge_at, &row.id))
-            .await?;
-    } else if mark.done {
-        return Err(mark.refusal());
-    }
-    let row = st.accounts.set_deletion_mark(&row.id, None).await?;
-    let token = st.accounts.issue_token(&row.id).await?;
-    tracing::info!(account = %row.id, "account deletion cancelled");
-    Ok((row, token))
-}
-
 /// An operator's view of an account's deletion.
 pub async fn status_of(st: &AppState, account: &str) -> Result<DeletionView, ApiError> {
     let grace_days = grace_days_from_env().map_err(ApiError::internal)?;
@@ -450,181 +395,4 @@ pub async fn status_of(st: &AppState, account: &str) -> Result<DeletionView, Api
         .await?
         .ok_or(ErrorCode::NotFound)?;
     Ok(view(&r, grace_days))
-}
-
-static SWEEP_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Runs every deletion whose grace is over, removing at most `budget`
-/// items in all; answers how many accounts it finished.
-pub async fn sweep_due(st: &AppState, now: i64, mut budget: u64) -> Result<usize, ApiError> {
-    // One sweep at a time in a process (the timer and an operator's call):
-    // two runners would both be right, but would redo each other's items.
-    let _one = SWEEP_LOCK.lock().await;
-    let t = DeletionTables::new(st.store.clone());
-    let mut finished = 0;
-    loop {
-        let page = t.due.scan(&due_pk(), &ScanRange::all(50)).await?;
-        let mut progressed = false;
-        for (ck, ()) in &page.rows {
-            let mut r = ck.reader();
-            let (Some(at), Some(account)) = (r.i64(), r.str()) else {
-                t.due.delete(&due_pk(), ck).await?;
-                continue;
-            };
-            if at > now {
-                return Ok(finished);
-            }
-            if budget == 0 {
-                return Ok(finished);
-            }
-            if sweep_account(st, &account, &mut budget).await? {
-                t.due.delete(&due_pk(), ck).await?;
-                finished += 1;
-                progressed = true;
-            } else {
-                return Ok(finished);
-            }
-        }
-        if !progressed {
-            return Ok(finished);
-        }
-    }
-}
-
-/// Runs one account's sweep from its cursor, within `budget` items. Answers
-/// whether it finished (or there was nothing to do).
-pub async fn sweep_account(
-    st: &AppState,
-    account: &str,
-    budget: &mut u64,
-) -> Result<bool, ApiError> {
-    let t = DeletionTables::new(st.store.clone());
-    let pk = Key::of(account);
-    let Some(mut req) = t.requests.get(&pk, &Key::empty()).await? else {
-        return Ok(true);
-    };
-    if req.state == DeletionState::Done {
-        return Ok(true);
-    }
-    if req.state == DeletionState::Pending {
-        let mut next = req.clone();
-        next.state = DeletionState::Sweeping;
-        if t.requests
-            .compare_and_set(&pk, &Key::empty(), &req, Some(&next))
-            .await?
-            .is_err()
-        {
-            // Cancelled (or taken) meanwhile: read again next time.
-            return Ok(false);
-        }
-        req = next;
-        tracing::info!(account, "account deletion sweep started");
-    }
-    let Some(owner) = st.accounts.get(account).await? else {
-        return Ok(true);
-    };
-    while let Some(step) = STEPS.get(req.step as usize).copied() {
-        let before = *budget;
-        let done = super::deletion_steps::run(st, &owner, step, budget).await?;
-        req.removed += before - *budget;
-        if done {
-            req.step += 1;
-        }
-        t.requests.put(&pk, &Key::empty(), &req).await?;
-        if !done {
-            return Ok(false);
-        }
-    }
-    req.state = DeletionState::Done;
-    req.done_at = Some(now_millis());
-    t.requests.put(&pk, &Key::empty(), &req).await?;
-    tracing::info!(account, removed = req.removed, "account deleted");
-    Ok(true)
-}
-
-/// Removes the index entries of `pk` in `table`, calling `remove` with each
-/// entry's id first, until the partition is empty (`true`) or the budget
-/// runs out (`false`). Errors of the domain (the item is gone, not the
-/// owner's any more, already left) end that item; store errors stop the
-/// sweep, which the next run resumes.
-pub(crate) async fn drain<F, Fut>(
-    st: &AppState,
-    table: &'static TableDef,
-    pk: Key,
-    time_then_id: bool,
-    budget: &mut u64,
-    mut remove: F,
-) -> Result<bool, ApiError>
-where
-    F: FnMut(String) -> Fut,
-    Fut: Future<Output = Result<(), ApiError>>,
-{
-    let index: Table<serde_json::Value> = Table::new(st.store.clone(), table);
-    loop {
-        let page = index.scan(&pk, &ScanRange::all(50)).await?;
-        if page.rows.is_empty() {
-            return Ok(true);
-        }
-        for (ck, _) in &page.rows {
-            if *budget == 0 {
-                return Ok(false);
-            }
-            let mut r = ck.reader();
-            if time_then_id {
-                let _ = r.i64();
-            }
-            if let Some(id) = r.str() {
-                match remove(id).await {
-                    Ok(()) => {}
-                    Err(e) if matches!(e.code, ErrorCode::Internal | ErrorCode::Unavailable) => {
-                        return Err(e)
-                    }
-                    Err(e) => {
-                        tracing::debug!(table = table.name, code = %e.code, "deletion: item skipped")
-                    }
-                }
-            }
-            index.delete(&pk, ck).await?;
-            *budget = budget.saturating_sub(1);
-        }
-    }
-}
-
-/// Removes a task the way its owner would.
-pub(crate) async fn remove_task(
-    st: &AppState,
-    owner: &AccountRow,
-    id: &str,
-) -> Result<(), ApiError> {
-    st.tasks
-        .delete(&Requester::Account(Box::new(owner.clone())), id)
-        .await
-}
-
-/// Anonymises the row: the last step.
-pub(crate) async fn finish_identity(st: &AppState, account: &str) -> Result<(), ApiError> {
-    st.phones.release(account).await?;
-    // Links, language and notification choices go with the person.
-    st.security
-        .profiles
-        .delete(&Key::of(account), &Key::empty())
-        .await?;
-    st.accounts.anonymise(account).await?;
-    st.square.author_changed(account).await?;
-    Ok(())
-}
-
-/// The sweeper: every `every`, the deletions whose grace is over.
-pub fn start_sweeper(st: actix_web::web::Data<AppState>, every: Duration) {
-    actix_web::rt::spawn(async move {
-        let mut tick = tokio::time::interval(every);
-        loop {
-            tick.tick().await;
-            match sweep_due(&st, now_millis(), u64::MAX).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(accounts = n, "account deletion sweep"),
-                Err(e) => tracing::warn!(error = %e, "account deletion sweep failed"),
-            }
-        }
-    });
 }
