@@ -19,7 +19,7 @@ import platform
 import statistics
 import subprocess
 
-SERVERS = ["easel", "easel-redis", "bare-tungstenite", "bare-actix", "node-ws", "node-socketio", "py-aiohttp", "py-socketio"]
+SERVERS = ["easel", "easel-redis", "easel-2node", "bare-tungstenite", "bare-actix", "node-ws", "node-socketio", "py-aiohttp", "py-socketio"]
 FLOORS = ["bare-tungstenite", "bare-actix"]
 PEERS = ["node-ws", "node-socketio", "py-aiohttp", "py-socketio"]
 # Peers CPU per progress frame must beat (issue 8 item 4: "every Python and socket.io peer").
@@ -486,7 +486,10 @@ of a fixed timetable, so back-pressure shows as latency. CPU is the server's
 utime + stime over the load window, divided by the frames it delivered.
 
 Servers: **easel** (`easel serve`, embedded store, in-process bus; pacer engine and scripted chat
-model, see the notes) and **easel-redis** (the same with `EASEL_REDIS`: bus and queue in Redis); the floors
+model, see the notes), **easel-redis** (the same with `EASEL_REDIS`: bus and queue in Redis) and
+**easel-2node** (two `easel serve` nodes on one `easel store-serve`, Redis for bus and queue, Debian's
+nginx in front; the driver targets nginx, so sockets and requests are spread over both nodes; every
+process on the server core and their CPU summed); the floors
 **bare-tungstenite** (tokio + tokio-tungstenite, 4 KiB buffers) and **bare-actix**
 (actix-web + actix-ws), both with no business logic; the peers **node-ws** (Node `ws`),
 **node-socketio** (socket.io rooms), **py-aiohttp** (aiohttp shaped like ComfyUI's `/ws` +
@@ -517,11 +520,15 @@ NOTES = {
                 "estimate). The run stops creating at the end of the load window, then waits until "
                 "every accepted task has ended (at most one task's length + 5 s): a task not ended "
                 "by then is *lost*. *Seq gaps*: numbers skipped in Easel's per-user "
-                "push sequence. easel-redis: the same with the bus and queue in Redis.",
+                "push sequence. easel-redis: the same with the bus and queue in Redis. easel-2node: the same "
+                "through nginx to two nodes on one store server (a user's creates and sockets may land "
+                "on different nodes; every push crosses Redis).",
     "watchers": "The progress load with `watchers` extra sockets per user, all of the same account: "
                 "every socket must receive every frame of its user's tasks.",
     "channel": "Members' sockets in K channels; messages posted over REST by a few senders on a fixed "
-               "timetable; latency from each message's intended send time to its receipt on every member.",
+               "timetable; latency from each message's intended send time to its receipt on every member. "
+               "easel-2node: members' sockets and the senders' posts spread over two nodes by nginx, "
+               "sequence numbers taken by compare-and-set on the one store server.",
     "chat": "Easel only (`EASEL_LLM=scripted`: one word per delta, one delta every interval). C sessions "
             "over enough accounts to stay under 30 model calls a minute each; messages on a fixed "
             "timetable; frames 11 read on the owner's socket. *Added latency*: each token's receipt "

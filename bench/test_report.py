@@ -34,6 +34,18 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| easel |", md)
         self.assertIn("1.00", md)
 
+    def test_the_two_node_run_is_a_row_of_its_own(self):
+        recs = [
+            rec("easel", "channel", 1, {"delivered": 1000, "lost": 0}, server_cpu_secs=0.01, delivered_pct=100.0),
+            rec("easel-2node", "channel", 1, {"delivered": 1000, "lost": 0}, server_cpu_secs=0.04,
+                delivered_pct=100.0),
+        ]
+        s = report.summarise(recs)
+        self.assertAlmostEqual(s["channel"]["easel-2node"]["cpu_us_per_frame"], 40.0)
+        md = report.table("channel", s["channel"])
+        rows = [line for line in md.splitlines() if line.startswith("| easel")]
+        self.assertEqual([r.split(" |")[0] for r in rows], ["| easel", "| easel-2node"])
+
     def test_a_failed_server_is_a_row_not_a_crash(self):
         recs = [rec("easel", "idle", 1, {"authenticated": 10, "heartbeat_acks": 10},
                     server_memory={"bytes_per_session": 10240}),

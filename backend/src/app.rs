@@ -81,6 +81,21 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
         StoreConfig::Scylla { .. } => {
             anyhow::bail!("this build of easel has no ScyllaDB support (feature `scylla`)")
         }
+        StoreConfig::Remote { addr } => {
+            let token = settings.store_token.as_ref().context(
+                "EASEL_STORE names a store server (easel://): set EASEL_STORE_TOKEN to its token",
+            )?;
+            let store = infra::store::remote::RemoteStore::new(
+                addr,
+                token.expose(),
+                std::time::Duration::from_millis(settings.store_timeout_ms.max(1)),
+            )?;
+            store
+                .check()
+                .await
+                .with_context(|| format!("reaching the store server at {addr}"))?;
+            Ok(Arc::new(store))
+        }
     }
 }
 
@@ -266,7 +281,12 @@ impl Application {
         .with_models(crate::models::ModelService::new(store.clone()));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let node = format!("node-{}", uuid::Uuid::now_v7().simple());
-        actix_web::rt::spawn(event_pump(registry.clone(), node.clone(), stop_rx.clone()));
+        actix_web::rt::spawn(event_pump(
+            registry.clone(),
+            node.clone(),
+            Duration::from_millis(g.event_reclaim_ms),
+            stop_rx.clone(),
+        ));
         actix_web::rt::spawn(reconciler(
             registry.clone(),
             Duration::from_millis(g.reconcile_ms),

@@ -1,5 +1,6 @@
-//! The `easel` command: `serve` runs the product, `migrate` applies the
-//! ScyllaDB schema, `prompt parse` prints a prompt's parse result,
+//! The `easel` command: `serve` runs the product, `worker` runs generation
+//! workers, `store-serve` serves one embedded store to several nodes,
+//! `migrate` applies the ScyllaDB schema, `prompt parse` prints a prompt's parse result,
 //! `seed-square` fills a data folder's square for benchmarks. The load
 //! harness is its own binary, `easel-harness` (the `harness/` crate).
 
@@ -33,6 +34,14 @@ enum Command {
         /// Worker name prefix in the queue (default: host name and process id).
         #[arg(long)]
         name: Option<String>,
+    },
+    /// Serve the embedded store of EASEL_DATA to several `easel serve` nodes
+    /// (which set EASEL_STORE=easel://host:port). Needs EASEL_STORE_TOKEN.
+    /// One process: not highly available.
+    StoreServe {
+        /// Address to listen on (port 0 picks a free port, printed on stdout).
+        #[arg(long, env = "EASEL_STORE_ADDR", default_value = "127.0.0.1:7700")]
+        addr: String,
     },
     /// Create the keyspace and tables on the ScyllaDB cluster named by EASEL_STORE.
     Migrate {
@@ -97,6 +106,11 @@ fn main() -> anyhow::Result<()> {
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))
         }
+        Command::StoreServe { addr } => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("starting the runtime")?
+            .block_on(store_serve(settings, addr)),
         Command::Migrate { replication_factor } => {
             actix_web::rt::System::new().block_on(migrate(settings, replication_factor))
         }
@@ -221,6 +235,45 @@ async fn worker(
     Ok(())
 }
 
+/// `easel store-serve`: the embedded store behind the store server.
+async fn store_serve(settings: Settings, addr: String) -> anyhow::Result<()> {
+    let token = settings
+        .store_token
+        .clone()
+        .context("easel store-serve needs EASEL_STORE_TOKEN (the nodes send it)")?;
+    let dir = settings.data_dir.join("store");
+    let store = infra::store::embedded::EmbeddedStore::open(&dir)
+        .with_context(|| format!("opening the embedded store in {}", dir.display()))?;
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    let bound = listener.local_addr()?;
+    tracing::info!(data = %dir.display(), %bound, "store server starting");
+    // The one line on stdout: tests read the port from it.
+    #[allow(clippy::print_stdout)]
+    {
+        println!("Easel store is serving at http://{bound}/");
+    }
+    let shutdown = async {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => {}
+        }
+        tracing::info!("store server stopping");
+    };
+    infra::store::remote::server::serve(
+        listener,
+        std::sync::Arc::new(store),
+        token.expose(),
+        shutdown,
+    )
+    .await
+    .context("serving the store")?;
+    Ok(())
+}
+
 async fn migrate(settings: Settings, replication_factor: u32) -> anyhow::Result<()> {
     match &settings.store {
         StoreConfig::Embedded => bail!("EASEL_STORE is `embedded`: the embedded store needs no migration (set EASEL_STORE=scylla://host:9042/keyspace)"),
@@ -233,5 +286,6 @@ async fn migrate(settings: Settings, replication_factor: u32) -> anyhow::Result<
         }
         #[cfg(not(feature = "scylla"))]
         StoreConfig::Scylla { .. } => bail!("this build of easel has no ScyllaDB support"),
+        StoreConfig::Remote { .. } => bail!("EASEL_STORE names a store server: `easel store-serve` creates its tables as they are first written; no migration"),
     }
 }

@@ -262,7 +262,7 @@ pub(crate) async fn channel(args: &HarnessArgs, rate: f64) -> Result<Report, Har
         }
     }
 
-    let cpu = CpuWindow::start(target.server_pid(args.server_pid));
+    let cpu = CpuWindow::start(target.server_pid(args.server_pid)).with(&args.also_pid);
     // The timetable starts a little ahead so every reader is listening.
     let started = Instant::now() + Duration::from_millis(100);
     let tt = Timetable::new(started, rate)

@@ -277,7 +277,7 @@ pub(crate) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     }
     drop(tx);
 
-    let cpu = CpuWindow::start(target.server_pid(args.server_pid));
+    let cpu = CpuWindow::start(target.server_pid(args.server_pid)).with(&args.also_pid);
     let started = Instant::now() + Duration::from_millis(100);
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;

@@ -275,7 +275,7 @@ pub(crate) async fn feed(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
         writes,
         book: FeedBook::new(started)?,
     }));
-    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
+    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid)).with(&args.also_pid);
     let page_size = args.page_size;
     let (reads_offered, writes_offered) =
         (read_tt.count_within(window), write_tt.count_within(window));

@@ -246,6 +246,11 @@ pub struct HarnessArgs {
     /// The server's pid, for its memory (found from the port when local).
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Further server-side processes whose CPU counts with the server's
+    /// (repeat it): a multi-node run's other node, store server, Redis and
+    /// proxy, when `--target` is the proxy.
+    #[arg(long)]
+    pub also_pid: Vec<u32>,
     /// Print one JSON object of figures on stdout.
     #[arg(long)]
     pub json: bool,

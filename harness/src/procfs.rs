@@ -116,10 +116,12 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
 }
 
 /// The server's CPU time over a window of the run (the load, not the set-up).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CpuWindow {
     pid: Option<u32>,
     start: Option<f64>,
+    /// Further server-side processes (a multi-node run) and their CPU at the start.
+    also: Vec<(u32, Option<f64>)>,
 }
 
 impl CpuWindow {
@@ -127,13 +129,26 @@ impl CpuWindow {
         CpuWindow {
             pid,
             start: pid.and_then(cpu_seconds),
+            also: Vec::new(),
         }
     }
 
-    /// Seconds of CPU the server used since [`CpuWindow::start`].
+    /// Counts these processes' CPU too (`--also-pid`: the other node, the
+    /// store server, Redis, the proxy of a multi-node run).
+    pub fn with(mut self, pids: &[u32]) -> CpuWindow {
+        self.also = pids.iter().map(|p| (*p, cpu_seconds(*p))).collect();
+        self
+    }
+
+    /// Seconds of CPU the server (every process of it) used since
+    /// [`CpuWindow::start`]; `None` when any of them could not be read.
     pub fn used(&self) -> Option<f64> {
         let now = self.pid.and_then(cpu_seconds)?;
-        Some((now - self.start?).max(0.0))
+        let mut used = (now - self.start?).max(0.0);
+        for (pid, start) in &self.also {
+            used += (cpu_seconds(*pid)? - (*start)?).max(0.0);
+        }
+        Some(used)
     }
 }
 
@@ -192,5 +207,9 @@ mod tests {
         assert!(x != 1);
         assert!(w.used().unwrap() >= 0.0);
         assert_eq!(CpuWindow::start(None).used(), None);
+        let both = CpuWindow::start(Some(me)).with(&[me]);
+        assert!(both.used().unwrap() >= 0.0);
+        // A process that cannot be read makes the figure unknown, not smaller.
+        assert_eq!(CpuWindow::start(Some(me)).with(&[u32::MAX]).used(), None);
     }
 }

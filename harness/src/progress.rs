@@ -395,7 +395,7 @@ pub(crate) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
     drop(tx);
     let mut book = ProgressBook::new(n_users, per_user, pacing)?;
 
-    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
+    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid)).with(&args.also_pid);
     let started = Instant::now();
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;

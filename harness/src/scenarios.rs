@@ -245,7 +245,7 @@ pub(crate) async fn idle(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     // Each session on its own timetable, the sessions' phases spread evenly
     // over one interval; the first beats a little ahead, once every
     // session's task is running.
-    let cpu = procfs::CpuWindow::start(pid);
+    let cpu = procfs::CpuWindow::start(pid).with(&args.also_pid);
     let hold_start = Instant::now() + HOLD_LEAD;
     let end = hold_start + Duration::from_secs_f64(args.duration_secs);
     let shared: SharedBeats = Arc::new(std::sync::Mutex::new(Beats {
@@ -356,7 +356,7 @@ pub(crate) async fn create(args: &HarnessArgs, rate: f64) -> Result<Report, Harn
     let target = Target::parse(&args.target, args.protocol)?;
     let users = sign_up_users(&target, args.users).await?;
     let body = task_body(&target.rest).await?;
-    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid));
+    let cpu = procfs::CpuWindow::start(target.server_pid(args.server_pid)).with(&args.also_pid);
     let started = Instant::now();
     let tt = Timetable::new(started, rate)
         .ok_or_else(|| HarnessError::Setup("--rate must be positive".into()))?;

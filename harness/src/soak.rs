@@ -104,7 +104,7 @@ pub(crate) async fn soak(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
     let start = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
     let sampler = tokio::spawn(sample_rss(pid, start, every, stop_rx));
-    let cpu = procfs::CpuWindow::start(pid);
+    let cpu = procfs::CpuWindow::start(pid).with(&args.also_pid);
     let (idle, progress, channel) = tokio::join!(
         scenarios::idle(&idle_args, 1.0),
         progress::progress(&progress_args, task_rate),

@@ -123,7 +123,7 @@ pub(crate) async fn upload(args: &HarnessArgs) -> Result<Report, HarnessError> {
         .map_err(|e| api_err("http client", e))?;
 
     let rss_before = pid.and_then(procfs::rss_bytes);
-    let cpu = procfs::CpuWindow::start(pid);
+    let cpu = procfs::CpuWindow::start(pid).with(&args.also_pid);
     let sampler = RssSampler::start(pid);
     let start = Instant::now();
     let pre: Value = tokio::time::timeout(

@@ -51,6 +51,10 @@ pub enum StoreConfig {
         nodes: Vec<String>,
         keyspace: String,
     },
+    /// A store server (`easel store-serve`) at `host:port`, from
+    /// `easel://host:port`: how several nodes share one store without
+    /// ScyllaDB (one store process, not highly available).
+    Remote { addr: String },
 }
 
 impl StoreConfig {
@@ -59,9 +63,23 @@ impl StoreConfig {
         if s.is_empty() || s == "embedded" {
             return Ok(StoreConfig::Embedded);
         }
+        if let Some(addr) = s.strip_prefix("easel://") {
+            let addr = addr.trim_end_matches('/');
+            let port_ok = addr
+                .rsplit_once(':')
+                .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
+            if !port_ok || addr.contains('/') {
+                return Err(ConfigError::Invalid(format!(
+                    "store {s:?}: expected `easel://host:port`"
+                )));
+            }
+            return Ok(StoreConfig::Remote {
+                addr: addr.to_owned(),
+            });
+        }
         let rest = s.strip_prefix("scylla://").ok_or_else(|| {
             ConfigError::Invalid(format!(
-                "store {s:?}: expected `embedded` or `scylla://host:port,.../keyspace`"
+                "store {s:?}: expected `embedded`, `easel://host:port` or `scylla://host:port,.../keyspace`"
             ))
         })?;
         let (hosts, keyspace) = rest.split_once('/').unwrap_or((rest, "easel"));
@@ -102,6 +120,12 @@ pub struct Settings {
     /// Built web assets; `None` serves the API only.
     pub web_dir: Option<PathBuf>,
     pub store: StoreConfig,
+    /// The store server's bearer token: what `easel store-serve` demands and
+    /// what an `easel://` store sends (`EASEL_STORE_TOKEN`).
+    pub store_token: Option<Secret>,
+    /// Time allowed to one call to an `easel://` store, retries apart
+    /// (`EASEL_STORE_TIMEOUT_MS`, 10 s).
+    pub store_timeout_ms: u64,
     /// Redis URL for the Bus and the job queue (scale-out).
     pub redis: Option<Secret>,
     /// Where objects go: `local` (data folder) or an `s3://` URL.
@@ -142,6 +166,8 @@ struct FileSettings {
     data_dir: Option<PathBuf>,
     web_dir: Option<PathBuf>,
     store: Option<String>,
+    store_token: Option<Secret>,
+    store_timeout_ms: Option<u64>,
     redis: Option<Secret>,
     objects: Option<String>,
     allowed_origins: Option<Vec<String>>,
@@ -180,6 +206,8 @@ impl Settings {
             data_dir: PathBuf::from("data"),
             web_dir: web.join("index.html").exists().then_some(web),
             store: StoreConfig::Embedded,
+            store_token: None,
+            store_timeout_ms: 10_000,
             redis: None,
             objects: "local".into(),
             allowed_origins: Vec::new(),
@@ -236,6 +264,12 @@ impl Settings {
         }
         if let Some(v) = f.store {
             self.store = StoreConfig::parse(&v)?;
+        }
+        if let Some(v) = f.store_token {
+            self.store_token = Some(v).filter(|t| !t.expose().is_empty());
+        }
+        if let Some(v) = f.store_timeout_ms {
+            self.store_timeout_ms = v;
         }
         if let Some(v) = f.redis {
             self.redis = Some(v);
@@ -320,6 +354,12 @@ impl Settings {
         if let Some(v) = env("EASEL_STORE") {
             self.store = StoreConfig::parse(&v)?;
         }
+        if let Some(v) = env("EASEL_STORE_TOKEN") {
+            self.store_token = (!v.is_empty()).then(|| Secret::new(v));
+        }
+        if let Some(v) = env("EASEL_STORE_TIMEOUT_MS") {
+            self.store_timeout_ms = num("EASEL_STORE_TIMEOUT_MS", v)?;
+        }
         if let Some(v) = env("EASEL_REDIS") {
             self.redis = if v.is_empty() {
                 None
@@ -378,6 +418,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_REQUEUE_GRACE_MS") {
             g.requeue_grace_ms = num("EASEL_REQUEUE_GRACE_MS", v)?;
+        }
+        if let Some(v) = env("EASEL_EVENT_RECLAIM_MS") {
+            g.event_reclaim_ms = num("EASEL_EVENT_RECLAIM_MS", v)?;
         }
         if let Some(v) = env("EASEL_SIGNUP_CREDITS") {
             g.signup_credits = num("EASEL_SIGNUP_CREDITS", v)?;

@@ -302,9 +302,17 @@ impl SquareService {
             if let Err(e) = self.reload_work(id).await {
                 tracing::warn!(work = id, error = %e, "square: could not reload a changed work");
             }
+            // Each node has its own search index: another node's publish,
+            // edit, hide or delete reaches this one's here.
+            match self.inner.t.works.get(&Key::of(id), &Key::empty()).await {
+                Ok(Some(w)) => self.search_upsert_work(&w).await,
+                Ok(None) => self.search_delete_work(id).await,
+                Err(e) => tracing::warn!(work = id, error = %e, "square: search not refreshed"),
+            }
         }
         if let Some(a) = v.get("author").and_then(|i| i.as_str()) {
             let _ = self.reload_author(a).await;
+            self.search_upsert_account(a).await;
         }
     }
 

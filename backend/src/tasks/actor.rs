@@ -283,21 +283,22 @@ impl TaskRegistry {
 }
 
 /// Moves worker events from the queue to the task actors until `stop`.
+/// Events another node took and has not acknowledged for `reclaim_after`
+/// (it died) are taken over, looked for every third of that.
 pub async fn event_pump(
     registry: TaskRegistry,
     node: String,
+    reclaim_after: Duration,
     stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let queue = registry.core().queue.clone();
     let mut backoff = Duration::from_millis(100);
     let mut last_reclaim = std::time::Instant::now();
+    let reclaim_after = reclaim_after.max(Duration::from_millis(100));
     while !*stop.borrow() {
-        // Events another node took and never acknowledged (it died) are taken over.
-        let batch = if last_reclaim.elapsed() > Duration::from_secs(10) {
+        let batch = if last_reclaim.elapsed() > reclaim_after / 3 {
             last_reclaim = std::time::Instant::now();
-            queue
-                .reclaim_events(&node, Duration::from_secs(30), 64)
-                .await
+            queue.reclaim_events(&node, reclaim_after, 64).await
         } else {
             queue
                 .next_events(&node, 64, Duration::from_millis(500))

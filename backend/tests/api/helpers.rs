@@ -133,7 +133,7 @@ pub fn rand_suffix() -> String {
     )
 }
 
-fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
+pub fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
     cmd.arg("serve")
         .env("EASEL_ADDR", "127.0.0.1:0")

@@ -38,6 +38,7 @@ mod model_tasks;
 mod models;
 mod models_import;
 mod moderation;
+mod multinode;
 mod nsfw;
 mod nsfw_view;
 mod oidc;

@@ -77,6 +77,9 @@ pub struct GenerationSettings {
     pub reconcile_ms: u64,
     /// A queued or running task untouched this long, with no job in the queue, is queued again.
     pub requeue_grace_ms: u64,
+    /// Worker events another node took and has not acknowledged for this
+    /// long (it died) are taken over by this node (`EASEL_EVENT_RECLAIM_MS`).
+    pub event_reclaim_ms: u64,
     /// Credits a new account starts with.
     pub signup_credits: i64,
     /// Starter images a visitor device may make per day.
@@ -115,6 +118,7 @@ impl Default for GenerationSettings {
             max_attempts: 3,
             reconcile_ms: 15_000,
             requeue_grace_ms: 60_000,
+            event_reclaim_ms: 30_000,
             signup_credits: 200,
             visitor_daily_quota: 5,
             max_upload_bytes: 50 * 1024 * 1024,

@@ -173,3 +173,39 @@ fn comfyui_lip_sync_by_env_or_toml() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn remote_store_setting() {
+    let s = Settings::load_from(env(&[
+        ("EASEL_STORE", "easel://10.0.0.5:7700"),
+        ("EASEL_STORE_TOKEN", "s3cret"),
+        ("EASEL_STORE_TIMEOUT_MS", "2500"),
+    ]))
+    .unwrap();
+    assert_eq!(
+        s.store,
+        StoreConfig::Remote {
+            addr: "10.0.0.5:7700".into()
+        }
+    );
+    assert_eq!(s.store_token.as_ref().map(Secret::expose), Some("s3cret"));
+    assert_eq!(s.store_timeout_ms, 2500);
+    let d = Settings::load_from(env(&[])).unwrap();
+    assert_eq!(d.store_token, None);
+    assert_eq!(d.store_timeout_ms, 10_000);
+    for bad in [
+        "easel://",
+        "easel://host",
+        "easel://host:0",
+        "easel://:7700",
+        "easel://h:1/x",
+    ] {
+        assert!(StoreConfig::parse(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        StoreConfig::parse("easel://store.internal:7700/").unwrap(),
+        StoreConfig::Remote {
+            addr: "store.internal:7700".into()
+        }
+    );
+}

@@ -13,9 +13,10 @@
 //! serialised by [`Table`] with MessagePack; they must serialise
 //! deterministically (no hash maps) because compare-and-set compares bytes.
 //!
-//! Implementations: [`embedded::EmbeddedStore`] (default, durable on disk)
-//! and, behind the `scylla` feature, [`scylla::ScyllaStore`]. The conformance
-//! suite in `tests/store_conformance.rs` runs against both.
+//! Implementations: [`embedded::EmbeddedStore`] (default, durable on disk),
+//! [`remote::RemoteStore`] (an embedded store served by one store server to
+//! several nodes) and, behind the `scylla` feature, [`scylla::ScyllaStore`].
+//! The conformance suite in `tests/store_conformance.rs` runs against all three.
 
 use std::marker::PhantomData;
 use std::ops::Bound;
@@ -27,6 +28,7 @@ use serde::Serialize;
 pub mod embedded;
 pub mod fault;
 mod key;
+pub mod remote;
 #[cfg(feature = "scylla")]
 pub mod scylla;
 pub mod tables;
