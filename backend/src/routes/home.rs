@@ -5,6 +5,7 @@
 //! `admin/home/*` edit the draft and publish it, and
 //! `square/component/page/preview` shows the draft for a chosen audience.
 
+use super::api::{doc, Api};
 use std::collections::BTreeMap;
 
 use actix_web::{web, HttpRequest};
@@ -23,48 +24,122 @@ use crate::home::{audience_of, ItemKind, Visible};
 use crate::popups::Subject;
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/banner/home", web::post().to(banners))
-        .route("/slot/list", web::post().to(slots))
-        .route("/app/fetch", web::post().to(app_fetch))
-        .route("/face-photo/get", web::post().to(popup_get))
-        .route("/face-photo/dont-pop", web::post().to(dont_pop))
-        .route("/face-photo/popup-info", web::post().to(popup_info))
-        .route(
-            "/face-photo/mark-face-photo-popup",
-            web::post().to(popup_mark),
-        )
-        .route("/face-photo/mark-wakeup-user-popup", web::post().to(wakeup))
-        .route(
-            "/theme-activity/face-popup/module-list",
-            web::post().to(module_list),
-        )
-        .route(
-            "/theme-activity/face-popup/batch-content",
-            web::post().to(batch_content),
-        )
-        .route("/square/column/config", web::post().to(column_config))
-        .route(
-            "/square/component/config-v2",
-            web::post().to(component_config),
-        )
-        .route(
-            "/square/component/element/dynamic",
-            web::post().to(module_element),
-        )
-        .route(
-            "/square/component/module/element",
-            web::post().to(module_element),
-        )
-        .route("/square/component/page/preview", web::post().to(preview))
-        .route("/admin/home/draft", web::post().to(admin_draft))
-        .route("/admin/home/banner/save", web::post().to(admin_banner))
-        .route("/admin/home/module/save", web::post().to(admin_module))
-        .route("/admin/home/popup/save", web::post().to(admin_popup))
-        .route("/admin/home/delete", web::post().to(admin_delete))
-        .route("/admin/home/features", web::post().to(admin_features))
-        .route("/admin/home/publish", web::post().to(admin_publish))
-        .route("/admin/home/clock", web::post().to(admin_clock));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/banner/home",
+        banners,
+        doc("The home page's banners for this viewer"),
+    )
+    .post(
+        "/slot/list",
+        slots,
+        doc("The home page's slots for this viewer"),
+    )
+    .post(
+        "/app/fetch",
+        app_fetch,
+        doc("App configuration for the client"),
+    )
+    .post(
+        "/face-photo/get",
+        popup_get,
+        doc("The popup to show now (recorded as shown)"),
+    )
+    .post(
+        "/face-photo/dont-pop",
+        dont_pop,
+        doc("Stop showing a popup"),
+    )
+    .post(
+        "/face-photo/popup-info",
+        popup_info,
+        doc("A popup's content"),
+    )
+    .post(
+        "/face-photo/mark-face-photo-popup",
+        popup_mark,
+        doc("Mark the face photo popup as seen"),
+    )
+    .post(
+        "/face-photo/mark-wakeup-user-popup",
+        wakeup,
+        doc("Mark the wake-up popup as seen"),
+    )
+    .post(
+        "/theme-activity/face-popup/module-list",
+        module_list,
+        doc("The popup's modules"),
+    )
+    .post(
+        "/theme-activity/face-popup/batch-content",
+        batch_content,
+        doc("The content of several popup modules"),
+    )
+    .post(
+        "/square/column/config",
+        column_config,
+        doc("The square's tabs and filters per page"),
+    )
+    .post(
+        "/square/component/config-v2",
+        component_config,
+        doc("The page configuration with every slot's components"),
+    )
+    .post(
+        "/square/component/element/dynamic",
+        module_element,
+        doc("One page module's elements"),
+    )
+    .post(
+        "/square/component/module/element",
+        module_element,
+        doc("One page module's elements (module path)"),
+    )
+    .post(
+        "/square/component/page/preview",
+        preview,
+        doc("Operators: preview a draft home page for an audience"),
+    )
+    .post(
+        "/admin/home/draft",
+        admin_draft,
+        doc("Operators: the home page draft"),
+    )
+    .post(
+        "/admin/home/banner/save",
+        admin_banner,
+        doc("Operators: save a home banner"),
+    )
+    .post(
+        "/admin/home/module/save",
+        admin_module,
+        doc("Operators: save a home module"),
+    )
+    .post(
+        "/admin/home/popup/save",
+        admin_popup,
+        doc("Operators: save a popup"),
+    )
+    .post(
+        "/admin/home/delete",
+        admin_delete,
+        doc("Operators: delete a home item"),
+    )
+    .post(
+        "/admin/home/features",
+        admin_features,
+        doc("Operators: set the home page features"),
+    )
+    .post(
+        "/admin/home/publish",
+        admin_publish,
+        doc("Operators: publish the home page draft"),
+    )
+    .post(
+        "/admin/home/clock",
+        admin_clock,
+        doc("Operators: set the home test clock (test builds only)"),
+    );
 }
 
 /// What the viewer calls take (every field optional; unknown ones ignored,

@@ -38,6 +38,7 @@ mod moderation;
 mod nsfw;
 mod nsfw_view;
 mod oidc;
+mod openapi;
 mod ornaments;
 mod phoneinvite;
 mod polish;
