@@ -146,18 +146,22 @@ impl Operation {
 /// An actix path pattern as OpenAPI writes it: `{key:.*}` → `{key}`.
 pub fn openapi_path(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let close = after.find('}').unwrap_or(after.len());
-        let inner = &after[..close];
-        out.push('{');
-        out.push_str(inner.split(':').next().unwrap_or(inner));
-        out.push('}');
-        rest = after.get(close + 1..).unwrap_or("");
+    let (mut in_param, mut skipping) = (false, false);
+    for c in pattern.chars() {
+        match c {
+            '{' => {
+                in_param = true;
+                out.push(c);
+            }
+            '}' if in_param => {
+                (in_param, skipping) = (false, false);
+                out.push(c);
+            }
+            ':' if in_param => skipping = true,
+            _ if skipping => {}
+            _ => out.push(c),
+        }
     }
-    out.push_str(rest);
     out
 }
 

@@ -43,7 +43,7 @@ function constants(): Map<string, string> {
   const out = new Map<string, string>();
   const re = /\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*(['"`])([^'"`$]*)\2/g;
   for (const text of Object.values(sources)) {
-    for (const m of text.matchAll(re)) out.set(m[1], m[3]);
+    for (const m of text.matchAll(re)) out.set(m[1] ?? '', m[3] ?? '');
   }
   return out;
 }
@@ -59,18 +59,18 @@ function uses(): Use[] {
   // A constant used with a suffix (`${BASE}/x`, `${V1}path`) is a prefix, not a call.
   const prefixes = new Set<string>();
   for (const text of Object.values(sources)) {
-    for (const m of text.matchAll(/\$\{([A-Z][A-Z0-9_]*)\}[^`]/g)) prefixes.add(m[1]);
+    for (const m of text.matchAll(/\$\{([A-Z][A-Z0-9_]*)\}[^`]/g)) prefixes.add(m[1] ?? '');
   }
   const out: Use[] = [];
   const literal = /(['"`])((?:\/|\$\{)[^'"`\n]*)\1/g;
   for (const [file, text] of Object.entries(sources)) {
     for (const m of text.matchAll(literal)) {
-      let value = m[2];
+      let value = m[2] ?? '';
       const declared = /const\s+([A-Z][A-Z0-9_]*)\s*=\s*$/.exec(text.slice(Math.max(0, m.index - 60), m.index));
-      if (declared && prefixes.has(declared[1])) continue;
+      if (declared && prefixes.has(declared[1] ?? '')) continue;
       value = value.replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (all, name: string) => consts.get(name) ?? all);
       if (!isApiPath(value)) continue;
-      value = value.split('?')[0];
+      value = value.split('?')[0] ?? '';
       // Dynamic tails (`${V1}${path}`) are the wrappers' own calls: their
       // callers' relative paths are not absolute literals.
       if (/\$\{[^}]*\}$/.test(value) || value.endsWith('/')) continue;
