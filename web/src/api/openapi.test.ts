@@ -10,11 +10,16 @@ type Paths = Record<string, Record<string, { summary?: string }>>;
 const spec = JSON.parse(specText) as { openapi: string; paths: Paths };
 const paths = spec.paths;
 
-const sources = import.meta.glob(['../**/*.ts', '../**/*.tsx', '!../**/*.test.ts', '!../**/*.test.tsx'], {
-  query: '?raw',
-  import: 'default',
-  eager: true,
-}) as Record<string, string>;
+/** The app's sources (not tests), without their whole-line and block comments. */
+const sources = Object.fromEntries(
+  Object.entries(
+    import.meta.glob(['../**/*.ts', '../**/*.tsx', '!../**/*.test.ts', '!../**/*.test.tsx'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }) as Record<string, string>,
+  ).map(([file, text]) => [file, text.replace(/^\s*\/\*[\s\S]*?\*\//gm, '').replace(/^\s*\/\/.*$/gm, '')]),
+);
 
 const API_PREFIXES = ['/api/', '/files/', '/s/', '/searchapi/', '/log/'];
 const isApiPath = (s: string) => API_PREFIXES.some((p) => s.startsWith(p));
@@ -38,12 +43,19 @@ const documented = Object.entries(paths).map(([path, ops]) => ({
   methods: Object.keys(ops),
 }));
 
-/** Every `const NAME = '...'` (or a template without interpolation) in the sources. */
-function constants(): Map<string, string> {
+/** `const NAME = '...'` (or a template without interpolation) in one source. */
+function constantsOf(text: string): Map<string, string> {
   const out = new Map<string, string>();
   const re = /\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*(['"`])([^'"`$]*)\2/g;
+  for (const m of text.matchAll(re)) out.set(m[1] ?? '', m[3] ?? '');
+  return out;
+}
+
+/** Every source's constants: a file's own win over another file's (exported) ones. */
+function constants(): Map<string, string> {
+  const out = new Map<string, string>();
   for (const text of Object.values(sources)) {
-    for (const m of text.matchAll(re)) out.set(m[1] ?? '', m[3] ?? '');
+    for (const [k, v] of constantsOf(text)) out.set(k, v);
   }
   return out;
 }
@@ -64,11 +76,12 @@ function uses(): Use[] {
   const out: Use[] = [];
   const literal = /(['"`])((?:\/|\$\{)[^'"`\n]*)\1/g;
   for (const [file, text] of Object.entries(sources)) {
+    const own = constantsOf(text);
     for (const m of text.matchAll(literal)) {
       let value = m[2] ?? '';
       const declared = /const\s+([A-Z][A-Z0-9_]*)\s*=\s*$/.exec(text.slice(Math.max(0, m.index - 60), m.index));
       if (declared && prefixes.has(declared[1] ?? '')) continue;
-      value = value.replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (all, name: string) => consts.get(name) ?? all);
+      value = value.replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (all, name: string) => own.get(name) ?? consts.get(name) ?? all);
       if (!isApiPath(value)) continue;
       value = value.split('?')[0] ?? '';
       // Dynamic tails (`${V1}${path}`) are the wrappers' own calls: their
