@@ -318,7 +318,9 @@ impl<'a> Api<'a> {
             cfg.service(
                 web::resource(path)
                     .app_data(web::PayloadConfig::new(limit))
-                    .route(web::put().to(handler)),
+                    .route(web::put().to(handler))
+                    // Another method answers the envelope, not a bare 405.
+                    .default_service(web::to(super::system::not_found)),
             );
         }
         self

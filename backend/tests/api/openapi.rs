@@ -102,6 +102,8 @@ async fn unknown_routes_answer_the_envelope_under_every_prefix() {
         ("POST", "/log/v2/nope"),
         ("GET", "/nope"),
         ("GET", "/api/v1/account/sign-up"),
+        ("GET", "/api/v1/resource/upload/x/1"),
+        ("DELETE", "/api/v1/resource/upload/x/1"),
     ] {
         let res = http
             .request(method.parse().unwrap(), format!("{}{path}", app.base))
