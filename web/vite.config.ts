@@ -12,6 +12,10 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: true,
+    rollupOptions: {
+      // The app, and the operators' API page (/api/docs).
+      input: { main: 'index.html', apiDocs: 'api-docs.html' },
+    },
   },
   server: {
     proxy: {

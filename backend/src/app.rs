@@ -588,6 +588,8 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(error::json_config(max_body))
                 .app_data(web::PayloadConfig::new(max_body))
+                .app_data(error::query_config())
+                .app_data(error::path_config())
                 .wrap(from_fn(webapp::device_cookie))
                 .wrap(webapp::security_headers())
                 .wrap(Compress::default())
@@ -603,7 +605,9 @@ impl Application {
                 .configure(routes::config);
             match &web_dir {
                 Some(dir) => app.service(webapp::static_files(dir)),
-                None => app.route("/", web::get().to(webapp::no_web_app)),
+                None => app
+                    .route("/", web::get().to(webapp::no_web_app))
+                    .default_service(web::to(routes::not_found)),
             }
         })
         .listen(listener)?

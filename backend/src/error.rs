@@ -82,6 +82,20 @@ pub type ApiResult = Result<HttpResponse, ApiError>;
 
 /// Bad JSON bodies, wrong content types and oversize bodies answer with the
 /// envelope too, not actix's plain-text errors.
+/// A query string that does not fit its type answers the envelope (400).
+pub fn query_config() -> actix_web::web::QueryConfig {
+    actix_web::web::QueryConfig::default().error_handler(|err, _req| {
+        ApiError::with_msg(ErrorCode::InvalidParams, err.to_string()).into()
+    })
+}
+
+/// A path segment that does not fit its type answers the envelope (400).
+pub fn path_config() -> actix_web::web::PathConfig {
+    actix_web::web::PathConfig::default().error_handler(|err, _req| {
+        ApiError::with_msg(ErrorCode::InvalidParams, err.to_string()).into()
+    })
+}
+
 pub fn json_config(limit: usize) -> actix_web::web::JsonConfig {
     actix_web::web::JsonConfig::default()
         .limit(limit)

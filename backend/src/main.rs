@@ -49,6 +49,9 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         replication_factor: u32,
     },
+    /// Print the OpenAPI 3.1 description of every REST call (what
+    /// `GET /api/openapi.json` serves; no settings or server needed).
+    Openapi,
     /// Prompt tools (no settings or server needed).
     Prompt {
         #[command(subcommand)]
@@ -97,11 +100,19 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let command = match cli.command {
         Command::Prompt { action } => return prompt(action),
+        Command::Openapi => {
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{}", easel::routes::openapi::json());
+            }
+            return Ok(());
+        }
         other => other,
     };
     let settings = Settings::load().context("loading settings")?;
     match command {
         Command::Prompt { action } => prompt(action),
+        Command::Openapi => Ok(()),
         Command::Serve => actix_web::rt::System::new().block_on(serve(settings)),
         Command::Worker { concurrency, name } => {
             actix_web::rt::System::new().block_on(worker(settings, concurrency, name))

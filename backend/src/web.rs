@@ -59,12 +59,23 @@ pub fn static_files(dir: &Path) -> actix_files::Files {
         .default_handler(web::to(move |req: HttpRequest| {
             let index = index.clone();
             async move {
+                if is_api_path(req.path()) {
+                    return crate::routes::not_found().await;
+                }
                 match actix_files::NamedFile::open_async(&index).await {
                     Ok(f) => f.into_response(&req),
-                    Err(_) => HttpResponse::NotFound().finish(),
+                    Err(_) => crate::routes::not_found().await,
                 }
             }
         }))
+}
+
+/// Paths that belong to the server, never to the web app: an unknown one
+/// answers the envelope's 404, not the app's page.
+pub fn is_api_path(path: &str) -> bool {
+    ["/api", "/searchapi", "/files", "/s", "/log", "/ws"]
+        .iter()
+        .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
 /// Without built assets the root says how to build them.

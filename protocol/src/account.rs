@@ -24,6 +24,7 @@ pub const DEVICE_COOKIE: &str = "deviceId";
 pub const TOKEN_HEADER: &str = "token";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignUpRequest {
     pub email: String,
     pub password: String,
@@ -41,6 +42,7 @@ pub struct SignUpRequest {
 /// Login parameters (spec 2 §3). Only `type: "email"` is offered here; the
 /// tracking fields are accepted and ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginRequest {
     #[serde(rename = "type")]
     pub login_type: String,
@@ -64,6 +66,7 @@ pub struct LoginRequest {
 
 /// The account object of login and sign-up answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Account {
     pub id: String,
     pub name: String,
@@ -76,6 +79,7 @@ pub struct Account {
 
 /// `data` of login-in and sign-up.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginData {
     pub account: Account,
     pub token: String,
@@ -83,11 +87,13 @@ pub struct LoginData {
 
 /// `data` of the completing-profile step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CompleteProfileRequest {
     pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserSettings {
     pub insight: bool,
     /// Generation flow version: 1 old, 2 new (spec 1 §4).
@@ -120,6 +126,7 @@ pub struct AccountInfo {
 
 /// `data` of payment info (spec 1 §3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentInfo {
     pub active_state: bool,

@@ -1,6 +1,7 @@
 //! Account deletion and data export (issue 21 item 6): `account/delete/*`,
 //! `account/export/*`, and the operators' `admin/account/deletion/*`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
@@ -204,13 +205,45 @@ pub async fn admin_sweep(s: State, a: Authed, b: web::Json<SweepRequest>) -> Api
     Ok(ok(serde_json::json!({ "finished": n })))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/delete/request", web::post().to(request))
-        .route("/account/delete/cancel", web::post().to(cancel))
-        .route("/account/delete/methods", web::post().to(methods))
-        .route("/account/export/request", web::post().to(export_request))
-        .route("/account/export/status", web::post().to(export_status))
-        .route("/account/export/download", web::get().to(export_download))
-        .route("/admin/account/deletion/get", web::post().to(admin_get))
-        .route("/admin/account/deletion/sweep", web::post().to(admin_sweep));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/account/delete/request",
+        request,
+        doc("Request the caller's account deletion (password re-entered; every session ends)"),
+    )
+    .post(
+        "/account/delete/cancel",
+        cancel,
+        doc("Cancel a pending account deletion during its grace period"),
+    )
+    .post(
+        "/account/delete/methods",
+        methods,
+        doc("How a pending deletion can be cancelled for an address or number (the sign-in methods)"),
+    )
+    .post(
+        "/account/export/request",
+        export_request,
+        doc("Request an export of the caller's data"),
+    )
+    .post(
+        "/account/export/status",
+        export_status,
+        doc("The caller's latest data export (null when none)"),
+    )
+    .get(
+        "/account/export/download",
+        export_download,
+        doc("Download the caller's data export (ZIP)").raw("application/zip"),
+    )
+    .post(
+        "/admin/account/deletion/get",
+        admin_get,
+        doc("Operators: an account's deletion and its progress"),
+    )
+    .post(
+        "/admin/account/deletion/sweep",
+        admin_sweep,
+        doc("Operators: run the account deletions now due"),
+    );
 }

@@ -14,6 +14,7 @@
 //! `locale` (`en` | `zh`) picks the mail's language; without it the
 //! `Accept-Language` header does.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::account::Email;
 use protocol::ErrorCode;
@@ -26,15 +27,47 @@ use crate::auth::{client_ip, AuthedAny};
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/mail/config", web::post().to(mail_config))
-        .route("/account/verify/send", web::post().to(verify_send))
-        .route("/account/verify/check", web::post().to(verify_check))
-        .route("/account/email/change", web::post().to(email_change))
-        .route("/account/email/confirm", web::post().to(email_confirm))
-        .route("/account/password/change", web::post().to(password_change))
-        .route("/account/forgot", web::post().to(forgot))
-        .route("/account/reset", web::post().to(reset));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/account/mail/config",
+        mail_config,
+        doc("Whether mail is configured, and its code timings"),
+    )
+    .post(
+        "/account/verify/send",
+        verify_send,
+        doc("Send an e-mail verification code"),
+    )
+    .post(
+        "/account/verify/check",
+        verify_check,
+        doc("Check an e-mail verification code"),
+    )
+    .post(
+        "/account/email/change",
+        email_change,
+        doc("Start changing the caller's e-mail address"),
+    )
+    .post(
+        "/account/email/confirm",
+        email_confirm,
+        doc("Confirm a new e-mail address with its code"),
+    )
+    .post(
+        "/account/password/change",
+        password_change,
+        doc("Change the caller's password"),
+    )
+    .post(
+        "/account/forgot",
+        forgot,
+        doc("Mail a password reset link (answers success for any address)"),
+    )
+    .post(
+        "/account/reset",
+        reset,
+        doc("Set a new password with a reset token (once per token)"),
+    );
 }
 
 fn lang(req: &HttpRequest, locale: Option<&str>) -> MailLocale {

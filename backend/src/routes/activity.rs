@@ -5,6 +5,7 @@
 //! close, judge}`. Plain routes (no `/activity` scope), so other
 //! `activity/...` families (check-in) live beside them.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::activity::{
     ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
@@ -19,28 +20,70 @@ use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/theme-activity/list", web::post().to(list))
-        .route("/theme-activity/detail", web::post().to(detail))
-        .route("/theme-activity/post-list", web::post().to(post_list))
-        .route(
+pub fn routes(api: &mut Api) {
+    api.post("/theme-activity/list", list, doc("List theme activities"))
+        .post("/theme-activity/detail", detail, doc("One theme activity"))
+        .post(
+            "/theme-activity/post-list",
+            post_list,
+            doc("The works entered in a theme activity"),
+        )
+        .post(
             "/theme-activity/character-join",
-            web::post().to(character_join),
+            character_join,
+            doc("Enter a character in a theme activity"),
         )
-        .route(
+        .post(
             "/theme-activity/period-excellent-list",
-            web::post().to(excellent_list),
+            excellent_list,
+            doc("A theme activity's excellent works of a period"),
         )
-        .route("/activity/my-list", web::post().to(my_list))
-        .route("/activity/commit", web::post().to(commit))
-        .route("/activity/my-apply", web::post().to(my_apply))
-        .route("/activity/vote", web::post().to(vote))
-        .route("/activity/vote-cancel", web::post().to(vote_cancel))
-        .route("/admin/activity/create", web::post().to(admin_create))
-        .route("/admin/activity/edit", web::post().to(admin_edit))
-        .route("/admin/activity/list", web::post().to(admin_list))
-        .route("/admin/activity/close", web::post().to(admin_close))
-        .route("/admin/activity/judge", web::post().to(admin_judge));
+        .post(
+            "/activity/my-list",
+            my_list,
+            doc("The activities the caller entered"),
+        )
+        .post(
+            "/activity/commit",
+            commit,
+            doc("Enter a work in an activity"),
+        )
+        .post(
+            "/activity/my-apply",
+            my_apply,
+            doc("The caller's entries in an activity"),
+        )
+        .post("/activity/vote", vote, doc("Vote for an activity entry"))
+        .post(
+            "/activity/vote-cancel",
+            vote_cancel,
+            doc("Take back a vote for an activity entry"),
+        )
+        .post(
+            "/admin/activity/create",
+            admin_create,
+            doc("Operators: create an activity"),
+        )
+        .post(
+            "/admin/activity/edit",
+            admin_edit,
+            doc("Operators: edit an activity"),
+        )
+        .post(
+            "/admin/activity/list",
+            admin_list,
+            doc("Operators: list activities"),
+        )
+        .post(
+            "/admin/activity/close",
+            admin_close,
+            doc("Operators: close an activity"),
+        )
+        .post(
+            "/admin/activity/judge",
+            admin_judge,
+            doc("Operators: judge an activity's entries"),
+        );
 }
 
 pub async fn list(s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {

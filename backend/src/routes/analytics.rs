@@ -9,6 +9,7 @@
 //! set headers, in the body's `token` field; an unknown or expired token
 //! counts the events as a visitor's instead of failing the beacon.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::analytics::query::{self, week_start};
 use protocol::analytics::validate::{parse_batch, Call};
@@ -23,24 +24,59 @@ use crate::auth::{client_ip, token_of, Authed};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/dot/report", web::post().to(events))
-        .route("/dot/log", web::post().to(events))
-        .route("/analytics/settings", web::post().to(settings))
-        .route("/admin/analytics/dau", web::post().to(dau))
-        .route("/admin/analytics/funnel", web::post().to(funnel))
-        .route("/admin/analytics/retention", web::post().to(retention))
-        .route("/admin/analytics/errors", web::post().to(errors));
+pub fn routes(api: &mut Api) {
+    api.post("/dot/report", events, doc("Record client analytics events"))
+        .post(
+            "/dot/log",
+            events,
+            doc("Record client analytics events (log form)"),
+        )
+        .post(
+            "/analytics/settings",
+            settings,
+            doc("Read or change the caller's analytics opt-out"),
+        )
+        .post(
+            "/admin/analytics/dau",
+            dau,
+            doc("Operators: daily active users per day"),
+        )
+        .post(
+            "/admin/analytics/funnel",
+            funnel,
+            doc("Operators: the visitor funnel over a period"),
+        )
+        .post(
+            "/admin/analytics/retention",
+            retention,
+            doc("Operators: weekly retention of sign-up cohorts"),
+        )
+        .post(
+            "/admin/analytics/errors",
+            errors,
+            doc("Operators: client errors by release"),
+        );
 }
 
 /// The `/log/v1` family (outside `/api/v1`).
-pub fn log_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/log/v1")
-            .route("/dot", web::post().to(events))
-            .route("/event_report", web::post().to(events))
-            .route("/error_report", web::post().to(error_report)),
-    );
+pub fn log_routes(api: &mut Api) {
+    api.scope("/log/v1", |api| {
+        api.post(
+            "/dot",
+            events,
+            doc("Record client analytics events (log service)"),
+        )
+        .post(
+            "/event_report",
+            events,
+            doc("Record client analytics events (event report)"),
+        )
+        .post(
+            "/error_report",
+            error_report,
+            doc("Record a client error report"),
+        );
+    });
 }
 
 async fn events(req: HttpRequest, state: web::Data<AppState>, body: web::Bytes) -> ApiResult {

@@ -5,6 +5,7 @@
 //! `audio_uris`. The lyrics stream (`POST /api/stream/audio/lyrics`) is
 //! [`stream_routes`]. The rules are `protocol::audio::music`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use llm::{ChatMessage, ChatRequest, LlmError};
@@ -22,24 +23,44 @@ use crate::polish::sse;
 use crate::state::AppState;
 use crate::tasks::{object_key_of_url, Requester};
 
-pub fn scope() -> actix_web::Scope {
-    web::scope("/audio")
-        .route(
+pub fn routes(api: &mut Api) {
+    api.scope("/audio", |api| {
+        api.post(
             "/text-to-audio-effect",
-            web::post().to(text_to_audio_effect),
+            text_to_audio_effect,
+            doc("Create a sound effect task from text"),
         )
-        .route("/music/text-to-music", web::post().to(text_to_music))
-        .route("/music/generate-lyrics", web::post().to(generate_lyrics))
-        .route("/video-to-audio", web::post().to(video_to_audio))
-        .route("/video-add-music", web::post().to(video_add_music))
-        .configure(super::lipsync::routes)
-        // An unknown audio call answers the envelope, not a bare 404.
-        .default_service(web::to(super::system::not_found))
+        .post(
+            "/music/text-to-music",
+            text_to_music,
+            doc("Create a music task from a prompt"),
+        )
+        .post(
+            "/music/generate-lyrics",
+            generate_lyrics,
+            doc("Write song lyrics from a prompt"),
+        )
+        .post(
+            "/video-to-audio",
+            video_to_audio,
+            doc("Create a task that adds generated sound to a video"),
+        )
+        .post(
+            "/video-add-music",
+            video_add_music,
+            doc("Create a task that adds music under a video"),
+        );
+        super::lipsync::routes(api);
+    });
 }
 
 /// Inside `/api/stream`: `POST audio/lyrics`.
-pub fn stream_routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/audio/lyrics", web::post().to(lyrics_stream));
+pub fn stream_routes(api: &mut Api) {
+    api.post(
+        "/audio/lyrics",
+        lyrics_stream,
+        doc("Stream song lyrics as the model writes them (server-sent events)").raw(super::SSE),
+    );
 }
 
 async fn text_to_audio_effect(

@@ -8,6 +8,7 @@
 //! fails midway ends the stream with an `error` event (the client then has
 //! no `end` and reports the download failed).
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -19,8 +20,14 @@ use serde::Deserialize;
 use crate::error::{object_key, ApiError};
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/audio", web::get().to(download));
+pub fn routes(api: &mut Api) {
+    api.get(
+        "/audio",
+        download,
+        doc("Stream a stored audio file as server-sent chunk events")
+            .raw(super::SSE)
+            .query(&["url"]),
+    );
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,6 +6,7 @@
 //! Plain routes (no scope), so other families may share the `activity/`,
 //! `face-photo/` and `admin/` prefixes.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::awards::{
     AwardDef, AwardDeleteRequest, AwardUpsertRequest, CheckinRequest, Schedule, ScheduleRequest,
@@ -153,23 +154,46 @@ pub async fn admin_schedule(
     Ok(ok(config_view(&c)))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/activity/checkin/info", web::post().to(info))
-        .route("/activity/checkin", web::post().to(checkin))
-        .route("/activity/checkin/time-zone", web::post().to(time_zone))
-        .route(
-            "/face-photo/mark-user-activity-award-list",
-            web::post().to(award_list),
-        )
-        .route(
-            "/face-photo/mark-temp-coins-popup",
-            web::post().to(temp_coins_popup),
-        )
-        .route("/admin/award/list", web::post().to(admin_list))
-        .route("/admin/award/upsert", web::post().to(admin_upsert))
-        .route("/admin/award/delete", web::post().to(admin_delete))
-        .route(
-            "/admin/checkin/schedule/set",
-            web::post().to(admin_schedule),
-        );
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/activity/checkin/info",
+        info,
+        doc("The caller's check-in streak and today's award"),
+    )
+    .post("/activity/checkin", checkin, doc("Check in for today"))
+    .post(
+        "/activity/checkin/time-zone",
+        time_zone,
+        doc("Change the caller's check-in time zone (once per 30 days)"),
+    )
+    .post(
+        "/face-photo/mark-user-activity-award-list",
+        award_list,
+        doc("Mark the caller's activity awards as seen"),
+    )
+    .post(
+        "/face-photo/mark-temp-coins-popup",
+        temp_coins_popup,
+        doc("Mark the temporary coins popup as seen"),
+    )
+    .post(
+        "/admin/award/list",
+        admin_list,
+        doc("Operators: the award configuration"),
+    )
+    .post(
+        "/admin/award/upsert",
+        admin_upsert,
+        doc("Operators: add or change an award"),
+    )
+    .post(
+        "/admin/award/delete",
+        admin_delete,
+        doc("Operators: delete an award"),
+    )
+    .post(
+        "/admin/checkin/schedule/set",
+        admin_schedule,
+        doc("Operators: set the check-in award schedule"),
+    );
 }

@@ -8,6 +8,7 @@
 //! recommend, export) and the form's config; everything else needs a
 //! logged-in account with a complete profile.
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
@@ -30,34 +31,97 @@ type State = web::Data<AppState>;
 
 /// Registers every route of the family under `/api/v1` (individual routes,
 /// not a `/character` scope: the chat family shares that prefix).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/tavern-pro/publish", web::post().to(publish))
-        .route("/tavern-pro/detail", web::post().to(detail))
-        .route("/character/detail", web::post().to(detail))
-        .route("/square/v3/character/list", web::post().to(list))
-        .route("/square/character/list", web::post().to(list))
-        .route("/square/v3/character/recommend", web::post().to(recommend))
-        .route("/square/character/recommend", web::post().to(recommend))
-        .route("/character/latest", web::post().to(latest))
-        .route("/tavern-pro/recently/remove", web::post().to(remove_recent))
-        .route("/tavern-pro/my", web::post().to(mine))
-        .route("/tavern-pro/delete", web::post().to(delete))
-        .route(
-            "/character/default_setting",
-            web::post().to(default_setting),
+pub fn routes(api: &mut Api) {
+    api.post("/tavern-pro/publish", publish, doc("Publish a character"))
+        .post(
+            "/tavern-pro/detail",
+            detail,
+            doc("One character (tavern form)"),
         )
-        .route("/character/default_setting", web::get().to(default_setting))
-        .route("/tavern-pro/config", web::post().to(config))
-        .route("/tavern-pro/config", web::get().to(config))
-        .route("/tavern-pro/preset/list", web::post().to(presets))
-        .route("/tavern-pro/preset/list", web::get().to(presets))
-        .route("/tavern-pro/card/import", web::post().to(import))
-        .route("/tavern-pro/card/export", web::get().to(export))
-        .route("/datacard/create", web::post().to(datacard_create))
-        .route("/datacard/edit", web::post().to(datacard_edit))
-        .route("/datacard/delete", web::post().to(datacard_delete))
-        .route("/datacard/detail", web::post().to(datacard_detail))
-        .route("/datacard/my", web::post().to(datacard_my));
+        .post("/character/detail", detail, doc("One character"))
+        .post(
+            "/square/v3/character/list",
+            list,
+            doc("The characters feed"),
+        )
+        .post(
+            "/square/character/list",
+            list,
+            doc("The characters feed (older path)"),
+        )
+        .post(
+            "/square/v3/character/recommend",
+            recommend,
+            doc("Recommended characters"),
+        )
+        .post(
+            "/square/character/recommend",
+            recommend,
+            doc("Recommended characters (older path)"),
+        )
+        .post(
+            "/character/latest",
+            latest,
+            doc("Characters the caller chatted with lately"),
+        )
+        .post(
+            "/tavern-pro/recently/remove",
+            remove_recent,
+            doc("Remove a character from the caller's recent list"),
+        )
+        .post("/tavern-pro/my", mine, doc("The caller's characters"))
+        .post(
+            "/tavern-pro/delete",
+            delete,
+            doc("Delete one of the caller's characters"),
+        )
+        .post(
+            "/character/default_setting",
+            default_setting,
+            doc("Default settings for a new character"),
+        )
+        .get(
+            "/character/default_setting",
+            default_setting,
+            doc("Default settings for a new character"),
+        )
+        .post(
+            "/tavern-pro/config",
+            config,
+            doc("Character editor configuration"),
+        )
+        .get(
+            "/tavern-pro/config",
+            config,
+            doc("Character editor configuration"),
+        )
+        .post("/tavern-pro/preset/list", presets, doc("Character presets"))
+        .get("/tavern-pro/preset/list", presets, doc("Character presets"))
+        .post(
+            "/tavern-pro/card/import",
+            import,
+            doc("Import a character card (PNG or JSON)").upload("image/png"),
+        )
+        .get(
+            "/tavern-pro/card/export",
+            export,
+            doc("Export a character card (PNG or JSON)")
+                .raw("image/png")
+                .query(&["id", "format"]),
+        )
+        .post(
+            "/datacard/create",
+            datacard_create,
+            doc("Create a data card (character knowledge)"),
+        )
+        .post("/datacard/edit", datacard_edit, doc("Edit a data card"))
+        .post(
+            "/datacard/delete",
+            datacard_delete,
+            doc("Delete a data card"),
+        )
+        .post("/datacard/detail", datacard_detail, doc("One data card"))
+        .post("/datacard/my", datacard_my, doc("The caller's data cards"));
 }
 
 /// The caller's account id when a token is sent (a bad token is NeedLogin),

@@ -8,6 +8,7 @@
 //! calls need an operator (an e-mail in the `admins` setting), else
 //! NoPermission.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::{Items, LimitRequest, ListAnswer};
 use protocol::character_extras::{
@@ -28,20 +29,42 @@ type State = web::Data<AppState>;
 /// The routes under `/api/v1` outside the `/account` and `/admin` scopes
 /// (those are registered in the route table's scopes: [`persona_get`],
 /// [`persona_update`], [`admin_reports`], [`admin_unpublish`]).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/character/model_list", web::post().to(model_list))
-        .route("/character/model_list", web::get().to(model_list))
-        .route("/tavern-pro/model-list/v2", web::post().to(model_list))
-        .route("/tavern-pro/model-list/v2", web::get().to(model_list))
-        .route(
-            "/character/chat/recommend_hot",
-            web::post().to(recommend_hot),
-        )
-        .route("/tavern-pro/preview/list", web::post().to(preview_list))
-        .route(
-            "/character/agent/recommend_promot",
-            web::post().to(image_prompts),
-        );
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/character/model_list",
+        model_list,
+        doc("The chat models a character can use"),
+    )
+    .get(
+        "/character/model_list",
+        model_list,
+        doc("The chat models a character can use"),
+    )
+    .post(
+        "/tavern-pro/model-list/v2",
+        model_list,
+        doc("The chat models a character can use (v2 path)"),
+    )
+    .get(
+        "/tavern-pro/model-list/v2",
+        model_list,
+        doc("The chat models a character can use (v2 path)"),
+    )
+    .post(
+        "/character/chat/recommend_hot",
+        recommend_hot,
+        doc("Hot characters to chat with"),
+    )
+    .post(
+        "/tavern-pro/preview/list",
+        preview_list,
+        doc("Preview pictures for the character editor"),
+    )
+    .post(
+        "/character/agent/recommend_promot",
+        image_prompts,
+        doc("Picture prompts proposed for a character"),
+    );
 }
 
 /// `character/model_list`, `tavern-pro/model-list/v2`: the one configured model.

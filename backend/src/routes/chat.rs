@@ -4,6 +4,7 @@
 //! account with a complete profile, except `quick-chat/can-talk`, which
 //! answers visitors `can_talk: false` with the reason "NeedLogin".
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::ChatSettingsView;
 use protocol::chat::{
@@ -179,33 +180,89 @@ pub async fn polish(a: Authed, s: State, b: Body<PolishRequest>) -> ApiResult {
 /// The chat routes, inside the `/api/v1` scope. Registered one by one
 /// (and `/character/session` as its own scope) because `/character/...`
 /// also holds the characters family's routes.
-pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/character/session")
-            .route("/create", web::post().to(create))
-            .route("/chat/start", web::post().to(start))
-            .route("/chat/stop", web::post().to(stop))
-            .route("/list", web::post().to(list))
-            .route("/message/list", web::post().to(messages))
-            .route("/message/edit", web::post().to(edit_message))
-            .route("/message/delete", web::post().to(delete_message))
-            .route("/message/like", web::post().to(like))
-            .route("/message/copy_idx", web::post().to(copy))
-            .route("/edit", web::post().to(edit))
-            .route("/delete", web::post().to(delete))
-            .route("/delete-all", web::post().to(delete_all))
-            .route("/bind-datacard", web::post().to(bind_datacard))
-            .route("/edit-datacard", web::post().to(edit_datacards))
-            .route("/remove-datacard", web::post().to(remove_datacard))
-            .route("/timbre/set", web::post().to(set_timbre))
-            .route("/msg/latest_state_info", web::post().to(latest)),
+pub fn config(api: &mut Api) {
+    api.scope("/character/session", |api| {
+        api.post(
+            "/create",
+            create,
+            doc("Start a chat session with a character"),
+        )
+        .post(
+            "/chat/start",
+            start,
+            doc("Send a message; the reply streams as socket frames 11"),
+        )
+        .post("/chat/stop", stop, doc("Stop the reply being written"))
+        .post("/list", list, doc("The caller's chat sessions"))
+        .post("/message/list", messages, doc("A chat session's messages"))
+        .post("/message/edit", edit_message, doc("Edit a chat message"))
+        .post(
+            "/message/delete",
+            delete_message,
+            doc("Delete a chat message"),
+        )
+        .post("/message/like", like, doc("Like or unlike a chat reply"))
+        .post(
+            "/message/copy_idx",
+            copy,
+            doc("Record that a reply was copied"),
+        )
+        .post("/edit", edit, doc("Edit a chat session"))
+        .post("/delete", delete, doc("Delete a chat session"))
+        .post(
+            "/delete-all",
+            delete_all,
+            doc("Delete every chat session of the caller"),
+        )
+        .post(
+            "/bind-datacard",
+            bind_datacard,
+            doc("Bind a data card to a chat session"),
+        )
+        .post(
+            "/edit-datacard",
+            edit_datacards,
+            doc("Change a chat session's data cards"),
+        )
+        .post(
+            "/remove-datacard",
+            remove_datacard,
+            doc("Remove a data card from a chat session"),
+        )
+        .post(
+            "/timbre/set",
+            set_timbre,
+            doc("Set the voice a chat session's replies are spoken with"),
+        )
+        .post(
+            "/msg/latest_state_info",
+            latest,
+            doc("The latest state of a chat session's reply"),
+        );
+    })
+    .post(
+        "/character/quick-chat/start",
+        quick_start,
+        doc("Start a quick chat with a character"),
     )
-    .route("/character/quick-chat/start", web::post().to(quick_start))
-    .route(
+    .post(
         "/character/quick-chat/task/progress",
-        web::post().to(progress),
+        progress,
+        doc("Progress of a quick chat's reply"),
     )
-    .route("/character/quick-chat/can-talk", web::post().to(can_talk))
-    .route("/character/reply/recommend", web::post().to(recommend))
-    .route("/character/message/polish", web::post().to(polish));
+    .post(
+        "/character/quick-chat/can-talk",
+        can_talk,
+        doc("Whether the caller may quick-chat now"),
+    )
+    .post(
+        "/character/reply/recommend",
+        recommend,
+        doc("Proposed replies for the caller in a chat"),
+    )
+    .post(
+        "/character/message/polish",
+        polish,
+        doc("Polish the caller's draft chat message"),
+    );
 }

@@ -6,6 +6,7 @@
 //! liking and deleting need a logged-in account with a complete profile
 //! (20000 NeedLogin otherwise).
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::IdAnswer;
 use protocol::square::comment::{CommentRef, CreateCommentRequest, EmojiItem, ListCommentsRequest};
@@ -21,20 +22,23 @@ type Body<T> = web::Json<T>;
 type State = web::Data<AppState>;
 
 /// Registers the family under `/api/v1`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
+pub fn routes(api: &mut Api) {
     for prefix in ["/comment2", "/comment"] {
-        cfg.service(
-            web::scope(prefix)
-                .route("/create", web::post().to(create))
-                .route("/add", web::post().to(create))
-                .route("/add-replies", web::post().to(add_reply))
-                .route("/list", web::post().to(list))
-                .route("/replies-list", web::post().to(replies_list))
-                .route("/like", web::post().to(like))
-                .route("/delete", web::post().to(delete))
-                .route("/emoji/list", web::post().to(emoji_list))
-                .route("/emoji/list", web::get().to(emoji_list)),
-        );
+        api.scope(prefix, |api| {
+            api.post("/create", create, doc("Comment on an object"))
+                .post("/add", create, doc("Comment on an object (older path)"))
+                .post("/add-replies", add_reply, doc("Reply to a comment"))
+                .post("/list", list, doc("An object's comments"))
+                .post("/replies-list", replies_list, doc("A comment's replies"))
+                .post("/like", like, doc("Like or unlike a comment"))
+                .post(
+                    "/delete",
+                    delete,
+                    doc("Delete one of the caller's comments"),
+                )
+                .post("/emoji/list", emoji_list, doc("The emoji comments may use"))
+                .get("/emoji/list", emoji_list, doc("The emoji comments may use"));
+        });
     }
 }
 

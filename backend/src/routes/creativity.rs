@@ -3,6 +3,7 @@
 //! generate/history}` and the author's `creativity/template/create`. The
 //! service is `creativity`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::models::template::{ApplyTemplateRequest, CreateTemplateRequest};
 use serde::Deserialize;
@@ -77,16 +78,30 @@ pub async fn history(a: Authed, s: web::Data<AppState>, b: Body<ListRequest>) ->
 }
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/creativity/template/create", web::post().to(create))
-        .route("/creativity/square/template/detail", web::post().to(detail))
-        .route("/creativity/square/template/list", web::post().to(list))
-        .route(
-            "/creativity/square/template/generate/apply",
-            web::post().to(apply),
-        )
-        .route(
-            "/creativity/square/template/generate/history",
-            web::post().to(history),
-        );
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/creativity/template/create",
+        create,
+        doc("Create a creativity template from a task"),
+    )
+    .post(
+        "/creativity/square/template/detail",
+        detail,
+        doc("One creativity template"),
+    )
+    .post(
+        "/creativity/square/template/list",
+        list,
+        doc("The creativity templates feed"),
+    )
+    .post(
+        "/creativity/square/template/generate/apply",
+        apply,
+        doc("Create a task from a creativity template"),
+    )
+    .post(
+        "/creativity/square/template/generate/history",
+        history,
+        doc("The caller's tasks made from creativity templates"),
+    );
 }

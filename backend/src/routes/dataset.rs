@@ -4,6 +4,7 @@
 //! `dataset/caption/auto`. Every dataset is its owner's: anyone else's
 //! answers NotFound. Training on them is `routes/train.rs`.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::models::train::{CaptionSource, DatasetKind, MAX_DATASET_IMAGES};
 use protocol::ErrorCode;
@@ -260,16 +261,40 @@ async fn caption_auto(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResul
 }
 
 /// Registered plain under `/api/v1` (before the scopes), next to training.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/dataset/template-list", web::post().to(template_list))
-        .route("/dataset/template-list", web::get().to(template_list))
-        .route("/dataset/list", web::post().to(list))
-        .route("/dataset/detail", web::post().to(detail))
-        .route("/dataset/create", web::post().to(create))
-        .route("/dataset/edit", web::post().to(edit))
-        .route("/dataset/delete", web::post().to(delete))
-        .route("/dataset/image/add", web::post().to(image_add))
-        .route("/dataset/image/delete", web::post().to(image_delete))
-        .route("/dataset/image/caption", web::post().to(image_caption))
-        .route("/dataset/caption/auto", web::post().to(caption_auto));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/dataset/template-list",
+        template_list,
+        doc("Dataset templates"),
+    )
+    .get(
+        "/dataset/template-list",
+        template_list,
+        doc("Dataset templates"),
+    )
+    .post("/dataset/list", list, doc("The caller's training datasets"))
+    .post("/dataset/detail", detail, doc("One training dataset"))
+    .post("/dataset/create", create, doc("Create a training dataset"))
+    .post("/dataset/edit", edit, doc("Edit a training dataset"))
+    .post("/dataset/delete", delete, doc("Delete a training dataset"))
+    .post(
+        "/dataset/image/add",
+        image_add,
+        doc("Add pictures to a dataset"),
+    )
+    .post(
+        "/dataset/image/delete",
+        image_delete,
+        doc("Remove pictures from a dataset"),
+    )
+    .post(
+        "/dataset/image/caption",
+        image_caption,
+        doc("Set a dataset picture's caption"),
+    )
+    .post(
+        "/dataset/caption/auto",
+        caption_auto,
+        doc("Draft captions for a dataset's pictures"),
+    );
 }

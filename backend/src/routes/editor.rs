@@ -4,6 +4,7 @@
 //! upload,delete}`, `export` (a video task) and `export/check` (its
 //! progress and result). The service is `crate::editor`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::video::editor::{
     CreateRequest, EditRequest, ExportRef, ListRequest, MaterialRef, MaterialUpload,
@@ -15,19 +16,60 @@ use super::task::requester;
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
-pub fn scope() -> actix_web::Scope {
-    web::scope("/editor")
-        .route("/workspace/create", web::post().to(create))
-        .route("/workspace/edit", web::post().to(edit))
-        .route("/workspace/list", web::post().to(list))
-        .route("/workspace/del", web::post().to(delete))
-        .route("/detail", web::post().to(detail))
-        .route("/operation/save", web::post().to(save_operations))
-        .route("/material/list", web::post().to(materials))
-        .route("/material/upload", web::post().to(add_material))
-        .route("/material/delete", web::post().to(delete_material))
-        .route("/export", web::post().to(export))
-        .route("/export/check", web::post().to(export_check))
+pub fn routes(api: &mut Api) {
+    api.scope("/editor", |api| {
+        api.post(
+            "/workspace/create",
+            create,
+            doc("Create a video editor workspace"),
+        )
+        .post(
+            "/workspace/edit",
+            edit,
+            doc("Rename or resize a video editor workspace"),
+        )
+        .post(
+            "/workspace/list",
+            list,
+            doc("The caller's video editor workspaces"),
+        )
+        .post(
+            "/workspace/del",
+            delete,
+            doc("Delete a video editor workspace"),
+        )
+        .post(
+            "/detail",
+            detail,
+            doc("A workspace with its timeline and materials"),
+        )
+        .post(
+            "/operation/save",
+            save_operations,
+            doc("Save a workspace's timeline operations"),
+        )
+        .post("/material/list", materials, doc("A workspace's materials"))
+        .post(
+            "/material/upload",
+            add_material,
+            doc("Add a material to a workspace"),
+        )
+        .post(
+            "/material/delete",
+            delete_material,
+            doc("Remove a material from a workspace"),
+        )
+        .post(
+            "/export",
+            export,
+            doc("Export a workspace's timeline as a video task"),
+        )
+        .post(
+            "/export/check",
+            export_check,
+            doc("Check a timeline before export (cost and problems)"),
+        );
+    });
 }
 
 async fn create(

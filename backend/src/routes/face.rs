@@ -7,6 +7,7 @@
 //! of their tasks (`/files/t/...`); anything else answers like a missing
 //! file. [`owned_media`] is that check, shared with lip-sync.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::ErrorCode;
 use serde::Deserialize;
@@ -18,14 +19,26 @@ use crate::state::AppState;
 use crate::tasks::{object_key_of_url, Requester};
 
 /// Routes inside the `/resource` scope.
-pub fn resource_routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/video/detectFace", web::post().to(detect_face))
-        .route("/video/frameDescription", web::post().to(frame_description));
+pub fn resource_routes(api: &mut Api) {
+    api.post(
+        "/video/detectFace",
+        detect_face,
+        doc("Whether a video shows one face"),
+    )
+    .post(
+        "/video/frameDescription",
+        frame_description,
+        doc("Describe a video frame"),
+    );
 }
 
 /// Plain routes under `/api/v1`.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/tool/face/detection", web::post().to(face_detection));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/tool/face/detection",
+        face_detection,
+        doc("Detect the faces in a picture"),
+    );
 }
 
 /// What a stored file of the caller's is.

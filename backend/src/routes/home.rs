@@ -4,6 +4,8 @@
 //! `square/column/config`, `square/component/*`. The operators' calls are in
 //! `home_admin.rs`.
 
+use super::api::{doc, Api};
+
 use actix_web::{web, HttpRequest};
 use protocol::awards::Zone;
 use protocol::home::rules::primary_language;
@@ -21,40 +23,78 @@ use crate::home::{audience_of, Visible};
 use crate::popups::Subject;
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/banner/home", web::post().to(banners))
-        .route("/slot/list", web::post().to(slots))
-        .route("/app/fetch", web::post().to(app_fetch))
-        .route("/face-photo/get", web::post().to(popup_get))
-        .route("/face-photo/dont-pop", web::post().to(dont_pop))
-        .route("/face-photo/popup-info", web::post().to(popup_info))
-        .route(
-            "/face-photo/mark-face-photo-popup",
-            web::post().to(popup_mark),
-        )
-        .route("/face-photo/mark-wakeup-user-popup", web::post().to(wakeup))
-        .route(
-            "/theme-activity/face-popup/module-list",
-            web::post().to(module_list),
-        )
-        .route(
-            "/theme-activity/face-popup/batch-content",
-            web::post().to(batch_content),
-        )
-        .route("/square/column/config", web::post().to(column_config))
-        .route(
-            "/square/component/config-v2",
-            web::post().to(component_config),
-        )
-        .route(
-            "/square/component/element/dynamic",
-            web::post().to(module_element),
-        )
-        .route(
-            "/square/component/module/element",
-            web::post().to(module_element),
-        )
-        .configure(super::home_admin::routes);
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/banner/home",
+        banners,
+        doc("The home page's banners for this viewer"),
+    )
+    .post(
+        "/slot/list",
+        slots,
+        doc("The home page's slots for this viewer"),
+    )
+    .post(
+        "/app/fetch",
+        app_fetch,
+        doc("App configuration for the client"),
+    )
+    .post(
+        "/face-photo/get",
+        popup_get,
+        doc("The popup to show now (recorded as shown)"),
+    )
+    .post(
+        "/face-photo/dont-pop",
+        dont_pop,
+        doc("Stop showing a popup"),
+    )
+    .post(
+        "/face-photo/popup-info",
+        popup_info,
+        doc("A popup's content"),
+    )
+    .post(
+        "/face-photo/mark-face-photo-popup",
+        popup_mark,
+        doc("Mark the face photo popup as seen"),
+    )
+    .post(
+        "/face-photo/mark-wakeup-user-popup",
+        wakeup,
+        doc("Mark the wake-up popup as seen"),
+    )
+    .post(
+        "/theme-activity/face-popup/module-list",
+        module_list,
+        doc("The popup's modules"),
+    )
+    .post(
+        "/theme-activity/face-popup/batch-content",
+        batch_content,
+        doc("The content of several popup modules"),
+    )
+    .post(
+        "/square/column/config",
+        column_config,
+        doc("The square's tabs and filters per page"),
+    )
+    .post(
+        "/square/component/config-v2",
+        component_config,
+        doc("The page configuration with every slot's components"),
+    )
+    .post(
+        "/square/component/element/dynamic",
+        module_element,
+        doc("One page module's elements"),
+    )
+    .post(
+        "/square/component/module/element",
+        module_element,
+        doc("One page module's elements (module path)"),
+    );
+    super::home_admin::routes(api);
 }
 
 /// What the viewer calls take (every field optional; unknown ones ignored,

@@ -13,23 +13,64 @@ use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::api::{doc, Api};
 use crate::auth::Authed;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::home::elements;
 use crate::home::{ItemKind, Visible};
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/square/component/page/preview", web::post().to(preview))
-        .route("/admin/home/draft", web::post().to(admin_draft))
-        .route("/admin/home/banner/save", web::post().to(admin_banner))
-        .route("/admin/home/module/save", web::post().to(admin_module))
-        .route("/admin/home/popup/save", web::post().to(admin_popup))
-        .route("/admin/home/popup/stats", web::post().to(admin_popup_stats))
-        .route("/admin/home/delete", web::post().to(admin_delete))
-        .route("/admin/home/features", web::post().to(admin_features))
-        .route("/admin/home/publish", web::post().to(admin_publish))
-        .route("/admin/home/clock", web::post().to(admin_clock));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/square/component/page/preview",
+        preview,
+        doc("Operators: preview a draft home page for an audience"),
+    )
+    .post(
+        "/admin/home/draft",
+        admin_draft,
+        doc("Operators: the home page draft"),
+    )
+    .post(
+        "/admin/home/banner/save",
+        admin_banner,
+        doc("Operators: save a home banner (new, or an edit by id)"),
+    )
+    .post(
+        "/admin/home/module/save",
+        admin_module,
+        doc("Operators: save a home module (new, or an edit by id)"),
+    )
+    .post(
+        "/admin/home/popup/save",
+        admin_popup,
+        doc("Operators: save a popup (new, or an edit by id)"),
+    )
+    .post(
+        "/admin/home/popup/stats",
+        admin_popup_stats,
+        doc("Operators: each popup's shown, closed, clicked and don't-show-again counts"),
+    )
+    .post(
+        "/admin/home/delete",
+        admin_delete,
+        doc("Operators: delete a home item"),
+    )
+    .post(
+        "/admin/home/features",
+        admin_features,
+        doc("Operators: set the feature switches app/fetch answers"),
+    )
+    .post(
+        "/admin/home/publish",
+        admin_publish,
+        doc("Operators: publish the home page draft"),
+    )
+    .post(
+        "/admin/home/clock",
+        admin_clock,
+        doc("Operators: set the home test clock (test builds only)"),
+    );
 }
 
 fn operator(s: &AppState, caller: &Authed) -> Result<String, ApiError> {

@@ -2,6 +2,7 @@
 //! messages (`/api/v1/im/history`, `/api/v1/im/message/...`). Every call
 //! needs a logged-in account with a complete profile.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::im::{
     ChannelList, ChannelRef, CreateChannelAnswer, CreateChannelRequest, EditChannelRequest,
@@ -125,28 +126,39 @@ pub async fn all_read(a: Authed, s: web::Data<AppState>) -> ApiResult {
 }
 
 /// The IM routes, mounted under `/api/v1/im`.
-pub fn scope() -> actix_web::Scope {
-    web::scope("/im")
-        .service(
-            web::scope("/channel")
-                .route("/create", web::post().to(create))
-                .route("/edit", web::post().to(edit))
-                .route("/disband", web::post().to(disband))
-                .route("/joined/list", web::post().to(joined))
-                .route("/detail", web::post().to(detail))
-                .route("/info", web::post().to(info))
-                .route("/members", web::post().to(members))
-                .route("/quit", web::post().to(quit))
-                .route("/join", web::post().to(join))
-                .route("/kick-out", web::post().to(kick_out))
-                .route("/role", web::post().to(set_role)),
+pub fn routes(api: &mut Api) {
+    api.scope("/im", |api| {
+        api.scope("/channel", |api| {
+            api.post("/create", create, doc("Create a channel"))
+                .post("/edit", edit, doc("Edit a channel"))
+                .post("/disband", disband, doc("Disband a channel"))
+                .post(
+                    "/joined/list",
+                    joined,
+                    doc("The channels the caller joined"),
+                )
+                .post("/detail", detail, doc("A channel's details"))
+                .post("/info", info, doc("A channel's public information"))
+                .post("/members", members, doc("A channel's members"))
+                .post("/quit", quit, doc("Leave a channel"))
+                .post("/join", join, doc("Join a channel by invite code"))
+                .post("/kick-out", kick_out, doc("Remove a member from a channel"))
+                .post("/role", set_role, doc("Set a member's role in a channel"));
+        })
+        .post(
+            "/history",
+            history,
+            doc("A channel's messages before a sequence number"),
         )
-        .route("/history", web::post().to(history))
-        .service(
-            web::scope("/message")
-                .route("/send", web::post().to(send))
-                .route("/unread-record", web::post().to(unread))
-                .route("/read", web::post().to(read))
-                .route("/all-read", web::post().to(all_read)),
-        )
+        .scope("/message", |api| {
+            api.post("/send", send, doc("Send a message to a channel"))
+                .post(
+                    "/unread-record",
+                    unread,
+                    doc("The caller's unread counts per channel"),
+                )
+                .post("/read", read, doc("Mark a channel read up to a message"))
+                .post("/all-read", all_read, doc("Mark every channel read"));
+        });
+    });
 }

@@ -6,6 +6,7 @@
 //! answers `noFaceFound` before anything is queued. The task
 //! (`Action::AudioToLipVideo`) outputs the audio, the MP4 and its poster.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::audio::lipsync::{check_audio_secs, plan, LipDrive, LipSource, LipSyncMeta};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
@@ -20,8 +21,12 @@ use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 use crate::tasks::Requester;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/audio-to-lip-video", web::post().to(audio_to_lip_video));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/audio-to-lip-video",
+        audio_to_lip_video,
+        doc("Create a lip-sync video task"),
+    );
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,7 @@ mod activity;
 mod admin;
 mod agent;
 mod analytics;
+pub mod api;
 mod audio;
 mod audio_stream;
 mod awards;
@@ -31,6 +32,7 @@ mod model_leaderboard;
 mod model_rank;
 mod moderation;
 mod oidc;
+pub mod openapi;
 mod ornament;
 mod payment;
 mod phoneinvite;
@@ -44,6 +46,8 @@ mod social;
 mod square;
 mod surveys;
 mod system;
+#[cfg(test)]
+mod table_tests;
 pub mod task;
 mod text_filter;
 mod timbre;
@@ -53,242 +57,509 @@ mod translate;
 mod video;
 mod works;
 
+use protocol::account as acct;
 use protocol::task::Action;
 
+use api::{doc, Api};
+
+/// Registers every REST route on `cfg` (see `api`: each registration also
+/// records the call's OpenAPI operation).
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/api/v1")
-            // Plain routes before the scopes that share their prefixes
-            // (a scope takes every path under it).
-            .configure(home::routes)
-            .configure(works::routes)
-            .configure(moderation::routes)
-            .configure(social::routes)
-            .configure(security::routes)
-            .configure(search::routes)
-            .configure(square::routes)
-            .configure(ornament::routes)
-            .configure(timbre::routes)
-            .configure(model::routes)
-            .configure(model_rank::routes)
-            .configure(model_leaderboard::routes)
-            .configure(creativity::routes)
-            .configure(dataset::routes)
-            .configure(train::routes)
-            .configure(face::routes)
-            .configure(text_filter::routes)
-            .configure(account_deletion::routes)
-            .configure(phoneinvite::routes)
-            .configure(account_mail::routes)
-            .configure(awards::routes)
-            .configure(activity::routes)
-            .configure(analytics::routes)
-            .configure(rag::routes)
-            .configure(surveys::routes)
-            .configure(shortlinks::routes)
-            .service(
-                web::scope("/account")
-                    .route("/sign-up", web::post().to(account::sign_up))
-                    .route("/login-in", web::post().to(account::login_in))
-                    .route("/logout", web::post().to(account::logout))
-                    .route("/info", web::post().to(account::info))
-                    .route("/payment-info", web::post().to(account::payment_info))
-                    .route("/settings", web::post().to(account::settings))
-                    .route(
+    table(&mut Api::serve(cfg));
+}
+
+/// The route table, in registration order (actix tries routes in order; a
+/// scope takes every path under it, so plain routes come before the scopes
+/// that share their prefixes). Every scope answers an unknown path with the
+/// envelope's 404.
+pub fn table(api: &mut Api) {
+    api.scope("/api/v1", |api| {
+        api.family("home", home::routes)
+            .family("works", works::routes)
+            .family("moderation", moderation::routes)
+            .family("social", social::routes)
+            .family("security", security::routes)
+            .family("search", search::routes)
+            .family("square", square::routes)
+            .family("ornament", ornament::routes)
+            .family("timbre", timbre::routes)
+            .family("model", model::routes)
+            .family("model", model_rank::routes)
+            .family("model", model_leaderboard::routes)
+            .family("creativity", creativity::routes)
+            .family("dataset", dataset::routes)
+            .family("train", train::routes)
+            .family("face", face::routes)
+            .family("text_filter", text_filter::routes)
+            .family("account", account_deletion::routes)
+            .family("account", phoneinvite::routes)
+            .family("account", account_mail::routes)
+            .family("awards", awards::routes)
+            .family("activity", activity::routes)
+            .family("analytics", analytics::routes)
+            .family("rag", rag::routes)
+            .family("surveys", surveys::routes)
+            .family("shortlinks", shortlinks::routes)
+            .family("account", |api| {
+                api.scope("/account", |api| {
+                    api.post(
+                        "/sign-up",
+                        account::sign_up,
+                        doc("Create an account")
+                            .body::<acct::SignUpRequest>()
+                            .reply::<acct::LoginData>(),
+                    )
+                    .post(
+                        "/login-in",
+                        account::login_in,
+                        doc("Sign in with e-mail and password")
+                            .body::<acct::LoginRequest>()
+                            .reply::<acct::LoginData>(),
+                    )
+                    .post("/logout", account::logout, doc("End the caller's token"))
+                    .post("/info", account::info, doc("The caller's account"))
+                    .post(
+                        "/payment-info",
+                        account::payment_info,
+                        doc("The caller's payment information").reply::<acct::PaymentInfo>(),
+                    )
+                    .post(
+                        "/settings",
+                        account::settings,
+                        doc("Change the caller's settings"),
+                    )
+                    .post(
                         "/complete-profile",
-                        web::post().to(account::complete_profile),
+                        account::complete_profile,
+                        doc("Complete the caller's profile").body::<acct::CompleteProfileRequest>(),
                     )
-                    .configure(oidc::routes)
-                    .route(
+                    .family("oidc", oidc::routes)
+                    .post(
                         "/character/setting/get",
-                        web::post().to(character_extras::persona_get),
+                        character_extras::persona_get,
+                        doc("The caller's chat persona"),
                     )
-                    .route(
+                    .post(
                         "/character/setting/update",
-                        web::post().to(character_extras::persona_update),
-                    ),
-            )
-            .service(
-                web::scope("/admin")
-                    .route("/account/status", web::post().to(admin::set_account_status))
-                    .route("/account/membership", web::post().to(admin::set_membership))
-                    .route("/account/company", web::post().to(admin::set_company))
-                    .route("/mall/product/list", web::post().to(admin::products))
-                    .route(
+                        character_extras::persona_update,
+                        doc("Change the caller's chat persona"),
+                    );
+                });
+            })
+            .family("admin", |api| {
+                api.scope("/admin", |api| {
+                    api.post(
+                        "/account/status",
+                        admin::set_account_status,
+                        doc("Operators: set an account's status"),
+                    )
+                    .post(
+                        "/account/membership",
+                        admin::set_membership,
+                        doc("Operators: grant or end a membership"),
+                    )
+                    .post(
+                        "/account/company",
+                        admin::set_company,
+                        doc("Operators: mark a company account"),
+                    )
+                    .post(
+                        "/mall/product/list",
+                        admin::products,
+                        doc("Operators: every product, hidden ones too"),
+                    )
+                    .post(
                         "/mall/product/upsert",
-                        web::post().to(admin::upsert_product),
+                        admin::upsert_product,
+                        doc("Operators: add or change a product"),
                     )
-                    .route("/mall/order/mark-paid", web::post().to(admin::mark_paid))
-                    .route(
+                    .post(
+                        "/mall/order/mark-paid",
+                        admin::mark_paid,
+                        doc("Operators: mark a manual order paid"),
+                    )
+                    .post(
                         "/mall/order/mark-refunded",
-                        web::post().to(admin::mark_refunded),
+                        admin::mark_refunded,
+                        doc("Operators: mark a manual order refunded"),
                     )
-                    .route("/credits/grant", web::post().to(admin::grant_credits))
-                    .route("/store", web::post().to(admin::store_stats))
-                    .route("/square/recount", web::post().to(admin::square_recount))
-                    .route(
+                    .post(
+                        "/credits/grant",
+                        admin::grant_credits,
+                        doc("Operators: grant credits (once per key)"),
+                    )
+                    .post(
+                        "/store",
+                        admin::store_stats,
+                        doc("Operators: the store's write counters"),
+                    )
+                    .post(
+                        "/square/recount",
+                        admin::square_recount,
+                        doc("Operators: mend a work's like and collect counters"),
+                    )
+                    .post(
                         "/character/reports",
-                        web::post().to(character_extras::admin_reports),
+                        character_extras::admin_reports,
+                        doc("Operators: reports against characters"),
                     )
-                    .route(
+                    .post(
                         "/character/unpublish",
-                        web::post().to(character_extras::admin_unpublish),
-                    ),
-            )
-            .service(im::scope())
-            .configure(character::routes)
-            .configure(character_extras::routes)
-            .configure(chat::config)
-            .configure(comment::routes)
-            .configure(payment::routes)
-            .service(
-                web::scope("/task")
-                    .route("/create", web::post().to(task::create))
-                    .route("/prompt-render", web::get().to(polish::polish))
-                    .service(
-                        web::scope("/gen-agent")
-                            .route("/conv/create", web::post().to(agent::create))
-                            .route("/conv/history", web::post().to(agent::history))
-                            .route("/convs", web::post().to(agent::convs))
-                            .route("/prompt/preset-template", web::post().to(agent::presets))
-                            .route("/prompt/preset-template", web::get().to(agent::presets))
-                            .route("/config", web::post().to(agent::config))
-                            .route("/config", web::get().to(agent::config)),
+                        character_extras::admin_unpublish,
+                        doc("Operators: unpublish a character"),
+                    );
+                });
+            })
+            .family("im", im::routes)
+            .family("character", character::routes)
+            .family("character", character_extras::routes)
+            .family("chat", chat::config)
+            .family("comment", comment::routes)
+            .family("payment", payment::routes)
+            .family("task", |api| {
+                api.scope("/task", task_routes);
+            })
+            .family("resource", |api| {
+                api.scope("/resource", |api| {
+                    api.family("face", face::resource_routes)
+                        .post(
+                            "/pre-sign/get",
+                            resource::pre_sign_get,
+                            doc("Start an upload: its file id and part URLs"),
+                        )
+                        .post(
+                            "/pre-sign/confirm",
+                            resource::confirm,
+                            doc("Confirm an upload (or one part)"),
+                        )
+                        .post(
+                            "/pre-sign/confirmPart",
+                            resource::confirm,
+                            doc("Confirm an upload part"),
+                        )
+                        .post(
+                            "/pre-sign/confirmFilePart",
+                            resource::confirm,
+                            doc("Confirm an upload part (file path)"),
+                        )
+                        .post(
+                            "/pre-sign/getPreSignAddr",
+                            resource::pre_sign_addr,
+                            doc("An unfinished upload's part URLs and received parts"),
+                        )
+                        .put_limited(
+                            "/upload/{file_id}/{part}",
+                            resource::CHUNK_SIZE as usize,
+                            resource::put_part,
+                            doc("Upload one part of a file")
+                                .upload("application/octet-stream")
+                                .query(&["t"]),
+                        );
+                });
+            })
+            .family("translate", |api| {
+                api.scope("/translate", |api| {
+                    api.post("/locals", translate::locals, doc("The interface languages"))
+                        .post(
+                            "/local",
+                            translate::local,
+                            doc("Translate text for the interface"),
+                        )
+                        .post(
+                            "/18n",
+                            translate::labels,
+                            doc("Interface labels in a language"),
+                        );
+                })
+                .scope("/prompt", |api| {
+                    api.post(
+                        "/definitions",
+                        translate::definitions,
+                        doc("Prompt word definitions by category"),
                     )
-                    .route("/progress", web::post().to(task::progress))
-                    .route("/batch-progress", web::post().to(task::batch_progress))
-                    .route("/list", web::post().to(task::list))
-                    .route("/detail", web::post().to(task::progress))
-                    .route("/delete", web::post().to(task::delete))
-                    .route("/index/delete", web::post().to(task::delete))
-                    .route("/index/batch-delete", web::post().to(task::batch_delete))
-                    .route("/save-personal", web::post().to(task::save_personal))
-                    .route("/index/save-personal", web::post().to(task::save_personal))
-                    .route("/operate", web::post().to(task::operate))
-                    .route("/speed-up", web::post().to(task::speed_up))
-                    .route(
-                        "/text-to-img",
-                        web::post().to(task::create_as(Action::TextToImage)),
-                    )
-                    .route(
-                        "/lab/text-to-img",
-                        web::post().to(task::create_as(Action::TextToImage)),
-                    )
-                    .route(
-                        "/img-to-img",
-                        web::post().to(task::create_as(Action::ImageToImage)),
-                    )
-                    .route(
-                        "/controlNet-to-img",
-                        web::post().to(task::create_as(Action::ConditionToImage)),
-                    )
-                    .route(
-                        "/make-variation",
-                        web::post().to(task::create_as(Action::Variation)),
-                    )
-                    .route("/upscale", web::post().to(task::create_as(Action::Upscale)))
-                    .service(
-                        web::scope("/v2")
-                            .service(video::scope())
-                            .service(audio::scope())
-                            .route(
-                                "/text-to-img",
-                                web::post().to(task::create_as(Action::TextToImage)),
-                            )
-                            .route(
-                                "/img-to-img",
-                                web::post().to(task::create_as(Action::ImageToImage)),
-                            )
-                            .route("/upscale", web::post().to(task::create_as(Action::Upscale)))
-                            .route(
-                                "/make-variation",
-                                web::post().to(task::create_as(Action::Variation)),
-                            )
-                            .route(
-                                "/controlNet-to-img",
-                                web::post().to(task::create_as(Action::ConditionToImage)),
-                            )
-                            .route(
-                                "/img-to-text",
-                                web::post().to(task::create_as(Action::Descriptors)),
-                            )
-                            .route("/estimate", web::post().to(task::estimate))
-                            .route("/histories", web::post().to(task::histories))
-                            .route("/camera/config", web::post().to(video::camera_config))
-                            .route("/camera/config", web::get().to(video::camera_config))
-                            .route("/download", web::post().to(task::download))
-                            .route("/batch-download", web::post().to(task::batch_download))
-                            .route("/config/model", web::post().to(task::config_model))
-                            .route("/config/model", web::get().to(task::config_model))
-                            .route(
-                                "/config/generation-param",
-                                web::post().to(task::generation_param),
-                            )
-                            .route(
-                                "/config/generation-param",
-                                web::get().to(task::generation_param),
-                            )
-                            .route("/model-rec", web::post().to(task::model_rec)),
-                    ),
-            )
-            .service(
-                web::scope("/resource")
-                    .configure(face::resource_routes)
-                    .route("/pre-sign/get", web::post().to(resource::pre_sign_get))
-                    .route("/pre-sign/confirm", web::post().to(resource::confirm))
-                    .route("/pre-sign/confirmPart", web::post().to(resource::confirm))
-                    .route(
-                        "/pre-sign/confirmFilePart",
-                        web::post().to(resource::confirm),
-                    )
-                    .route(
-                        "/pre-sign/getPreSignAddr",
-                        web::post().to(resource::pre_sign_addr),
-                    )
-                    .service(
-                        web::resource("/upload/{file_id}/{part}")
-                            .app_data(web::PayloadConfig::new(resource::CHUNK_SIZE as usize))
-                            .route(web::put().to(resource::put_part)),
-                    ),
-            )
-            .service(
-                web::scope("/translate")
-                    .route("/locals", web::post().to(translate::locals))
-                    .route("/local", web::post().to(translate::local))
-                    .route("/18n", web::post().to(translate::labels)),
-            )
-            .service(
-                web::scope("/prompt")
-                    .route("/definitions", web::post().to(translate::definitions))
-                    .route(
+                    .get(
                         "/prompt_{lang}.json",
-                        web::get().to(translate::definitions_file),
-                    ),
+                        translate::definitions_file,
+                        doc("The whole prompt word map of a language"),
+                    );
+                });
+            })
+            .family("tool", |api| {
+                api.post_get(
+                    "/tool/prompt/rand",
+                    tool::random_prompt,
+                    doc("A random prompt"),
+                );
+            })
+            .family("system", |api| {
+                api.post_get("/ping", system::ping, doc("Liveness: answers pong"))
+                    .post_get(
+                        "/are/you/ok",
+                        system::are_you_ok,
+                        doc("Health of the store, queue and bus (503 when one is down)"),
+                    )
+                    .get(
+                        "/health",
+                        system::health,
+                        doc("Version and backends in use"),
+                    );
+            });
+    });
+    api.family("search", |api| {
+        api.scope("/searchapi/v1", |api| {
+            api.post(
+                "/search/complete",
+                search::complete,
+                doc("Search completions (search service path)"),
+            );
+        });
+    });
+    api.family("stream", |api| {
+        api.scope("/api/stream", |api| {
+            api.get(
+                "/tool/prompt/text",
+                polish::polish,
+                doc("Polish a prompt (server-sent events)")
+                    .raw(SSE)
+                    .query(&["prompt"]),
             )
-            .route("/tool/prompt/rand", web::post().to(tool::random_prompt))
-            .route("/tool/prompt/rand", web::get().to(tool::random_prompt))
-            .route("/ping", web::post().to(system::ping))
-            .route("/ping", web::get().to(system::ping))
-            .route("/are/you/ok", web::post().to(system::are_you_ok))
-            .route("/are/you/ok", web::get().to(system::are_you_ok))
-            .route("/health", web::get().to(system::health))
-            .default_service(web::to(system::not_found)),
-    );
-    cfg.service(
-        web::scope("/searchapi/v1")
-            .route("/search/complete", web::post().to(search::complete))
-            .default_service(web::to(system::not_found)),
-    );
-    cfg.service(
-        web::scope("/api/stream")
-            .route("/tool/prompt/text", web::get().to(polish::polish))
-            .route("/task/gen-agent/conv", web::post().to(agent::stream))
-            .configure(audio_stream::routes)
-            .configure(audio::stream_routes),
-    );
-    cfg.route("/files/{key:.*}", web::get().to(files::file));
-    cfg.configure(analytics::log_routes);
-    cfg.route("/s/{code}", web::get().to(shortlinks::follow));
+            .post(
+                "/task/gen-agent/conv",
+                agent::stream,
+                doc("One generation agent turn (server-sent events)").raw(SSE),
+            )
+            .family("audio", audio_stream::routes)
+            .family("audio", audio::stream_routes);
+        });
+    });
+    api.family("system", |api| {
+        // After `/api/v1` and `/api/stream`: this scope takes every other
+        // `/api` path, so an unknown one answers the envelope's 404.
+        api.scope("/api", |api| {
+            api.get(
+                "/openapi.json",
+                openapi::openapi_json,
+                doc("This description of every REST call (OpenAPI 3.1)").raw("application/json"),
+            )
+            .get(
+                "/docs",
+                openapi::docs_page,
+                doc("The interactive page of this description, for operators").raw("text/html"),
+            );
+        });
+    });
+    api.family("files", |api| {
+        api.get(
+            "/files/{key:.*}",
+            files::file,
+            doc("A stored file, with HTTP ranges").raw("application/octet-stream"),
+        );
+    });
+    api.family("analytics", analytics::log_routes);
+    api.family("shortlinks", |api| {
+        api.get(
+            "/s/{code}",
+            shortlinks::follow,
+            doc("Follow a short link (302 to its target)").raw("text/plain"),
+        );
+    });
+    // Whatever else these prefixes hold answers the envelope's 404 (not the
+    // web app's page, not a bare 404 or 405).
+    for prefix in ["/files", "/s", "/log", "/searchapi"] {
+        api.scope(prefix, |_| {});
+    }
+}
+
+pub use system::not_found;
+
+/// Server-sent events.
+pub(crate) const SSE: &str = "text/event-stream";
+
+/// `/api/v1/task/...`.
+fn task_routes(api: &mut Api) {
+    api.post("/create", task::create, doc("Create a generation task"))
+        .get(
+            "/prompt-render",
+            polish::polish,
+            doc("Polish a prompt (server-sent events)")
+                .raw(SSE)
+                .query(&["prompt"]),
+        )
+        .family("agent", |api| {
+            api.scope("/gen-agent", |api| {
+                api.post(
+                    "/conv/create",
+                    agent::create,
+                    doc("Start a generation agent conversation"),
+                )
+                .post(
+                    "/conv/history",
+                    agent::history,
+                    doc("A generation agent conversation's turns"),
+                )
+                .post(
+                    "/convs",
+                    agent::convs,
+                    doc("The caller's generation agent conversations"),
+                )
+                .post_get(
+                    "/prompt/preset-template",
+                    agent::presets,
+                    doc("The generation agent's starter templates"),
+                )
+                .post_get(
+                    "/config",
+                    agent::config,
+                    doc("The generation agent's configuration"),
+                );
+            });
+        })
+        .post("/progress", task::progress, doc("A task's progress"))
+        .post(
+            "/batch-progress",
+            task::batch_progress,
+            doc("Several tasks' progress"),
+        )
+        .post("/list", task::list, doc("The caller's tasks"))
+        .post("/detail", task::progress, doc("One task"))
+        .post("/delete", task::delete, doc("Delete a task"))
+        .post(
+            "/index/delete",
+            task::delete,
+            doc("Delete a task (index path)"),
+        )
+        .post(
+            "/index/batch-delete",
+            task::batch_delete,
+            doc("Delete several tasks"),
+        )
+        .post(
+            "/save-personal",
+            task::save_personal,
+            doc("Save a task's outputs to the caller's works"),
+        )
+        .post(
+            "/index/save-personal",
+            task::save_personal,
+            doc("Save a task's outputs (index path)"),
+        )
+        .post(
+            "/operate",
+            task::operate,
+            doc("Cancel, retry or otherwise operate on a task"),
+        )
+        .post(
+            "/speed-up",
+            task::speed_up,
+            doc("Speed a queued task up with credits"),
+        )
+        .post(
+            "/text-to-img",
+            task::create_as(Action::TextToImage),
+            doc("Create a text-to-image task"),
+        )
+        .post(
+            "/lab/text-to-img",
+            task::create_as(Action::TextToImage),
+            doc("Create a text-to-image task (lab path)"),
+        )
+        .post(
+            "/img-to-img",
+            task::create_as(Action::ImageToImage),
+            doc("Create an image-to-image task"),
+        )
+        .post(
+            "/controlNet-to-img",
+            task::create_as(Action::ConditionToImage),
+            doc("Create a condition-to-image (control) task"),
+        )
+        .post(
+            "/make-variation",
+            task::create_as(Action::Variation),
+            doc("Create a variation task"),
+        )
+        .post(
+            "/upscale",
+            task::create_as(Action::Upscale),
+            doc("Create an upscale task"),
+        )
+        .scope("/v2", |api| {
+            api.family("video", video::routes)
+                .family("audio", audio::routes)
+                .post(
+                    "/text-to-img",
+                    task::create_as(Action::TextToImage),
+                    doc("Create a text-to-image task"),
+                )
+                .post(
+                    "/img-to-img",
+                    task::create_as(Action::ImageToImage),
+                    doc("Create an image-to-image task"),
+                )
+                .post(
+                    "/upscale",
+                    task::create_as(Action::Upscale),
+                    doc("Create an upscale task"),
+                )
+                .post(
+                    "/make-variation",
+                    task::create_as(Action::Variation),
+                    doc("Create a variation task"),
+                )
+                .post(
+                    "/controlNet-to-img",
+                    task::create_as(Action::ConditionToImage),
+                    doc("Create a condition-to-image (control) task"),
+                )
+                .post(
+                    "/img-to-text",
+                    task::create_as(Action::Descriptors),
+                    doc("Create a task that describes a picture"),
+                )
+                .post(
+                    "/estimate",
+                    task::estimate,
+                    doc("Estimate a task's cost and time"),
+                )
+                .post(
+                    "/histories",
+                    task::histories,
+                    doc("The caller's task history"),
+                )
+                .family("video", |api| {
+                    api.post_get(
+                        "/camera/config",
+                        video::camera_config,
+                        doc("The camera control modes"),
+                    );
+                })
+                .post(
+                    "/download",
+                    task::download,
+                    doc("Download a task's outputs (a file or a zip)")
+                        .raw("application/octet-stream"),
+                )
+                .post(
+                    "/batch-download",
+                    task::batch_download,
+                    doc("Download several tasks' outputs as a zip").raw("application/zip"),
+                )
+                .post_get(
+                    "/config/model",
+                    task::config_model,
+                    doc("The model catalogue"),
+                )
+                .post_get(
+                    "/config/generation-param",
+                    task::generation_param,
+                    doc("Generation defaults per creative mode"),
+                )
+                .post(
+                    "/model-rec",
+                    task::model_rec,
+                    doc("Recommended checkpoints"),
+                );
+        });
 }
 
 /// Operators only (`EASEL_ADMINS`); anyone else answers NoPermission.

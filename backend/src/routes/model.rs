@@ -2,6 +2,7 @@
 //! Bodies are JSON; every call on another account's draft answers NotFound.
 //! The rules live in `crate::models` (`ops`, `feed`, `import`, `upload`).
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use infra::store::Key;
@@ -423,29 +424,103 @@ pub async fn download(
 }
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/resource/createModel", web::post().to(create_model))
-        .route("/resource/commitModel", web::post().to(commit_model))
-        .route("/resource/delModel", web::post().to(del_model))
-        .route("/resource/publish", web::post().to(publish))
-        .route("/model/list", web::post().to(list))
-        .route("/model/list/other", web::post().to(list_other))
-        .route("/model/edit", web::post().to(edit))
-        .route("/model/ver/edit", web::post().to(ver_edit))
-        .route("/model/ver/add", web::post().to(create_model))
-        .route("/model/versionDetail", web::post().to(version_detail))
-        .route("/model/delist", web::post().to(delist))
-        .route("/model/save", web::post().to(save))
-        .route("/model/save/ver-refer", web::post().to(save))
-        .route("/model/detail-with-ver", web::post().to(detail_with_ver))
-        .route("/model/publish", web::post().to(publish))
-        .route("/model/import/submit", web::post().to(import_submit))
-        .route("/model/recommend/byUrl", web::post().to(by_url))
-        .route("/model/detail", web::post().to(detail))
-        .route("/model/config-select", web::post().to(config_select))
-        .route("/model/post-join", web::post().to(post_join))
-        .route("/model/ver-select", web::post().to(ver_select))
-        .route("/model/download", web::get().to(download))
-        .route("/square/model/my", web::post().to(square_my))
-        .route("/square/model/other", web::post().to(square_other));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/resource/createModel",
+        create_model,
+        doc("Create a model (or a version) from an uploaded file"),
+    )
+    .post(
+        "/resource/commitModel",
+        commit_model,
+        doc("Finish a model draft"),
+    )
+    .post("/resource/delModel", del_model, doc("Delete a model"))
+    .post("/resource/publish", publish, doc("Publish a model"))
+    .post("/model/list", list, doc("The caller's models"))
+    .post(
+        "/model/list/other",
+        list_other,
+        doc("Someone's published models"),
+    )
+    .post("/model/edit", edit, doc("Edit a model"))
+    .post("/model/ver/edit", ver_edit, doc("Edit a model version"))
+    .post(
+        "/model/ver/add",
+        create_model,
+        doc("Add a version to a model from an uploaded file"),
+    )
+    .post(
+        "/model/versionDetail",
+        version_detail,
+        doc("A model version with its model's name"),
+    )
+    .post(
+        "/model/delist",
+        delist,
+        doc("Delist a model or one version"),
+    )
+    .post(
+        "/model/save",
+        save,
+        doc("Save (collect) a model, toggled or set"),
+    )
+    .post(
+        "/model/save/ver-refer",
+        save,
+        doc("Save a model version for reference"),
+    )
+    .post(
+        "/model/detail-with-ver",
+        detail_with_ver,
+        doc("A model and one of its versions"),
+    )
+    .post(
+        "/model/publish",
+        publish,
+        doc("Publish a model (model path)"),
+    )
+    .post(
+        "/model/import/submit",
+        import_submit,
+        doc("Import a model from a URL"),
+    )
+    .post(
+        "/model/recommend/byUrl",
+        by_url,
+        doc("Proposed fields for a model at a URL"),
+    )
+    .post("/model/detail", detail, doc("One model"))
+    .post(
+        "/model/config-select",
+        config_select,
+        doc("The generator's model picker"),
+    )
+    .post(
+        "/model/post-join",
+        post_join,
+        doc("Add example pictures to a model"),
+    )
+    .post(
+        "/model/ver-select",
+        ver_select,
+        doc("A model's versions the caller may use"),
+    )
+    .get(
+        "/model/download",
+        download,
+        doc("Download a model version's file")
+            .raw("application/octet-stream")
+            .query(&["model_ver_no"]),
+    )
+    .post(
+        "/square/model/my",
+        square_my,
+        doc("The caller's models as cards"),
+    )
+    .post(
+        "/square/model/other",
+        square_other,
+        doc("Someone's published models as cards"),
+    );
 }

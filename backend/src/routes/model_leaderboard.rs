@@ -6,6 +6,7 @@
 //! `model/collect`, with `cancel`), and the operators'
 //! `admin/rank/survey/upsert`. The service is `models::rank`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::models::rank::{Board, RankDetailRequest, Window, MAX_PAGE};
 use protocol::models::survey::{PushSurveyRequest, SurveyDef};
@@ -279,29 +280,68 @@ pub async fn collect(a: Authed, s: web::Data<AppState>, b: Body<ModelRef>) -> Ap
 }
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/model/rank-index", web::post().to(rank_index))
-        .route("/model/rank-detail", web::post().to(rank_detail))
-        .route("/model/rank-detail-all", web::post().to(rank_detail_all))
-        .route("/model/recommend", web::post().to(recommend))
-        .route("/model/recommend/pack", web::post().to(recommend_pack))
-        .route("/model/like", web::post().to(like))
-        .route("/model/collect", web::post().to(collect))
-        .route(
-            "/model/leaderboard/hottest-models",
-            web::post().to(hottest_models),
-        )
-        .route(
-            "/model/leaderboard/post-heroes",
-            web::post().to(post_heroes),
-        )
-        .route("/model/leaderboard/calculates", web::post().to(calculates))
-        .route(
-            "/model/leaderboard/portfolio-star",
-            web::post().to(portfolio_star),
-        )
-        .route("/rank/push-surveys", web::post().to(push_surveys))
-        .route("/rank/get-surveys", web::post().to(get_surveys))
-        .route("/admin/rank/survey/upsert", web::post().to(upsert_survey))
-        .route("/source-category/sub-list", web::post().to(categories));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/model/rank-index",
+        rank_index,
+        doc("The model ranking boards' index"),
+    )
+    .post(
+        "/model/rank-detail",
+        rank_detail,
+        doc("One model ranking board"),
+    )
+    .post(
+        "/model/rank-detail-all",
+        rank_detail_all,
+        doc("Every model ranking board"),
+    )
+    .post("/model/recommend", recommend, doc("Recommended models"))
+    .post(
+        "/model/recommend/pack",
+        recommend_pack,
+        doc("Recommended model packs"),
+    )
+    .post("/model/like", like, doc("Like or unlike a model"))
+    .post(
+        "/model/collect",
+        collect,
+        doc("Collect or uncollect a model"),
+    )
+    .post(
+        "/model/leaderboard/hottest-models",
+        hottest_models,
+        doc("The hottest models"),
+    )
+    .post(
+        "/model/leaderboard/post-heroes",
+        post_heroes,
+        doc("Authors ranked by their works' likes"),
+    )
+    .post(
+        "/model/leaderboard/calculates",
+        calculates,
+        doc("A model's ranking figures"),
+    )
+    .post(
+        "/model/leaderboard/portfolio-star",
+        portfolio_star,
+        doc("Creators ranked by their models' figures"),
+    )
+    .post(
+        "/rank/push-surveys",
+        push_surveys,
+        doc("Answer the ranking survey"),
+    )
+    .post("/rank/get-surveys", get_surveys, doc("The ranking survey"))
+    .post(
+        "/admin/rank/survey/upsert",
+        upsert_survey,
+        doc("Operators: define the ranking survey"),
+    )
+    .post(
+        "/source-category/sub-list",
+        categories,
+        doc("Model categories"),
+    );
 }

@@ -5,6 +5,7 @@
 //! first, paged) and `model/ver/can-del` (whether an own version may be
 //! deleted: not while an unfinished task or a published work uses it).
 
+use super::api::{doc, Api};
 use actix_web::web;
 use infra::store::PagingState;
 use protocol::ErrorCode;
@@ -19,12 +20,17 @@ use crate::models::ModelService;
 use crate::state::AppState;
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route(
+pub fn routes(api: &mut Api) {
+    api.post(
         "/model/leaderboard/creator-earnings",
-        web::post().to(creator_earnings),
+        creator_earnings,
+        doc("Creators ranked by their earnings"),
     )
-    .route("/model/ver/can-del", web::post().to(can_delete));
+    .post(
+        "/model/ver/can-del",
+        can_delete,
+        doc("Whether a model version may be deleted"),
+    );
 }
 
 fn uses(s: &AppState) -> ModelUses {

@@ -3,6 +3,7 @@
 //! bans, roles, the audit log, and NSFW appeals. Logic in
 //! `crate::moderation`; every call checks the caller's role there or here.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::character_extras::{
     ReportAnswer as CharacterReportAnswer, ReportRequest as CharacterReport,
@@ -24,37 +25,89 @@ use crate::state::AppState;
 type Body<T> = web::Json<T>;
 type State = web::Data<AppState>;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/report", web::post().to(report))
-        .route("/report/portfolio", web::post().to(report_portfolio))
-        .route("/report/palette", web::post().to(report_palette))
-        .route("/report/ai-character", web::post().to(report_character))
-        .route("/report/reasons", web::post().to(reasons))
-        .route("/review/hide", web::post().to(hide))
-        .route("/review/unhide", web::post().to(unhide))
-        .route("/review/ban", web::post().to(feed_ban))
-        .route("/review/unban", web::post().to(feed_unban))
-        .route("/resource/nsfw-appeal/create", web::post().to(appeal))
-        .route(
-            "/resource/nsfw-appeal/rate-limit",
-            web::post().to(appeal_limit),
+pub fn routes(api: &mut Api) {
+    api.post("/report", report, doc("Report an object"))
+        .post("/report/portfolio", report_portfolio, doc("Report a work"))
+        .post(
+            "/report/palette",
+            report_palette,
+            doc("Report a design template"),
         )
-        .service(
-            web::scope("/moderation")
-                .route("/me", web::post().to(me))
-                .route("/queue", web::post().to(queue))
-                .route("/item", web::post().to(item))
-                .route("/report/resolve", web::post().to(resolve))
-                .route("/report/dismiss", web::post().to(dismiss))
-                .route("/ban", web::post().to(ban))
-                .route("/unban", web::post().to(unban))
-                .route("/ban/list", web::post().to(ban_list))
-                .route("/appeal/decide", web::post().to(decide))
-                .route("/audit/list", web::post().to(audit_list))
-                .route("/moderator/grant", web::post().to(grant))
-                .route("/moderator/revoke", web::post().to(revoke))
-                .route("/moderator/list", web::post().to(moderators)),
-        );
+        .post(
+            "/report/ai-character",
+            report_character,
+            doc("Report a character"),
+        )
+        .post("/report/reasons", reasons, doc("The report reasons"))
+        .post("/review/hide", hide, doc("Moderators: hide an object"))
+        .post(
+            "/review/unhide",
+            unhide,
+            doc("Moderators: unhide an object"),
+        )
+        .post(
+            "/review/ban",
+            feed_ban,
+            doc("Moderators: ban an object from feeds"),
+        )
+        .post(
+            "/review/unban",
+            feed_unban,
+            doc("Moderators: let an object back into feeds"),
+        )
+        .post(
+            "/resource/nsfw-appeal/create",
+            appeal,
+            doc("Appeal an NSFW verdict"),
+        )
+        .post(
+            "/resource/nsfw-appeal/rate-limit",
+            appeal_limit,
+            doc("How many NSFW appeals the caller has left"),
+        )
+        .scope("/moderation", |api| {
+            api.post("/me", me, doc("The caller's moderation role and bans"))
+                .post("/queue", queue, doc("Moderators: the report queue"))
+                .post("/item", item, doc("Moderators: one queued report"))
+                .post(
+                    "/report/resolve",
+                    resolve,
+                    doc("Moderators: resolve a report"),
+                )
+                .post(
+                    "/report/dismiss",
+                    dismiss,
+                    doc("Moderators: dismiss a report"),
+                )
+                .post("/ban", ban, doc("Moderators: ban an account"))
+                .post("/unban", unban, doc("Moderators: lift an account's ban"))
+                .post("/ban/list", ban_list, doc("Moderators: the bans"))
+                .post(
+                    "/appeal/decide",
+                    decide,
+                    doc("Moderators: decide an appeal"),
+                )
+                .post(
+                    "/audit/list",
+                    audit_list,
+                    doc("Moderators: the moderation audit log"),
+                )
+                .post(
+                    "/moderator/grant",
+                    grant,
+                    doc("Operators: make an account a moderator"),
+                )
+                .post(
+                    "/moderator/revoke",
+                    revoke,
+                    doc("Operators: take the moderator role back"),
+                )
+                .post(
+                    "/moderator/list",
+                    moderators,
+                    doc("Operators: the moderators"),
+                );
+        });
 }
 
 async fn file(s: &AppState, a: &Authed, r: &ReportRequest) -> ApiResult {

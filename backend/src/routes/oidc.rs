@@ -5,6 +5,7 @@
 //! loginThird shape), and for a signed-in account `oidc/link`,
 //! `oidc/linked`, `oidc/unlink`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::account::{status, LoginRequest};
 use protocol::{Envelope, ErrorCode};
@@ -16,12 +17,28 @@ use crate::auth::{client_ip, device_id_of, Authed};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/oidc/providers", web::post().to(providers))
-        .route("/oidc/start", web::post().to(start))
-        .route("/oidc/link", web::post().to(link))
-        .route("/oidc/linked", web::post().to(linked))
-        .route("/oidc/unlink", web::post().to(unlink));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/oidc/providers",
+        providers,
+        doc("The OpenID Connect sign-in providers"),
+    )
+    .post("/oidc/start", start, doc("Start an OpenID Connect sign-in"))
+    .post(
+        "/oidc/link",
+        link,
+        doc("Link an OpenID Connect identity to the caller"),
+    )
+    .post(
+        "/oidc/linked",
+        linked,
+        doc("The caller's linked identities"),
+    )
+    .post(
+        "/oidc/unlink",
+        unlink,
+        doc("Unlink an identity from the caller"),
+    );
 }
 
 /// `type` of a third-party login: "2", "3" or "6".

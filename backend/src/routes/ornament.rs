@@ -2,6 +2,7 @@
 //! another account's ornaments, buying with credits, wearing and taking
 //! off, the purchases, work frames; and the operators' `admin/ornament/*`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::ornament::{
     CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
@@ -17,24 +18,50 @@ use crate::state::AppState;
 type Body<T> = web::Json<T>;
 
 /// Plain routes, configured before the `/admin` scope takes its prefix.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/ornament-shop/list", web::post().to(list))
-        .route("/ornament-shop/other-list", web::post().to(other_list))
-        .route("/ornament-shop/buy", web::post().to(buy))
-        .route("/ornament-shop/order-list", web::post().to(order_list))
-        .route("/ornament-shop/wear", web::post().to(wear))
-        .route("/ornament-shop/worn-of", web::post().to(worn_of))
-        .route("/ornament-shop/cancel-wear", web::post().to(cancel_wear))
-        .route(
+pub fn routes(api: &mut Api) {
+    api.post("/ornament-shop/list", list, doc("The ornament shop"))
+        .post(
+            "/ornament-shop/other-list",
+            other_list,
+            doc("Another account's ornaments"),
+        )
+        .post("/ornament-shop/buy", buy, doc("Buy an ornament"))
+        .post(
+            "/ornament-shop/order-list",
+            order_list,
+            doc("The caller's ornament orders"),
+        )
+        .post("/ornament-shop/wear", wear, doc("Wear an ornament"))
+        .post(
+            "/ornament-shop/worn-of",
+            worn_of,
+            doc("The avatar ornaments some accounts wear"),
+        )
+        .post(
+            "/ornament-shop/cancel-wear",
+            cancel_wear,
+            doc("Take an ornament off"),
+        )
+        .post(
             "/ornament-shop/wear-work-frame",
-            web::post().to(wear_work_frame),
+            wear_work_frame,
+            doc("Put a frame on a work"),
         )
-        .route(
+        .post(
             "/ornament-shop/work-frame-work",
-            web::post().to(work_frame_work),
+            work_frame_work,
+            doc("The frame a work wears"),
         )
-        .route("/admin/ornament/upsert", web::post().to(admin_upsert))
-        .route("/admin/ornament/list", web::post().to(admin_list));
+        .post(
+            "/admin/ornament/upsert",
+            admin_upsert,
+            doc("Operators: add or change an ornament"),
+        )
+        .post(
+            "/admin/ornament/list",
+            admin_list,
+            doc("Operators: every ornament"),
+        );
 }
 
 pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {

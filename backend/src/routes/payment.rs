@@ -2,6 +2,7 @@
 //! mall's products, orders, subscriptions and offers, the providers'
 //! webhooks, and Adyen's own calls. The service is `crate::mall`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::mall::order::CreateOrder;
 use protocol::mall::product::ProductKind;
@@ -15,48 +16,141 @@ use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/payment")
-            .route("/assets/get", web::post().to(super::account::assets))
-            .route("/product/list-web", web::post().to(list_web))
-            .route("/product/sub-list", web::post().to(sub_list))
-            .route("/product/ai-photo", web::post().to(ai_photo))
-            .route("/order/create", web::post().to(create))
-            .route("/order/create-sub", web::post().to(create_sub))
-            .route("/order-create-sub", web::post().to(create_sub))
-            .route("/order-checkout", web::post().to(checkout))
-            .route("/order/checkout", web::post().to(checkout))
-            .route("/order/status", web::post().to(status))
-            .route("/buy/log", web::post().to(buy_log))
-            .route("/order/calculate/recent-record", web::get().to(recent))
-            .route("/assets/discount", web::post().to(discount))
-            .route("/discount/popup-info", web::post().to(popup))
-            .route("/gray-info", web::post().to(gray))
-            .route(
-                "/calculate/retention-popup-info",
-                web::post().to(retention_info),
-            )
-            .route("/order/sub-detail", web::post().to(sub_detail))
-            .route("/order/upgrade-price", web::post().to(upgrade_price))
-            .route(
-                "/order/batch-upgrade-price",
-                web::post().to(batch_upgrade_price),
-            )
-            .route("/order/upgrade", web::post().to(upgrade))
-            .route("/order/renewal-sub", web::post().to(renewal))
-            .route("/order/pause-info", web::post().to(pause_info))
-            .route("/order/pause-sub", web::post().to(pause))
-            .route("/order/clear-renewal-sub", web::post().to(clear_renewal))
-            .route("/order/feedback", web::post().to(feedback))
-            .route("/order/cancel-sub-user", web::post().to(cancel))
-            .route("/order/retention-accept", web::post().to(retention_accept))
-            .route("/order/portal", web::post().to(portal))
-            .route("/adyen/payment-method", web::post().to(adyen_methods))
-            .route("/adyen/check-three-ds2", web::post().to(adyen_3ds2))
-            .route("/webhook/stripe", web::post().to(webhook_stripe))
-            .route("/webhook/adyen", web::post().to(webhook_adyen)),
-    );
+pub fn routes(api: &mut Api) {
+    api.scope("/payment", |api| {
+        api.post(
+            "/assets/get",
+            super::account::assets,
+            doc("The caller's credits: balance, on hold and expiring"),
+        )
+        .post("/product/list-web", list_web, doc("The products on sale"))
+        .post("/product/sub-list", sub_list, doc("The subscription plans"))
+        .post("/product/ai-photo", ai_photo, doc("The AI photo products"))
+        .post(
+            "/order/create",
+            create,
+            doc("Create an order for a product"),
+        )
+        .post(
+            "/order/create-sub",
+            create_sub,
+            doc("Create an order for a plan"),
+        )
+        .post(
+            "/order-create-sub",
+            create_sub,
+            doc("Create an order for a plan (older path)"),
+        )
+        .post(
+            "/order-checkout",
+            checkout,
+            doc("Check an order out (older path)"),
+        )
+        .post("/order/checkout", checkout, doc("Check an order out"))
+        .post("/order/status", status, doc("An order's status"))
+        .post("/buy/log", buy_log, doc("The caller's purchases"))
+        .get(
+            "/order/calculate/recent-record",
+            recent,
+            doc("Recent purchases (anonymised ticker)"),
+        )
+        .post("/assets/discount", discount, doc("The caller's discounts"))
+        .post(
+            "/discount/popup-info",
+            popup,
+            doc("The discount popup's content"),
+        )
+        .post(
+            "/gray-info",
+            gray,
+            doc("Payment features enabled for the caller"),
+        )
+        .post(
+            "/calculate/retention-popup-info",
+            retention_info,
+            doc("The retention offer shown on cancelling"),
+        )
+        .post(
+            "/order/sub-detail",
+            sub_detail,
+            doc("The caller's subscription"),
+        )
+        .post(
+            "/order/upgrade-price",
+            upgrade_price,
+            doc("The price of upgrading to a plan"),
+        )
+        .post(
+            "/order/batch-upgrade-price",
+            batch_upgrade_price,
+            doc("The prices of upgrading to several plans"),
+        )
+        .post(
+            "/order/upgrade",
+            upgrade,
+            doc("Upgrade the caller's subscription"),
+        )
+        .post(
+            "/order/renewal-sub",
+            renewal,
+            doc("Turn a subscription's renewal back on"),
+        )
+        .post(
+            "/order/pause-info",
+            pause_info,
+            doc("What pausing the subscription would do"),
+        )
+        .post(
+            "/order/pause-sub",
+            pause,
+            doc("Pause the caller's subscription"),
+        )
+        .post(
+            "/order/clear-renewal-sub",
+            clear_renewal,
+            doc("Turn a subscription's renewal off"),
+        )
+        .post(
+            "/order/feedback",
+            feedback,
+            doc("Tell why a subscription is cancelled"),
+        )
+        .post(
+            "/order/cancel-sub-user",
+            cancel,
+            doc("Cancel the caller's subscription"),
+        )
+        .post(
+            "/order/retention-accept",
+            retention_accept,
+            doc("Accept the retention offer"),
+        )
+        .post(
+            "/order/portal",
+            portal,
+            doc("A link to the payment provider's customer portal"),
+        )
+        .post(
+            "/adyen/payment-method",
+            adyen_methods,
+            doc("The payment methods Adyen offers for a product"),
+        )
+        .post(
+            "/adyen/check-three-ds2",
+            adyen_3ds2,
+            doc("Hand a 3-D Secure 2 result to Adyen"),
+        )
+        .post(
+            "/webhook/stripe",
+            webhook_stripe,
+            doc("Stripe's events (verified by Stripe-Signature)"),
+        )
+        .post(
+            "/webhook/adyen",
+            webhook_adyen,
+            doc("Adyen's notifications (HMAC-verified)").raw("text/plain"),
+        );
+    });
 }
 
 /// The site's base URL for return pages: the configured public URL, else

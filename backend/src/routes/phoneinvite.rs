@@ -3,6 +3,7 @@
 //! `rcpt/g/state`, `account/vip-pop`, `account/confirm-pop`,
 //! `msg/token/update`, and `msg/token/get` to read the session's token back).
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::textfilter::Scene;
 use protocol::ErrorCode;
@@ -16,18 +17,62 @@ use crate::error::{ok, ApiError, ApiResult};
 use crate::popups::Subject;
 use crate::state::AppState;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/login-in/sms", web::post().to(login_sms))
-        .route("/account/login-in/sms/config", web::post().to(sms_config))
-        .route("/account/invite/info", web::post().to(invite_info))
-        .route("/account/vip-pop", web::post().to(vip_pop))
-        .route("/account/confirm-pop", web::post().to(confirm_pop))
-        .route("/visitor-guide/config", web::post().to(guide))
-        .route("/visitor-guide/config", web::get().to(guide_get))
-        .route("/rcpt/g/state", web::post().to(visitor_state))
-        .route("/rcpt/g/state", web::get().to(visitor_state))
-        .route("/msg/token/update", web::post().to(push_token_update))
-        .route("/msg/token/get", web::post().to(push_token_get));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/account/login-in/sms",
+        login_sms,
+        doc("Sign in with a phone number and code"),
+    )
+    .post(
+        "/account/login-in/sms/config",
+        sms_config,
+        doc("Whether phone sign-in is offered, and its timings"),
+    )
+    .post(
+        "/account/invite/info",
+        invite_info,
+        doc("The caller's invitation code and invitees"),
+    )
+    .post(
+        "/account/vip-pop",
+        vip_pop,
+        doc("The membership popup's state"),
+    )
+    .post(
+        "/account/confirm-pop",
+        confirm_pop,
+        doc("Mark a popup as confirmed"),
+    )
+    .post(
+        "/visitor-guide/config",
+        guide,
+        doc("The visitor guide's configuration"),
+    )
+    .get(
+        "/visitor-guide/config",
+        guide_get,
+        doc("The visitor guide's configuration"),
+    )
+    .post(
+        "/rcpt/g/state",
+        visitor_state,
+        doc("The visitor's guide state"),
+    )
+    .get(
+        "/rcpt/g/state",
+        visitor_state,
+        doc("The visitor's guide state"),
+    )
+    .post(
+        "/msg/token/update",
+        push_token_update,
+        doc("Register the caller's push token"),
+    )
+    .post(
+        "/msg/token/get",
+        push_token_get,
+        doc("The caller's push token"),
+    );
 }
 
 /// `login-in/sms`: without `code`, sends one; with it, signs in or creates

@@ -4,6 +4,7 @@
 //! upload of the caller), `langflow/progress` and
 //! `langflow/character-datacards`. The work is in `crate::rag`.
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
@@ -19,14 +20,28 @@ use crate::uploads::UploadRow;
 
 type State = web::Data<AppState>;
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/langflow/parse-rag-file", web::post().to(parse_rag_file))
-        .route("/langflow/progress", web::post().to(progress))
-        .route("/langflow/progress", web::get().to(progress_get))
-        .route(
-            "/langflow/character-datacards",
-            web::post().to(character_datacards),
-        );
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/langflow/parse-rag-file",
+        parse_rag_file,
+        doc("Parse an uploaded file into a character's data cards")
+            .query(&["character_id", "file_name"]),
+    )
+    .post(
+        "/langflow/progress",
+        progress,
+        doc("A file parsing job's progress"),
+    )
+    .get(
+        "/langflow/progress",
+        progress_get,
+        doc("A file parsing job's progress").query(&["id"]),
+    )
+    .post(
+        "/langflow/character-datacards",
+        character_datacards,
+        doc("A character's data cards from files"),
+    );
 }
 
 fn too_large(limit: usize) -> ApiError {

@@ -1,6 +1,7 @@
 //! Search and tags family (spec 3 §7 "Search", "Tags"): results, completion
 //! as you type, hot terms, the caller's history, tags in use.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::square::search::{
     CompleteRequest, HistoryDelRequest, SearchRequest, TagGroupRequest,
@@ -77,19 +78,55 @@ pub async fn tag_groups(s: web::Data<AppState>, b: Body<TagGroupRequest>) -> Api
     ))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/square/v3/search/list", web::post().to(list))
-        .route("/portfolio/search", web::post().to(list))
-        .route("/square/search/complete", web::post().to(complete))
-        .route("/search/hot/v2", web::post().to(hot))
-        .route("/search/hot/v2", web::get().to(hot))
-        .route("/search/hot-shading", web::post().to(shading))
-        .route("/search/hot-shading", web::get().to(shading))
-        .route("/search/history", web::post().to(history))
-        .route("/search/history/clear", web::post().to(history_clear))
-        .route("/search/history/del", web::post().to(history_del))
-        .route("/square/v3/tag/list", web::post().to(tag_list))
-        .route("/tag/hot", web::post().to(tag_hot))
-        .route("/recommend/hotTag", web::post().to(tag_hot))
-        .route("/tag/get_by_group", web::post().to(tag_groups));
+pub fn routes(api: &mut Api) {
+    api.post("/square/v3/search/list", list, doc("Search works"))
+        .post(
+            "/portfolio/search",
+            list,
+            doc("Search works (portfolio path)"),
+        )
+        .post(
+            "/square/search/complete",
+            complete,
+            doc("Search completions"),
+        )
+        .post("/search/hot/v2", hot, doc("Hot searches"))
+        .get("/search/hot/v2", hot, doc("Hot searches"))
+        .post(
+            "/search/hot-shading",
+            shading,
+            doc("The search box's placeholder"),
+        )
+        .get(
+            "/search/hot-shading",
+            shading,
+            doc("The search box's placeholder"),
+        )
+        .post(
+            "/search/history",
+            history,
+            doc("The caller's search history"),
+        )
+        .post(
+            "/search/history/clear",
+            history_clear,
+            doc("Clear the caller's search history"),
+        )
+        .post(
+            "/search/history/del",
+            history_del,
+            doc("Delete one search from the history"),
+        )
+        .post(
+            "/square/v3/tag/list",
+            tag_list,
+            doc("Every tag in use, most used first"),
+        )
+        .post("/tag/hot", tag_hot, doc("The last week's hot tags"))
+        .post(
+            "/recommend/hotTag",
+            tag_hot,
+            doc("The last week's hot tags (recommend path)"),
+        )
+        .post("/tag/get_by_group", tag_groups, doc("Tags by group"));
 }

@@ -7,6 +7,7 @@
 //! ["totp", "recovery"]}`; `login-in/2fa` with `{challenge, code}` or
 //! `{challenge, recovery_code}` answers like a login.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use base64::Engine;
 use protocol::square::social::ProfileEdit;
@@ -296,20 +297,53 @@ pub async fn avatar(
     Ok(ok(profile))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/login-in/2fa", web::post().to(login_second_step))
-        .route("/account/sessions", web::post().to(sessions))
-        .route("/account/sessions/revoke", web::post().to(sessions_revoke))
-        .route(
-            "/account/sessions/revoke-others",
-            web::post().to(sessions_revoke_others),
-        )
-        .route("/account/2fa/status", web::post().to(two_factor_status))
-        .route("/account/2fa/enrol", web::post().to(two_factor_enrol))
-        .route("/account/2fa/confirm", web::post().to(two_factor_confirm))
-        .route("/account/2fa/disable", web::post().to(two_factor_disable))
-        .route("/account/2fa/recovery", web::post().to(two_factor_recovery))
-        .route("/account/prefs", web::post().to(prefs))
-        .route("/account/prefs/update", web::post().to(prefs_update))
-        .route("/account/avatar", web::post().to(avatar));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/account/login-in/2fa",
+        login_second_step,
+        doc("Second sign-in step: the authenticator or recovery code"),
+    )
+    .post("/account/sessions", sessions, doc("The caller's sessions"))
+    .post(
+        "/account/sessions/revoke",
+        sessions_revoke,
+        doc("End one of the caller's sessions"),
+    )
+    .post(
+        "/account/sessions/revoke-others",
+        sessions_revoke_others,
+        doc("End every other session of the caller"),
+    )
+    .post(
+        "/account/2fa/status",
+        two_factor_status,
+        doc("Whether two-factor sign-in is on"),
+    )
+    .post(
+        "/account/2fa/enrol",
+        two_factor_enrol,
+        doc("Start two-factor enrolment (secret and QR code)"),
+    )
+    .post(
+        "/account/2fa/confirm",
+        two_factor_confirm,
+        doc("Confirm two-factor enrolment with a code"),
+    )
+    .post(
+        "/account/2fa/disable",
+        two_factor_disable,
+        doc("Turn two-factor sign-in off"),
+    )
+    .post(
+        "/account/2fa/recovery",
+        two_factor_recovery,
+        doc("New two-factor recovery codes"),
+    )
+    .post("/account/prefs", prefs, doc("The caller's preferences"))
+    .post(
+        "/account/prefs/update",
+        prefs_update,
+        doc("Change the caller's preferences"),
+    )
+    .post("/account/avatar", avatar, doc("Set the caller's avatar"));
 }

@@ -5,6 +5,7 @@
 //! request's `Host` header, which a caller could forge to make a link to
 //! any host look like the instance's own).
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::shortlink::ShortenRequest;
@@ -59,7 +60,7 @@ pub async fn follow(s: web::Data<AppState>, code: web::Path<String>) -> ApiResul
         .finish())
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/url/short", web::post().to(shorten))
-        .route("/url/short/list", web::post().to(list));
+pub fn routes(api: &mut Api) {
+    api.post("/url/short", shorten, doc("Make a short link"))
+        .post("/url/short/list", list, doc("The caller's short links"));
 }

@@ -1,6 +1,7 @@
 //! Follow and profile family (spec 3 §7 "Follow"): following, follower and
 //! following lists, public profiles and editing one's own, notifications.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::square::social::{
     AccountListRequest, AccountRequest, NotificationListRequest, ProfileEdit,
@@ -95,12 +96,36 @@ pub async fn read(a: Authed, s: web::Data<AppState>) -> ApiResult {
     Ok(ok(json!({ "unread": 0 })))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/account/followers", web::post().to(followers))
-        .route("/account/following", web::post().to(following))
-        .route("/account/profile", web::post().to(profile))
-        .route("/account/profile/edit", web::post().to(profile_edit))
-        .route("/notification/list", web::post().to(notifications))
-        .route("/notification/unread", web::post().to(unread))
-        .route("/notification/read", web::post().to(read));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/account/followers",
+        followers,
+        doc("An account's followers"),
+    )
+    .post(
+        "/account/following",
+        following,
+        doc("The accounts an account follows"),
+    )
+    .post(
+        "/account/profile",
+        profile,
+        doc("An account's public profile"),
+    )
+    .post(
+        "/account/profile/edit",
+        profile_edit,
+        doc("Edit the caller's profile"),
+    )
+    .post(
+        "/notification/list",
+        notifications,
+        doc("The caller's notifications"),
+    )
+    .post(
+        "/notification/unread",
+        unread,
+        doc("The caller's unread notification counts"),
+    )
+    .post("/notification/read", read, doc("Mark notifications read"));
 }

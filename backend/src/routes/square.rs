@@ -3,6 +3,7 @@
 //! creators list and the square's configuration (tabs and filter sets per
 //! page key, spec 3 §2).
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::square::feed::{FeedKind, FeedRequest, OrderBy};
 use serde_json::json;
@@ -104,89 +105,274 @@ pub async fn config() -> ApiResult {
     Ok(ok(page_config()))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
+pub fn routes(api: &mut Api) {
     use FeedKind as K;
     use OrderBy as O;
-    // (path, content, default tab, tab forced)
-    let feeds: &[(&str, FeedKind, OrderBy, bool)] = &[
-        ("/square/v3/recommend", K::Mix, O::Recommend, false),
-        ("/square/v3/follow", K::Mix, O::Follows, true),
-        ("/square/v3/recent", K::Mix, O::New, false),
-        ("/square/v3/post/recommend", K::Post, O::Recommend, false),
-        ("/square/v3/post/list", K::Post, O::New, false),
-        ("/square/v3/artwork/list", K::Artwork, O::New, false),
-        ("/square/v3/ai_video/list", K::Video, O::New, false),
+    // (path, content, default tab, tab forced, summary)
+    let feeds: &[(&str, FeedKind, OrderBy, bool, &'static str)] = &[
+        (
+            "/square/v3/recommend",
+            K::Mix,
+            O::Recommend,
+            false,
+            "The square feed, recommended first",
+        ),
+        (
+            "/square/v3/follow",
+            K::Mix,
+            O::Follows,
+            true,
+            "The square feed of followed accounts",
+        ),
+        (
+            "/square/v3/recent",
+            K::Mix,
+            O::New,
+            false,
+            "The square feed, newest first",
+        ),
+        (
+            "/square/v3/post/recommend",
+            K::Post,
+            O::Recommend,
+            false,
+            "Recommended picture posts",
+        ),
+        (
+            "/square/v3/post/list",
+            K::Post,
+            O::New,
+            false,
+            "Picture posts, newest first",
+        ),
+        (
+            "/square/v3/artwork/list",
+            K::Artwork,
+            O::New,
+            false,
+            "Works, newest first",
+        ),
+        (
+            "/square/v3/ai_video/list",
+            K::Video,
+            O::New,
+            false,
+            "Video posts, newest first",
+        ),
         (
             "/square/v3/design_template/recommend",
             K::DesignTemplate,
             O::Recommend,
             false,
+            "Recommended design templates",
         ),
         (
             "/square/v3/design_template/list",
             K::DesignTemplate,
             O::New,
             false,
+            "Design templates, newest first",
         ),
-        ("/square/v3/ebook/recommend", K::Ebook, O::Recommend, false),
-        ("/square/v3/ebook/list", K::Ebook, O::New, false),
-        ("/square/v3/timbre/list", K::Timbre, O::New, false),
-        ("/square/v3/comfy_ui", K::Comfyui, O::New, false),
+        (
+            "/square/v3/ebook/recommend",
+            K::Ebook,
+            O::Recommend,
+            false,
+            "Recommended e-books",
+        ),
+        (
+            "/square/v3/ebook/list",
+            K::Ebook,
+            O::New,
+            false,
+            "E-books, newest first",
+        ),
+        (
+            "/square/v3/timbre/list",
+            K::Timbre,
+            O::New,
+            false,
+            "Voice posts, newest first",
+        ),
+        (
+            "/square/v3/comfy_ui",
+            K::Comfyui,
+            O::New,
+            false,
+            "ComfyUI workflow posts, newest first",
+        ),
         (
             "/square/v3/comfy_ui/account_list",
             K::Comfyui,
             O::New,
             false,
+            "ComfyUI workflow posts of an account",
         ),
-        ("/square/recommend", K::Mix, O::Recommend, false),
-        ("/square/list", K::Mix, O::New, false),
-        ("/square/follow/list", K::Mix, O::Follows, true),
-        ("/square/post", K::Post, O::New, false),
-        ("/square/post/follow", K::Post, O::Follows, true),
+        (
+            "/square/recommend",
+            K::Mix,
+            O::Recommend,
+            false,
+            "The square feed, recommended first (older path)",
+        ),
+        (
+            "/square/list",
+            K::Mix,
+            O::New,
+            false,
+            "The square feed, newest first (older path)",
+        ),
+        (
+            "/square/follow/list",
+            K::Mix,
+            O::Follows,
+            true,
+            "The square feed of followed accounts (older path)",
+        ),
+        (
+            "/square/post",
+            K::Post,
+            O::New,
+            false,
+            "Picture posts, newest first (older path)",
+        ),
+        (
+            "/square/post/follow",
+            K::Post,
+            O::Follows,
+            true,
+            "Picture posts of followed accounts",
+        ),
         (
             "/square/palette/template/list",
             K::DesignTemplate,
             O::New,
             false,
+            "Design templates, newest first (palette path)",
         ),
-        ("/square/face-swap", K::App, O::New, false),
-        ("/square/face-swap/follow", K::App, O::Follows, true),
-        ("/square/ai-video/list", K::Video, O::New, false),
-        ("/square/ai-video/select", K::Video, O::Hot, false),
-        ("/square/timbre/list", K::Timbre, O::New, false),
+        (
+            "/square/face-swap",
+            K::App,
+            O::New,
+            false,
+            "Face swap apps, newest first",
+        ),
+        (
+            "/square/face-swap/follow",
+            K::App,
+            O::Follows,
+            true,
+            "Face swap apps of followed accounts",
+        ),
+        (
+            "/square/ai-video/list",
+            K::Video,
+            O::New,
+            false,
+            "Video posts, newest first (older path)",
+        ),
+        (
+            "/square/ai-video/select",
+            K::Video,
+            O::Hot,
+            false,
+            "Selected video posts, hottest first",
+        ),
+        (
+            "/square/timbre/list",
+            K::Timbre,
+            O::New,
+            false,
+            "Voice posts, newest first (older path)",
+        ),
     ];
-    for &(path, kind, default, force) in feeds {
-        cfg.route(path, web::post().to(feed_as(kind, default, force)));
+    for &(path, kind, default, force, summary) in feeds {
+        api.post(path, feed_as(kind, default, force), doc(summary));
     }
     // Models (issue 19): published models in the body's order (new, hot,
     // recommend; `models::rank::feed_order`), else the path's; the
     // lora_train feed keeps models with a trained version (cards with
     // channel 1).
-    for (path, default, trained_only) in [
-        ("/square/v3/model/list", O::New, false),
-        ("/square/v3/model/recommend", O::Recommend, false),
-        ("/square/v3/model/new/recommend", O::New, false),
-        ("/square/model/recommend", O::Recommend, false),
-        ("/square/model/list", O::New, false),
-        ("/square/v3/lora/template/recommend", O::Recommend, true),
-        ("/square/v3/lora/template", O::New, true),
-        ("/square/lora/template", O::New, true),
+    for (path, default, trained_only, summary) in [
+        (
+            "/square/v3/model/list",
+            O::New,
+            false,
+            "Published models, newest first",
+        ),
+        (
+            "/square/v3/model/recommend",
+            O::Recommend,
+            false,
+            "Recommended models",
+        ),
+        (
+            "/square/v3/model/new/recommend",
+            O::New,
+            false,
+            "New models",
+        ),
+        (
+            "/square/model/recommend",
+            O::Recommend,
+            false,
+            "Recommended models (older path)",
+        ),
+        (
+            "/square/model/list",
+            O::New,
+            false,
+            "Published models, newest first (older path)",
+        ),
+        (
+            "/square/v3/lora/template/recommend",
+            O::Recommend,
+            true,
+            "Recommended trained LoRA models",
+        ),
+        (
+            "/square/v3/lora/template",
+            O::New,
+            true,
+            "Trained LoRA models, newest first",
+        ),
+        (
+            "/square/lora/template",
+            O::New,
+            true,
+            "Trained LoRA models, newest first (older path)",
+        ),
     ] {
-        cfg.route(
+        api.post(
             path,
-            web::post().to(super::model::feed_as(default, trained_only)),
+            super::model::feed_as(default, trained_only),
+            doc(summary),
         );
     }
-    cfg.route(
+    api.post(
         "/square/v3/app/list",
-        web::post().to(super::video::effect_apps),
+        super::video::effect_apps,
+        doc("The AI apps (video effect templates) as cards"),
     )
-    .route("/square/v3/collect/list", web::post().to(collect_list))
-    .route("/square/v3/account/list", web::post().to(account_list))
-    .route("/square/v3/ai_filter", web::post().to(config))
-    .route(
+    .post(
+        "/square/v3/collect/list",
+        collect_list,
+        doc("The caller's collection"),
+    )
+    .post(
+        "/square/v3/account/list",
+        account_list,
+        doc("Creators, most followed first"),
+    )
+    .post(
+        "/square/v3/ai_filter",
+        config,
+        doc("The square's AI filter options"),
+    )
+    .post(
         "/square/my-artwork/community",
-        web::post().to(super::model::community),
+        super::model::community,
+        doc("Works made with a model, or the caller's works"),
     );
 }
 

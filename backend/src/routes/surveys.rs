@@ -4,6 +4,7 @@
 //! `admin/survey/{create, edit, list, close, results, export}` (export:
 //! `text/csv` as an attachment, POST or GET `?id=`). The service is `surveys`.
 
+use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use protocol::survey::{SubmitRequest, SurveyDef};
@@ -116,15 +117,55 @@ pub async fn export_get(s: web::Data<AppState>, a: Authed, q: web::Query<IdReque
     export_csv(&s, &a, &q.id).await
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/app/questionnaire_survey", web::post().to(open_for_me))
-        .route("/app/questionnaire_survey", web::get().to(open_for_me))
-        .route("/app/questionnaire_survey_submit", web::post().to(submit))
-        .route("/admin/survey/create", web::post().to(create))
-        .route("/admin/survey/edit", web::post().to(edit))
-        .route("/admin/survey/list", web::post().to(list))
-        .route("/admin/survey/close", web::post().to(close))
-        .route("/admin/survey/results", web::post().to(results))
-        .route("/admin/survey/export", web::post().to(export))
-        .route("/admin/survey/export", web::get().to(export_get));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/app/questionnaire_survey",
+        open_for_me,
+        doc("The questionnaires open to the caller"),
+    )
+    .get(
+        "/app/questionnaire_survey",
+        open_for_me,
+        doc("The questionnaires open to the caller"),
+    )
+    .post(
+        "/app/questionnaire_survey_submit",
+        submit,
+        doc("Answer a questionnaire"),
+    )
+    .post(
+        "/admin/survey/create",
+        create,
+        doc("Operators: create a questionnaire"),
+    )
+    .post(
+        "/admin/survey/edit",
+        edit,
+        doc("Operators: edit a questionnaire"),
+    )
+    .post(
+        "/admin/survey/list",
+        list,
+        doc("Operators: the questionnaires"),
+    )
+    .post(
+        "/admin/survey/close",
+        close,
+        doc("Operators: close a questionnaire"),
+    )
+    .post(
+        "/admin/survey/results",
+        results,
+        doc("Operators: a questionnaire's results"),
+    )
+    .post(
+        "/admin/survey/export",
+        export,
+        doc("Operators: a questionnaire's answers as CSV").raw("text/csv"),
+    )
+    .get(
+        "/admin/survey/export",
+        export_get,
+        doc("Operators: a questionnaire's answers as CSV").raw("text/csv"),
+    );
 }

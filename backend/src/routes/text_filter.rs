@@ -4,6 +4,7 @@
 //! descriptions: each masked or refused) and the operators'
 //! `admin/text-filter/{list, upsert, delete, restore}`.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::textfilter::wire::{
     BatchFilterRequest, BatchFilterResult, BatchItem, DeleteEntry, DetectionRequest,
@@ -128,11 +129,35 @@ pub async fn restore(
 }
 
 /// The routes, plain (registered before the `/admin` scope).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/tool/text/detection", web::post().to(detection))
-        .route("/tool/text/batch-filter", web::post().to(batch_filter))
-        .route("/admin/text-filter/list", web::post().to(list))
-        .route("/admin/text-filter/upsert", web::post().to(upsert))
-        .route("/admin/text-filter/delete", web::post().to(delete))
-        .route("/admin/text-filter/restore", web::post().to(restore));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/tool/text/detection",
+        detection,
+        doc("Check a text against the text filter"),
+    )
+    .post(
+        "/tool/text/batch-filter",
+        batch_filter,
+        doc("Filter several texts"),
+    )
+    .post(
+        "/admin/text-filter/list",
+        list,
+        doc("Operators: the effective text filter list"),
+    )
+    .post(
+        "/admin/text-filter/upsert",
+        upsert,
+        doc("Operators: add or change a text filter entry"),
+    )
+    .post(
+        "/admin/text-filter/delete",
+        delete,
+        doc("Operators: delete a text filter entry"),
+    )
+    .post(
+        "/admin/text-filter/restore",
+        restore,
+        doc("Operators: restore a default text filter entry"),
+    );
 }

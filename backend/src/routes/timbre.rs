@@ -2,6 +2,7 @@
 //! train/log, edit, delete, voice/delete, voice/get}` and
 //! `square/timbre/{comprehensive-rec, my, voice/list}`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::audio::timbre::{self as rules, TimbreFilter, TimbreOrder, TRAINING_NOTE};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
@@ -380,20 +381,45 @@ async fn my_list(a: Authed, s: State, b: web::Json<ListBody>) -> ApiResult {
     ))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/timbre/tts", web::post().to(tts))
-        .route("/timbre/detail", web::post().to(detail))
-        .route("/timbre/edit", web::post().to(edit))
-        .route("/timbre/delete", web::post().to(delete))
-        .route("/timbre/train", web::post().to(train))
-        .route("/timbre/train/progress", web::post().to(train_progress))
-        .route("/timbre/train/log", web::post().to(train_log))
-        .route("/timbre/voice/get", web::post().to(voice_get))
-        .route("/timbre/voice/delete", web::post().to(voice_delete))
-        .route("/square/timbre/voice/list", web::post().to(public_list))
-        .route(
-            "/square/timbre/comprehensive-rec",
-            web::post().to(public_list),
+pub fn routes(api: &mut Api) {
+    api.post("/timbre/tts", tts, doc("Speak a text with a voice"))
+        .post("/timbre/detail", detail, doc("One voice"))
+        .post("/timbre/edit", edit, doc("Edit a voice"))
+        .post("/timbre/delete", delete, doc("Delete a voice"))
+        .post(
+            "/timbre/train",
+            train,
+            doc("Train a voice from a recording"),
         )
-        .route("/square/timbre/my", web::post().to(my_list));
+        .post(
+            "/timbre/train/progress",
+            train_progress,
+            doc("A voice training's progress"),
+        )
+        .post(
+            "/timbre/train/log",
+            train_log,
+            doc("A voice training's log"),
+        )
+        .post("/timbre/voice/get", voice_get, doc("The caller's voices"))
+        .post(
+            "/timbre/voice/delete",
+            voice_delete,
+            doc("Delete one of the caller's voices"),
+        )
+        .post(
+            "/square/timbre/voice/list",
+            public_list,
+            doc("The public voices"),
+        )
+        .post(
+            "/square/timbre/comprehensive-rec",
+            public_list,
+            doc("Recommended public voices"),
+        )
+        .post(
+            "/square/timbre/my",
+            my_list,
+            doc("The caller's voices as cards"),
+        );
 }

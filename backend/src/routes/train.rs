@@ -3,6 +3,7 @@
 //! and `task/create-refer`. Every training is its owner's: anyone else's
 //! answers NotFound. Datasets are `routes/dataset.rs`.
 
+use super::api::{doc, Api};
 use actix_web::web;
 use protocol::models::rules::parse_base_model;
 use protocol::models::train::{TrainParams, TrainParamsInput, TrainSpec, MAX_DATASET_IMAGES};
@@ -348,19 +349,33 @@ async fn create_refer(a: Authed, s: State, b: web::Json<ReferBody>) -> ApiResult
 }
 
 /// Registered plain under `/api/v1` (before the scopes).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/train-model/estimate", web::post().to(estimate))
-        .route("/train-model/create", web::post().to(create_training))
-        .route(
-            "/train-model/in-progress-list",
-            web::post().to(in_progress_list),
-        )
-        .route(
-            "/train-model/batch-progress",
-            web::post().to(batch_progress),
-        )
-        .route("/train-model/log", web::post().to(train_log))
-        .route("/task/create-refer", web::post().to(create_refer));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/train-model/estimate",
+        estimate,
+        doc("Estimate a model training's cost"),
+    )
+    .post(
+        "/train-model/create",
+        create_training,
+        doc("Start training a model"),
+    )
+    .post(
+        "/train-model/in-progress-list",
+        in_progress_list,
+        doc("The caller's trainings in progress"),
+    )
+    .post(
+        "/train-model/batch-progress",
+        batch_progress,
+        doc("Several trainings' progress"),
+    )
+    .post("/train-model/log", train_log, doc("A training's log"))
+    .post(
+        "/task/create-refer",
+        create_refer,
+        doc("Create a task that tries a trained version"),
+    );
 }
 
 #[cfg(test)]

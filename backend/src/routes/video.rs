@@ -7,6 +7,7 @@
 //! cost fields; `model-gen-param` the video models' parameter config and
 //! the effect templates. Finished tasks carry `video_uris`.
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::video::codes::VideoAction;
 use protocol::video::models::{model_param_config, EFFECT_TEMPLATES, VIDEO_MODELS};
@@ -19,22 +20,65 @@ use super::task::requester;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 
-pub fn scope() -> actix_web::Scope {
-    web::scope("/video")
-        .service(super::editor::scope())
-        .route("/text-to-video", web::post().to(text_to_video))
-        .route("/img-to-video", web::post().to(img_to_video))
-        .route("/multi-img-to-video", web::post().to(multi_img_to_video))
-        .route("/upscale", web::post().to(upscale))
-        .route("/extend", web::post().to(extend))
-        .route("/frame-interpolation", web::post().to(frame_interpolation))
-        .route("/estimate", web::post().to(estimate))
-        .route("/model-gen-param", web::post().to(model_gen_param))
-        .route("/model-gen-param", web::get().to(model_gen_param))
-        .route("/model-param", web::post().to(model_param))
-        .route("/get-meta-info", web::post().to(get_meta_info))
-        .route("/histories", web::post().to(histories))
-        .route("/effect-preview", web::get().to(effect_preview))
+pub fn routes(api: &mut Api) {
+    api.scope("/video", |api| {
+        super::editor::routes(api);
+        api.post(
+            "/text-to-video",
+            text_to_video,
+            doc("Create a text-to-video task"),
+        )
+        .post(
+            "/img-to-video",
+            img_to_video,
+            doc("Create an image-to-video task"),
+        )
+        .post(
+            "/multi-img-to-video",
+            multi_img_to_video,
+            doc("Create a video task from several pictures"),
+        )
+        .post("/upscale", upscale, doc("Create a video upscale task"))
+        .post("/extend", extend, doc("Create a task that extends a video"))
+        .post(
+            "/frame-interpolation",
+            frame_interpolation,
+            doc("Create a frame interpolation task"),
+        )
+        .post("/estimate", estimate, doc("Estimate a video task's cost"))
+        .post(
+            "/model-gen-param",
+            model_gen_param,
+            doc("The video models' generation parameters"),
+        )
+        .get(
+            "/model-gen-param",
+            model_gen_param,
+            doc("The video models' generation parameters"),
+        )
+        .post(
+            "/model-param",
+            model_param,
+            doc("The video model parameter configuration"),
+        )
+        .post(
+            "/get-meta-info",
+            get_meta_info,
+            doc("A video task's parameters, to make it again"),
+        )
+        .post(
+            "/histories",
+            histories,
+            doc("The caller's finished video tasks"),
+        )
+        .get(
+            "/effect-preview",
+            effect_preview,
+            doc("A still preview of a video effect template (PNG)")
+                .raw("image/png")
+                .query(&["id"]),
+        );
+    });
 }
 
 /// What an effect preview is painted from, per input slot.

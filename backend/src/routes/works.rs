@@ -3,6 +3,7 @@
 //! visibility, likes and collects, the lists of one's own and another's
 //! works, and the pictures an account reused (`account/img-use/history`).
 
+use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::square::feed::FeedRequest;
 use protocol::square::social::{AccountRequest, IdRequest};
@@ -263,44 +264,111 @@ pub async fn unfollow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>
         .await?))
 }
 
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/post/portfolio/add_v2", web::post().to(publish_picture))
-        .route("/post/portfolio/add", web::post().to(publish_picture))
-        .route("/post/article/add", web::post().to(publish_article))
-        .route("/post/article/edit", web::post().to(edit))
-        .route("/post/video/add", web::post().to(publish_video))
-        .route("/ai-video/detail", web::post().to(video_detail))
-        .route("/ai-video/play", web::post().to(video_play))
-        .route("/ai-video/report", web::post().to(video_report))
-        .route("/post/video/edit", web::post().to(edit))
-        .route("/post/detail", web::post().to(detail))
-        .route("/post/content/check", web::post().to(check))
-        .route("/portfolio/edit", web::post().to(edit))
-        .route("/portfolio/recommend", web::post().to(selected))
-        .route("/artwork/detail", web::post().to(detail))
-        .route("/artwork/delete", web::post().to(delete))
-        .route("/artwork/visibility", web::post().to(visibility))
-        .route("/artwork/list", web::post().to(my_works))
-        .route("/artwork/home/list", web::post().to(home_list))
-        .route("/artwork/list/other", web::post().to(other_works))
-        .route("/artwork/selected/recommend", web::post().to(selected))
-        .route("/artwork/like", web::post().to(react(Reaction::Like, true)))
-        .route(
-            "/artwork/like-cancel",
-            web::post().to(react(Reaction::Like, false)),
-        )
-        .route(
-            "/artwork/collect",
-            web::post().to(react(Reaction::Collect, true)),
-        )
-        .route(
-            "/artwork/collect-cancel",
-            web::post().to(react(Reaction::Collect, false)),
-        )
-        .route("/account/follow", web::post().to(follow))
-        .route("/account/follow-cancel", web::post().to(unfollow))
-        .route("/account/like/list", web::post().to(like_list))
-        .route("/account/img-use/history", web::post().to(img_use_list))
-        .route("/account/img-use/history/add", web::post().to(img_use_add))
-        .route("/account/img-use/history/del", web::post().to(img_use_del));
+pub fn routes(api: &mut Api) {
+    api.post(
+        "/post/portfolio/add_v2",
+        publish_picture,
+        doc("Publish a finished task's pictures as a work"),
+    )
+    .post(
+        "/post/portfolio/add",
+        publish_picture,
+        doc("Publish pictures as a work (older path)"),
+    )
+    .post(
+        "/post/article/add",
+        publish_article,
+        doc("Publish an article"),
+    )
+    .post("/post/article/edit", edit, doc("Edit an article"))
+    .post(
+        "/post/video/add",
+        publish_video,
+        doc("Publish a video post"),
+    )
+    .post("/ai-video/detail", video_detail, doc("A video post's page"))
+    .post(
+        "/ai-video/play",
+        video_play,
+        doc("Count a video post's play"),
+    )
+    .post("/ai-video/report", video_report, doc("Report a video post"))
+    .post("/post/video/edit", edit, doc("Edit a video post"))
+    .post("/post/detail", detail, doc("One post"))
+    .post(
+        "/post/content/check",
+        check,
+        doc("Check a post's text before publishing"),
+    )
+    .post("/portfolio/edit", edit, doc("Edit a work"))
+    .post("/portfolio/recommend", selected, doc("Selected works"))
+    .post("/artwork/detail", detail, doc("One work"))
+    .post(
+        "/artwork/delete",
+        delete,
+        doc("Delete one of the caller's works"),
+    )
+    .post(
+        "/artwork/visibility",
+        visibility,
+        doc("Set a work's visibility"),
+    )
+    .post("/artwork/list", my_works, doc("The caller's works"))
+    .post("/artwork/home/list", home_list, doc("The home square"))
+    .post(
+        "/artwork/list/other",
+        other_works,
+        doc("Another account's works"),
+    )
+    .post(
+        "/artwork/selected/recommend",
+        selected,
+        doc("Selected works (artwork path)"),
+    )
+    .post(
+        "/artwork/like",
+        react(Reaction::Like, true),
+        doc("Like a work"),
+    )
+    .post(
+        "/artwork/like-cancel",
+        react(Reaction::Like, false),
+        doc("Take back a like"),
+    )
+    .post(
+        "/artwork/collect",
+        react(Reaction::Collect, true),
+        doc("Collect a work"),
+    )
+    .post(
+        "/artwork/collect-cancel",
+        react(Reaction::Collect, false),
+        doc("Take back a collect"),
+    )
+    .post("/account/follow", follow, doc("Follow an account"))
+    .post(
+        "/account/follow-cancel",
+        unfollow,
+        doc("Stop following an account"),
+    )
+    .post(
+        "/account/like/list",
+        like_list,
+        doc("The works an account liked"),
+    )
+    .post(
+        "/account/img-use/history",
+        img_use_list,
+        doc("The pictures the caller used lately"),
+    )
+    .post(
+        "/account/img-use/history/add",
+        img_use_add,
+        doc("Add a picture to the caller's used pictures"),
+    )
+    .post(
+        "/account/img-use/history/del",
+        img_use_del,
+        doc("Remove a picture from the caller's used pictures"),
+    );
 }

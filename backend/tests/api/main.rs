@@ -42,6 +42,7 @@ mod multinode;
 mod nsfw;
 mod nsfw_view;
 mod oidc;
+mod openapi;
 mod ornaments;
 mod phoneinvite;
 mod polish;
