@@ -12,6 +12,7 @@ pub mod agent;
 pub mod analytics;
 pub mod app;
 pub mod auth;
+pub mod body_deadline;
 pub mod awards;
 pub mod channels;
 pub mod characters;

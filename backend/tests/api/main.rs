@@ -7,6 +7,8 @@
     clippy::print_stdout
 )]
 
+mod abuse_http;
+mod abuse_upload;
 mod account_deletion;
 mod accounts;
 mod accounts_gaps;
@@ -24,8 +26,11 @@ mod chat;
 mod checkin;
 mod comments;
 mod editor;
+mod faults_queue;
+mod faults_socket;
 mod helpers;
 mod home;
+mod idor;
 mod lipsync;
 mod mall;
 mod model_feeds;
