@@ -7,6 +7,7 @@
 //! connection, whose body was not read to its end, is closed. The socket
 //! (`/ws`) is left alone: its body is the socket itself.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -55,7 +56,7 @@ pub async fn body_deadline(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let limit = req.app_data::<BodyTimeout>().map(|t| t.0);
     if let (Some(limit), false) = (limit, req.path() == "/ws") {
-        match req.take_payload() {
+        match std::mem::replace(req.parts_mut().1, Payload::None) {
             Payload::None => {}
             inner => {
                 let timed = Timed {

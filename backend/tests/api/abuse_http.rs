@@ -118,7 +118,7 @@ async fn slow_clients_are_held_off_by_timeouts_while_others_are_served() {
         );
     }
     // A body that never ends: the head is whole, the body trickles.
-    let body = "{\"email\": \"a@example.com\"".to_owned() + &" ".repeat(400);
+    let body = format!("{{\"email\": \"a@example.com\"{}", " ".repeat(400));
     let head = format!(
         "POST /api/v1/account/login-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len() + 1000

@@ -80,32 +80,16 @@ async fn holder(url: &str, task: &str) -> (Option<String>, Option<u32>) {
             .query_async(&mut c)
             .await;
         for (entry, consumer, _, _) in pending.unwrap_or_default() {
-            let fields: Vec<(String, std::collections::HashMap<String, String>)> =
-                redis::cmd("XRANGE")
-                    .arg(lane)
-                    .arg(&entry)
-                    .arg(&entry)
-                    .query_async(&mut c)
-                    .await
-                    .map(|r: redis::streams::StreamRangeReply| {
-                        r.ids
-                            .into_iter()
-                            .map(|id| {
-                                let map = id
-                                    .map
-                                    .into_iter()
-                                    .filter_map(|(k, v)| {
-                                        redis::from_redis_value::<String>(&v).ok().map(|v| (k, v))
-                                    })
-                                    .collect();
-                                (id.id, map)
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-            if fields
+            let r: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+                .arg(lane)
+                .arg(&entry)
+                .arg(&entry)
+                .query_async(&mut c)
+                .await
+                .unwrap();
+            if r.ids
                 .iter()
-                .any(|(_, m)| m.get("task").map(String::as_str) == Some(task))
+                .any(|e| e.get::<String>("task").as_deref() == Some(task))
             {
                 return (Some(consumer), attempt);
             }
