@@ -128,7 +128,6 @@ async fn slow_clients_are_held_off_by_timeouts_while_others_are_served() {
     pong(&app).await;
 }
 
-
 fn cookies(res: &reqwest::Response) -> Vec<String> {
     res.headers()
         .get_all("set-cookie")
@@ -214,12 +213,21 @@ async fn every_kind_of_response_carries_the_security_headers() {
     let base = &app.base;
     for (what, req) in [
         ("api", http.get(format!("{base}/api/v1/ping"))),
-        ("api error", http.post(format!("{base}/api/v1/account/info"))),
-        ("unknown api", http.get(format!("{base}/api/v1/no/such/call"))),
+        (
+            "api error",
+            http.post(format!("{base}/api/v1/account/info")),
+        ),
+        (
+            "unknown api",
+            http.get(format!("{base}/api/v1/no/such/call")),
+        ),
         ("web app", http.get(format!("{base}/"))),
         ("app route", http.get(format!("{base}/en/some/page"))),
         ("file", http.get(url.clone())),
-        ("missing file", http.get(format!("{base}/files/u/none/x.png"))),
+        (
+            "missing file",
+            http.get(format!("{base}/files/u/none/x.png")),
+        ),
     ] {
         let res = req.send().await.unwrap();
         assert_headers(what, &res);

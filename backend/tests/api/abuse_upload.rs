@@ -78,7 +78,12 @@ fn crc32(data: &[u8]) -> u32 {
 async fn wrong_types_and_bytes_that_lie_about_their_type_are_refused() {
     let app = spawn_app().await;
     let (_, c) = app.user("Types").await;
-    for ct in ["text/html", "image/svg+xml", "application/javascript", "text/xml"] {
+    for ct in [
+        "text/html",
+        "image/svg+xml",
+        "application/javascript",
+        "text/xml",
+    ] {
         assert_eq!(
             pre_sign(&c, 10, "x.png", ct).await.unwrap_err(),
             "InvalidParams",
@@ -112,7 +117,9 @@ async fn sizes_that_lie_are_refused() {
     }
     // Bigger than any upload may be: refused before a byte is sent.
     assert_eq!(
-        pre_sign(&c, 1 << 40, "x.png", "image/png").await.unwrap_err(),
+        pre_sign(&c, 1 << 40, "x.png", "image/png")
+            .await
+            .unwrap_err(),
         "PayloadTooLarge"
     );
     // A part bigger than a part may be is cut off by the body limit.
@@ -132,9 +139,11 @@ async fn decompression_bombs_are_refused_from_their_header() {
         assert!(e.contains("8192"), "{w}x{h}: {e}");
     }
     // And the server is well.
-    assert!(upload(&c, &crate::tasks::test_png(8, 8), "ok.png", "image/png")
-        .await
-        .is_ok());
+    assert!(
+        upload(&c, &crate::tasks::test_png(8, 8), "ok.png", "image/png")
+            .await
+            .is_ok()
+    );
 }
 
 #[tokio::test]

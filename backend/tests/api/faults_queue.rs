@@ -47,7 +47,11 @@ async fn ledger_is_whole(c: &RestClient, ids: &[String]) -> Value {
     }
     assert_eq!(a["held"], 0, "nothing left held: {a}");
     let sum: i64 = entries.iter().map(|e| e["delta"].as_i64().unwrap()).sum();
-    assert_eq!(sum, a["coins"].as_i64().unwrap(), "entries sum to the balance");
+    assert_eq!(
+        sum,
+        a["coins"].as_i64().unwrap(),
+        "entries sum to the balance"
+    );
     assert!(a["coins"].as_i64().unwrap() >= 0);
     a
 }
@@ -369,13 +373,19 @@ async fn fifty_concurrent_creates_against_a_balance_for_ten_accept_exactly_ten()
         .await
         .unwrap();
     // Watch the balance the whole time.
-    let (stop, lowest) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicI64::new(i64::MAX)));
+    let (stop, lowest) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicI64::new(i64::MAX)),
+    );
     let watcher = {
         let (c, stop, lowest) = (client.clone(), stop.clone(), lowest.clone());
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let a = assets(&c).await;
-                let low = a["available"].as_i64().unwrap().min(a["coins"].as_i64().unwrap());
+                let low = a["available"]
+                    .as_i64()
+                    .unwrap()
+                    .min(a["coins"].as_i64().unwrap());
                 lowest.fetch_min(low, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
@@ -407,7 +417,10 @@ async fn fifty_concurrent_creates_against_a_balance_for_ten_accept_exactly_ten()
     }
     stop.store(true, Ordering::Relaxed);
     watcher.await.unwrap();
-    assert!(lowest.load(Ordering::Relaxed) >= 0, "the balance never went negative");
+    assert!(
+        lowest.load(Ordering::Relaxed) >= 0,
+        "the balance never went negative"
+    );
     let a = ledger_is_whole(&client, &accepted).await;
     assert_eq!(a["coins"], 0, "the ten used the balance exactly");
     kill9(w);

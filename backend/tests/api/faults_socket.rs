@@ -64,7 +64,12 @@ async fn a_socket_resumed_mid_stream_gets_every_missed_frame_in_order_once() {
     let (me, client) = app.user("Resumer").await;
     let (_, friend) = app.user("Sender").await;
     // A channel the friend talks in, a chat, and a task: three streams at once.
-    let ch = post(&client, "/api/v1/im/channel/create", json!({"name": "Live"})).await;
+    let ch = post(
+        &client,
+        "/api/v1/im/channel/create",
+        json!({"name": "Live"}),
+    )
+    .await;
     let channel = ch["channel_id"].as_str().unwrap().to_owned();
     post(
         &friend,
@@ -196,8 +201,15 @@ async fn a_socket_resumed_mid_stream_gets_every_missed_frame_in_order_once() {
     assert_eq!(seqs(&got), seqs(&expected), "sequence numbers");
     assert_eq!(got, expected, "the same frames");
     let kinds: std::collections::BTreeSet<u16> = got.iter().map(|p| p.0).collect();
-    for k in [FrameType::TaskUpdate, FrameType::ChatStream, FrameType::ImMessage] {
-        assert!(kinds.contains(&k.as_u16()), "{k:?} in the stream: {kinds:?}");
+    for k in [
+        FrameType::TaskUpdate,
+        FrameType::ChatStream,
+        FrameType::ImMessage,
+    ] {
+        assert!(
+            kinds.contains(&k.as_u16()),
+            "{k:?} in the stream: {kinds:?}"
+        );
     }
     assert!(
         got.iter()
@@ -207,7 +219,9 @@ async fn a_socket_resumed_mid_stream_gets_every_missed_frame_in_order_once() {
 }
 
 fn fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count()
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
 }
 
 fn rss(pid: u32) -> u64 {
@@ -265,7 +279,10 @@ async fn heartbeat_expiry_closes_sockets_and_frees_what_they_held() {
     for _ in 0..3 {
         streams.push(round(&app, &me.token, 150).await);
         let n = settle_fds(pid, base_fds).await;
-        assert!(n <= base_fds, "every socket's descriptor closed: {n} > {base_fds}");
+        assert!(
+            n <= base_fds,
+            "every socket's descriptor closed: {n} > {base_fds}"
+        );
         // The push stream outlives its last socket by the grace, then goes.
         tokio::time::sleep(Duration::from_millis(800)).await;
         after.push(rss(pid));
@@ -273,7 +290,11 @@ async fn heartbeat_expiry_closes_sockets_and_frees_what_they_held() {
     // Each round found the previous stream gone: a fresh one, and a resume
     // from the old one is refused.
     let distinct: std::collections::BTreeSet<&String> = streams.iter().collect();
-    assert_eq!(distinct.len(), streams.len(), "a new stream each round: {streams:?}");
+    assert_eq!(
+        distinct.len(),
+        streams.len(),
+        "a new stream each round: {streams:?}"
+    );
     let mut s = app.socket(&me.token).await;
     s.send(&Frame::resume(0, Some(&streams[2]))).await.unwrap();
     let f = s.expect(FrameType::Resume, WAIT).await.unwrap();

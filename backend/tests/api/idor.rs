@@ -24,11 +24,9 @@ fn fill(template: &Value, id: &str) -> Value {
     match template {
         Value::String(s) if s == "$ID" => Value::String(id.to_owned()),
         Value::Array(a) => Value::Array(a.iter().map(|v| fill(v, id)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), fill(v, id)))
-                .collect(),
-        ),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), fill(v, id))).collect())
+        }
         v => v.clone(),
     }
 }
@@ -80,7 +78,10 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
             ("/api/v1/task/detail", json!({"id": "$ID"})),
             ("/api/v1/task/save-personal", json!({"id": "$ID"})),
             ("/api/v1/task/speed-up", json!({"id": "$ID"})),
-            ("/api/v1/task/operate", json!({"id": "$ID", "operate": "cancel"})),
+            (
+                "/api/v1/task/operate",
+                json!({"id": "$ID", "operate": "cancel"}),
+            ),
             ("/api/v1/task/v2/download", json!({"id": "$ID"})),
             ("/api/v1/task/delete", json!({"id": "$ID"})),
             ("/api/v1/task/index/delete", json!({"id": "$ID"})),
@@ -135,7 +136,10 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
         probe: ("/api/v1/character/session/message/list", sid.clone()),
         calls: vec![
             ("/api/v1/character/session/message/list", sid.clone()),
-            ("/api/v1/character/session/msg/latest_state_info", sid.clone()),
+            (
+                "/api/v1/character/session/msg/latest_state_info",
+                sid.clone(),
+            ),
             (
                 "/api/v1/character/session/chat/start",
                 json!({"session_id": "$ID", "content": "hello"}),
@@ -196,7 +200,10 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
                 "/api/v1/im/channel/edit",
                 json!({"channel_id": "$ID", "name": "Mine"}),
             ),
-            ("/api/v1/im/message/read", json!({"channel_id": "$ID", "seq": 1})),
+            (
+                "/api/v1/im/message/read",
+                json!({"channel_id": "$ID", "seq": 1}),
+            ),
             ("/api/v1/im/channel/quit", cid.clone()),
             ("/api/v1/im/channel/disband", cid.clone()),
         ],
@@ -291,7 +298,10 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
             json!({"file_id": "$ID", "part_number": 1}),
         ),
         calls: vec![
-            ("/api/v1/resource/pre-sign/confirm", json!({"file_id": "$ID"})),
+            (
+                "/api/v1/resource/pre-sign/confirm",
+                json!({"file_id": "$ID"}),
+            ),
             (
                 "/api/v1/resource/pre-sign/getPreSignAddr",
                 json!({"file_id": "$ID", "part_number": 1}),
@@ -426,7 +436,12 @@ async fn another_accounts_object_answers_exactly_like_a_missing_one() {
         }
     }
     println!("{calls} calls over {} kinds of object", owned.len());
-    assert!(leaks.is_empty(), "{} leaks:\n{}", leaks.len(), leaks.join("\n"));
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
     // Bob's deletes, edits and cancels changed nothing.
     for (o, was) in owned.iter().zip(&before) {
         let (status, now) = answer(&alice, o.probe.0, &fill(&o.probe.1, &o.id), &o.id).await;
