@@ -9,6 +9,15 @@
 //! ([`OutFrame`]); the ring holds those bytes, so a resume replays exactly
 //! what was sent live. Frames go straight into each session's writer queue
 //! ([`PushSink`]), not through the session actor's mailbox.
+//!
+//! A resume comes on a new socket after its auth, so frames may be pushed
+//! between the two. For [`RESUME_WINDOW`] after an attach, a socket's live
+//! frames wait in its `held` list: a resume in that window gets the missed
+//! frames from the ring and then the held ones, every frame in order and
+//! once; without a resume they go out when the window ends. A resume after
+//! the window replays only frames from before the attach (the later ones
+//! went out live), so nothing is sent twice, but they arrive after the live
+//! ones.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -25,13 +34,41 @@ use crate::message::{
     SinkError,
 };
 
+/// How long a new socket's live frames wait for its resume (see the module
+/// docs). A browser sends its resume one round trip after its auth.
+pub const RESUME_WINDOW: Duration = Duration::from_millis(500);
+
 struct Member {
     token_hash: String,
     sink: PushSink,
     close: Recipient<CloseSocket>,
+    /// The stream's `seq` when this socket attached: later frames reach it live.
+    attach_seq: u64,
+    /// Live frames waiting for a resume, during [`RESUME_WINDOW`] after the
+    /// attach; `None` once the window ended or a resume came.
+    held: Option<Vec<Arc<OutFrame>>>,
 }
 
 impl Member {
+    /// Sends a live frame, or keeps it while the socket may still resume.
+    fn live(&mut self, frame: &Arc<OutFrame>, limit: usize) {
+        match &mut self.held {
+            Some(held) if held.len() < limit => held.push(frame.clone()),
+            Some(_) => {
+                self.release();
+                self.deliver(frame);
+            }
+            None => self.deliver(frame),
+        }
+    }
+
+    /// Ends the resume window: what was held goes out, in order.
+    fn release(&mut self) {
+        for f in self.held.take().unwrap_or_default() {
+            self.deliver(&f);
+        }
+    }
+
     /// Queues a frame; a socket whose queue is full is closed (1013), one
     /// whose writer is gone is left to detach.
     fn deliver(&self, frame: &Arc<OutFrame>) {
@@ -71,8 +108,9 @@ impl StreamActor {
             self.ring.pop_front();
         }
         self.ring.push_back(frame.clone());
-        for m in self.members.values() {
-            m.deliver(&frame);
+        let limit = self.capacity;
+        for m in self.members.values_mut() {
+            m.live(&frame, limit);
         }
     }
 
@@ -139,8 +177,9 @@ impl StreamHandler<Received> for StreamActor {
                     stream: self.stream_id.clone(),
                 };
                 let frame = Arc::new(resume_frame(&resume));
-                for m in self.members.values() {
-                    m.deliver(&frame);
+                let limit = self.capacity;
+                for m in self.members.values_mut() {
+                    m.live(&frame, limit);
                 }
             }
             Received::Closed => {}
@@ -157,7 +196,7 @@ impl StreamHandler<Received> for StreamActor {
 impl Handler<Attach> for StreamActor {
     type Result = Attached;
 
-    fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Attached {
+    fn handle(&mut self, msg: Attach, ctx: &mut Self::Context) -> Attached {
         // The confirmation goes first into the queue that pushes use, so
         // the socket sees it before any frame numbered after `seq`.
         let confirm = AuthConfirm {
@@ -178,8 +217,16 @@ impl Handler<Attach> for StreamActor {
                 token_hash: msg.token_hash,
                 sink: msg.sink,
                 close: msg.close,
+                attach_seq: self.seq,
+                held: Some(Vec::new()),
             },
         );
+        let session_id = msg.session_id;
+        ctx.run_later(RESUME_WINDOW, move |act, _| {
+            if let Some(m) = act.members.get_mut(&session_id) {
+                m.release();
+            }
+        });
         self.empty_since = None;
         Attached {
             stream: self.stream_id.clone(),
@@ -203,26 +250,46 @@ impl Handler<Replay> for StreamActor {
     type Result = ();
 
     fn handle(&mut self, msg: Replay, _ctx: &mut Self::Context) {
-        let Some(member) = self.members.get(&msg.session_id) else {
+        let oldest = self.oldest_buffered();
+        let Some(member) = self.members.get_mut(&msg.session_id) else {
             return;
+        };
+        // Within the resume window nothing went out live since the attach:
+        // the ring has every frame after `last_seq`, the held ones last.
+        // After it, frames after the attach went out live: not again.
+        let held = member.held.take();
+        let upto = if held.is_some() {
+            u64::MAX
+        } else {
+            member.attach_seq
         };
         let same_stream = msg.stream.as_deref().is_none_or(|s| s == self.stream_id);
         let mut replayed = 0;
+        let mut sent_upto = 0;
         let resumed = if !same_stream || msg.last_seq > self.seq {
             false
         } else {
-            let complete = msg.last_seq + 1 >= self.oldest_buffered()
-                && msg.last_seq + 1 >= self.first_complete_seq;
+            let complete =
+                msg.last_seq + 1 >= oldest && msg.last_seq + 1 >= self.first_complete_seq;
+            sent_upto = msg.last_seq;
             for f in self
                 .ring
                 .iter()
-                .filter(|f| f.seq().is_some_and(|s| s > msg.last_seq))
+                .filter(|f| f.seq().is_some_and(|s| s > msg.last_seq && s <= upto))
             {
                 member.deliver(f);
                 replayed += 1;
+                sent_upto = f.seq().unwrap_or(sent_upto);
             }
             complete
         };
+        // Held frames not replayed from the ring (all of them when nothing
+        // was replayed; a lag notice has no seq) go out now, in their order.
+        for f in held.unwrap_or_default() {
+            if f.seq().is_none_or(|s| s > sent_upto) {
+                member.deliver(&f);
+            }
+        }
         let answer = ResumeResult {
             resumed,
             replayed,
@@ -425,30 +492,102 @@ mod tests {
             );
         }
 
-        // A resume after seq 1 replays the very same frames, then answers.
+        // A socket attached now resumes after seq 1: it gets the very same
+        // frames, then the answer.
+        let c = attach(&stream, 3).await;
         stream
             .send(Replay {
-                session_id: 1,
+                session_id: 3,
                 last_seq: 1,
                 stream: None,
             })
             .await
             .unwrap();
-        let on_a = wait_for(&a, 6).await;
-        assert!(Arc::ptr_eq(&on_a[3], &on_a[1]));
-        assert!(Arc::ptr_eq(&on_a[4], &on_a[2]));
-        let answer = &on_a[5];
+        let on_c = wait_for(&c, 3).await;
+        assert!(Arc::ptr_eq(&on_c[0], &on_a[1]));
+        assert!(Arc::ptr_eq(&on_c[1], &on_a[2]));
+        let answer = &on_c[2];
         assert_eq!(answer.kind(), FrameType::Resume.as_u16());
         assert_eq!(answer.seq(), None);
-        let answer = Codec::Json
-            .decode(&answer.encoded(Codec::Json).unwrap())
-            .unwrap();
-        let result: ResumeResult = serde_json::from_value(answer.content).unwrap();
+        let result = result_of(answer);
         assert!(result.resumed);
         assert_eq!(result.replayed, 2);
         assert_eq!(result.seq, 3);
-        // The other session saw none of the replay.
+        // The other sessions saw none of the replay.
+        assert_eq!(a.lock().unwrap().len(), 3);
         assert_eq!(b.lock().unwrap().len(), 3);
+    }
+
+    fn result_of(frame: &OutFrame) -> ResumeResult {
+        let answer = Codec::Json
+            .decode(&frame.encoded(Codec::Json).unwrap())
+            .unwrap();
+        serde_json::from_value(answer.content).unwrap()
+    }
+
+    fn push(bus: &Arc<LocalBus>, user: &str, n: u64) -> impl std::future::Future<Output = ()> {
+        let bus = bus.clone();
+        let topic = format!("user:{user}");
+        async move {
+            let msg = BusMessage::Push {
+                frame_type: FrameType::ChatStream.as_u16(),
+                content: PushContent::from_value(&json!({ "n": n })),
+            };
+            bus.publish(&topic, msg).await;
+        }
+    }
+
+    #[actix_web::test]
+    async fn frames_pushed_between_attach_and_resume_come_in_order_once() {
+        let bus = Arc::new(LocalBus::new(64));
+        let registry = StreamRegistry::new(bus.clone(), 16, Duration::from_secs(5));
+        let stream = registry.get_or_start("u4");
+        // Seen by an earlier socket: 1 and 2; then it went away.
+        let old = attach(&stream, 1).await;
+        push(&bus, "u4", 1).await;
+        push(&bus, "u4", 2).await;
+        wait_for(&old, 2).await;
+        stream.send(Detach { session_id: 1 }).await.unwrap();
+        // Missed while away: 3. The new socket attaches; 4 and 5 are
+        // pushed before its resume after 2 arrives.
+        push(&bus, "u4", 3).await;
+        let new = attach(&stream, 2).await;
+        push(&bus, "u4", 4).await;
+        push(&bus, "u4", 5).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        stream
+            .send(Replay {
+                session_id: 2,
+                last_seq: 2,
+                stream: None,
+            })
+            .await
+            .unwrap();
+        push(&bus, "u4", 6).await;
+        let got = wait_for(&new, 5).await;
+        let seqs: Vec<Option<u64>> = got.iter().map(|f| f.seq()).collect();
+        assert_eq!(seqs, [Some(3), Some(4), Some(5), None, Some(6)]);
+        let r = result_of(&got[3]);
+        assert!(r.resumed);
+        assert_eq!((r.replayed, r.seq), (3, 5));
+        // Without a resume, the held frames go out when the window ends.
+        let quiet = attach(&stream, 3).await;
+        push(&bus, "u4", 7).await;
+        let got = wait_for(&quiet, 1).await;
+        assert_eq!(got[0].seq(), Some(7));
+        // A resume after the window replays only what came before the
+        // attach: nothing twice.
+        stream
+            .send(Replay {
+                session_id: 3,
+                last_seq: 4,
+                stream: None,
+            })
+            .await
+            .unwrap();
+        let got = wait_for(&quiet, 4).await;
+        let seqs: Vec<Option<u64>> = got.iter().map(|f| f.seq()).collect();
+        assert_eq!(seqs, [Some(7), Some(5), Some(6), None]);
     }
 
     #[actix_web::test]
@@ -483,14 +622,11 @@ mod tests {
             })
             .await
             .unwrap();
-        let got = wait_for(&a, 4).await;
-        assert!(Arc::ptr_eq(&got[2], &got[1]));
-        let answer = Codec::Json
-            .decode(&got[3].encoded(Codec::Json).unwrap())
-            .unwrap();
-        let r: ResumeResult = serde_json::from_value(answer.content).unwrap();
+        // Frame 4 went out live after the resume window: it is not sent twice.
+        let got = wait_for(&a, 3).await;
+        let r = result_of(&got[2]);
         assert!(!r.resumed);
-        assert_eq!(r.replayed, 1);
+        assert_eq!(r.replayed, 0);
     }
 
     #[actix_web::test]
@@ -508,7 +644,7 @@ mod tests {
             };
             bus.publish("user:u3", msg).await;
         }
-        for _ in 0..200 {
+        for _ in 0..1000 {
             if !socket.closes.lock().unwrap().is_empty() {
                 break;
             }

@@ -18,6 +18,7 @@ use infra::queue::{DynQueue, LocalQueue, RedisQueue};
 use infra::store::embedded::EmbeddedStore;
 use infra::store::{tables, Counters, DynStore};
 
+use crate::body_deadline::{body_deadline, BodyTimeout};
 use crate::credits::Ledger;
 use crate::tasks::actor::{event_pump, reconciler, TaskRegistry};
 use crate::tasks::core::TaskCore;
@@ -359,6 +360,7 @@ impl Application {
             tracing::warn!("no built web app found (web/dist): serving the API only");
         }
         let max_body = settings.max_body_bytes;
+        let body_timeout = Duration::from_millis(settings.body_timeout_ms);
         let llm = open_llm(&settings.llm);
         let agent = crate::agent::AgentService::new(store.clone(), objects.clone());
         let polish = crate::polish::PolishService::new(settings.translate.polish_per_hour);
@@ -590,6 +592,8 @@ impl Application {
                 .app_data(web::PayloadConfig::new(max_body))
                 .app_data(error::query_config())
                 .app_data(error::path_config())
+                .app_data(BodyTimeout(body_timeout))
+                .wrap(from_fn(body_deadline))
                 .wrap(from_fn(webapp::device_cookie))
                 .wrap(webapp::security_headers())
                 .wrap(Compress::default())

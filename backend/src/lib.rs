@@ -13,6 +13,7 @@ pub mod analytics;
 pub mod app;
 pub mod auth;
 pub mod awards;
+pub mod body_deadline;
 pub mod channels;
 pub mod characters;
 pub mod chat;

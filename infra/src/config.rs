@@ -134,6 +134,9 @@ pub struct Settings {
     pub allowed_origins: Vec<String>,
     /// Largest JSON body accepted.
     pub max_body_bytes: usize,
+    /// A request body must have arrived whole within this time after its
+    /// head (`EASEL_BODY_TIMEOUT_MS`): a client trickling a body is cut off.
+    pub body_timeout_ms: u64,
     pub socket: SocketSettings,
     pub auth: AuthSettings,
     pub generation: GenerationSettings,
@@ -172,6 +175,7 @@ struct FileSettings {
     objects: Option<String>,
     allowed_origins: Option<Vec<String>>,
     max_body_bytes: Option<usize>,
+    body_timeout_ms: Option<u64>,
     socket: Option<SocketSettings>,
     auth: Option<AuthSettings>,
     generation: Option<GenerationSettings>,
@@ -212,6 +216,7 @@ impl Settings {
             objects: "local".into(),
             allowed_origins: Vec::new(),
             max_body_bytes: 1024 * 1024,
+            body_timeout_ms: 120_000,
             socket: SocketSettings::default(),
             auth: AuthSettings::default(),
             generation: GenerationSettings::default(),
@@ -282,6 +287,9 @@ impl Settings {
         }
         if let Some(v) = f.max_body_bytes {
             self.max_body_bytes = v;
+        }
+        if let Some(v) = f.body_timeout_ms {
+            self.body_timeout_ms = v;
         }
         if let Some(v) = f.socket {
             self.socket = v;
@@ -388,6 +396,9 @@ impl Settings {
         if let Some(v) = env("EASEL_MAX_BODY_BYTES") {
             self.max_body_bytes = num("EASEL_MAX_BODY_BYTES", v)?;
         }
+        if let Some(v) = env("EASEL_BODY_TIMEOUT_MS") {
+            self.body_timeout_ms = num("EASEL_BODY_TIMEOUT_MS", v)?;
+        }
         if let Some(v) = env("EASEL_LOGIN_ATTEMPTS_PER_MINUTE") {
             self.auth.attempts_per_minute = num("EASEL_LOGIN_ATTEMPTS_PER_MINUTE", v)?;
         }
@@ -402,6 +413,9 @@ impl Settings {
         }
         if let Some(v) = env("EASEL_WS_MAX_FRAMES_PER_SEC") {
             self.socket.max_frames_per_sec = num("EASEL_WS_MAX_FRAMES_PER_SEC", v)?;
+        }
+        if let Some(v) = env("EASEL_WS_REPLAY_GRACE_MS") {
+            self.socket.replay_grace_ms = num("EASEL_WS_REPLAY_GRACE_MS", v)?;
         }
         let g = &mut self.generation;
         if let Some(v) = env("EASEL_WORKERS") {

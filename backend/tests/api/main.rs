@@ -7,6 +7,8 @@
     clippy::print_stdout
 )]
 
+mod abuse_http;
+mod abuse_upload;
 mod account_deletion;
 mod account_deletion_engagement;
 mod accounts;
@@ -26,9 +28,12 @@ mod checkin;
 mod checkin_zone;
 mod comments;
 mod editor;
+mod faults_queue;
+mod faults_socket;
 mod helpers;
 mod home;
 mod home_popups;
+mod idor;
 mod lipsync;
 mod mall;
 mod model_feeds;

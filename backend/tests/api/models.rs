@@ -82,7 +82,7 @@ pub(crate) fn key(e: &protocol::client::ClientError) -> String {
 }
 
 /// pre-sign/get (category 60), PUT of each part, confirm: the confirm answer or its error.
-async fn upload(
+pub(crate) async fn upload(
     c: &RestClient,
     bytes: &[u8],
     name: &str,
