@@ -47,7 +47,7 @@ function render(i: CheckinInfo, onCheckIn = () => undefined, onChangeZone?: (tz:
   act(() =>
     root.render(
       <Provider store={appStore}>
-        <CheckinPanel info={i} busy={false} error={null} onCheckIn={onCheckIn} onChangeZone={onChangeZone} />
+        <CheckinPanel info={i} busy={false} error={null} onCheckIn={onCheckIn} {...(onChangeZone ? { onChangeZone } : {})} />
       </Provider>,
     ),
   );

@@ -279,7 +279,7 @@ function optionsWithIds(labels: string[], stored: Choice[], suffix: string): Cho
       used.add(same.id);
     }
   });
-  labels.forEach((label, i) => {
+  labels.forEach((_label, i) => {
     const there = stored[i];
     if (ids[i] !== null || there === undefined || used.has(there.id)) return;
     if (labels.some((l) => l.toLowerCase() === there.label.toLowerCase())) return;
