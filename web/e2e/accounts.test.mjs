@@ -214,6 +214,10 @@ describe('accounts in the browser', { timeout: 240_000 }, () => {
     await page.getByTestId('delete-account').waitFor();
     await page.getByTestId('account-name').filter({ hasText: 'Leaver' }).waitFor();
     await shot(page, '06-deletion-cancelled');
+    // The page re-renders once more as the fresh sign-in settles (the form
+    // can be swapped under the pointer); ask again from a steady page.
+    await page.reload();
+    await page.getByTestId('delete-account').waitFor();
     await ask();
     const swept = await apiPost(backend.url, '/api/v1/admin/account/deletion/sweep', {}, op.token);
     assert.equal(swept.finished, 1);
