@@ -123,10 +123,11 @@ pub async fn cancel(req: HttpRequest, s: State, b: web::Json<CancelRequest>) -> 
 /// shows the matching forms.
 pub async fn methods(s: State, a: Authed) -> ApiResult {
     let row = &a.0.account;
-    let phone = match s.phones.number_of(&row.id).await? {
-        Some(n) => Some(crate::accounts::phone::display_international(&n).unwrap_or(n)),
-        None => None,
-    };
+    let phone = s
+        .phones
+        .number_of(&row.id)
+        .await?
+        .map(|n| crate::accounts::phone::display_international(&n).unwrap_or(n));
     let providers: Vec<String> = s
         .oidc
         .linked(&row.id)

@@ -625,12 +625,7 @@ async fn killing_a_node_loses_no_task(cluster: &mut Cluster) {
     cluster.nodes[0].kill();
     let last_seq = socket.last_seq;
     let stream = socket.stream.clone();
-    loop {
-        match socket.recv_timeout(WAIT).await {
-            Ok(Incoming::Frame(_)) => continue,
-            Ok(Incoming::Closed(_)) | Err(_) => break,
-        }
-    }
+    while let Ok(Incoming::Frame(_)) = socket.recv_timeout(WAIT).await {}
 
     // Reconnect through nginx: node A refuses, so node B takes it.
     let mut again = cluster.socket_on(&cluster.proxy, &token).await;

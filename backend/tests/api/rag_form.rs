@@ -106,6 +106,9 @@ async fn a_form_upload_becomes_datacards() {
     assert_eq!(job["character_id"], Value::Null);
 }
 
+/// A bad form: what it is, its body, and the answer (status, code, key).
+type Case = (&'static str, Vec<u8>, (u16, i64, &'static str));
+
 #[tokio::test]
 async fn bad_forms_are_refused_with_their_codes() {
     let app = spawn_app_with(&[("EASEL_RAG_MAX_BYTES", "2000")]).await;
@@ -113,7 +116,7 @@ async fn bad_forms_are_refused_with_their_codes() {
     let text: &[u8] = b"Some lore about the sea.";
     let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
     let big = vec![b'a'; 2001];
-    let cases: Vec<(&str, Vec<u8>, (u16, i64, &str))> = vec![
+    let cases: Vec<Case> = vec![
         (
             "an image part",
             form(&[("file", Some("cat.png"), Some("image/png"), png)]),
