@@ -24,7 +24,7 @@ use reqwest::StatusCode;
 
 use super::{
     CasOutcome, Key, Order, PagingState, RawPage, ScanRange, Store, StoreError, StoreResult,
-    TableDef,
+    TableDef, TableRow,
 };
 
 pub mod server;
@@ -275,6 +275,26 @@ impl Store for RemoteStore {
                 rows: rows.into_iter().map(|(k, v)| (k.0, v.0)).collect(),
                 paging: paging.map(|p| PagingState(p.0)),
             }),
+            r => Err(unexpected(t, &r)),
+        }
+    }
+
+    async fn scan_table(
+        &self,
+        t: &TableDef,
+        after: Option<(&Key, &Key)>,
+        limit: u32,
+    ) -> StoreResult<Vec<TableRow>> {
+        let req = Request::ScanTable {
+            table: t.name.to_owned(),
+            after: after.map(|(p, c)| (bin(p), bin(c))),
+            limit,
+        };
+        match self.call(t, req).await? {
+            Response::TableRows(rows) => Ok(rows
+                .into_iter()
+                .map(|(p, c, v)| (Key::from_bytes(p.0), Key::from_bytes(c.0), v.0))
+                .collect()),
             r => Err(unexpected(t, &r)),
         }
     }

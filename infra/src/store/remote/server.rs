@@ -253,6 +253,17 @@ async fn run(store: &DynStore, t: &'static TableDef, call: Request) -> StoreResu
                 paging: page.paging.map(|p| Bin(p.0)),
             }
         }
+        Request::ScanTable { after, limit, .. } => {
+            let after = after.map(|(p, c)| (key(p), key(c)));
+            let rows = store
+                .scan_table(t, after.as_ref().map(|(p, c)| (p, c)), limit)
+                .await?;
+            Response::TableRows(
+                rows.into_iter()
+                    .map(|(p, c, v)| (p.as_bytes().into(), c.as_bytes().into(), Bin(v)))
+                    .collect(),
+            )
+        }
         Request::Cas {
             pk,
             ck,

@@ -116,6 +116,12 @@ pub enum Request {
         limit: u32,
         paging: Option<Bin>,
     },
+    /// One page of a whole-table walk, after the row (pk, ck).
+    ScanTable {
+        table: String,
+        after: Option<(Bin, Bin)>,
+        limit: u32,
+    },
     Cas {
         table: String,
         pk: Bin,
@@ -152,6 +158,7 @@ impl Request {
             | Request::Delete { table, .. }
             | Request::DeletePartition { table, .. }
             | Request::Scan { table, .. }
+            | Request::ScanTable { table, .. }
             | Request::Cas { table, .. }
             | Request::CounterAdd { table, .. }
             | Request::CounterGet { table, .. } => table,
@@ -174,6 +181,8 @@ pub enum Response {
         current: Option<Bin>,
     },
     Counter(i64),
+    /// A whole-table walk's page: (pk, ck, value) per row.
+    TableRows(Vec<(Bin, Bin, Bin)>),
     Error(WireError),
 }
 
