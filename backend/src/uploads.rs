@@ -118,18 +118,24 @@ impl UploadSweeper {
                     self.open.delete(&Key::of(OPEN), &ck).await?;
                     continue;
                 }
+                // Its parts first, then the row: a crash in between leaves
+                // the row and its index entry, so the next sweep finishes
+                // (deleting a part twice is harmless); never parts without
+                // a row that names them.
+                for i in 0..row.parts_done.len() {
+                    if let Ok(k) = ObjectKey::parse(&part_key(&file_id, i)) {
+                        let _ = self.objects.delete(&k).await;
+                    }
+                }
                 if self
                     .uploads
                     .compare_and_set(&pk, &Key::empty(), &row, None)
                     .await?
                     .is_err()
                 {
+                    // Touched at this very moment, long after its time:
+                    // the next sweep looks again.
                     continue;
-                }
-                for i in 0..row.parts_done.len() {
-                    if let Ok(k) = ObjectKey::parse(&part_key(&file_id, i)) {
-                        let _ = self.objects.delete(&k).await;
-                    }
                 }
                 removed += 1;
                 tracing::info!(file_id, size = row.size, "upload abandoned: removed");

@@ -15,9 +15,11 @@ use protocol::task::job::{JobSpec, WorkerEvent};
 
 /// Larger than 2^53: survives only if no layer goes through a float.
 const SEED: u64 = 18_446_744_073_709_551_557;
-const LEASE: Duration = Duration::from_millis(100);
+/// Long enough that a loaded machine (a keep-alive every 25 ms, a claim
+/// followed by a reclaim) never overruns it by accident.
+const LEASE: Duration = Duration::from_millis(600);
 /// Comfortably past the lease.
-const PAST_LEASE: Duration = Duration::from_millis(180);
+const PAST_LEASE: Duration = Duration::from_millis(900);
 const SHORT: Duration = Duration::from_millis(60);
 const LONG: Duration = Duration::from_secs(3);
 

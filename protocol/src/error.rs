@@ -335,6 +335,8 @@ error_codes! {
     OidcLastSignIn = (20128, "OidcLastSignIn", 409, "this is the last way to sign in to the account; set a password or link another provider first");
     /// The account has no link to this provider.
     OidcNotLinked = (20129, "OidcNotLinked", 404, "this provider is not linked to the account");
+    /// A re-authentication signed in a provider account that is not linked to the caller.
+    OidcNotThisAccount = (20134, "OidcNotThisAccount", 403, "sign in with the provider account linked to this account");
     /// A time zone that is not an IANA name (check-in, issue 22).
     CheckinTimeZoneInvalid = (40620, "checkinTimeZoneInvalid", 400, "the time zone is not a known IANA time zone");
     /// A check-in schedule outside its bounds (1 to 31 days, 0 to 100000 credits each).

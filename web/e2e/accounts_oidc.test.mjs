@@ -2,7 +2,9 @@
 // backend and a fake OpenID provider (oidcFake.mjs) in real Chromium: the
 // popup shows the enabled provider's button, the provider sends the browser
 // back to /oidc/callback, a new user completes the final step, signs in
-// again without it, and a replayed callback is refused with its message.
+// again without it, a replayed callback is refused with its message, and
+// the provider-only account asks for its deletion by signing in again at
+// the provider (no password to re-enter), then cancels it the same way.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -116,6 +118,29 @@ describe('sign in with an OpenID provider', { timeout: 180_000 }, () => {
     assert.equal(await error.textContent(), STATE_INVALID);
     await header().getByRole('button', { name: 'Log in' }).waitFor();
     await shot('04-replay-refused');
+  });
+
+  test('a provider-only account confirms its deletion at the provider, then cancels it there', async () => {
+    await signInWithProvider();
+    await page.getByTestId('account-name').filter({ hasText: 'Ada Lovelace' }).waitFor();
+    await page.goto(new URL('/en/settings/account', backend.url).href);
+    await page.getByTestId('delete-account-start').click();
+    assert.equal(await page.getByTestId('delete-account-password').count(), 0, 'no password to ask for');
+    await shot('05-delete-confirm-with-provider');
+    const grants = fake.grants();
+    const back = page.waitForURL(/\/oidc\/callback\?/, { timeout: TIMEOUT_MS });
+    await page.getByTestId('delete-account-provider-acme').click();
+    await back;
+    const scheduled = page.getByTestId('delete-account-scheduled');
+    await scheduled.waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/en\/settings\/account$/);
+    assert.equal(fake.grants(), grants + 1, 'one fresh sign-in at the provider');
+    await header().getByRole('button', { name: 'Log in' }).waitFor();
+    await shot('06-deletion-scheduled');
+    await scheduled.getByRole('button', { name: 'Cancel with acme' }).click();
+    await page.getByTestId('delete-account').waitFor();
+    await page.getByTestId('account-name').filter({ hasText: 'Ada Lovelace' }).waitFor();
+    await shot('07-deletion-cancelled');
   });
 
   test('no page errors or CSP violations happened', () => {

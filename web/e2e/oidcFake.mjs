@@ -26,13 +26,16 @@ export async function startFakeOidc({ clientId, clientSecret, user }) {
     res.end(JSON.stringify(body));
   }
 
-  function idToken(nonce) {
+  // With `max_age` (a re-authentication) the ID token says when the person
+  // signed in (OIDC Core 3.1.2.1): here, just now.
+  function idToken(nonce, maxAge) {
     const now = Math.floor(Date.now() / 1000);
     const header = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: 'e2e-1' }));
     const claims = b64url(
       JSON.stringify({
         iss: issuer, sub: user.sub, aud: clientId, iat: now, exp: now + 300, nonce,
         email: user.email, email_verified: true, name: user.name,
+        ...(maxAge === null ? {} : { auth_time: now }),
       }),
     );
     const sig = sign('RSA-SHA256', Buffer.from(`${header}.${claims}`), privateKey);
@@ -66,7 +69,7 @@ export async function startFakeOidc({ clientId, clientSecret, user }) {
         return;
       }
       const code = b64url(randomBytes(16));
-      codes.set(code, { redirectUri: q.get('redirect_uri'), challenge: q.get('code_challenge'), nonce: q.get('nonce') });
+      codes.set(code, { redirectUri: q.get('redirect_uri'), challenge: q.get('code_challenge'), nonce: q.get('nonce'), maxAge: q.get('max_age') });
       const to = new URL(q.get('redirect_uri') ?? '');
       to.searchParams.set('code', code);
       to.searchParams.set('state', q.get('state') ?? '');
@@ -91,7 +94,7 @@ export async function startFakeOidc({ clientId, clientSecret, user }) {
         if (challenge !== grant.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE' });
         issued += 1;
         return json(res, 200, {
-          access_token: b64url(randomBytes(16)), token_type: 'Bearer', expires_in: 3600, id_token: idToken(grant.nonce),
+          access_token: b64url(randomBytes(16)), token_type: 'Bearer', expires_in: 3600, id_token: idToken(grant.nonce, grant.maxAge),
         });
       });
       return;

@@ -39,18 +39,23 @@ pub fn authorize_url(
     redirect: &RedirectUrl,
     state: &str,
     challenge: PkceCodeChallenge,
+    reauth: bool,
 ) -> Result<String, ApiError> {
     let (auth, _, _) = endpoints(p)?;
     let client = BasicClient::new(ClientId::new(p.client_id.clone()))
         .set_auth_uri(auth)
         .set_redirect_uri(redirect.clone());
     let st = state.to_owned();
-    let (url, _) = client
+    let mut req = client
         .authorize_url(move || CsrfToken::new(st))
         .add_scope(Scope::new("identify".into()))
         .add_scope(Scope::new("email".into()))
-        .set_pkce_challenge(challenge)
-        .url();
+        .set_pkce_challenge(challenge);
+    if reauth {
+        // Discord's documented `prompt`: show the consent screen again.
+        req = req.add_extra_param("prompt", "consent");
+    }
+    let (url, _) = req.url();
     Ok(url.to_string())
 }
 
@@ -104,6 +109,7 @@ pub async fn exchange(
             .map(|e| e.to_lowercase()),
         name: user.global_name.or(user.username),
         id_token: None,
+        auth_time: None,
     })
 }
 

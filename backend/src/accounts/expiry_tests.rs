@@ -27,6 +27,7 @@ fn state(expires_at: i64) -> PendingSignIn {
         pkce_verifier: "v".into(),
         redirect_uri: "http://x/cb".into(),
         link_account: None,
+        reauth_account: None,
         expires_at,
     }
 }

@@ -196,7 +196,8 @@ pub async fn moderation(st: &AppState, me: &str) -> Result<Value, ApiError> {
 
 /// `engagement.json` (issue 22's rows): the check-in record (days, streak,
 /// the last day), awards not shown yet, the analytics opt-out, the survey
-/// answers, the activity contributions and the votes given.
+/// answers (the questionnaires' and the ranking survey's), the activity
+/// contributions and the votes given.
 pub async fn engagement(st: &AppState, me: &str) -> Result<Value, ApiError> {
     let (checkin, unseen) = st.awards.of_account(me).await?;
     let mut answers = Vec::new();
@@ -207,6 +208,18 @@ pub async fn engagement(st: &AppState, me: &str) -> Result<Value, ApiError> {
             }));
         }
     }
+    let ranked: Vec<Value> = st
+        .ranks
+        .survey_answers_of(me)
+        .await?
+        .into_iter()
+        .map(|(id, title, r)| {
+            json!({
+                "survey_id": id, "title": title, "at": r.at, "choices": r.choices,
+                "comment": r.comment,
+            })
+        })
+        .collect();
     let entries = st.activities.entries_of(me).await?;
     let votes: Vec<Value> = list(&st.store, me, OwnedKind::Vote)
         .await?
@@ -218,6 +231,7 @@ pub async fn engagement(st: &AppState, me: &str) -> Result<Value, ApiError> {
         "unseen_awards": unseen,
         "analytics_opted_out": st.analytics.opted_out(me).await?,
         "survey_answers": answers,
+        "rank_survey_answers": ranked,
         "activity_entries": entries,
         "activity_votes": votes,
     }))

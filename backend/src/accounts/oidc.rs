@@ -11,6 +11,13 @@
 //! minutes and are taken once, by compare-and-set, so a replayed state is
 //! refused. Accounts and links are in [`super::identities`].
 //!
+//! An attempt is a sign-in, a link to the signed-in account, or a
+//! re-authentication of the signed-in account ([`Attempt`]): each state
+//! answers only its own purpose. A re-authentication asks OIDC providers for
+//! a fresh sign-in (`max_age=0`) and accepts only an ID token whose
+//! `auth_time` is after the attempt started; Discord has no such claim, so
+//! there it asks for the consent screen again (`prompt=consent`).
+//!
 //! Settings (environment): `EASEL_OIDC_PROVIDERS` lists provider names
 //! (`google,discord,acme`); for each NAME (upper case): `EASEL_OIDC_{NAME}_CLIENT_ID`
 //! (required), `EASEL_OIDC_{NAME}_CLIENT_SECRET`, `EASEL_OIDC_{NAME}_ISSUER`
@@ -122,7 +129,32 @@ pub struct PendingSignIn {
     /// Set when a signed-in account links the provider.
     #[serde(default)]
     pub link_account: Option<String>,
+    /// Set when a signed-in account proves itself again (a sensitive call).
+    #[serde(default)]
+    pub reauth_account: Option<String>,
     pub expires_at: i64,
+}
+
+impl PendingSignIn {
+    /// Whether the state was started for a plain sign-in.
+    pub fn is_sign_in(&self) -> bool {
+        self.link_account.is_none() && self.reauth_account.is_none()
+    }
+
+    /// When the attempt started (seconds).
+    pub fn started_at(&self) -> i64 {
+        self.expires_at - STATE_TTL_SECS
+    }
+}
+
+/// What an attempt is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    SignIn,
+    /// Link the provider to this signed-in account.
+    Link(String),
+    /// Prove again that the signed-in account is its owner.
+    Reauth(String),
 }
 
 /// A provider's user, verified.
@@ -136,6 +168,26 @@ pub struct VerifiedIdentity {
     pub name: Option<String>,
     /// The raw ID token (OIDC kinds), for loginThird.
     pub id_token: Option<String>,
+    /// When the person last signed in at the provider (the ID token's
+    /// `auth_time`, seconds; OIDC kinds that send it).
+    pub auth_time: Option<i64>,
+}
+
+/// A re-authentication's answer is fresh: an OIDC provider must say the
+/// person signed in after the attempt started (a minute of clock skew
+/// allowed); Discord cannot say, so its answer to the attempt (which asked
+/// for the consent screen again) is taken.
+pub fn check_fresh(pending: &PendingSignIn, who: &VerifiedIdentity) -> Result<(), ApiError> {
+    if who.kind == ProviderKind::Discord {
+        return Ok(());
+    }
+    match who.auth_time {
+        Some(t) if t + 60 >= pending.started_at() => Ok(()),
+        _ => Err(ApiError::with_msg(
+            ErrorCode::OidcTokenExpired,
+            "the provider did not sign you in again; please sign in there again",
+        )),
+    }
 }
 
 /// Reads the providers from the environment (see the module doc).
@@ -337,15 +389,16 @@ impl OidcService {
         Ok(m)
     }
 
-    /// Starts a sign-in (or a link, with `link_account`): keeps the state,
+    /// Starts an attempt (a sign-in, a link or a re-authentication): keeps the state,
     /// nonce and PKCE verifier, and answers the provider's authorization
     /// URL and the state (`session_id`).
     pub async fn start(
         &self,
         provider: &str,
         redirect_uri: String,
-        link_account: Option<String>,
+        attempt: Attempt,
     ) -> Result<(String, String), ApiError> {
+        let reauth = matches!(attempt, Attempt::Reauth(_));
         let p = self.provider(provider)?.clone();
         let state = hex::encode(rand::random::<[u8; 32]>());
         let nonce = hex::encode(rand::random::<[u8; 32]>());
@@ -354,7 +407,7 @@ impl OidcService {
             .map_err(|_| ApiError::with_msg(ErrorCode::InvalidParams, "bad redirect URI"))?;
         let url = match p.kind {
             ProviderKind::Discord => {
-                super::discord::authorize_url(&p, &redirect, &state, challenge)?
+                super::discord::authorize_url(&p, &redirect, &state, challenge, reauth)?
             }
             ProviderKind::Google | ProviderKind::Oidc => {
                 let meta = self.metadata(&p).await?;
@@ -366,7 +419,7 @@ impl OidcService {
                 .set_redirect_uri(redirect);
                 let st = state.clone();
                 let n = nonce.clone();
-                let (url, _, _) = client
+                let mut req = client
                     .authorize_url(
                         CoreAuthenticationFlow::AuthorizationCode,
                         move || CsrfToken::new(st),
@@ -374,8 +427,13 @@ impl OidcService {
                     )
                     .add_scope(Scope::new("email".into()))
                     .add_scope(Scope::new("profile".into()))
-                    .set_pkce_challenge(challenge)
-                    .url();
+                    .set_pkce_challenge(challenge);
+                if reauth {
+                    // OIDC Core 3.1.2.1: the provider must sign the person
+                    // in again and say when (`auth_time`).
+                    req = req.set_max_age(Duration::ZERO);
+                }
+                let (url, _, _) = req.url();
                 url.to_string()
             }
         };
@@ -384,7 +442,14 @@ impl OidcService {
             nonce,
             pkce_verifier: verifier.secret().clone(),
             redirect_uri,
-            link_account,
+            link_account: match &attempt {
+                Attempt::Link(a) => Some(a.clone()),
+                _ => None,
+            },
+            reauth_account: match attempt {
+                Attempt::Reauth(a) => Some(a),
+                _ => None,
+            },
             expires_at: now_secs() + STATE_TTL_SECS,
         };
         self.states
@@ -487,6 +552,7 @@ impl OidcService {
                     email,
                     name,
                     id_token: Some(id_token.to_string()),
+                    auth_time: claims.auth_time().map(|t| t.timestamp()),
                 })
             }
         }

@@ -7,7 +7,11 @@
 //!
 //! An account without a password (made by phone sign-in) proves itself
 //! with a fresh code sent to its number (`account/login-in/sms` without a
-//! code sends one), counted the same way.
+//! code sends one), counted the same way. One made by a provider sign-in
+//! proves itself with a fresh sign-in there: an `oidc/start` attempt with
+//! `reauth` (its state answers only this account's re-authentication) and
+//! the provider's code; the identity must be linked to the account and the
+//! sign-in fresh ([`super::oidc::check_fresh`]).
 
 use protocol::ErrorCode;
 
@@ -21,13 +25,16 @@ pub struct Proof<'a> {
     pub password: Option<&'a str>,
     /// A code sent to the account's phone (accounts without a password).
     pub phone_code: Option<&'a str>,
+    /// A provider re-authentication: the attempt's state (`session_id`) and
+    /// the provider's code (`token`).
+    pub provider: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> Proof<'a> {
     pub fn password(password: &'a str) -> Proof<'a> {
         Proof {
             password: Some(password),
-            phone_code: None,
+            ..Proof::default()
         }
     }
 }
@@ -41,6 +48,9 @@ pub async fn confirm(
     ip: &str,
     proof: Proof<'_>,
 ) -> Result<(), ApiError> {
+    if let Some((session_id, code)) = proof.provider.filter(|(s, _)| !s.trim().is_empty()) {
+        return by_provider(st, account, ip, session_id, code).await;
+    }
     let phone_code = proof
         .phone_code
         .map(str::trim)
@@ -58,6 +68,37 @@ pub async fn confirm(
         return Err(ErrorCode::PasswordError.into());
     };
     if let Err(e) = st.phones.take_code(&number, code).await {
+        lockout.failed(Some(&account.id), ip).await?;
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// A fresh provider sign-in of an identity linked to `account`. Every
+/// refusal after the state is taken counts a failure in the lockout.
+async fn by_provider(
+    st: &AppState,
+    account: &AccountRow,
+    ip: &str,
+    session_id: &str,
+    code: &str,
+) -> Result<(), ApiError> {
+    let lockout = &st.security.lockout;
+    lockout.check(&account.id, ip, true).await?;
+    let outcome = async {
+        let pending = st.oidc.take_state(session_id.trim()).await?;
+        // A sign-in's or a link's state, or another account's, answers like an unknown one.
+        if pending.reauth_account.as_deref() != Some(account.id.as_str()) {
+            return Err(ErrorCode::OidcStateInvalid.into());
+        }
+        let who = st.oidc.finish(&pending, code.trim()).await?;
+        if st.oidc.account_of(&who).await?.as_deref() != Some(account.id.as_str()) {
+            return Err(ErrorCode::OidcNotThisAccount.into());
+        }
+        super::oidc::check_fresh(&pending, &who)
+    }
+    .await;
+    if let Err(e) = outcome {
         lockout.failed(Some(&account.id), ip).await?;
         return Err(e);
     }

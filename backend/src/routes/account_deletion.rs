@@ -21,6 +21,12 @@ pub struct DeleteRequest {
     /// Accounts without a password: a code sent to their phone.
     #[serde(default)]
     pub phone_code: Option<String>,
+    /// Accounts that sign in through a provider: an `oidc/start` attempt
+    /// with `reauth` (its state) and the provider's code.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub token: Option<String>,
 }
 
 /// One proof: `email` and `password`; `phone` and `code` (sent by
@@ -87,7 +93,8 @@ pub struct SweepRequest {
     pub limit: Option<u64>,
 }
 
-/// `account/delete/request`: password re-entered; every session ends.
+/// `account/delete/request`: the password re-entered (or a phone code, or a
+/// fresh provider sign-in); every session ends.
 pub async fn request(
     req: HttpRequest,
     s: State,
@@ -102,6 +109,10 @@ pub async fn request(
         crate::accounts::reauth::Proof {
             password: Some(&b.password),
             phone_code: b.phone_code.as_deref(),
+            provider: b
+                .session_id
+                .as_deref()
+                .map(|s| (s, b.token.as_deref().unwrap_or(""))),
         },
     )
     .await?;

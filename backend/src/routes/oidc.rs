@@ -12,7 +12,7 @@ use protocol::{Envelope, ErrorCode};
 use serde::Deserialize;
 
 use crate::accounts::new_device_code;
-use crate::accounts::oidc::channel_type;
+use crate::accounts::oidc::{channel_type, Attempt};
 use crate::auth::{client_ip, device_id_of, Authed};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
@@ -73,6 +73,10 @@ struct StartBody {
     /// Link the provider to the signed-in caller instead of signing in.
     #[serde(default)]
     link: bool,
+    /// Prove again that the signed-in caller is the account's owner (for a
+    /// sensitive call such as `account/delete/request`).
+    #[serde(default)]
+    reauth: bool,
 }
 
 async fn start(
@@ -82,16 +86,23 @@ async fn start(
     body: web::Json<StartBody>,
 ) -> ApiResult {
     limit(&req, &state)?;
-    let link_account = if body.link {
-        Some(caller.map(|c| c.0.account.id).ok_or(ErrorCode::NeedLogin)?)
-    } else {
-        None
+    let caller = caller.map(|c| c.0.account.id);
+    let attempt = match (body.link, body.reauth) {
+        (false, false) => Attempt::SignIn,
+        (true, false) => Attempt::Link(caller.ok_or(ErrorCode::NeedLogin)?),
+        (false, true) => Attempt::Reauth(caller.ok_or(ErrorCode::NeedLogin)?),
+        (true, true) => {
+            return Err(ApiError::with_msg(
+                ErrorCode::InvalidParams,
+                "link and reauth cannot both be set",
+            ))
+        }
     };
     let provider = state.oidc.provider(&body.provider)?.clone();
     let redirect = state.oidc.redirect_uri(&origin(&req));
     let (url, session_id) = state
         .oidc
-        .start(&provider.name, redirect, link_account)
+        .start(&provider.name, redirect, attempt)
         .await?;
     Ok(ok(serde_json::json!({
         "url": url,
@@ -117,7 +128,7 @@ pub async fn login_third(
         ));
     }
     let pending = state.oidc.take_state(session_id).await?;
-    if pending.link_account.is_some() {
+    if !pending.is_sign_in() {
         return Err(ErrorCode::OidcStateInvalid.into());
     }
     let provider = state.oidc.provider(&pending.provider)?.clone();

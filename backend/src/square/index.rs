@@ -8,11 +8,13 @@
 //! Stable paging: `new` and `follows` page on (time, id), which later
 //! publishes cannot shift. `hot` and `recommend` page through a *snapshot*
 //! of the ranking, taken every `rank_ms` and kept for [`KEPT_SNAPSHOTS`]
-//! periods; a cursor names its snapshot, so paging while others like and
+//! periods, or while a cursor reads it (up to [`CURSOR_GRACE_MS`] after its
+//! last read, and [`MAX_SNAPSHOTS`] in all); a cursor names its snapshot, so paging while others like and
 //! publish neither repeats nor skips a work. A work deleted or hidden
 //! meanwhile is left out when its page is read.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use protocol::square::rank;
@@ -23,6 +25,12 @@ use super::row::WorkRow;
 
 /// Hot snapshots kept, so cursors of earlier snapshots keep working.
 pub const KEPT_SNAPSHOTS: usize = 10;
+/// A snapshot a cursor read within this long (ms, by the snapshots' own
+/// clock) is kept past [`KEPT_SNAPSHOTS`], so someone paging slowly while
+/// ranks are taken often never falls back to a newer order...
+pub const CURSOR_GRACE_MS: i64 = 120_000;
+/// ...up to this many snapshots in all (memory: each lists every public work).
+pub const MAX_SNAPSHOTS: usize = 2 * KEPT_SNAPSHOTS;
 /// Length of a viewer's personal recommend list; past it, recommend goes on
 /// in hot order (without the works already shown).
 pub const PERSONAL_LEN: usize = 1000;
@@ -129,6 +137,18 @@ impl Filter {
 pub struct Snapshot {
     pub epoch: i64,
     pub ranked: Vec<(Arc<str>, f64)>,
+    /// When a cursor last read it (the newest snapshot's epoch then; `i64::MIN`: never).
+    pub last_used: AtomicI64,
+}
+
+impl Snapshot {
+    pub fn new(epoch: i64, ranked: Vec<(Arc<str>, f64)>) -> Snapshot {
+        Snapshot {
+            epoch,
+            ranked,
+            last_used: AtomicI64::new(i64::MIN),
+        }
+    }
 }
 
 /// A viewer's recommend order for one snapshot.
@@ -314,10 +334,27 @@ impl Index {
     }
 
     /// Keeps a snapshot made by [`Index::rank_now`] (the newest last).
+    /// Past [`KEPT_SNAPSHOTS`] the oldest one no cursor read lately goes;
+    /// past [`MAX_SNAPSHOTS`] the oldest goes whatever its use.
     pub fn push_snapshot(&mut self, s: Arc<Snapshot>) {
+        let now = s.epoch;
         self.snapshots.push_back(s);
         while self.snapshots.len() > KEPT_SNAPSHOTS {
-            self.snapshots.pop_front();
+            let older = self.snapshots.len() - 1;
+            let idle = self
+                .snapshots
+                .iter()
+                .take(older)
+                .position(|x| x.last_used.load(Ordering::Relaxed) < now.saturating_sub(CURSOR_GRACE_MS));
+            match idle {
+                Some(i) => {
+                    self.snapshots.remove(i);
+                }
+                None if self.snapshots.len() > MAX_SNAPSHOTS => {
+                    self.snapshots.pop_front();
+                }
+                None => break,
+            }
         }
     }
 
@@ -335,15 +372,17 @@ impl Index {
             })
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
-        Snapshot { epoch: now, ranked }
+        Snapshot::new(now, ranked)
     }
 
     /// The snapshot of `epoch`, else the newest (a cursor older than every
     /// kept snapshot goes on in the newest: it may then repeat a work).
     pub fn snapshot_at(&self, epoch: Option<i64>) -> Option<Arc<Snapshot>> {
-        epoch
-            .and_then(|e| self.snapshots.iter().find(|s| s.epoch == e).cloned())
-            .or_else(|| self.snapshots.back().cloned())
+        let found = epoch.and_then(|e| self.snapshots.iter().find(|s| s.epoch == e).cloned());
+        if let (Some(s), Some(newest)) = (&found, self.snapshots.back()) {
+            s.last_used.store(newest.epoch, Ordering::Relaxed);
+        }
+        found.or_else(|| self.snapshots.back().cloned())
     }
 
     pub fn newest_snapshot(&self) -> Option<Arc<Snapshot>> {
@@ -530,163 +569,5 @@ impl Index {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-    use super::*;
-
-    const H: i64 = 3_600_000;
-
-    fn entry(id: &str, author: &str, age_h: i64, likes: i64, tags: &[&str], now: i64) -> Entry {
-        Entry {
-            id: Arc::from(id),
-            author: Arc::from(author),
-            kind: PostKind::Picture,
-            visibility: Visibility::Public,
-            nsfw: false,
-            create_at: now - age_h * H,
-            title: id.to_owned(),
-            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
-            tag_keys: tags.iter().map(|t| tag_key(t)).collect(),
-            cover: None,
-            image_count: 1,
-            video_url: None,
-            counts: Counts {
-                likes,
-                ..Counts::default()
-            },
-            hidden: false,
-            feed_banned: false,
-            score: None,
-        }
-    }
-
-    /// The fixture of the hot test: (id, age in hours, likes).
-    const FIXTURE: &[(&str, i64, i64)] = &[
-        ("fresh", 0, 0),
-        ("liked-old", 30, 200),
-        ("liked-new", 2, 20),
-        ("mid", 6, 5),
-        ("ancient", 500, 5000),
-        ("hour", 1, 1),
-    ];
-
-    #[test]
-    fn a_hot_snapshot_orders_by_the_documented_formula() {
-        let now = 1_000_000 * H;
-        let mut ix = Index::default();
-        for (id, age, likes) in FIXTURE {
-            ix.upsert(entry(id, "a", *age, *likes, &[], now));
-        }
-        let snap = ix.snapshot(now);
-        let got: Vec<&str> = snap.ranked.iter().map(|(id, _)| &**id).collect();
-        let mut want: Vec<(f64, &str)> = FIXTURE
-            .iter()
-            .map(|(id, age, likes)| (rank::hot(rank::points(*likes, 0, 0, 0), age * H), *id))
-            .collect();
-        want.sort_by(|a, b| b.0.total_cmp(&a.0));
-        assert_eq!(got, want.iter().map(|w| w.1).collect::<Vec<_>>());
-        // By hand: a new work with no points outranks a 2-hour-old one with 20
-        // likes (gravity), and 5,000 likes three weeks ago rank last.
-        assert_eq!(
-            got,
-            ["fresh", "liked-new", "hour", "mid", "liked-old", "ancient"]
-        );
-    }
-
-    #[test]
-    fn private_followers_and_banned_stay_out_of_shared_feeds() {
-        let now = 100 * H;
-        let mut ix = Index::default();
-        ix.upsert(entry("pub", "a", 1, 0, &[], now));
-        let mut f = entry("fol", "a", 1, 0, &[], now);
-        f.visibility = Visibility::Followers;
-        ix.upsert(f);
-        let mut p = entry("priv", "a", 1, 0, &[], now);
-        p.visibility = Visibility::Private;
-        ix.upsert(p);
-        ix.upsert(entry("banned", "b", 1, 0, &[], now));
-        ix.set_author(
-            "b",
-            Author {
-                banned: true,
-                ..Author::default()
-            },
-        );
-        let (ids, _) = ix.page_new(&Filter::default(), &None, 10);
-        assert_eq!(ids.iter().map(|i| &**i).collect::<Vec<_>>(), ["pub"]);
-        let snap = ix.snapshot(now);
-        assert_eq!(snap.ranked.len(), 1);
-        // An author's own list shows all three of their works to them.
-        let authors: HashSet<String> = ["a".to_owned()].into();
-        let (ids, _) = ix.page_authors(
-            &authors,
-            Some("a"),
-            &|_| false,
-            &Filter::default(),
-            &None,
-            10,
-        );
-        assert_eq!(ids.len(), 3);
-        let (ids, _) = ix.page_authors(
-            &authors,
-            Some("c"),
-            &|_| true,
-            &Filter::default(),
-            &None,
-            10,
-        );
-        assert_eq!(ids.len(), 2, "a follower sees public and followers-only");
-    }
-
-    #[test]
-    fn time_pages_neither_repeat_nor_skip_when_works_are_added() {
-        let now = 1_000 * H;
-        let mut ix = Index::default();
-        for i in 0..25 {
-            ix.upsert(entry(&format!("w{i:02}"), "a", 0, 0, &[], now - i * 1000));
-        }
-        let mut seen = Vec::new();
-        let mut cursor = None;
-        let mut k = 0;
-        loop {
-            let (ids, next) = ix.page_new(&Filter::default(), &cursor, 7);
-            seen.extend(ids.iter().map(|i| i.to_string()));
-            // Newer works arrive between pages; they are not in this paging.
-            ix.upsert(entry(
-                &format!("late{k}"),
-                "a",
-                0,
-                0,
-                &[],
-                now + 1000 * (k + 1),
-            ));
-            k += 1;
-            match next {
-                Some(n) => cursor = Some(n),
-                None => break,
-            }
-        }
-        let set: HashSet<&String> = seen.iter().collect();
-        assert_eq!(seen.len(), 25);
-        assert_eq!(set.len(), 25);
-    }
-
-    #[test]
-    fn recommend_boosts_followed_authors_and_liked_tags() {
-        let now = 1_000 * H;
-        let mut ix = Index::default();
-        ix.upsert(entry("plain", "x", 1, 10, &["sea"], now));
-        ix.upsert(entry("followed", "f", 1, 4, &[], now));
-        ix.upsert(entry("tagged", "y", 1, 4, &["Cat"], now));
-        let snap = ix.snapshot(now);
-        let hot: Vec<&str> = snap.ranked.iter().map(|(id, _)| &**id).collect();
-        assert_eq!(hot[0], "plain");
-        let follows: HashSet<String> = ["f".to_owned()].into();
-        let tags: HashSet<String> = ["cat".to_owned()].into();
-        let p = ix.personal(&snap, &follows, &tags);
-        let order: Vec<&str> = personal_order(&p, &snap).map(|i| &**i).collect();
-        assert_eq!(order, ["followed", "tagged", "plain"]);
-        // Past the personal head, the snapshot's order goes on without repeats.
-        assert_eq!(order.len(), 3);
-    }
-}
+#[path = "index_tests.rs"]
+mod tests;

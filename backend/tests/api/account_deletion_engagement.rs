@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, TestApp, PASSWORD};
 
-const ENV: &[(&str, &str)] = &[
+pub(crate) const ENV: &[(&str, &str)] = &[
     ("EASEL_SQUARE_WRITES_PER_MIN", "100000"),
     ("EASEL_COMMENTS_PER_MIN", "1000"),
     ("EASEL_ACCOUNT_DELETION_GRACE_DAYS", "0"),
@@ -176,7 +176,7 @@ async fn delete_and_sweep(app: &TestApp, op: &RestClient, c: &RestClient, me: &s
     let _ = app;
 }
 
-fn open_store(app: &TestApp) -> DynStore {
+pub(crate) fn open_store(app: &TestApp) -> DynStore {
     Arc::new(EmbeddedStore::open(&app.data.path().join("store")).unwrap())
 }
 
@@ -204,6 +204,31 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
     .await;
     answer(&alice, &survey, "img").await;
     answer(&bob, &survey, "vid").await;
+    // The ranking survey too.
+    post(
+        &op,
+        "/api/v1/admin/rank/survey/upsert",
+        json!({"id": "best-nov", "title": "Best of November", "max_choices": 1,
+               "options": [{"id": "a", "label": "Ink"}, {"id": "b", "label": "Paper"}]}),
+    )
+    .await;
+    for (c, choice) in [(&alice, "a"), (&bob, "b")] {
+        post(
+            c,
+            "/api/v1/rank/push-surveys",
+            json!({"survey_id": "best-nov", "choices": [choice]}),
+        )
+        .await;
+    }
+    let ranked = |v: Value| -> (i64, Vec<i64>) {
+        let s = &v["items"][0];
+        let votes = s["options"].as_array().unwrap().iter();
+        (s["answers"].as_i64().unwrap(), votes.map(|o| o["votes"].as_i64().unwrap()).collect())
+    };
+    assert_eq!(
+        ranked(post(&bob, "/api/v1/rank/get-surveys", json!({})).await),
+        (2, vec![1, 1])
+    );
     let ea = commit(&alice, &article(&alice, "Alice's leaves").await, &activity).await;
     let eb = commit(&bob, &article(&bob, "Bob's leaves").await, &activity).await;
     post(&alice, "/api/v1/activity/vote", json!({"entry_id": eb})).await;
@@ -216,6 +241,11 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
     assert_eq!(e["survey_answers"].as_array().unwrap().len(), 1);
     assert_eq!(e["survey_answers"][0]["survey_id"], survey.as_str());
     assert_eq!(e["survey_answers"][0]["title"], "One month in");
+    assert_eq!(
+        e["rank_survey_answers"],
+        json!([{"survey_id": "best-nov", "title": "Best of November", "choices": ["a"],
+                "comment": "", "at": e["rank_survey_answers"][0]["at"]}])
+    );
     let mine: Vec<&str> = e["activity_entries"]
         .as_array()
         .unwrap()
@@ -236,6 +266,10 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
 
     // Her answer left the results and the count; Bob's stays.
     assert_eq!(survey_figures(&op, &survey).await, (1, 0, 1));
+    assert_eq!(
+        ranked(post(&bob, "/api/v1/rank/get-surveys", json!({})).await),
+        (1, vec![0, 1])
+    );
     // Her contribution left the list; her vote on Bob's is taken back.
     assert_eq!(entries(&bob, &activity).await, vec![(eb.clone(), 0)]);
 
@@ -253,6 +287,8 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
         rows(&store, &tables::ACTIVITY_VOTES, &Key::of(&ea)).await,
         0
     );
+    let rank_answers: Table<Value> = Table::new(store.clone(), &tables::RANK_SURVEY_ANSWERS);
+    assert_eq!(rank_answers.get(&Key::of("best-nov"), &pk).await.unwrap(), None);
     let answers: Table<Value> = Table::new(store.clone(), &tables::SURVEY_ANSWERS);
     assert_eq!(answers.get(&Key::of(&survey), &pk).await.unwrap(), None);
     assert!(answers

@@ -10,6 +10,7 @@
 mod abuse_http;
 mod abuse_upload;
 mod account_deletion;
+mod account_deletion_backfill;
 mod account_deletion_engagement;
 mod accounts;
 mod accounts_gaps;

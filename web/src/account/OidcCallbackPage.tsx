@@ -7,14 +7,19 @@ import { useMessages, useT } from '../i18n/useT';
 import { navigate, useHomePath } from '../router/router';
 import { appStore } from '../state/jotai';
 import { pendingDeletionAt } from './CancelDeletionOffer';
-import { announceLoginThird, cancelDeletionThird, linkProvider, loginThird, readCallback, startOidc } from './oidc';
+import { accountAtom, tokenAtom } from './atoms';
+import { announceLoginThird, cancelDeletionThird, linkProvider, loginThird, readCallback, requestDeletionThird, startOidc } from './oidc';
 import type { PendingOidc } from './oidc';
 import { useApplyLogin } from './useLoginOutcome';
+import { scheduledDeletionAtom } from '../settings/deletionState';
+import type { DeletionMethods, DeletionView } from '../settings/deletionState';
 
 /**
  * Where a provider sends the browser back (`/oidc/callback?code&state`):
  * finishes the sign-in (a new account continues with the popup's final
- * step), the link, or the cancel of a scheduled deletion, then returns to
+ * step), the link, the cancel of a scheduled deletion, or the deletion
+ * request a fresh sign-in proved (the request ends every session, so the
+ * settings page then shows the scheduled deletion signed out), then returns to
  * where the attempt started. A sign-in refused because the account waits
  * for its deletion (20010) offers to cancel it by signing in once more
  * (the provider's code is single-use).
@@ -42,6 +47,12 @@ export function OidcCallbackPage() {
       try {
         if (pending.purpose === 'link') {
           await linkProvider(api, code, pending);
+        } else if (pending.purpose === 'delete') {
+          const methods = await api.post<DeletionMethods>('/api/v1/account/delete/methods', {});
+          const view = await requestDeletionThird<DeletionView>(api, code, pending);
+          appStore.set(scheduledDeletionAtom, { ...view, methods });
+          appStore.set(tokenAtom, null);
+          appStore.set(accountAtom, null);
         } else if (pending.purpose === 'cancel') {
           const refused = applyLogin(await cancelDeletionThird(api, code, pending));
           if (refused !== null) return refused;

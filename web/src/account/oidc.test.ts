@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { PENDING_KEY, announceLoginThird, cancelDeletionThird, channelType, loginThird, readCallback, startOidc } from './oidc';
+import { PENDING_KEY, announceLoginThird, cancelDeletionThird, channelType, loginThird, readCallback, requestDeletionThird, startOidc } from './oidc';
 import type { PendingOidc, ThirdLoginData } from './oidc';
 
 function memoryStorage(init: Record<string, string> = {}) {
@@ -27,7 +27,7 @@ describe('third-party sign-in', () => {
     const storage = memoryStorage();
     const url = await startOidc({ post } as never, storage, 'discord', 'link', '/en/settings/security');
     expect(url).toBe('https://idp.example/authorize?x=1');
-    expect(post).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'discord', link: true });
+    expect(post).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'discord', link: true, reauth: false });
     expect(JSON.parse(storage.getItem(PENDING_KEY) ?? '')).toEqual({
       session_id: 'st-9',
       provider: 'discord',
@@ -35,6 +35,20 @@ describe('third-party sign-in', () => {
       purpose: 'link',
       back: '/en/settings/security',
     });
+  });
+
+  it('asks for a re-authentication to request a deletion, and sends its proof', async () => {
+    const post = vi.fn().mockResolvedValue({ url: 'https://idp.example/authorize?max_age=0', session_id: 'st-d', type: 6 });
+    const storage = memoryStorage();
+    await startOidc({ post } as never, storage, 'acme', 'delete', '/en/settings/account');
+    expect(post).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'acme', link: false, reauth: true });
+    const read = readCallback('?code=c5&state=st-d', storage);
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(read.pending.purpose).toBe('delete');
+    const send = vi.fn().mockResolvedValue({ state: 'pending' });
+    await requestDeletionThird({ post: send } as never, read.code, read.pending);
+    expect(send).toHaveBeenCalledWith('/api/v1/account/delete/request', { session_id: 'st-d', token: 'c5' });
   });
 
   it('reads the callback once and refuses another tab’s or a missing state', () => {
@@ -69,7 +83,7 @@ describe('third-party sign-in', () => {
     const storage = memoryStorage();
     await startOidc({ post: start } as never, storage, 'acme', 'cancel', '/en/settings/account');
     // A cancel attempt is a sign-in for the server, not a link.
-    expect(start).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'acme', link: false });
+    expect(start).toHaveBeenCalledWith('/api/v1/account/oidc/start', { provider: 'acme', link: false, reauth: false });
     const read = readCallback('?code=c7&state=st-7', storage);
     expect(read).toEqual({ ok: true, code: 'c7', pending: { session_id: 'st-7', provider: 'acme', type: 6, purpose: 'cancel', back: '/en/settings/account' } });
     const post = vi.fn().mockResolvedValue({ token: 't' });

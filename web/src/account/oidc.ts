@@ -22,8 +22,12 @@ export interface PendingOidc {
   session_id: string;
   provider: string;
   type: number;
-  /** `cancel`: the sign-in proves the account to cancel its scheduled deletion. */
-  purpose: 'login' | 'link' | 'cancel';
+  /**
+   * `cancel`: the sign-in proves the account to cancel its scheduled deletion;
+   * `delete`: a fresh sign-in of the signed-in account proves it to ask for
+   * its deletion (an account without a password or phone).
+   */
+  purpose: 'login' | 'link' | 'cancel' | 'delete';
   /** The same-site path to go back to afterwards. */
   back: string;
 }
@@ -81,6 +85,7 @@ export async function startOidc(
   const data = await api.post<{ url: string; session_id: string; type: number }>('/api/v1/account/oidc/start', {
     provider,
     link: purpose === 'link',
+    reauth: purpose === 'delete',
   });
   const pending: PendingOidc = { session_id: data.session_id, provider, type: data.type, purpose, back };
   storage.setItem(PENDING_KEY, JSON.stringify(pending));
@@ -98,7 +103,7 @@ function isPending(v: unknown): v is PendingOidc {
     typeof p.session_id === 'string' &&
     typeof p.provider === 'string' &&
     typeof p.type === 'number' &&
-    (p.purpose === 'login' || p.purpose === 'link' || p.purpose === 'cancel') &&
+    (p.purpose === 'login' || p.purpose === 'link' || p.purpose === 'cancel' || p.purpose === 'delete') &&
     typeof p.back === 'string'
   );
 }
@@ -142,6 +147,11 @@ export function loginThird(api: Poster, code: string, pending: PendingOidc): Pro
 /** `account/delete/cancel` with a provider sign-in: answers like a login. */
 export function cancelDeletionThird(api: Poster, code: string, pending: PendingOidc): Promise<LoginData> {
   return api.post<LoginData>('/api/v1/account/delete/cancel', { session_id: pending.session_id, token: code });
+}
+
+/** `account/delete/request` proved by a fresh provider sign-in of the signed-in account. */
+export function requestDeletionThird<T>(api: Poster, code: string, pending: PendingOidc): Promise<T> {
+  return api.post<T>('/api/v1/account/delete/request', { session_id: pending.session_id, token: code });
 }
 
 export function linkProvider(api: Poster, code: string, pending: PendingOidc): Promise<LinkedAnswer> {

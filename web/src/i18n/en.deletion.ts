@@ -34,4 +34,6 @@ export const en_deletion = {
   'deletion.codeSent': 'A code was sent to {phone}.',
   'deletion.cancelWith': 'Cancel with {provider}',
   'deletion.confirmPhoneHint': 'Your account has no password: we send a code to {phone} to confirm.',
+  'deletion.confirmProviderHint': 'Your account has no password: sign in again with the provider you use to confirm.',
+  'deletion.confirmWith': 'Confirm with {provider}',
 };

@@ -13,6 +13,7 @@ export const en_oidc = {
   OidcIdentityTaken: 'This provider account is already linked to another Easel account.',
   OidcLastSignIn: 'This is the last way to sign in to your account: set a password or link another provider first.',
   OidcNotLinked: 'This provider is not linked to your account.',
+  OidcNotThisAccount: 'Sign in with the provider account that is linked to this account.',
   'oidc.or': 'or',
   'oidc.continueWith': 'Continue with {provider}',
   'oidc.callbackTitle': 'Signing you in…',

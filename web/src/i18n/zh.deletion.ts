@@ -35,4 +35,6 @@ export const zh_deletion: Partial<MessageTable> = {
   'deletion.codeSent': '验证码已发送至 {phone}。',
   'deletion.cancelWith': '通过 {provider} 取消',
   'deletion.confirmPhoneHint': '你的账号没有密码：我们会向 {phone} 发送验证码以确认。',
+  'deletion.confirmProviderHint': '你的账号没有密码：请用你使用的第三方账号重新登录以确认。',
+  'deletion.confirmWith': '通过 {provider} 确认',
 };

@@ -12,6 +12,7 @@ export const zh_oidc: Partial<MessageTable> = {
   OidcIdentityTaken: '此第三方账号已关联到另一个 Easel 账号。',
   OidcLastSignIn: '这是你账号唯一的登录方式：请先设置密码或关联其他登录方式。',
   OidcNotLinked: '你的账号未关联此登录方式。',
+  OidcNotThisAccount: '请使用与此账号关联的第三方账号登录。',
   'oidc.or': '或',
   'oidc.continueWith': '使用 {provider} 继续',
   'oidc.callbackTitle': '正在登录…',

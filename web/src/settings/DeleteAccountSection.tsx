@@ -1,6 +1,8 @@
 // Settings › account: export my data (progress, download while it lasts),
 // delete my account (password re-entered, or a code sent to the phone of
-// an account without a password; grace date shown) and cancel the
+// an account without a password, or a fresh sign-in at a linked provider
+// for an account with neither, finished by OidcCallbackPage; grace date
+// shown) and cancel the
 // deletion during the grace (ScheduledDeletion.tsx, by how the account
 // signs in: every session ended at the request). Server:
 // backend/src/routes/account_deletion.rs.
@@ -12,7 +14,8 @@ import { accountAtom, tokenAtom } from '../account/atoms';
 import { api } from '../app/services';
 import { useT } from '../i18n/useT';
 import { useErrorText } from '../tavern/useErrorText';
-import { byPhoneCode, scheduledDeletionAtom } from './deletionState';
+import { startOidc } from '../account/oidc';
+import { byPhoneCode, byProvider, scheduledDeletionAtom } from './deletionState';
 import type { DeletionMethods, DeletionView } from './deletionState';
 import { ScheduledDeletion } from './ScheduledDeletion';
 
@@ -97,6 +100,16 @@ export function DeleteAccountSection() {
   }
 
   const phoneCode = byPhoneCode(methods);
+  const provider = byProvider(methods);
+
+  async function confirmWithProvider(name: string) {
+    setError(null);
+    try {
+      window.location.assign(await startOidc(api, window.sessionStorage, name, 'delete', window.location.pathname));
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
 
   async function sendCode() {
     if (!byPhoneCode(methods)) return;
@@ -157,7 +170,16 @@ export function DeleteAccountSection() {
         </button>
       ) : (
         <div>
-          {phoneCode ? (
+          {provider ? (
+            <>
+              <p>{t('deletion.confirmProviderHint')}</p>
+              {methods?.providers.map((p) => (
+                <button key={p} type="button" className="danger" onClick={() => void confirmWithProvider(p)} data-testid={`delete-account-provider-${p}`}>
+                  {t('deletion.confirmWith', { provider: p })}
+                </button>
+              ))}
+            </>
+          ) : phoneCode ? (
             <>
               <p>{t('deletion.confirmPhoneHint', { phone: methods?.phone ?? '' })}</p>
               <button type="button" onClick={() => void sendCode()} data-testid="delete-account-send-code">
@@ -170,9 +192,11 @@ export function DeleteAccountSection() {
           ) : (
             <input type="password" value={password} placeholder={t('deletion.password')} onChange={(e) => setPassword(e.target.value)} data-testid="delete-account-password" />
           )}
-          <button type="button" className="danger" disabled={phoneCode ? code.trim() === '' : password === ''} onClick={() => void requestDeletion()} data-testid="delete-account-confirm">
-            {t('deletion.confirm')}
-          </button>
+          {!provider && (
+            <button type="button" className="danger" disabled={phoneCode ? code.trim() === '' : password === ''} onClick={() => void requestDeletion()} data-testid="delete-account-confirm">
+              {t('deletion.confirm')}
+            </button>
+          )}
           <button type="button" onClick={() => setConfirming(false)}>
             {t('deletion.back')}
           </button>

@@ -31,3 +31,11 @@ export function byPhoneCode(m: DeletionMethods | null): m is DeletionMethods & {
   return m !== null && !m.password && m.phone !== null && m.sms_enabled;
 }
 
+
+/**
+ * The account has neither a password nor a phone code to give: deletion is
+ * confirmed by signing in again at a linked provider.
+ */
+export function byProvider(m: DeletionMethods | null): boolean {
+  return m !== null && !m.password && !byPhoneCode(m) && m.providers.length > 0;
+}

@@ -100,7 +100,7 @@ async fn by_phone(
 /// state (taken once; a link attempt's is refused) and the provider's code.
 async fn by_provider(st: &AppState, session_id: &str, code: &str) -> Result<AccountRow, ApiError> {
     let pending = st.oidc.take_state(session_id).await?;
-    if pending.link_account.is_some() {
+    if !pending.is_sign_in() {
         return Err(ErrorCode::OidcStateInvalid.into());
     }
     let who = st.oidc.finish(&pending, code).await?;

@@ -2,8 +2,12 @@
 //! the votes the person gave in activities (counts follow), their
 //! contributions (out of every list, their votes and quotas with them),
 //! their survey answers (removed; results are tallied from the answers and
-//! the answer count follows), their check-in record and unseen awards, and
-//! their analytics opt-out. Credits those paid stay in the ledger. Each
+//! the answer count follows), their ranking-survey answers (tallies
+//! follow), their check-in record and unseen awards, and their analytics
+//! opt-out. A judged period's stored excellent list keeps the winner's
+//! account id beside the prize the ledger paid (accounting, like the
+//! ledger; the id now names the anonymised account), and its view leaves
+//! out winners whose contributions are gone. Credits those paid stay in the ledger. Each
 //! part drains an index or removes by key, idempotently.
 
 use infra::store::{tables, Key};
@@ -50,6 +54,8 @@ pub async fn run(st: &AppState, me: &str, budget: &mut u64) -> Result<bool, ApiE
     if !answers || *budget == 0 {
         return Ok(false);
     }
+    let ranked = st.ranks.forget_survey_answers(me).await?;
+    *budget = budget.saturating_sub(ranked);
     st.awards.forget(me).await?;
     st.analytics.set_opt_out(me, false).await?;
     *budget = budget.saturating_sub(1);

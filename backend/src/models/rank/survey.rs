@@ -138,4 +138,56 @@ impl ModelRanks {
         }
         Ok(out)
     }
+
+    /// Every survey definition, open or closed (at most 1,000).
+    async fn all_surveys(&self) -> Result<Vec<SurveyDef>, ApiError> {
+        Ok(
+            scan_all(&self.inner.surveys, &Key::empty().i64(BUCKET), 1000)
+                .await?
+                .into_iter()
+                .map(|(_, d)| d)
+                .collect(),
+        )
+    }
+
+    /// The account's ranking-survey answers (its data export):
+    /// (survey id, title, answer).
+    pub async fn survey_answers_of(
+        &self,
+        account: &str,
+    ) -> Result<Vec<(String, String, SurveyAnswerRow)>, ApiError> {
+        let mut out = Vec::new();
+        for def in self.all_surveys().await? {
+            if let Some(a) = self
+                .inner
+                .answers
+                .get(&Key::of(&def.id), &Key::of(account))
+                .await?
+            {
+                out.push((def.id, def.title, a));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Removes the account's answers from every ranking survey, tallies
+    /// following (account deletion). Surveys are few, so each is asked
+    /// directly; a removal is by compare-and-set, so running it again (a
+    /// resumed sweep) never counts an answer out twice. Answers how many
+    /// were removed.
+    pub async fn forget_survey_answers(&self, account: &str) -> Result<u64, ApiError> {
+        let mut removed = 0;
+        let t = &self.inner.answers;
+        for def in self.all_surveys().await? {
+            let (pk, ck) = (Key::of(&def.id), Key::of(account));
+            while let Some(old) = t.get(&pk, &ck).await? {
+                if t.compare_and_set(&pk, &ck, &old, None).await?.is_ok() {
+                    self.tally(&def.id, &old.choices, -1).await?;
+                    removed += 1;
+                    break;
+                }
+            }
+        }
+        Ok(removed)
+    }
 }

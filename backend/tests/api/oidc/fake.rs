@@ -48,6 +48,11 @@ pub enum Forge {
     BadJson,
     /// Answers after 3 s.
     Stall,
+    /// A re-authentication (`max_age`) answered with an old `auth_time`:
+    /// the provider did not sign the person in again.
+    StaleAuthTime,
+    /// A re-authentication answered without `auth_time` (against OIDC Core).
+    NoAuthTime,
 }
 
 #[derive(Debug, Clone)]
@@ -63,6 +68,8 @@ struct Grant {
     redirect_uri: String,
     challenge: String,
     nonce: Option<String>,
+    /// `max_age` asked: the ID token then says when the person signed in.
+    max_age: Option<String>,
     user: User,
 }
 
@@ -147,6 +154,7 @@ fn authorize(s: &Shared, q: &HashMap<String, String>, discord: bool) -> HttpResp
         redirect_uri: get("redirect_uri"),
         challenge: get("code_challenge"),
         nonce: q.get("nonce").cloned(),
+        max_age: q.get("max_age").cloned(),
         user: st.user.clone(),
     };
     st.grants.insert(code.clone(), grant);
@@ -231,6 +239,11 @@ async fn token(
         "iat": now(), "exp": now() + 300,
         "nonce": grant.nonce, "name": u.name,
     });
+    if grant.max_age.is_some() {
+        // OIDC Core 3.1.2.1: with max_age the ID token carries auth_time;
+        // here the person has just signed in again.
+        claims["auth_time"] = json!(now());
+    }
     if let Some(e) = &u.email {
         claims["email"] = json!(e);
         claims["email_verified"] = json!(u.verified);
@@ -245,6 +258,10 @@ async fn token(
         }
         Forge::WrongAudience => claims["aud"] = json!("someone-else"),
         Forge::WrongIssuer => claims["iss"] = json!("https://evil.example"),
+        Forge::StaleAuthTime => claims["auth_time"] = json!(now() - 3600),
+        Forge::NoAuthTime => {
+            claims.as_object_mut().unwrap().remove("auth_time");
+        }
         _ => {}
     }
     HttpResponse::Ok().json(json!({

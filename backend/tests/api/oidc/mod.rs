@@ -5,6 +5,7 @@
 //! silently, linking and unlinking, and Discord's OAuth 2.0 flow.
 
 mod fake;
+mod reauth;
 
 use protocol::client::{ClientError, RestClient};
 use protocol::ErrorCode;
@@ -13,10 +14,10 @@ use serde_json::{json, Value};
 use crate::helpers::{spawn_app_with, TestApp, PASSWORD};
 use fake::{Forge, Shared};
 
-const START: &str = "/api/v1/account/oidc/start";
+pub(super) const START: &str = "/api/v1/account/oidc/start";
 const LOGIN: &str = "/api/v1/account/login-in";
 
-fn assert_code<T: std::fmt::Debug>(r: Result<T, ClientError>, code: ErrorCode) {
+pub(super) fn assert_code<T: std::fmt::Debug>(r: Result<T, ClientError>, code: ErrorCode) {
     let e = r.expect_err("expected an error");
     let st = e
         .status()
@@ -27,7 +28,7 @@ fn assert_code<T: std::fmt::Debug>(r: Result<T, ClientError>, code: ErrorCode) {
 }
 
 /// The app with `acme` (OIDC by issuer) and `discord` on one fake.
-async fn app_with_fake(first: fake::User, extra: &[(&str, &str)]) -> (TestApp, Shared) {
+pub(super) async fn app_with_fake(first: fake::User, extra: &[(&str, &str)]) -> (TestApp, Shared) {
     let (base, shared) = fake::start(first);
     let mut env = vec![
         ("EASEL_OIDC_PROVIDERS", "acme,discord".to_owned()),
@@ -54,7 +55,7 @@ async fn app_with_fake(first: fake::User, extra: &[(&str, &str)]) -> (TestApp, S
 
 /// What the browser does: follows the authorization URL to the fake, which
 /// answers a 302 to our callback page with `code` and `state`.
-async fn authorize(url: &str) -> (String, String, String) {
+pub(super) async fn authorize(url: &str) -> (String, String, String) {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -69,14 +70,14 @@ async fn authorize(url: &str) -> (String, String, String) {
 }
 
 /// Starts a sign-in with `provider` and brings back (code, session_id).
-async fn begin(c: &RestClient, provider: &str) -> (String, String) {
+pub(super) async fn begin(c: &RestClient, provider: &str) -> (String, String) {
     let start: Value = c.post(START, &json!({"provider": provider})).await.unwrap();
     let (code, state, _) = authorize(start["url"].as_str().unwrap()).await;
     assert_eq!(state, start["session_id"].as_str().unwrap());
     (code, state)
 }
 
-async fn login_third(
+pub(super) async fn login_third(
     c: &RestClient,
     login_type: &str,
     code: &str,
@@ -349,7 +350,7 @@ async fn an_email_on_an_account_is_not_merged_the_owner_links_then_unlinks() {
     );
 }
 
-async fn link(me: &RestClient, provider: &str) -> Result<Value, ClientError> {
+pub(super) async fn link(me: &RestClient, provider: &str) -> Result<Value, ClientError> {
     let start: Value = me
         .post(START, &json!({"provider": provider, "link": true}))
         .await
