@@ -137,7 +137,7 @@ describe('sign in with an OpenID provider', { timeout: 180_000 }, () => {
     assert.equal(fake.grants(), grants + 1, 'one fresh sign-in at the provider');
     await header().getByRole('button', { name: 'Log in' }).waitFor();
     await shot('06-deletion-scheduled');
-    await scheduled.getByRole('button', { name: 'Cancel with acme' }).click();
+    await scheduled.getByRole('button', { name: 'Cancel with Acme ID' }).click();
     await page.getByTestId('delete-account').waitFor();
     await page.getByTestId('account-name').filter({ hasText: 'Ada Lovelace' }).waitFor();
     await shot('07-deletion-cancelled');

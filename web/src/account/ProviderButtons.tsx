@@ -21,6 +21,22 @@ export function enabledProviders(): Promise<OidcProvider[]> {
   return cached;
 }
 
+/** The enabled providers' button texts by name (the name until they are known). */
+export function useProviderLabel(): (name: string) => string {
+  const [labels, setLabels] = useState<Map<string, string>>(new Map());
+  useEffect(() => {
+    let live = true;
+    enabledProviders().then(
+      (list) => live && setLabels(new Map(list.map((p) => [p.name, p.label]))),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return (name) => labels.get(name) ?? name;
+}
+
 /** The login popup's third-party buttons: only the providers the operator enabled. */
 export function ProviderButtons() {
   const t = useT();

@@ -15,6 +15,7 @@ import { api } from '../app/services';
 import { useT } from '../i18n/useT';
 import { useErrorText } from '../tavern/useErrorText';
 import { startOidc } from '../account/oidc';
+import { useProviderLabel } from '../account/ProviderButtons';
 import { byPhoneCode, byProvider, scheduledDeletionAtom } from './deletionState';
 import type { DeletionMethods, DeletionView } from './deletionState';
 import { ScheduledDeletion } from './ScheduledDeletion';
@@ -101,6 +102,7 @@ export function DeleteAccountSection() {
 
   const phoneCode = byPhoneCode(methods);
   const provider = byProvider(methods);
+  const providerLabel = useProviderLabel();
 
   async function confirmWithProvider(name: string) {
     setError(null);
@@ -175,7 +177,7 @@ export function DeleteAccountSection() {
               <p>{t('deletion.confirmProviderHint')}</p>
               {methods?.providers.map((p) => (
                 <button key={p} type="button" className="danger" onClick={() => void confirmWithProvider(p)} data-testid={`delete-account-provider-${p}`}>
-                  {t('deletion.confirmWith', { provider: p })}
+                  {t('deletion.confirmWith', { provider: providerLabel(p) })}
                 </button>
               ))}
             </>

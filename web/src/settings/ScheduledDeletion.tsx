@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useAtom, useSetAtom } from '../state/jotai';
 import { accountAtom, tokenAtom } from '../account/atoms';
 import { startOidc } from '../account/oidc';
+import { useProviderLabel } from '../account/ProviderButtons';
 import { api } from '../app/services';
 import { useT } from '../i18n/useT';
 import { useErrorText } from '../tavern/useErrorText';
@@ -35,6 +36,7 @@ export function ScheduledDeletion() {
   const setToken = useSetAtom(tokenAtom);
   const setAccount = useSetAtom(accountAtom);
   const [scheduled, setScheduled] = useAtom(scheduledDeletionAtom);
+  const providerLabel = useProviderLabel();
   const [email, setEmail] = useState(scheduled?.methods?.email ?? '');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -115,7 +117,7 @@ export function ScheduledDeletion() {
           <p>{t('deletion.cancelHintProvider')}</p>
           {forms.providers.map((p) => (
             <button key={p} type="button" onClick={() => void viaProvider(p)}>
-              {t('deletion.cancelWith', { provider: p })}
+              {t('deletion.cancelWith', { provider: providerLabel(p) })}
             </button>
           ))}
         </div>
