@@ -199,6 +199,26 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     console.log(`covered:\n  ${covered.join('\n  ')}`);
   });
 
+  test('the checks catch the payloads when they do become markup (on a page of its own, without the app)', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const dialogs = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.setContent(`<main>${ALL}<a href="${P.js}">js</a></main>`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__xss !== undefined);
+    const found = await injected(page);
+    for (const bit of ['img[onerror=', 'svg[onload=', 'iframe ', 'a[href="javascript:', 'script: ', 'img[src="x"]']) {
+      assert.ok(
+        found.some((f) => f.startsWith(bit)),
+        `the check finds ${bit}: ${JSON.stringify(found)}`,
+      );
+    }
+    await context.close();
+  });
+
   test('profile: display name, bio and links; a javascript: link is refused', async () => {
     const post = as('a');
     await apiPost(backend.url, '/api/v1/account/profile/edit', { bio: field('BIO') }, users.a.token);
@@ -494,7 +514,8 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const page = users.v.page;
     await page.goto(at('/en/'));
     await online(page);
-    const dialog = page.getByTestId('survey-dialog');
+    const dialog = page.getByRole('dialog', { name: V.surveyTitle });
+    await dialog.getByTestId('survey-dialog').waitFor();
     await shows(page, 'survey dialog', [V.surveyTitle, 'SDESC <script>', 'Q1 <script>', 'O1 <img', 'O2 "><iframe', 'Q2 <svg'], dialog);
     await shot(page, 'survey');
     await dialog.getByLabel('O1 <img', { exact: false }).check();
