@@ -180,7 +180,7 @@ async function waitForTask(key, id) {
 describe('stored XSS: payloads in every rendered text field stay text', { timeout: 600_000 }, () => {
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
-    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR, EASEL_REFERENCE_STEP_MS: '5', EASEL_SQUARE_RANK_MS: '200' } });
+    backend = await startBackend({ env: { EASEL_ADMINS: OPERATOR, EASEL_LLM: 'scripted', EASEL_LLM_SCRIPTED_INTERVAL_MS: '20', EASEL_REFERENCE_STEP_MS: '5', EASEL_SQUARE_RANK_MS: '200' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
@@ -292,6 +292,57 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await shot(a, 'notifications');
   });
 
+  test('square, more: a reply, tags, the author’s works on the profile, the task’s prompt, search (and its reflected query)', async () => {
+    const detail = await as('v')('/api/v1/artwork/detail', { id: made.work });
+    const { items } = await as('a')('/api/v1/comment2/list', { obj_id: made.work, obj_type: detail.obj_type, order: 'new' });
+    await as('a')('/api/v1/comment2/add-replies', { obj_id: made.work, obj_type: detail.obj_type, parent_id: items[0].id, content: field('REPLY') });
+    // A tag carrying markup: refused, or kept as text.
+    const tagged = await apiCall(backend.url, '/api/v1/portfolio/edit', { id: made.work, tags: ['xss', '<img src=x onerror=window.__xss=1>'] }, users.a.token);
+    const tagKept = tagged.status?.code === OK;
+
+    const page = users.v.page;
+    await page.goto(at(`/en/artWorkDetail/${encodeURIComponent(made.work)}`));
+    const work = page.getByTestId('work-page');
+    await work.getByRole('heading', { name: V.workTitle }).waitFor();
+    const replies = work.getByRole('button', { name: /more repl/i }).first();
+    if (await replies.isVisible().catch(() => false)) await replies.click();
+    await shows(page, 'work page reply', ['REPLY <script>', ...(tagKept ? ['#<img src=x'] : [])], work);
+
+    await page.goto(at(`/en/user/${encodeURIComponent(users.a.id)}`));
+    const profile = page.getByTestId('profile');
+    await shows(page, 'profile works', [V.workTitle], profile.locator('[data-testid="work-card"]'));
+
+    const a = users.a.page;
+    await a.goto(at('/en/create'));
+    await online(a);
+    await shows(a, 'task card prompt', ['PROMPT <script>'], a.getByTestId('task-card').first());
+
+    const q = '<img src=x onerror=window.__xss=1>"><svg onload=alert(1)>';
+    await page.goto(at(`/en/search?q=${encodeURIComponent(q)}`));
+    await shows(page, 'search page query', [q], page.getByTestId('search-page'));
+    await page.goto(at(`/en/search?q=xss`));
+    const results = page.getByTestId('search-page');
+    await results.locator(`[data-testid="work-card"][data-id="${made.work}"]`).waitFor();
+    await shows(page, 'search results', [V.workTitle], results);
+    const input = page.getByTestId('search-input').first();
+    await input.fill('');
+    await input.pressSequentially('<img', { delay: 20 });
+    await page.waitForTimeout(500);
+    await assertInert(page, 'search suggestions');
+    await shot(page, 'search');
+  });
+
+  test('moderation: a report’s details, shown to the operator in the queue', async () => {
+    const detail = await as('v')('/api/v1/artwork/detail', { id: made.work });
+    await as('v')('/api/v1/report', { obj_id: made.work, obj_type: detail.obj_type, reason: 'other', text: field('REPORT') });
+    const op = users.op.page;
+    await op.goto(at('/en/moderation'));
+    await online(op);
+    const item = op.locator(`[data-testid="queue-item"][data-kind="report"][data-obj-id="${made.work}"]`);
+    await shows(op, 'moderation queue', ['REPORT <script>', V.workTitle], item);
+    await shot(op, 'moderation');
+  });
+
   test('article: the title as text, the Markdown body sanitised', async () => {
     ({ id: made.article } = await as('a')('/api/v1/post/article/add', {
       title: V.articleTitle,
@@ -340,6 +391,13 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await page.getByRole('button', { name: 'Start a chat' }).click();
     const greeting = page.getByTestId('chat-message').filter({ hasText: 'GREETING <script>' });
     await shows(page, 'tavern chat', ['GREETING <script>window.__xss=(window.__xss||0)+1</script> <img src=x'], greeting);
+    // A message typed in the chat (and the character's answer to it).
+    const box = page.getByRole('textbox', { name: /^Message / });
+    await box.fill(field('CHAT'));
+    await box.press('Enter');
+    const mine = page.locator('[data-testid="chat-message"][data-role="user"]').filter({ hasText: 'CHAT <script>' });
+    await page.locator('[data-testid="chat-message"][data-role="assistant"]').nth(1).waitFor();
+    await shows(page, 'tavern chat message', ['CHAT <script>window.__xss=(window.__xss||0)+1</script> <img src=x'], mine);
     await shot(page, 'chat');
   });
 
