@@ -553,6 +553,40 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await shows(v, 'models feed', [V.modelName], v.getByTestId('model-card').filter({ hasText: 'MN <img' }));
   });
 
+  test('agent: a message to the prompt agent, its reply and the conversation’s title', async () => {
+    const page = users.v.page;
+    await page.goto(at('/en/agent'));
+    await online(page);
+    const box = page.getByRole('textbox', { name: 'Message to the agent' });
+    await box.fill(field('AGENT'));
+    await box.press('Enter');
+    await page.getByTestId('agent-user-message').filter({ hasText: 'AGENT <script>' }).waitFor();
+    await page.locator('[data-testid="agent-reply"][aria-busy="false"]').last().waitFor();
+    await shows(page, 'agent', ['AGENT <script>window.__xss=(window.__xss||0)+1</script> <img src=x'], page.getByTestId('agent-user-message'));
+    await page.reload();
+    await shows(page, 'agent conversation list', ['AGENT <script>']);
+    await shot(page, 'agent');
+  });
+
+  test('ornaments: the operator’s name and description, in the shop', async () => {
+    const picture = await uploadPng(await pngOf(users.op.page), users.op.token);
+    const answer = await apiCall(
+      backend.url,
+      '/api/v1/admin/ornament/upsert',
+      { slot: 'avatar', name: `OR ${P.svg}`, description: field('ORDESC'), price: 10, image: { url: picture } },
+      users.op.token,
+    );
+    assert.equal(answer.status?.code, OK, JSON.stringify(answer.status));
+    const page = users.v.page;
+    await page.goto(at('/en/ornaments'));
+    const tile = page.locator(`[data-testid="ornament-item"][data-id="${answer.data.ornament_id}"]`);
+    await shows(page, 'ornament shop', [`OR ${P.svg}`], tile);
+    await tile.click();
+    await page.waitForTimeout(300);
+    await shows(page, 'ornament shop, chosen', ['ORDESC <script>']);
+    await shot(page, 'ornaments');
+  });
+
   test('surveys: the operator’s title, description, questions and options, and a user’s text answer in the results', async () => {
     const q = (id, kind, title, options = []) => ({ id, kind, title, required: kind !== 'text', options, min_choices: 0, max_choices: 0, max_chars: 0 });
     const survey = await as('op')('/api/v1/admin/survey/create', {
@@ -599,6 +633,40 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     assert.deepEqual(problems, []);
   });
 });
+
+/** A small PNG drawn by the page's canvas. */
+async function pngOf(page) {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 128;
+    c.height = 128;
+    const g = c.getContext('2d');
+    g.strokeStyle = '#f5c542';
+    g.lineWidth = 10;
+    g.beginPath();
+    g.arc(64, 64, 56, 0, Math.PI * 2);
+    g.stroke();
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}
+
+/** Uploads through the pre-signed flow (as e2e/mall.test.mjs does); answers the file's URL. */
+async function uploadPng(buffer, tok) {
+  const pre = await apiPost(
+    backend.url,
+    '/api/v1/resource/pre-sign/get',
+    { file_size: buffer.length, file_name: 'ornament.png', content_type: 'image/png', category: 46 },
+    tok,
+  );
+  for (const [i, url] of pre.pre_signs.entries()) {
+    const part = buffer.subarray(i * pre.chunk_size, (i + 1) * pre.chunk_size);
+    const res = await fetch(new URL(url, backend.url), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: part });
+    assert.ok(res.ok, `part ${i}: ${res.status}`);
+    await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id, pre_sign_url: url }, tok);
+  }
+  return (await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id }, tok)).url;
+}
 
 /**
  * A safetensors file (as e2e/models.test.mjs makes it): 8-byte little-endian
