@@ -563,9 +563,9 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await page.getByTestId('agent-user-message').filter({ hasText: 'AGENT <script>' }).waitFor();
     await page.locator('[data-testid="agent-reply"][aria-busy="false"]').last().waitFor();
     await shows(page, 'agent', ['AGENT <script>window.__xss=(window.__xss||0)+1</script> <img src=x'], page.getByTestId('agent-user-message'));
+    await shot(page, 'agent');
     await page.reload();
     await shows(page, 'agent conversation list', ['AGENT <script>']);
-    await shot(page, 'agent');
   });
 
   test('ornaments: the operator’s name and description, in the shop', async () => {
