@@ -49,6 +49,7 @@ const V = {
   surveyTitle: `SV ${P.script}`, // 120
   bannerTitle: `BN ${P.img}`, // 80
   popupTitle: `PP ${P.svg}`,
+  moduleTitle: `MO ${P.img}`, // 80
 };
 /** Markdown with the payloads, raw HTML and javascript: links (articles, activity rules). */
 const MARKDOWN = (label) =>
@@ -497,6 +498,27 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
         schedule,
       },
     }));
+    // A module: its title, and its elements (the work, the character, the activity) with their own titles.
+    const moduleItem = (link, title) => ({
+      id: '',
+      slot: 'home-modules',
+      order: 0,
+      enabled: true,
+      title,
+      elements: [
+        { kind: 'work', id: made.work },
+        { kind: 'character', id: made.character },
+        { kind: 'activity', id: made.activity },
+      ],
+      link,
+      targeting,
+      schedule,
+    });
+    for (const link of [P.js, 'data:text/html,<script>parent.__xss=1</script>']) {
+      const answer = await apiCall(backend.url, '/api/v1/admin/home/module/save', { version: draft.version, item: moduleItem(link, 'bad link') }, users.op.token);
+      assert.notEqual(answer.status?.code, OK, `the module link ${link} was accepted: ${JSON.stringify(answer)}`);
+    }
+    ({ draft } = await post('/api/v1/admin/home/module/save', { version: draft.version, item: moduleItem('/en/', V.moduleTitle) }));
     await post('/api/v1/admin/home/publish', { version: draft.version });
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -517,12 +539,18 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const popup = page.getByTestId('face-popup');
     await shows(page, 'home popup', [V.popupTitle, 'POPUPBODY <script>'], popup);
     await shot(page, 'home-popup');
+    await popup.getByTestId('face-popup-close').click();
+    await popup.waitFor({ state: 'detached' });
+    const modules = page.getByTestId('home-slot-home-modules');
+    await shows(page, 'home module', [V.moduleTitle, V.workTitle, V.characterName, V.activityTitle], modules);
+    await modules.scrollIntoViewIfNeeded();
+    await shot(page, 'home-module');
     await context.close();
 
     const op = users.op.page;
     await op.goto(at('/en/operate/home'));
     const composer = op.getByTestId('home-composer');
-    await shows(op, 'operator’s home composer', [`Banner · ${V.bannerTitle}`, `Popup · ${V.popupTitle}`], composer.getByTestId('draft-items'));
+    await shows(op, 'operator’s home composer', [`Banner · ${V.bannerTitle}`, `Popup · ${V.popupTitle}`, V.moduleTitle], composer.getByTestId('draft-items'));
   });
 
   test('models: a LoRA’s name and description (uploaded through the wizard), on its page and in the feed', async () => {
