@@ -399,6 +399,10 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const mine = page.locator('[data-testid="chat-message"][data-role="user"]').filter({ hasText: 'CHAT <script>' });
     await page.locator('[data-testid="chat-message"][data-role="assistant"]').nth(1).waitFor();
     await shows(page, 'tavern chat message', ['CHAT <script>window.__xss=(window.__xss||0)+1</script> <img src=x'], mine);
+    // A datacard (the reader's own notes for chats): its title and text in the chat's panel.
+    await as('v')('/api/v1/datacard/create', { title: `DC ${P.img}`, content: field('DCTEXT') });
+    await page.getByRole('button', { name: 'Datacards' }).click();
+    await shows(page, 'tavern datacards', [`DC ${P.img}`], page.getByTestId('datacards-panel'));
     await shot(page, 'chat');
   });
 
@@ -562,6 +566,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const form = page.getByTestId('wizard-form');
     await form.getByLabel('Name', { exact: true }).fill(V.modelName);
     await form.getByLabel('Description').fill(field('MDESC'));
+    await form.getByLabel('Trigger words').fill(`ezlxss, TW <img src=x onerror=window.__xss=1>`);
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/resource/createModel'));
     await page.getByTestId('wizard-publish').click();
     const answer = await (await created).json();
@@ -575,10 +580,17 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const v = users.v.page;
     await v.goto(detailUrl);
     const detail = v.getByTestId('model-detail');
-    await shows(v, 'model page', [V.modelName, 'MDESC <script>'], detail);
+    await shows(v, 'model page', [V.modelName, 'MDESC <script>', 'TW <img src=x'], detail);
     await shot(v, 'model');
     await v.goto(at('/en/models'));
     await shows(v, 'models feed', [V.modelName], v.getByTestId('model-card').filter({ hasText: 'MN <img' }));
+
+    // A training dataset's name and tags, on the author's datasets page.
+    const dataset = await as('a')('/api/v1/dataset/create', { name: `DS ${P.svg}`, kind: 'style', tags: ['xss'] });
+    await page.goto(at('/en/models/datasets'));
+    await shows(page, 'datasets', [`DS ${P.svg}`]);
+    await page.goto(at(`/en/models/datasets/${encodeURIComponent(dataset.dataset_id)}`));
+    await shows(page, 'dataset page', [`DS ${P.svg}`]);
   });
 
   test('agent: a message to the prompt agent, its reply and the conversation’s title', async () => {
