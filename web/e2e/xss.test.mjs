@@ -667,6 +667,34 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const results = op.getByTestId('survey-results');
     await shows(op, 'survey results', ['Q1 <script>', 'O1 <img', 'Q2 <svg', 'ANSWER <script>'], results);
     await shot(op, 'survey-results');
+    made.survey = survey.id;
+  });
+
+  test('moderation, more: a hide reason shown to the owner (page and notification), an appeal’s text in the queue', async () => {
+    // The author is offered the survey too: answered, so no dialog covers the pages.
+    await as('a')('/api/v1/app/questionnaire_survey_submit', { survey_id: made.survey, answers: [{ question_id: 'q1', choices: ['o1'] }] });
+    const detail = await as('a')('/api/v1/artwork/detail', { id: made.work });
+    const obj = { obj_id: made.work, obj_type: detail.obj_type };
+    await as('op')('/api/v1/review/hide', { ...obj, reason: field('HIDE') });
+    await as('a')('/api/v1/resource/nsfw-appeal/create', { ...obj, text: field('APPEAL') });
+
+    const page = users.a.page;
+    await page.goto(at(`/en/artWorkDetail/${encodeURIComponent(made.work)}`));
+    await online(page);
+    const notice = page.getByTestId('work-page').getByTestId('owner-moderation');
+    await shows(page, 'owner’s moderation notice', ['Reason: HIDE <script>'], notice);
+    await page.getByTestId('bell').click();
+    await shows(page, 'moderation notification', ['HIDE <script>'], page.getByTestId('notifications'));
+    await shot(page, 'moderation-owner');
+
+    const op = users.op.page;
+    await op.goto(at('/en/moderation'));
+    await online(op);
+    const item = op.locator(`[data-testid="queue-item"][data-kind="appeal"][data-obj-id="${made.work}"]`);
+    await shows(op, 'moderation queue appeal', ['APPEAL <script>'], item);
+    await item.locator('summary').first().click();
+    await shows(op, 'moderation history', ['HIDE <script>'], item);
+    await shot(op, 'moderation-appeal');
   });
 
   test('no dialogs, page errors or CSP errors anywhere', () => {
