@@ -403,6 +403,13 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await as('v')('/api/v1/datacard/create', { title: `DC ${P.img}`, content: field('DCTEXT') });
     await page.getByRole('button', { name: 'Datacards' }).click();
     await shows(page, 'tavern datacards', [`DC ${P.img}`], page.getByTestId('datacards-panel'));
+    // A chat's title, in the list of chats.
+    const sessions = await as('v')('/api/v1/character/session/list', { character_id: made.character, limit: 5 });
+    const sid = (sessions.items ?? sessions.list ?? [])[0]?.id ?? (sessions.items ?? sessions.list ?? [])[0]?.session_id;
+    assert.ok(sid, `a chat session: ${JSON.stringify(sessions)}`);
+    await as('v')('/api/v1/character/session/edit', { session_id: sid, title: `ST ${P.iframe}` });
+    await page.reload();
+    await shows(page, 'tavern chat list', [`ST ${P.iframe}`], page.locator('nav.sessions'));
     await shot(page, 'chat');
   });
 
