@@ -8,8 +8,9 @@
 // Content-Security-Policy console error is a failure too (a CSP block alone
 // would mean the payload had become markup). Markdown fields (articles,
 // activity rules) are rendered by the server's sanitiser: there, the safe
-// Markdown shows and nothing active survives. Screenshots go to
-// web/test-results/xss-*.png.
+// Markdown shows and nothing active survives. A first control shows the
+// checks catch the same payloads when a page does make markup of them, with
+// and without a CSP blocking them. Screenshots go to web/test-results/xss-*.png.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -79,6 +80,15 @@ const covered = [];
 const at = (p) => new URL(p, backend.url).href;
 const as = (key) => (pathname, body) => apiPost(backend.url, pathname, body ?? {}, users[key].token);
 
+/** Records the page's CSP violations in `window.__csp` (read by {@link assertInert}). */
+async function recordCsp(context) {
+  await context.addInitScript(() => {
+    const w = /** @type {any} */ (window);
+    w.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+  });
+}
+
 function watch(page, who) {
   page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (e) => problems.push(`${who} pageerror: ${e.message}`));
@@ -97,6 +107,7 @@ async function newUser(key, name, email) {
     ? await apiPost(backend.url, '/api/v1/account/sign-up', { email, password, name })
     : await signUp(backend.url, { prefix: `xss-${key}`, password, name });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await recordCsp(context);
   await context.addCookies([{ name: 'T', value: data.token, url: backend.url, sameSite: 'Lax' }]);
   const page = await context.newPage();
   watch(page, key);
@@ -146,6 +157,7 @@ async function assertInert(page, where) {
   const ran = await page.evaluate(() => /** @type {any} */ (window).__xss);
   assert.equal(ran, undefined, `a payload ran on ${where} (window.__xss = ${ran})`);
   assert.deepEqual(await injected(page), [], `payload markup in the DOM of ${where}`);
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__csp), [], `CSP violations on ${where}`);
   assert.deepEqual(problems, [], `dialogs, page or CSP errors by ${where}`);
 }
 
@@ -217,6 +229,18 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
         `the check finds ${bit}: ${JSON.stringify(found)}`,
       );
     }
+    // Under a CSP that blocks them, nothing runs, but the markup is still found and the block recorded.
+    const strict = await browser.newContext();
+    await recordCsp(strict);
+    const blocked = await strict.newPage();
+    await blocked.route('http://xss.test/', (r) =>
+      r.fulfill({ contentType: 'text/html', headers: { 'Content-Security-Policy': "script-src 'none'" }, body: `<main>${ALL}</main>` }),
+    );
+    await blocked.goto('http://xss.test/');
+    await blocked.waitForFunction(() => /** @type {any} */ (window).__csp.length > 0);
+    assert.equal(await blocked.evaluate(() => /** @type {any} */ (window).__xss), undefined);
+    assert.ok((await injected(blocked)).some((f) => f.startsWith('img[onerror=')));
+    await strict.close();
     await context.close();
   });
 
@@ -533,6 +557,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await post('/api/v1/admin/home/publish', { version: draft.version });
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await recordCsp(context);
     const page = await context.newPage();
     watch(page, 'visitor');
     const answered = () => page.waitForResponse((r) => r.url().endsWith('/api/v1/face-photo/get'));
