@@ -324,6 +324,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     // A tag carrying markup: refused, or kept as text.
     const tagged = await apiCall(backend.url, '/api/v1/portfolio/edit', { id: made.work, tags: ['xss', '<img src=x onerror=window.__xss=1>'] }, users.a.token);
     const tagKept = tagged.status?.code === OK;
+    covered.push(`work tags: a tag with markup was ${tagKept ? 'kept (checked as text below)' : `refused (${JSON.stringify(tagged.status)})`}`);
 
     const page = users.v.page;
     await page.goto(at(`/en/artWorkDetail/${encodeURIComponent(made.work)}`));
@@ -490,7 +491,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     await shows(op, 'operator’s activity console', [V.activityTitle], op.getByTestId('operate-activities'));
   });
 
-  test('home: the operator’s banner and popup; javascript: links are refused', async () => {
+  test('home: the operator’s banner, module and popup; javascript: and data: links are refused', async () => {
     const post = as('op');
     let { draft } = await post('/api/v1/admin/home/draft');
     const targeting = { audiences: [], languages: [] };
