@@ -100,10 +100,7 @@ async fn start(
     };
     let provider = state.oidc.provider(&body.provider)?.clone();
     let redirect = state.oidc.redirect_uri(&origin(&req));
-    let (url, session_id) = state
-        .oidc
-        .start(&provider.name, redirect, attempt)
-        .await?;
+    let (url, session_id) = state.oidc.start(&provider.name, redirect, attempt).await?;
     Ok(ok(serde_json::json!({
         "url": url,
         "session_id": session_id,

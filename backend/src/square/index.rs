@@ -341,11 +341,9 @@ impl Index {
         self.snapshots.push_back(s);
         while self.snapshots.len() > KEPT_SNAPSHOTS {
             let older = self.snapshots.len() - 1;
-            let idle = self
-                .snapshots
-                .iter()
-                .take(older)
-                .position(|x| x.last_used.load(Ordering::Relaxed) < now.saturating_sub(CURSOR_GRACE_MS));
+            let idle = self.snapshots.iter().take(older).position(|x| {
+                x.last_used.load(Ordering::Relaxed) < now.saturating_sub(CURSOR_GRACE_MS)
+            });
             match idle {
                 Some(i) => {
                     self.snapshots.remove(i);

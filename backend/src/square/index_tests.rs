@@ -165,7 +165,10 @@ fn a_snapshot_a_cursor_reads_outlives_the_count_but_not_the_cap() {
     // Read by a cursor now and then while ranks are taken every 100 ms.
     for k in 1..=(2 * MAX_SNAPSHOTS as i64) {
         if k % 5 == 0 && k < 30 {
-            assert_eq!(ix.snapshot_at(Some(first.epoch)).unwrap().epoch, first.epoch);
+            assert_eq!(
+                ix.snapshot_at(Some(first.epoch)).unwrap().epoch,
+                first.epoch
+            );
         }
         ix.snapshot(1_000 + k * 100);
         if k < 30 {

@@ -32,7 +32,10 @@ async fn all_rows(store: &DynStore, def: &'static TableDef, pk: &Key) -> Vec<Key
     let mut out = Vec::new();
     let mut paging = None;
     loop {
-        let page = t.scan(pk, &ScanRange::all(500).after(paging)).await.unwrap();
+        let page = t
+            .scan(pk, &ScanRange::all(500).after(paging))
+            .await
+            .unwrap();
         out.extend(page.rows.into_iter().map(|(k, _)| k));
         match page.paging {
             Some(p) => paging = Some(p),
@@ -93,7 +96,9 @@ async fn a_backfill_killed_mid_walk_ends_after_a_restart_and_resumes_from_its_ma
     {
         let store = open_store(&app);
         assert_eq!(
-            all_rows(&store, &tables::ACCT_OWNED, &owned_votes(&me)).await.len(),
+            all_rows(&store, &tables::ACCT_OWNED, &owned_votes(&me))
+                .await
+                .len(),
             VOTES,
             "every old vote is listed under its voter, once"
         );
@@ -136,5 +141,8 @@ async fn a_backfill_killed_mid_walk_ends_after_a_restart_and_resumes_from_its_ma
         .collect();
     ids.sort();
     assert_eq!(ids.first().map(String::as_str), Some(entry(700).as_str()));
-    assert_eq!(ids.last().map(String::as_str), Some(entry(VOTES - 1).as_str()));
+    assert_eq!(
+        ids.last().map(String::as_str),
+        Some(entry(VOTES - 1).as_str())
+    );
 }

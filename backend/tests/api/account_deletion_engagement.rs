@@ -223,7 +223,10 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
     let ranked = |v: Value| -> (i64, Vec<i64>) {
         let s = &v["items"][0];
         let votes = s["options"].as_array().unwrap().iter();
-        (s["answers"].as_i64().unwrap(), votes.map(|o| o["votes"].as_i64().unwrap()).collect())
+        (
+            s["answers"].as_i64().unwrap(),
+            votes.map(|o| o["votes"].as_i64().unwrap()).collect(),
+        )
     };
     assert_eq!(
         ranked(post(&bob, "/api/v1/rank/get-surveys", json!({})).await),
@@ -288,7 +291,10 @@ async fn deletion_removes_check_ins_survey_answers_contributions_and_votes_which
         0
     );
     let rank_answers: Table<Value> = Table::new(store.clone(), &tables::RANK_SURVEY_ANSWERS);
-    assert_eq!(rank_answers.get(&Key::of("best-nov"), &pk).await.unwrap(), None);
+    assert_eq!(
+        rank_answers.get(&Key::of("best-nov"), &pk).await.unwrap(),
+        None
+    );
     let answers: Table<Value> = Table::new(store.clone(), &tables::SURVEY_ANSWERS);
     assert_eq!(answers.get(&Key::of(&survey), &pk).await.unwrap(), None);
     assert!(answers

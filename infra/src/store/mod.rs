@@ -16,7 +16,7 @@
 //! Implementations: [`embedded::EmbeddedStore`] (default, durable on disk),
 //! [`remote::RemoteStore`] (an embedded store served by one store server to
 //! several nodes) and, behind the `scylla` feature, [`scylla::ScyllaStore`].
-//! The conformance suite in `tests/store_conformance.rs` runs against all three.
+//! The conformance suite in `tests/store_conformance/` runs against all three.
 
 use std::marker::PhantomData;
 use std::ops::Bound;

@@ -38,7 +38,11 @@ async fn begin_reauth(me: &RestClient, provider: &str) -> (String, String, Strin
     (code, state, url)
 }
 
-async fn request(me: &RestClient, code: &str, state: &str) -> Result<Value, protocol::client::ClientError> {
+async fn request(
+    me: &RestClient,
+    code: &str,
+    state: &str,
+) -> Result<Value, protocol::client::ClientError> {
     me.post(REQUEST, &json!({"session_id": state, "token": code}))
         .await
 }
@@ -73,28 +77,40 @@ async fn a_provider_only_account_asks_for_its_deletion_with_a_fresh_sign_in() {
         ErrorCode::NeedLogin,
     );
     assert_code(
-        me.post::<_, Value>(START, &json!({"provider": "acme", "reauth": true, "link": true}))
-            .await,
+        me.post::<_, Value>(
+            START,
+            &json!({"provider": "acme", "reauth": true, "link": true}),
+        )
+        .await,
         ErrorCode::InvalidParams,
     );
 
     // A sign-in's state does not re-authenticate.
     let (code, state) = begin(&c, "acme").await;
-    assert_code(request(&me, &code, &state).await, ErrorCode::OidcStateInvalid);
+    assert_code(
+        request(&me, &code, &state).await,
+        ErrorCode::OidcStateInvalid,
+    );
 
     // A provider that did not sign the person in again is refused, and so
     // is one that does not say when (OIDC Core requires auth_time with max_age).
     for forge in [Forge::StaleAuthTime, Forge::NoAuthTime] {
         fake.lock().unwrap().forge = forge;
         let (code, state, _) = begin_reauth(&me, "acme").await;
-        assert_code(request(&me, &code, &state).await, ErrorCode::OidcTokenExpired);
+        assert_code(
+            request(&me, &code, &state).await,
+            ErrorCode::OidcTokenExpired,
+        );
     }
     fake.lock().unwrap().forge = Forge::None;
 
     // A re-authentication's state cannot sign in or link either.
     let (code, state, url) = begin_reauth(&me, "acme").await;
     assert!(url.contains("max_age=0"), "{url}");
-    assert_code(login_third(&c, "6", &code, &state).await, ErrorCode::OidcStateInvalid);
+    assert_code(
+        login_third(&c, "6", &code, &state).await,
+        ErrorCode::OidcStateInvalid,
+    );
     let (code, state, _) = begin_reauth(&me, "acme").await;
     assert_code(
         me.post::<_, Value>(
@@ -108,7 +124,10 @@ async fn a_provider_only_account_asks_for_its_deletion_with_a_fresh_sign_in() {
     // Someone else's provider account is not this account's proof.
     fake.lock().unwrap().user = fake::user("mallory-sub", Some("mallory@acme.example"));
     let (code, state, _) = begin_reauth(&me, "acme").await;
-    assert_code(request(&me, &code, &state).await, ErrorCode::OidcNotThisAccount);
+    assert_code(
+        request(&me, &code, &state).await,
+        ErrorCode::OidcNotThisAccount,
+    );
     fake.lock().unwrap().user = fake::user("pat-sub", Some("pat@acme.example"));
 
     // Another account cannot use this account's attempt.
@@ -123,7 +142,10 @@ async fn a_provider_only_account_asks_for_its_deletion_with_a_fresh_sign_in() {
         .unwrap();
     let other = app.client.with_token(&other.token);
     let (code, state, _) = begin_reauth(&me, "acme").await;
-    assert_code(request(&other, &code, &state).await, ErrorCode::OidcStateInvalid);
+    assert_code(
+        request(&other, &code, &state).await,
+        ErrorCode::OidcStateInvalid,
+    );
 
     // A fresh sign-in at the linked provider asks for the deletion, once.
     let (code, state, _) = begin_reauth(&me, "acme").await;
