@@ -18,7 +18,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, online, signUp, until } from './helpers.mjs';
+import { apiPost, online, signUp, until, makePicture } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, '..', 'docs', 'screenshots');
@@ -69,18 +69,6 @@ function localInput(ms) {
   return new Date(ms).toISOString().slice(0, 16);
 }
 
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(key, id) {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const answer = await asUser(key)('/api/v1/task/batch-progress', { task_ids: [id] });
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 async function credits(key) {
   const assets = await asUser(key)('/api/v1/payment/assets/get');
   return assets.available;
@@ -100,17 +88,7 @@ describe('activities: create, join with a published work, vote, judge, excellent
 
     // The painter makes a picture and publishes it (public).
     const post = asUser('painter');
-    const catalogue = await post('/api/v1/task/v2/config/model');
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    assert.ok(sd, 'an sd checkpoint');
-    const { id: taskId } = await post('/api/v1/task/create', {
-      action: 1,
-      category: 1,
-      art_model_ver_no: sd.model_ver_no,
-      meta: { prompt: 'lanterns on the harbour water at dusk', width: 512, height: 512, n_iter: 1, steps: 8, seed: 11 },
-    });
-    const task = await waitForTask('painter', taskId);
-    assert.equal(task.status, 3, `the task finished: ${JSON.stringify(task)}`);
+    const taskId = await makePicture(post, 'lanterns on the harbour water at dusk', 11);
     ({ id: workId } = await post('/api/v1/post/portfolio/add_v2', { task_ids: [taskId], title: WORK, description: 'At dusk.', tags: ['harbour'], visibility: 'public' }));
     assert.ok(workId);
     // The publication earned task awards (first post of the day, first publish); take them as

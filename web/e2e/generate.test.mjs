@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, signUp } from './helpers.mjs';
+import { apiPost, signUp, taskEnd } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(WEB_DIR, '..', 'docs', 'screenshots');
@@ -50,18 +50,6 @@ async function shot(name) {
 
 /** An API call as the signed-up user, asserting it succeeds; answers its data. */
 const post = (pathname, body) => apiPost(backend.url, pathname, body, token);
-
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(id, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await post('/api/v1/task/batch-progress', { task_ids: [id] });
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 function tab(name) {
   return page.getByRole('tab', { name, exact: false });
@@ -154,7 +142,7 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
     // The task panel (live task list) shows the new task and follows it to its image.
     const card = page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
     await card.waitFor();
-    const task = await waitForTask(id);
+    const task = await taskEnd(post, id);
     assert.equal(task.status, 3, `task ended: ${JSON.stringify(task)}`);
     assert.equal(task.img_uris.length, 2, 'a free user makes 2 images by default');
     await card.locator('[data-testid="task-image"]').first().waitFor({ timeout: 30_000 });
@@ -192,7 +180,7 @@ describe('generator workspace against the real backend', { timeout: 240_000 }, (
     await page.waitForFunction(() => !document.querySelector('.gen-mask progress'));
     const id = await generateAndGetId('/api/v1/task/v2/img-to-img');
     await page.getByRole('status').filter({ hasText: TEXT.createSuccess }).waitFor();
-    const task = await waitForTask(id);
+    const task = await taskEnd(post, id);
     assert.equal(task.status, 3, `task ended: ${JSON.stringify(task)}`);
     assert.equal(task.type, 9);
   });

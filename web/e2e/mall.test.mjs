@@ -1,4 +1,4 @@
-/* global window, document -- page.evaluate callbacks run in the browser */
+/* global window -- page.evaluate callbacks run in the browser */
 // Browser test of the mall (issue 16) against the real backend, with the fake Stripe
 // (tests/fakes/stripe_fake.py) as the payment provider: a free user sees the half-price
 // offer (once a day), the subscription banner and the VIP pop-up, opens the mall, buys the full monthly plan
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, signUp } from './helpers.mjs';
+import { apiPost, signUp, ringPng, taskEnd, uploadPng } from './helpers.mjs';
 import { startStripeFake } from './stripeFake.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -50,55 +50,9 @@ const pageProblems = [];
 const post = (pathname, body) => apiPost(backend.url, pathname, body ?? {}, token);
 const OPERATOR = 'mall-operator@example.com';
 
-/** A transparent PNG with a golden ring, drawn by the browser's canvas. */
-async function haloPng() {
-  const b64 = await page.evaluate(() => {
-    const c = document.createElement('canvas');
-    c.width = 128;
-    c.height = 128;
-    const g = c.getContext('2d');
-    g.strokeStyle = '#f5c542';
-    g.lineWidth = 10;
-    g.beginPath();
-    g.arc(64, 64, 56, 0, Math.PI * 2);
-    g.stroke();
-    return c.toDataURL('image/png').split(',')[1];
-  });
-  return Buffer.from(b64, 'base64');
-}
-
-/** Uploads through the pre-signed flow (spec 2 §7); answers the file's URL. */
-async function uploadPng(buffer, tok) {
-  const pre = await apiPost(
-    backend.url,
-    '/api/v1/resource/pre-sign/get',
-    { file_size: buffer.length, file_name: 'halo.png', content_type: 'image/png', category: 46 },
-    tok,
-  );
-  for (const [i, url] of pre.pre_signs.entries()) {
-    const part = buffer.subarray(i * pre.chunk_size, (i + 1) * pre.chunk_size);
-    const res = await fetch(new URL(url, backend.url), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: part });
-    assert.ok(res.ok, `part ${i}: ${res.status}`);
-    await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id, pre_sign_url: url }, tok);
-  }
-  return (await apiPost(backend.url, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id }, tok)).url;
-}
-
 async function shot(name) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(id, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await post('/api/v1/task/batch-progress', { task_ids: [id] });
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 function planCard(plan, period) {
@@ -295,7 +249,7 @@ describe('the mall: a free user buys the full plan through the checkout and gets
     const body = await (await response).json();
     assert.equal(body.status.code, 10000, JSON.stringify(body.status));
     assert.equal(sent.meta?.n_iter, 4, JSON.stringify(sent.meta));
-    const task = await waitForTask(body.data.id);
+    const task = await taskEnd(post, body.data.id);
     assert.equal(task.status, 3, `task ended: ${JSON.stringify(task)}`);
     assert.equal(task.img_uris.length, 4, 'a member makes 4 images');
     assert.equal(await page.locator('[data-testid="gen-problem"]').count(), 0);
@@ -304,7 +258,7 @@ describe('the mall: a free user buys the full plan through the checkout and gets
   test('wears an avatar ornament bought with credits: the shop, its preview, the confirm, the header', async () => {
     // An operator adds the ornament with its picture (uploaded like any file).
     const op = await apiPost(backend.url, '/api/v1/account/sign-up', { email: OPERATOR, password: 'mall-operator-password-1', name: 'Operator' });
-    const picture = await uploadPng(await haloPng(), op.token);
+    const picture = await uploadPng(backend.url, await ringPng(page), op.token, 'halo.png');
     const halo = await apiPost(
       backend.url,
       '/api/v1/admin/ornament/upsert',

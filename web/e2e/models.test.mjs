@@ -28,53 +28,6 @@ const WAIT_MS = 30_000;
 const FEE = 3;
 const NAME = 'Red Harbour';
 
-/**
- * A safetensors file: 8-byte little-endian header length, the JSON header
- * (tensors with dtype, shape and data offsets, and `__metadata__`), padded
- * with spaces to 8 bytes, then the tensor data.
- */
-function safetensors(tensors, metadata) {
-  const size = { F16: 2, F32: 4 };
-  const header = { __metadata__: metadata };
-  let offset = 0;
-  for (const [name, dtype, shape] of tensors) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * size[dtype];
-    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const head = Buffer.alloc(8);
-  head.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
-  // Deterministic, non-zero weights.
-  const data = Buffer.alloc(offset);
-  for (let i = 0; i < offset; i++) data[i] = (i * 31 + 7) & 0x3b;
-  return Buffer.concat([head, Buffer.from(json), data]);
-}
-
-/** An SD 1.5-shaped kohya LoRA of rank 8 (UNet attention and text-encoder layers, 768-wide context), about 1.3 MB. */
-function tinyLora() {
-  const tensors = [];
-  const unet = 'lora_unet_down_blocks_0_attentions_0_transformer_blocks_0';
-  tensors.push([`${unet}_attn2_to_k.lora_down.weight`, 'F16', [8, 768]], [`${unet}_attn2_to_k.lora_up.weight`, 'F16', [320, 8]], [`${unet}_attn2_to_k.alpha`, 'F16', []]);
-  tensors.push([`${unet}_attn1_to_q.lora_down.weight`, 'F16', [8, 320]], [`${unet}_attn1_to_q.lora_up.weight`, 'F16', [320, 8]], [`${unet}_attn1_to_q.alpha`, 'F16', []]);
-  for (let layer = 0; layer < 12; layer++) {
-    const te = `lora_te_text_model_encoder_layers_${layer}_mlp_fc1`;
-    tensors.push([`${te}.lora_down.weight`, 'F32', [8, 768]], [`${te}.lora_up.weight`, 'F32', [3072, 8]], [`${te}.alpha`, 'F16', []]);
-  }
-  return safetensors(tensors, {
-    ss_network_module: 'networks.lora',
-    ss_network_dim: '8',
-    ss_network_alpha: '8.0',
-    ss_base_model_version: 'sd_v1',
-    ss_sd_model_name: 'v1-5-pruned-emaonly.safetensors',
-    ss_output_name: 'red_harbour',
-    ss_tag_frequency: JSON.stringify({ '10_ezlharbour': { ezlharbour: 24, harbour: 20, boats: 6, 'red sky': 3 } }),
-    ss_num_epochs: '10',
-    ss_resolution: '(512, 512)',
-  });
-}
-
 /** @type {Awaited<ReturnType<typeof startBackend>> | undefined} */
 let backend;
 /** @type {import('playwright-core').Browser | undefined} */
@@ -85,7 +38,7 @@ let creatorPage;
 let userPage;
 let creatorToken = '';
 let userToken = '';
-const lora = tinyLora();
+const lora = h.tinyLora('red_harbour', { '10_ezlharbour': { ezlharbour: 24, harbour: 20, boats: 6, 'red sky': 3 } });
 const sha256 = createHash('sha256').update(lora).digest('hex');
 /** What the wizard made: {modelId, verNo}, and the user's task with it. */
 const made = { modelId: '', verNo: '', taskId: '' };
@@ -106,18 +59,6 @@ async function newPage(token) {
 
 async function shot(page, name) {
   await page.screenshot({ path: path.join(SHOTS, `models-${name}.png`), fullPage: true });
-}
-
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(id, token, ms = 90_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const answer = await post('/api/v1/task/batch-progress', { task_ids: [id] }, token);
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 describe('shared models: upload, publish, find, generate, earn', { timeout: 600_000 }, () => {
@@ -252,7 +193,7 @@ describe('shared models: upload, publish, find, generate, earn', { timeout: 600_
     );
     const body = await (await response).json();
     assert.equal(body.status.code, h.OK, JSON.stringify(body.status));
-    const task = await waitForTask(body.data.id, userToken);
+    const task = await h.taskEnd((p, b) => post(p, b, userToken), body.data.id, 90_000);
     assert.equal(task.status, 3, `the task succeeds: ${JSON.stringify(task)}`);
     made.taskId = body.data.id;
     await page.locator(`[data-testid="task-card"][data-task-id="${body.data.id}"]`).locator('[data-testid="task-image"]').first().waitFor({ timeout: 60_000 });

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiCall, apiPost, online, signUp } from './helpers.mjs';
+import { apiCall, apiPost, online, signUp, makePicture } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, '..', 'docs', 'screenshots');
@@ -61,18 +61,6 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
 
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(key, id) {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const answer = await asUser(key)('/api/v1/task/batch-progress', { task_ids: [id] });
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 /** The console's queue entry of the work, of one kind. */
 function queueItem(page, kind) {
   return page.locator(`[data-testid="queue-item"][data-kind="${kind}"][data-obj-id="${workId}"]`);
@@ -94,17 +82,7 @@ describe('moderation: report, hide with a reason, appeal, restore', { timeout: 3
     // The owner makes a picture and posts it, rated sensitive (as the NSFW
     // classifier would rate it): the rating is what the owner may appeal.
     const post = asUser('owner');
-    const catalogue = await post('/api/v1/task/v2/config/model');
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    assert.ok(sd, 'an sd checkpoint');
-    const { id: taskId } = await post('/api/v1/task/create', {
-      action: 1,
-      category: 1,
-      art_model_ver_no: sd.model_ver_no,
-      meta: { prompt: 'harbour lights at night, oil painting', width: 512, height: 512, n_iter: 1, steps: 8, seed: 7 },
-    });
-    const task = await waitForTask('owner', taskId);
-    assert.equal(task.status, 3, `the task finished: ${JSON.stringify(task)}`);
+    const taskId = await makePicture(post, 'harbour lights at night, oil painting', 7);
     ({ id: workId } = await post('/api/v1/post/portfolio/add_v2', {
       task_ids: [taskId],
       title: TITLE,

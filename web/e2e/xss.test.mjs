@@ -17,8 +17,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiCall, apiPost, OK, online, signUp } from './helpers.mjs';
-import { ALL, MARKDOWN, P, V, field, injected, pngOf, tinyLora, uploadPng } from './xssPayloads.mjs';
+import { apiCall, apiPost, OK, online, ringPng, makePicture, signUp, tinyLora, uploadPng } from './helpers.mjs';
+import { ALL, MARKDOWN, P, V, field, injected } from './xssPayloads.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, 'test-results');
@@ -104,17 +104,6 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(SHOTS, `xss-${name}.png`) });
 }
 
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(key, id) {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const answer = await as(key)('/api/v1/task/batch-progress', { task_ids: [id] });
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 describe('stored XSS: payloads in every rendered text field stay text', { timeout: 600_000 }, () => {
   before(async () => {
@@ -194,17 +183,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
 
   test('square: a work’s title and description, its card, its page, a comment and the author’s notification', async () => {
     const post = as('a');
-    const catalogue = await post('/api/v1/task/v2/config/model');
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    assert.ok(sd, 'an sd checkpoint');
-    const { id: taskId } = await post('/api/v1/task/create', {
-      action: 1,
-      category: 1,
-      art_model_ver_no: sd.model_ver_no,
-      meta: { prompt: field('PROMPT'), width: 512, height: 512, n_iter: 1, steps: 8, seed: 7 },
-    });
-    const task = await waitForTask('a', taskId);
-    assert.equal(task.status, 3, `the task finished: ${JSON.stringify(task)}`);
+    const taskId = await makePicture(post, field('PROMPT'), 7);
     ({ id: made.work } = await post('/api/v1/post/portfolio/add_v2', {
       task_ids: [taskId],
       title: V.workTitle,
@@ -520,7 +499,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
     const page = users.a.page;
     await page.goto(at('/en/models/new'));
     await online(page);
-    await page.getByTestId('wizard-file').setInputFiles({ name: 'xss_lora.safetensors', mimeType: 'application/octet-stream', buffer: tinyLora() });
+    await page.getByTestId('wizard-file').setInputFiles({ name: 'xss_lora.safetensors', mimeType: 'application/octet-stream', buffer: tinyLora('xss_lora', { '10_ezlxss': { ezlxss: 24, harbour: 20 } }) });
     await page.getByTestId('wizard-detected').waitFor();
     const form = page.getByTestId('wizard-form');
     await form.getByLabel('Name', { exact: true }).fill(V.modelName);
@@ -568,7 +547,7 @@ describe('stored XSS: payloads in every rendered text field stay text', { timeou
   });
 
   test('ornaments: the operator’s name and description, in the shop', async () => {
-    const picture = await uploadPng(backend.url, await pngOf(users.op.page), users.op.token);
+    const picture = await uploadPng(backend.url, await ringPng(users.op.page), users.op.token, 'ornament.png');
     const answer = await apiCall(
       backend.url,
       '/api/v1/admin/ornament/upsert',

@@ -1,8 +1,6 @@
 /* global document -- page.evaluate callbacks run in the browser */
 // The stored-XSS browser test's payloads, its DOM check and its small
 // fixtures (xss.test.mjs).
-import assert from 'node:assert/strict';
-import { apiPost } from './helpers.mjs';
 
 /** The payloads; each would set `window.__xss` (or open a dialog) if it ran. */
 export const P = {
@@ -45,7 +43,6 @@ export const MARKDOWN = (label) =>
     P.script,
   ].join('\n\n');
 
-
 /**
  * What of the payloads became live in the page: scripts carrying `__xss`,
  * event-handler attributes (React never writes one), srcdoc, iframes,
@@ -78,84 +75,5 @@ export async function injected(page) {
     };
     walk(document);
     return found;
-  });
-}
-
-/** A small PNG drawn by the page's canvas. */
-export async function pngOf(page) {
-  const b64 = await page.evaluate(() => {
-    const c = document.createElement('canvas');
-    c.width = 128;
-    c.height = 128;
-    const g = c.getContext('2d');
-    g.strokeStyle = '#f5c542';
-    g.lineWidth = 10;
-    g.beginPath();
-    g.arc(64, 64, 56, 0, Math.PI * 2);
-    g.stroke();
-    return c.toDataURL('image/png').split(',')[1];
-  });
-  return Buffer.from(b64, 'base64');
-}
-
-/** Uploads through the pre-signed flow (as e2e/mall.test.mjs does); answers the file's URL. */
-export async function uploadPng(baseUrl, buffer, tok) {
-  const pre = await apiPost(
-    baseUrl,
-    '/api/v1/resource/pre-sign/get',
-    { file_size: buffer.length, file_name: 'ornament.png', content_type: 'image/png', category: 46 },
-    tok,
-  );
-  for (const [i, url] of pre.pre_signs.entries()) {
-    const part = buffer.subarray(i * pre.chunk_size, (i + 1) * pre.chunk_size);
-    const res = await fetch(new URL(url, baseUrl), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: part });
-    assert.ok(res.ok, `part ${i}: ${res.status}`);
-    await apiPost(baseUrl, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id, pre_sign_url: url }, tok);
-  }
-  return (await apiPost(baseUrl, '/api/v1/resource/pre-sign/confirm', { file_id: pre.file_id }, tok)).url;
-}
-
-/**
- * A safetensors file (as e2e/models.test.mjs makes it): 8-byte little-endian
- * header length, the JSON header, padded with spaces to 8 bytes, then the data.
- */
-export function safetensors(tensors, metadata) {
-  const size = { F16: 2, F32: 4 };
-  const header = { __metadata__: metadata };
-  let offset = 0;
-  for (const [name, dtype, shape] of tensors) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * size[dtype];
-    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const head = Buffer.alloc(8);
-  head.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
-  const data = Buffer.alloc(offset);
-  for (let i = 0; i < offset; i++) data[i] = (i * 31 + 7) & 0x3b;
-  return Buffer.concat([head, Buffer.from(json), data]);
-}
-
-/** An SD 1.5-shaped kohya LoRA of rank 8 (a few layers). */
-export function tinyLora() {
-  const tensors = [];
-  const unet = 'lora_unet_down_blocks_0_attentions_0_transformer_blocks_0';
-  tensors.push([`${unet}_attn2_to_k.lora_down.weight`, 'F16', [8, 768]], [`${unet}_attn2_to_k.lora_up.weight`, 'F16', [320, 8]], [`${unet}_attn2_to_k.alpha`, 'F16', []]);
-  tensors.push([`${unet}_attn1_to_q.lora_down.weight`, 'F16', [8, 320]], [`${unet}_attn1_to_q.lora_up.weight`, 'F16', [320, 8]], [`${unet}_attn1_to_q.alpha`, 'F16', []]);
-  for (let layer = 0; layer < 12; layer++) {
-    const te = `lora_te_text_model_encoder_layers_${layer}_mlp_fc1`;
-    tensors.push([`${te}.lora_down.weight`, 'F32', [8, 768]], [`${te}.lora_up.weight`, 'F32', [3072, 8]], [`${te}.alpha`, 'F16', []]);
-  }
-  return safetensors(tensors, {
-    ss_network_module: 'networks.lora',
-    ss_network_dim: '8',
-    ss_network_alpha: '8.0',
-    ss_base_model_version: 'sd_v1',
-    ss_sd_model_name: 'v1-5-pruned-emaonly.safetensors',
-    ss_output_name: 'xss_lora',
-    ss_tag_frequency: JSON.stringify({ '10_ezlxss': { ezlxss: 24, harbour: 20 } }),
-    ss_num_epochs: '10',
-    ss_resolution: '(512, 512)',
   });
 }

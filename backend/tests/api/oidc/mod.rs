@@ -350,6 +350,19 @@ async fn an_email_on_an_account_is_not_merged_the_owner_links_then_unlinks() {
     );
 }
 
+/// `account/delete/cancel` proved by a provider sign-in (state and code).
+pub(super) async fn cancel_with_provider(
+    c: &RestClient,
+    code: &str,
+    state: &str,
+) -> Result<Value, ClientError> {
+    c.post(
+        "/api/v1/account/delete/cancel",
+        &json!({"session_id": state, "token": code}),
+    )
+    .await
+}
+
 pub(super) async fn link(me: &RestClient, provider: &str) -> Result<Value, ClientError> {
     let start: Value = me
         .post(START, &json!({"provider": provider, "link": true}))
@@ -479,22 +492,12 @@ async fn a_provider_sign_in_cancels_a_scheduled_deletion() {
     );
     // That attempt's state was taken: it cannot be used again to cancel.
     assert_code(
-        c.post::<_, Value>(
-            "/api/v1/account/delete/cancel",
-            &json!({"session_id": state, "token": code}),
-        )
-        .await,
+        cancel_with_provider(&c, &code, &state).await,
         ErrorCode::OidcStateInvalid,
     );
     // A fresh sign-in at the provider cancels it and signs in.
     let (code, state) = begin(&c, "acme").await;
-    let back: Value = c
-        .post(
-            "/api/v1/account/delete/cancel",
-            &json!({"session_id": state, "token": code}),
-        )
-        .await
-        .unwrap();
+    let back = cancel_with_provider(&c, &code, &state).await.unwrap();
     assert_eq!(back["account"]["id"], owner.account.id.as_str());
     let (code, state) = begin(&c, "acme").await;
     let signed = login_third(&c, "6", &code, &state).await.unwrap();

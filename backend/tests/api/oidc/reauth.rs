@@ -10,7 +10,9 @@ use protocol::ErrorCode;
 use serde_json::{json, Value};
 
 use super::fake::{self, Forge};
-use super::{app_with_fake, assert_code, authorize, begin, login_third, START};
+use super::{
+    app_with_fake, assert_code, authorize, begin, cancel_with_provider, login_third, START,
+};
 
 const REQUEST: &str = "/api/v1/account/delete/request";
 
@@ -160,13 +162,7 @@ async fn a_provider_only_account_asks_for_its_deletion_with_a_fresh_sign_in() {
     );
     // And the provider sign-in cancels it again.
     let (code, state) = begin(&c, "acme").await;
-    let back: Value = c
-        .post(
-            "/api/v1/account/delete/cancel",
-            &json!({"session_id": state, "token": code}),
-        )
-        .await
-        .unwrap();
+    let back = cancel_with_provider(&c, &code, &state).await.unwrap();
     assert_eq!(back["account"]["id"], account["id"]);
 }
 
