@@ -48,7 +48,7 @@ pub fn routes(api: &mut Api) {
             save_operations,
             doc("Save a workspace's timeline operations"),
         )
-        .post("/material/list", materials, doc("The caller's media bin (its materials)"))
+        .post("/material/list", materials, doc("A workspace's materials"))
         .post(
             "/material/upload",
             add_material,

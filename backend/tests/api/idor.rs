@@ -362,7 +362,14 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
         ],
     });
     // A material in the editor's media bin (a second of sound).
-    let song = crate::editor::upload(alice, &crate::editor::lavfi(0, 0, 1), "song.m4a", "audio/mp4", 59).await;
+    let song = crate::editor::upload(
+        alice,
+        &crate::editor::lavfi(0, 0, 1),
+        "song.m4a",
+        "audio/mp4",
+        59,
+    )
+    .await;
     let material = post(
         alice,
         &format!("{ed}/material/upload"),
@@ -372,10 +379,7 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
     out.push(Owned {
         kind: "editor material",
         id: id_in(&material, &["material_id"]),
-        probe: (
-            "/api/v1/task/v2/video/editor/material/list",
-            json!({}),
-        ),
+        probe: ("/api/v1/task/v2/video/editor/material/list", json!({})),
         calls: vec![(
             "/api/v1/task/v2/video/editor/material/delete",
             json!({"material_id": "$ID"}),
