@@ -224,9 +224,8 @@ impl ChannelState {
     ) -> Option<PendingSend> {
         let verdict = match self.fresh(core, id).await {
             Err(e) => Err(e),
-            Ok(()) if !self.members.contains_key(&send.sender) => {
-                Err(ErrorCode::NoPermission.into())
-            }
+            // A stranger's send answers like a missing channel's.
+            Ok(()) if !self.members.contains_key(&send.sender) => Err(ErrorCode::NotFound.into()),
             Ok(()) if send.limited && !self.allow(&send.sender) => Err(ApiError::with_msg(
                 ErrorCode::TooManyRequests,
                 "too many messages: slow down",

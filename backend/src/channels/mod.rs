@@ -5,8 +5,9 @@
 //! every member (`relay_task`, `post_task_result`).
 //!
 //! Checks are in one order everywhere: a missing or disbanded channel is
-//! NotFound, then a caller who is not a member gets NoPermission and
-//! nothing else.
+//! NotFound, and so is a channel the caller is not a member of (another
+//! account's object answers exactly like a missing one); a member whose
+//! role does not allow the call gets NoPermission.
 
 pub mod actor;
 pub mod row;
@@ -97,7 +98,9 @@ impl ChannelService {
             .await?)
     }
 
-    /// The channel and the caller's membership: NotFound, then NoPermission.
+    /// The channel and the caller's membership: NotFound when the channel is
+    /// missing, disbanded, or the caller is not a member (a stranger cannot
+    /// tell someone else's channel from one that does not exist).
     pub async fn membership(
         &self,
         channel: &str,
@@ -107,10 +110,12 @@ impl ChannelService {
         let m = self
             .member_row(channel, account)
             .await?
-            .ok_or(ErrorCode::NoPermission)?;
+            .ok_or(ErrorCode::NotFound)?;
         Ok((c, m))
     }
 
+    /// A member who manages the channel (owner or admin): NotFound for a
+    /// stranger, NoPermission for a plain member.
     async fn manager(
         &self,
         channel: &str,
@@ -589,7 +594,7 @@ impl ChannelService {
                 m.read_seq = m.read_seq.max(upto)
             })
             .await?
-            .ok_or(ErrorCode::NoPermission)?;
+            .ok_or(ErrorCode::NotFound)?;
         Ok(UnreadItem {
             channel_id: c.id,
             unread: c.last_seq.saturating_sub(m.read_seq),
@@ -611,14 +616,12 @@ impl ChannelService {
         self.unread(who).await
     }
 
-    /// A task may be created in `channel` only by one of its members.
-    /// Whether `who` may generate in `channel`; answers the channel's privacy.
+    /// A task may be created in `channel` only by one of its members; for
+    /// anyone else the channel is NotFound, as if it did not exist. Answers
+    /// the channel's privacy.
     pub async fn check_task_channel(&self, who: &str, channel: &str) -> Result<bool, ApiError> {
-        match self.membership(channel, who).await {
-            Ok((c, _)) => Ok(c.private),
-            Err(e) if e.code == ErrorCode::NotFound => Err(ErrorCode::NoPermission.into()),
-            Err(e) => Err(e),
-        }
+        let (c, _) = self.membership(channel, who).await?;
+        Ok(c.private)
     }
 
     /// Pushes a channel task's frame 10 to the other members (not for a

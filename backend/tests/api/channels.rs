@@ -201,15 +201,15 @@ async fn kick_and_quit_stop_delivery_at_once() {
         "quitter heard it"
     );
 
-    // Former members get NoPermission and nothing.
+    // Former members get NotFound (as for a missing channel) and nothing.
     for m in &ms[1..] {
-        assert_eq!(code(send(&m.client, &id, "x").await.unwrap_err()), 40300);
+        assert_eq!(code(send(&m.client, &id, "x").await.unwrap_err()), 40400);
         let e = m
             .client
             .post::<_, Value>("/api/v1/im/history", &json!({"channel_id": id}))
             .await
             .unwrap_err();
-        assert_eq!(code(e), 40300);
+        assert_eq!(code(e), 40400);
         let l: Value = m
             .client
             .post("/api/v1/im/channel/joined/list", &json!({}))
@@ -424,10 +424,10 @@ async fn limits_roles_and_disband() {
     let (id, code_s, ms) = channel(&app, &["Boss", "Adm", "Mem"], false).await;
     let outsider = member(&app, "Out").await;
 
-    // Non-members: NoPermission and nothing.
+    // Non-members: NotFound, exactly as for a missing channel, and nothing.
     assert_eq!(
         code(send(&outsider.client, &id, "hi").await.unwrap_err()),
-        40300
+        40400
     );
     for path in [
         "/api/v1/im/channel/detail",
@@ -439,7 +439,7 @@ async fn limits_roles_and_disband() {
             .post::<_, Value>(path, &json!({"channel_id": id}))
             .await
             .unwrap_err();
-        assert_eq!(code(e), 40300, "{path}");
+        assert_eq!(code(e), 40400, "{path}");
     }
     // Bad input.
     assert_eq!(
@@ -583,14 +583,14 @@ async fn a_channel_task_reaches_every_member_and_lands_in_history() {
     let sd = checkpoint(&ms[0].client, "sd").await;
     let mut body = t2i(&sd, "a red kite over hills", 7);
 
-    // Only members generate in a channel.
+    // Only members generate in a channel; to anyone else it is NotFound.
     body["channel_id"] = json!(id);
     let e = outsider
         .client
         .create_task("/api/v1/task/create", &body)
         .await
         .unwrap_err();
-    assert_eq!(code(e), 40300);
+    assert_eq!(code(e), 40400);
 
     let mut sockets = Vec::new();
     for m in &ms[1..] {

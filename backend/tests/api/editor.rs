@@ -13,7 +13,7 @@ use crate::tasks::TASK_WAIT;
 
 /// `secs` seconds of ffmpeg's test picture (`w`x`h`, 24 fps) with a tone,
 /// or only a tone (an M4A) when `w` is 0.
-fn lavfi(w: u32, h: u32, secs: u32) -> Vec<u8> {
+pub fn lavfi(w: u32, h: u32, secs: u32) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir
         .path()
@@ -35,7 +35,7 @@ fn lavfi(w: u32, h: u32, secs: u32) -> Vec<u8> {
 }
 
 /// Uploads through the chunked upload; answers the file id.
-async fn upload(c: &RestClient, bytes: &[u8], name: &str, ct: &str, category: i64) -> String {
+pub async fn upload(c: &RestClient, bytes: &[u8], name: &str, ct: &str, category: i64) -> String {
     let pre: Value = c
         .post(
             "/api/v1/resource/pre-sign/get",

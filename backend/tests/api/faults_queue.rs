@@ -7,7 +7,7 @@
 //! Every test ends with the ledger check: each task's hold resolved exactly
 //! once, nothing held, the entries summing to the balance.
 
-use std::process::{Child, Command};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,44 +17,8 @@ use protocol::client::RestClient;
 use protocol::task::TaskStatus;
 use serde_json::{json, Value};
 
-use crate::helpers::TestApp;
+use crate::helpers::{assets, is_consumer_of, ledger_is_whole, Proc, TestApp};
 use crate::tasks::{app_with_user, checkpoint, t2i, TASK_WAIT};
-
-async fn assets(c: &RestClient) -> Value {
-    c.post("/api/v1/payment/assets/get", &json!({}))
-        .await
-        .unwrap()
-}
-
-/// Each task's hold resolved exactly once (one settle or one void, never
-/// both, never two), nothing left held, the entries summing to the balance.
-async fn ledger_is_whole(c: &RestClient, ids: &[String]) -> Value {
-    let a = assets(c).await;
-    let entries = a["entries"].as_array().unwrap();
-    for id in ids {
-        let of = |kind: &str| {
-            entries
-                .iter()
-                .filter(|e| e["kind"] == kind && e["key"] == json!(id))
-                .count()
-        };
-        assert_eq!(
-            of("settle") + of("void"),
-            1,
-            "task {id}: its hold resolved exactly once: {entries:?}"
-        );
-        assert!(of("hold") <= 1, "task {id}: held once: {entries:?}");
-    }
-    assert_eq!(a["held"], 0, "nothing left held: {a}");
-    let sum: i64 = entries.iter().map(|e| e["delta"].as_i64().unwrap()).sum();
-    assert_eq!(
-        sum,
-        a["coins"].as_i64().unwrap(),
-        "entries sum to the balance"
-    );
-    assert!(a["coins"].as_i64().unwrap() >= 0);
-    a
-}
 
 async fn redis(url: &str) -> redis::aio::MultiplexedConnection {
     redis::Client::open(url)
@@ -102,12 +66,13 @@ async fn holder(url: &str, task: &str) -> (Option<String>, Option<u32>) {
     (None, attempt)
 }
 
-/// Waits until the worker named `name` holds attempt `attempt` of `task`.
+/// Waits until the worker process started as `name` holds attempt
+/// `attempt` of `task` (its consumers are `{name}-{i}`).
 async fn wait_held_by(url: &str, task: &str, name: &str, attempt: u32) {
     let deadline = tokio::time::Instant::now() + TASK_WAIT;
     loop {
         let (who, live) = holder(url, task).await;
-        if who.as_deref() == Some(name) && live == Some(attempt) {
+        if who.as_deref().is_some_and(|c| is_consumer_of(c, name)) && live == Some(attempt) {
             return;
         }
         assert!(
@@ -118,14 +83,10 @@ async fn wait_held_by(url: &str, task: &str, name: &str, attempt: u32) {
     }
 }
 
-fn kill9(mut child: Child) {
-    child.kill().unwrap();
-    child.wait().unwrap();
-}
-
-fn signal(child: &Child, sig: &str) {
+fn signal(child: &Proc, sig: &str) {
+    let pid = child.id().expect("a running process");
     let ok = Command::new("kill")
-        .args([sig, &child.id().to_string()])
+        .args([sig, &pid.to_string()])
         .status()
         .unwrap()
         .success();
@@ -140,7 +101,6 @@ async fn create(c: &RestClient, sd: &str, seed: i64, steps: u32) -> Result<Strin
         .map_err(|e| e.to_string())
 }
 
-#[ignore = "issue 23, not yet passing: the test never sees the first worker holding the job (its XPENDING probe); to debug"]
 #[tokio::test]
 async fn a_poison_job_is_dead_lettered_after_its_attempts_and_its_credits_released() {
     let redis_server = RedisServer::start();
@@ -158,12 +118,12 @@ async fn a_poison_job_is_dead_lettered_after_its_attempts_and_its_credits_releas
     // The job kills every worker that takes it: attempt 1, then attempt 2.
     for attempt in 1..=2 {
         let name = format!("poisoned-{attempt}");
-        let w = app.worker(&name);
+        let mut w = app.worker(&name);
         wait_held_by(&url, &id, &name, attempt).await;
-        kill9(w);
+        w.kill();
     }
     // The next worker finds it silent with no attempt left: dead letter.
-    let last = app.worker("survivor");
+    let mut last = app.worker("survivor");
     let t = client.wait_task(&id, TASK_WAIT).await.unwrap();
     assert_eq!(t.status, TaskStatus::Ended, "{t:?}");
     assert_eq!(t.deduction_detail.state, "voided");
@@ -192,10 +152,9 @@ async fn a_poison_job_is_dead_lettered_after_its_attempts_and_its_credits_releas
     );
     let after = ledger_is_whole(&client, std::slice::from_ref(&id)).await;
     assert_eq!(after["coins"], before["coins"], "nothing charged");
-    kill9(last);
+    last.kill();
 }
 
-#[ignore = "issue 23, not yet passing: the test never sees the worker holding the job (its XPENDING probe); to debug"]
 #[tokio::test]
 async fn a_stalled_workers_late_result_is_refused() {
     let redis_server = RedisServer::start();
@@ -208,15 +167,15 @@ async fn a_stalled_workers_late_result_is_refused() {
         ("EASEL_REFERENCE_STEP_MS", "40"),
     ])
     .await;
-    let stalled = app.worker("stalled");
+    let mut stalled = app.worker("stalled");
     let id = create(&client, &sd, 21, 30).await.unwrap();
     wait_held_by(&url, &id, "stalled", 1).await;
     // Frozen mid-job (no keep-alive, no reports), not dead.
     signal(&stalled, "-STOP");
-    let rescuer = app.worker("rescuer");
+    let mut rescuer = app.worker("rescuer");
     let done = client.wait_task(&id, TASK_WAIT).await.unwrap();
     assert_eq!(done.status, TaskStatus::Success, "{:?}", done.reason);
-    kill9(rescuer);
+    rescuer.kill();
     // The frozen worker wakes up with attempt 1 of a task finished by
     // attempt 2, and is now the only worker: once it has run a new task,
     // whatever it made of the old job has been sent and judged.
@@ -245,10 +204,13 @@ async fn a_stalled_workers_late_result_is_refused() {
         "the late result changed nothing"
     );
     ledger_is_whole(&client, &[id, next]).await;
-    kill9(stalled);
+    stalled.kill();
 }
 
-/// Every accepted task ends (success or ended), and the ledger is whole.
+/// Every accepted task ends (success or ended); so does any task whose
+/// create was cut off before its answer reached the client (the server
+/// stored it, the client never learned its id); and the ledger is whole
+/// over all of them.
 async fn all_end(client: &RestClient, accepted: &[String]) {
     let mut ended = 0;
     for id in accepted {
@@ -257,10 +219,31 @@ async fn all_end(client: &RestClient, accepted: &[String]) {
         ended += 1;
     }
     assert_eq!(ended, accepted.len(), "accepted = ended");
-    ledger_is_whole(client, accepted).await;
+    let list: Value = client
+        .post("/api/v1/task/list", &json!({"limit": 100}))
+        .await
+        .unwrap();
+    let stored: Vec<String> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(list["cursor"].is_null(), "one page holds them all");
+    for id in accepted {
+        assert!(stored.contains(id), "accepted {id} is listed: {stored:?}");
+    }
+    for id in stored.iter().filter(|id| !accepted.contains(id)) {
+        let t = client.wait_task(id, TASK_WAIT).await.unwrap();
+        assert!(t.status.is_final(), "unanswered {id}: {t:?}");
+    }
+    println!(
+        "{} stored without the client learning of it",
+        stored.len() - accepted.len()
+    );
+    ledger_is_whole(client, &stored).await;
 }
 
-#[ignore = "issue 23, not yet passing: the test never sees the worker holding the job (its XPENDING probe); to debug"]
 #[tokio::test]
 async fn killing_redis_mid_load_loses_no_accepted_task() {
     let mut redis_server = RedisServer::start();
@@ -275,7 +258,7 @@ async fn killing_redis_mid_load_loses_no_accepted_task() {
         ("EASEL_QUEUE_LIMIT", "0"),
     ])
     .await;
-    let w = app.worker("through-outage");
+    let mut w = app.worker("through-outage");
     let mut accepted = Vec::new();
     for seed in 0..5 {
         accepted.push(create(&client, &sd, seed, 20).await.unwrap());
@@ -300,10 +283,10 @@ async fn killing_redis_mid_load_loses_no_accepted_task() {
         accepted.len()
     );
     all_end(&client, &accepted).await;
-    kill9(w);
+    w.kill();
 }
 
-#[ignore = "issue 23, not yet passing: the test never sees the worker holding the job (its XPENDING probe); to debug"]
+#[ignore = "issue 23: finds a real defect still to fix: a create killed between its credit hold and the task row's write leaves the hold open forever (held > 0, about 1 run in 3); the fix: write the open-task entry (with its owner) before the hold, and let the reconciler void the hold of an entry with no task row after a grace"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killing_serve_mid_load_loses_no_accepted_task() {
     let redis_server = RedisServer::start();
@@ -319,7 +302,7 @@ async fn killing_serve_mid_load_loses_no_accepted_task() {
     ])
     .await;
     let token = client.token().unwrap().to_owned();
-    let w = app.worker("outlives-serve");
+    let mut w = app.worker("outlives-serve");
     let mut accepted = Vec::new();
     for seed in 0..3 {
         accepted.push(create(&client, &sd, seed, 20).await.unwrap());
@@ -344,7 +327,7 @@ async fn killing_serve_mid_load_loses_no_accepted_task() {
     }
     println!("accepted {}", accepted.len());
     all_end(&client, &accepted).await;
-    kill9(w);
+    w.kill();
 }
 
 #[tokio::test]
@@ -395,7 +378,7 @@ async fn fifty_concurrent_creates_against_a_balance_for_ten_accept_exactly_ten()
             }
         })
     };
-    let w = app.worker("ten");
+    let mut w = app.worker("ten");
     let mut handles = Vec::new();
     for _ in 0..50 {
         let (c, body) = (client.clone(), body.clone());
@@ -427,5 +410,5 @@ async fn fifty_concurrent_creates_against_a_balance_for_ten_accept_exactly_ten()
     );
     let a = ledger_is_whole(&client, &accepted).await;
     assert_eq!(a["coins"], 0, "the ten used the balance exactly");
-    kill9(w);
+    w.kill();
 }

@@ -1,13 +1,14 @@
 //! `spawn_app()`: start the real binary and hand back typed helpers.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use protocol::account::LoginData;
 use protocol::client::{RestClient, Socket};
 use protocol::frame::Codec;
+use serde_json::{json, Value};
 
 pub const PASSWORD: &str = "correct horse battery";
 /// Listed in EASEL_ADMINS by `spawn_app_with` unless a test sets its own.
@@ -28,14 +29,7 @@ impl TestApp {
 
     /// Signs a fresh user up; returns the login data and a client holding its token.
     pub async fn user(&self, name: &str) -> (LoginData, RestClient) {
-        let email = format!("{}-{}@example.com", name.to_lowercase(), rand_suffix());
-        let data = self
-            .client
-            .sign_up(&email, PASSWORD, name)
-            .await
-            .expect("sign-up");
-        let client = self.client.with_token(&data.token);
-        (data, client)
+        sign_up(&self.client, name).await
     }
 
     pub async fn socket(&self, token: &str) -> Socket {
@@ -57,22 +51,14 @@ impl TestApp {
     }
 
     /// Starts an `easel worker` process on this app's data folder and settings.
-    pub fn worker(&self, name: &str) -> Child {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
-        cmd.args(["worker", "--name", name])
-            .env("EASEL_DATA", self.data.path())
-            .env_remove("EASEL_CONFIG")
-            .env("RUST_LOG", "error")
-            .env(
-                "EASEL_NSFW_MODEL_PATH",
-                concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
-            )
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        cmd.spawn().expect("spawn easel worker")
+    /// Its consumers in the queue's group are `{name}-0`, `{name}-1`, ... (one
+    /// per job it runs at a time; see [`is_consumer_of`]).
+    pub fn worker(&self, name: &str) -> Proc {
+        Proc(Some(
+            worker_command(self.data.path(), name, &self.env)
+                .spawn()
+                .expect("spawn easel worker"),
+        ))
     }
 
     /// The server's process id (to read its memory from /proc).
@@ -159,21 +145,134 @@ pub fn start(data: PathBuf, env: &[(String, String)]) -> (Child, String) {
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn easel");
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let line = lines
-        .next()
-        .expect("easel printed nothing")
-        .expect("read stdout");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("no URL in the first line")
-        .trim_end_matches('/')
-        .to_owned();
-    // Keep draining stdout so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let url = announced_url(&mut child);
     (child, url)
+}
+
+/// The `http://` address on a child's first stdout line (`easel serve`,
+/// `easel store-serve`); the rest of stdout is drained so the child never
+/// blocks on a full pipe.
+pub fn announced_url(child: &mut Child) -> String {
+    let stdout = child.stdout.take().expect("stdout piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines.next().expect("printed nothing").expect("read stdout");
+    std::thread::spawn(move || for _ in lines {});
+    line.split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// An `easel worker --name {name}` on the data folder `data` with `env`.
+pub fn worker_command(data: &Path, name: &str, env: &[(String, String)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
+    cmd.args(["worker", "--name", name])
+        .env("EASEL_DATA", data)
+        .env_remove("EASEL_CONFIG")
+        .env("RUST_LOG", "error")
+        .env(
+            "EASEL_NSFW_MODEL_PATH",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// Whether `consumer` (a name in the queue's consumer group) is one of the
+/// `easel worker --name {name}` process's: it names them `{name}-{i}`.
+pub fn is_consumer_of(consumer: &str, name: &str) -> bool {
+    consumer
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A child process killed (SIGKILL) and reaped by [`Proc::kill`] or when
+/// dropped, so a failing test leaves no process behind.
+pub struct Proc(pub Option<Child>);
+
+impl Proc {
+    /// SIGKILL, then reap; nothing once killed.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// The process id while it runs.
+    pub fn id(&self) -> Option<u32> {
+        self.0.as_ref().map(Child::id)
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Signs a fresh user up through `via`; the login data and a client holding its token.
+pub async fn sign_up(via: &RestClient, name: &str) -> (LoginData, RestClient) {
+    let email = format!("{}-{}@example.com", name.to_lowercase(), rand_suffix());
+    let data = via.sign_up(&email, PASSWORD, name).await.expect("sign-up");
+    let client = via.with_token(&data.token);
+    (data, client)
+}
+
+/// The caller's balance and ledger (`payment/assets/get`).
+pub async fn assets(c: &RestClient) -> Value {
+    c.post("/api/v1/payment/assets/get", &json!({}))
+        .await
+        .unwrap()
+}
+
+/// The ledger check of the queue tests: each task's hold resolved exactly
+/// once (one settle or one void, never both, never two), held at most once,
+/// nothing left held, the entries summing to a balance that is not negative.
+/// Answers the assets.
+pub async fn ledger_is_whole(c: &RestClient, ids: &[String]) -> Value {
+    let a = assets(c).await;
+    let entries = a["entries"].as_array().unwrap();
+    for id in ids {
+        let of = |kind: &str| {
+            entries
+                .iter()
+                .filter(|e| e["kind"] == kind && e["key"] == json!(id))
+                .count()
+        };
+        assert_eq!(
+            of("settle") + of("void"),
+            1,
+            "task {id}: its hold resolved exactly once: {entries:?}"
+        );
+        assert!(of("hold") <= 1, "task {id}: held once: {entries:?}");
+    }
+    assert_eq!(a["held"], 0, "nothing left held: {a}");
+    let sum: i64 = entries.iter().map(|e| e["delta"].as_i64().unwrap()).sum();
+    assert_eq!(
+        sum,
+        a["coins"].as_i64().unwrap(),
+        "entries sum to the balance"
+    );
+    assert!(a["coins"].as_i64().unwrap() >= 0);
+    a
+}
+
+/// The sum of the ledger's grants (what the account was given).
+pub fn granted(assets: &Value) -> i64 {
+    assets["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "grant")
+        .map(|e| e["delta"].as_i64().unwrap())
+        .sum()
 }
 
 /// Starts the server with extra environment settings.

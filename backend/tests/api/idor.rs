@@ -99,7 +99,7 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
     );
     out.push(Owned {
         kind: "character draft",
-        id: draft,
+        id: draft.clone(),
         probe: ("/api/v1/tavern-pro/detail", json!({"id": "$ID"})),
         calls: vec![
             ("/api/v1/tavern-pro/detail", json!({"id": "$ID"})),
@@ -237,16 +237,18 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
             ("/api/v1/artwork/delete", json!({"id": "$ID"})),
         ],
     });
-    // A comment on Alice's character.
-    let comment = crate::comments::comment(alice, &public, "first")
+    // A comment on Alice's draft, which only she sees. (A comment on what
+    // is public is public too: deleting someone else's answers NoPermission,
+    // which tells a stranger nothing the comment list does not.)
+    let comment = crate::comments::comment(alice, &draft, "first")
         .await
         .unwrap();
     out.push(Owned {
-        kind: "comment",
+        kind: "comment (on a draft)",
         id: comment,
         probe: (
             "/api/v1/comment2/list",
-            json!({"obj_id": public, "obj_type": 9}),
+            json!({"obj_id": draft, "obj_type": 9}),
         ),
         calls: vec![("/api/v1/comment2/delete", json!({"id": "$ID"}))],
     });
@@ -346,9 +348,10 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
         kind: "editor workspace",
         id: id_in(&ws, &["workspace_id"]),
         probe: ("/api/v1/task/v2/video/editor/detail", wid.clone()),
+        // (`material/list` takes no workspace: the media bin is the
+        // caller's own; the materials are their own kind below.)
         calls: vec![
             ("/api/v1/task/v2/video/editor/detail", wid.clone()),
-            ("/api/v1/task/v2/video/editor/material/list", wid.clone()),
             ("/api/v1/task/v2/video/editor/export", wid.clone()),
             ("/api/v1/task/v2/video/editor/export/check", wid.clone()),
             (
@@ -357,6 +360,30 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
             ),
             ("/api/v1/task/v2/video/editor/workspace/del", wid.clone()),
         ],
+    });
+    // A material in the editor's media bin (a second of sound).
+    let song = crate::editor::upload(
+        alice,
+        &crate::editor::lavfi(0, 0, 1),
+        "song.m4a",
+        "audio/mp4",
+        59,
+    )
+    .await;
+    let material = post(
+        alice,
+        &format!("{ed}/material/upload"),
+        json!({"file_id": song}),
+    )
+    .await;
+    out.push(Owned {
+        kind: "editor material",
+        id: id_in(&material, &["material_id"]),
+        probe: ("/api/v1/task/v2/video/editor/material/list", json!({})),
+        calls: vec![(
+            "/api/v1/task/v2/video/editor/material/delete",
+            json!({"material_id": "$ID"}),
+        )],
     });
     // An agent conversation.
     let conv = post(
@@ -396,7 +423,6 @@ async fn objects_of(alice: &RestClient) -> Vec<Owned> {
     out
 }
 
-#[ignore = "issue 23: finds real leaks still to fix (channels answer NoPermission to non-members, not NotFound; editor material/list answers another workspace empty)"]
 #[tokio::test]
 async fn another_accounts_object_answers_exactly_like_a_missing_one() {
     let app = spawn_app_with(&[

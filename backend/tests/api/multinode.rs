@@ -15,9 +15,9 @@
 //! fails instead.
 
 use std::collections::{BTreeSet, HashSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use infra::testing::RedisServer;
@@ -27,29 +27,13 @@ use protocol::frame::{Codec, Frame, FrameType, ResumeResult};
 use protocol::task::{TaskStatus, TaskView};
 use serde_json::{json, Value};
 
-use crate::helpers::{rand_suffix, start, PASSWORD};
+use crate::helpers::{
+    announced_url, granted, ledger_is_whole, rand_suffix, sign_up, start, worker_command, Proc,
+};
 use crate::tasks::{checkpoint, t2i, TASK_WAIT};
 
 const WAIT: Duration = Duration::from_secs(15);
 const STORE_TOKEN: &str = "multinode-store-token";
-
-/// A child process killed (SIGKILL) when dropped.
-struct Proc(Option<Child>);
-
-impl Proc {
-    fn kill(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -130,19 +114,6 @@ async fn requirements() -> Option<Requirements> {
         s3: format!("http://127.0.0.1:{port}"),
         moto: Some(moto),
     })
-}
-
-/// The first stdout line's `http://` address; the rest of stdout is drained.
-fn announced_url(child: &mut Child) -> String {
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let line = lines.next().expect("printed nothing").expect("stdout");
-    std::thread::spawn(move || for _ in lines {});
-    line.split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .trim_end_matches('/')
-        .to_owned()
 }
 
 struct Cluster {
@@ -226,21 +197,9 @@ impl Cluster {
         let mut workers = Vec::new();
         for i in 0..2 {
             let dir = tempfile::tempdir().unwrap();
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));
-            cmd.args(["worker", "--name", &format!("mn-worker-{i}")])
-                .env("EASEL_DATA", dir.path())
-                .env_remove("EASEL_CONFIG")
-                .env_remove("EASEL_STORE")
-                .env("RUST_LOG", "error")
-                .env(
-                    "EASEL_NSFW_MODEL_PATH",
-                    concat!(env!("CARGO_MANIFEST_DIR"), "/../models/open-nsfw.onnx"),
-                )
-                .stdout(Stdio::null())
-                .stderr(Stdio::inherit());
-            for (k, v) in &env {
-                cmd.env(k, v);
-            }
+            // A worker needs no store: only the queue, the bus and the objects.
+            let mut cmd = worker_command(dir.path(), &format!("mn-worker-{i}"), &env);
+            cmd.env_remove("EASEL_STORE");
             workers.push(Proc(Some(cmd.spawn().expect("spawn easel worker"))));
             dirs.push(dir);
         }
@@ -336,9 +295,8 @@ impl Cluster {
 
 /// Signs a user up through `via`; the token works on every node.
 async fn user(via: &RestClient, name: &str) -> (String, String) {
-    let email = format!("{}-{}@example.com", name.to_lowercase(), rand_suffix());
-    let data = via.sign_up(&email, PASSWORD, name).await.expect("sign-up");
-    (data.account.id.clone(), data.token.clone())
+    let (data, _) = sign_up(via, name).await;
+    (data.account.id, data.token)
 }
 
 #[tokio::test]
@@ -670,27 +628,9 @@ async fn killing_a_node_loses_no_task(cluster: &mut Cluster) {
         assert_eq!(t.status, TaskStatus::Success, "{id}: {:?}", t.reason);
         cost += t.deduction_detail.coins;
     }
-    let a: Value = b
-        .post("/api/v1/payment/assets/get", &json!({}))
-        .await
-        .unwrap();
-    let entries = a["entries"].as_array().unwrap();
-    for id in &ids {
-        let n = entries
-            .iter()
-            .filter(|e| e["kind"] == "settle" && e["key"] == json!(id))
-            .count();
-        assert_eq!(n, 1, "task {id} charged exactly once: {entries:?}");
-    }
-    assert_eq!(a["held"], 0);
-    let sum: i64 = entries.iter().map(|e| e["delta"].as_i64().unwrap()).sum();
-    assert_eq!(sum, a["coins"].as_i64().unwrap());
-    let grant: i64 = entries
-        .iter()
-        .filter(|e| e["kind"] == "grant")
-        .map(|e| e["delta"].as_i64().unwrap())
-        .sum();
-    assert_eq!(a["coins"].as_i64().unwrap(), grant - cost);
+    // Every task succeeded, so each resolved hold is its one settle.
+    let a = ledger_is_whole(b, &ids).await;
+    assert_eq!(a["coins"].as_i64().unwrap(), granted(&a) - cost);
     // The proxy still serves, through the surviving node.
     let proxied = cluster.proxy_client().with_token(&token);
     assert_eq!(proxied.batch_progress(&ids).await.unwrap().len(), ids.len());

@@ -11,7 +11,7 @@ use protocol::frame::FrameType;
 use protocol::task::{TaskStatus, TaskView};
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{assets, spawn_app, spawn_app_with, TestApp};
 
 pub const TASK_WAIT: Duration = Duration::from_secs(120);
 
@@ -101,13 +101,6 @@ async fn err_key(client: &RestClient, path: &str, body: &Value) -> (u16, String)
         e.http_status().unwrap_or(0),
         e.status().and_then(|s| s.key.clone()).unwrap_or_default(),
     )
-}
-
-async fn assets(client: &RestClient) -> Value {
-    client
-        .post("/api/v1/payment/assets/get", &json!({}))
-        .await
-        .unwrap()
 }
 
 async fn fetch_image(client: &RestClient, url: &str) -> (String, Vec<u8>) {
