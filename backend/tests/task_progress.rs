@@ -447,13 +447,13 @@ async fn the_reconciler_leaves_a_running_task_that_reports_progress() {
     let none = HashMap::new();
     assert!(rig
         .core
-        .reconcile(id, &none, false)
+        .reconcile(id, None, &none, false)
         .await
         .unwrap()
         .is_none());
     tokio::time::sleep(Duration::from_millis(MIN_REQUEUE_GRACE_MS as u64 + 300)).await;
     assert!(matches!(
-        rig.core.reconcile(id, &none, false).await.unwrap(),
+        rig.core.reconcile(id, None, &none, false).await.unwrap(),
         Some(TaskOp::Requeue { .. })
     ));
 }
@@ -534,4 +534,34 @@ async fn a_real_task_pushes_every_step_with_few_store_writes() {
         .await
         .unwrap();
     assert_eq!((row.status, row.process), (TaskStatus::Success, 100));
+}
+
+/// A create that died between its credit hold and its task row leaves only
+/// the open entry written before the hold: the reconciler leaves it while
+/// the create may still be on its way, then releases the hold once.
+#[tokio::test]
+async fn a_hold_whose_task_row_never_came_is_released_after_the_grace() {
+    let rig = rig(0);
+    rig.core.ledger.grant("payer", "start", 100).await.unwrap();
+    let id = uuid::Uuid::now_v7().simple().to_string();
+    rig.core.open_before_hold(&id, "payer").await.unwrap();
+    rig.core.ledger.hold("payer", &id, 30).await.unwrap();
+    assert_eq!(rig.core.ledger.balance("payer").await.unwrap().held(), 30);
+
+    // Within the grace it could be a create still writing its row.
+    assert_eq!(reconcile_once(&rig.registry, false).await.unwrap(), 0);
+    assert_eq!(rig.core.ledger.balance("payer").await.unwrap().held(), 30);
+
+    tokio::time::sleep(Duration::from_millis(MIN_REQUEUE_GRACE_MS as u64 + 300)).await;
+    for _ in 0..2 {
+        reconcile_once(&rig.registry, false).await.unwrap();
+    }
+    let b = rig.core.ledger.balance("payer").await.unwrap();
+    assert_eq!((b.balance, b.held()), (100, 0), "released once, nothing charged");
+    let entries = rig.core.ledger.entries("payer", 100).await.unwrap();
+    let voids = entries
+        .iter()
+        .filter(|e| e.key == id && e.kind == easel::credits::EntryKind::Void)
+        .count();
+    assert_eq!(voids, 1, "{entries:?}");
 }

@@ -55,7 +55,7 @@ pub async fn cancel_tasks(st: &AppState, account: &str) -> Result<usize, ApiErro
                 .open
                 .scan(&pk, &ScanRange::all(500).after(paging))
                 .await?;
-            for (ck, ()) in &page.rows {
+            for (ck, _payer) in &page.rows {
                 let Some(id) = ck.reader().str() else {
                     continue;
                 };

@@ -354,11 +354,14 @@ pub async fn reconcile_once(
                 .open
                 .scan(&pk, &ScanRange::all(200).after(paging))
                 .await?;
-            for (ck, ()) in page.rows {
+            for (ck, payer) in page.rows {
                 let Some(id) = ck.reader().str() else {
                     continue;
                 };
-                match core.reconcile(&id, &live, ignore_grace).await {
+                match core
+                    .reconcile(&id, payer.as_deref(), &live, ignore_grace)
+                    .await
+                {
                     Ok(Some(op)) => {
                         touched += 1;
                         if let Err(e) = registry.apply(&id, op).await {

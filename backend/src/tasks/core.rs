@@ -121,6 +121,15 @@ impl TaskCache {
 /// Buckets of the open-task set (spreads the reconciler's partitions).
 pub const OPEN_BUCKETS: u64 = 16;
 
+/// When task `id` was created (ms): its id is a UUID v7.
+fn created_at_of(id: &str) -> Option<i64> {
+    let (secs, nanos) = uuid::Uuid::try_parse(id).ok()?.get_timestamp()?.to_unix();
+    i64::try_from(secs)
+        .ok()?
+        .checked_mul(1000)?
+        .checked_add(i64::from(nanos / 1_000_000))
+}
+
 pub fn open_bucket(task_id: &str) -> u64 {
     // FNV-1a: stable across processes and versions.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -141,7 +150,11 @@ pub fn lane_of(speed: SpeedType) -> Lane {
 pub struct TaskCore {
     pub tasks: Table<TaskRow>,
     pub index: Table<TaskIndexRow>,
-    pub open: Table<()>,
+    /// The open-task set; each entry's value is the account whose credits
+    /// the create held, when it was written before the hold (see
+    /// [`TaskCore::open_before_hold`]), so a hold whose task row never came
+    /// is released.
+    pub open: Table<Option<String>>,
     pub ledger: Ledger,
     pub queue: DynQueue,
     pub bus: DynBus,
@@ -270,9 +283,24 @@ impl TaskCore {
         let row_ck = Key::empty();
         tokio::try_join!(
             self.tasks.put(&row_pk, &row_ck, row),
-            self.open.put(&open_pk, &open_ck, &()),
+            self.open.put(&open_pk, &open_ck, &None),
             self.index.put(&index_pk, &index_ck, &index_row),
         )?;
+        Ok(())
+    }
+
+    /// Writes task `id`'s open entry naming `payer` before the create holds
+    /// its credits: a crash between the hold and the task's row then leaves
+    /// an entry the reconciler finds, and it releases the hold
+    /// ([`TaskCore::reconcile`]) instead of leaving it held for good.
+    pub async fn open_before_hold(&self, id: &str, payer: &str) -> Result<(), ApiError> {
+        self.open
+            .put(
+                &Key::empty().u64(open_bucket(id)),
+                &Key::of(id),
+                &Some(payer.to_owned()),
+            )
+            .await?;
         Ok(())
     }
 
@@ -485,10 +513,23 @@ impl TaskCore {
     pub async fn reconcile(
         &self,
         id: &str,
+        payer: Option<&str>,
         live: &std::collections::HashMap<String, u32>,
         ignore_grace: bool,
     ) -> Result<Option<TaskOp>, ApiError> {
+        let grace = self.requeue_grace_ms.max(MIN_REQUEUE_GRACE_MS);
         let Some(row) = self.get(id).await? else {
+            if let Some(account) = payer {
+                // Written before a hold: the create may still be on its way
+                // to the row (its id says when it began); past the grace it
+                // died between the two, and its hold (if any) is released.
+                if now_millis() - created_at_of(id).unwrap_or(0) < grace {
+                    return Ok(None);
+                }
+                if let Resolved::Now(amount) = self.ledger.void(account, id).await? {
+                    tracing::warn!(task = %id, amount, "released the hold of a create that never stored its task");
+                }
+            }
             self.open
                 .delete(&Key::empty().u64(open_bucket(id)), &Key::of(id))
                 .await?;
@@ -501,7 +542,6 @@ impl TaskCore {
         // Never below MIN_REQUEUE_GRACE_MS: a running task's row is written
         // only every PROGRESS_PERSIST_EVERY while its progress moves, so a
         // shorter grace could re-queue a task whose worker is reporting.
-        let grace = self.requeue_grace_ms.max(MIN_REQUEUE_GRACE_MS);
         if !ignore_grace && now_millis() - row.updated_at < grace {
             return Ok(None);
         }

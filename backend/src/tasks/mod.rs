@@ -352,6 +352,7 @@ impl TaskService {
         let mut entry = None;
         let hold = match who {
             Requester::Account(a) => {
+                self.core().open_before_hold(&id, &a.id).await?;
                 entry = self
                     .core()
                     .ledger
