@@ -38,6 +38,7 @@ pub const LANGUAGES: [&str; 23] = [
 ];
 
 /// The stored preferences.
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PrefsRow {
     #[serde(default)]
@@ -51,6 +52,7 @@ pub struct PrefsRow {
 }
 
 /// `account/prefs` answers this.
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrefsView {
     pub links: Vec<String>,
@@ -61,6 +63,7 @@ pub struct PrefsView {
 }
 
 /// `account/prefs/update`: absent fields stay.
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrefsChange {

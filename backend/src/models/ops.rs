@@ -39,6 +39,7 @@ pub struct NewVersion<'a> {
 }
 
 /// Model fields a creator edits (`commitModel`, `model/edit`); absent ones stay.
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Default, Deserialize)]
 pub struct ModelEdit {
     #[serde(default)]
@@ -58,6 +59,7 @@ pub struct ModelEdit {
 }
 
 /// Version fields a creator edits (`commitModel`, `model/ver/edit`).
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Default, Deserialize)]
 pub struct VersionEdit {
     #[serde(default)]

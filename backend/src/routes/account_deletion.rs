@@ -13,6 +13,7 @@ use crate::state::AppState;
 
 type State = web::Data<AppState>;
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteRequest {
@@ -32,6 +33,7 @@ pub struct DeleteRequest {
 /// One proof: `email` and `password`; `phone` and `code` (sent by
 /// `account/login-in/sms`); or `session_id` and `token` (an `oidc/start`
 /// attempt's state and the provider's code).
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CancelRequest {
@@ -79,12 +81,14 @@ impl CancelRequest {
     }
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountRef {
     pub account_id: String,
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
@@ -221,12 +225,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/delete/request",
         request,
-        doc("Request the caller's account deletion (password re-entered; every session ends)"),
+        doc("Request the caller's account deletion (password re-entered; every session ends)").body::<DeleteRequest>(),
     )
     .post(
         "/account/delete/cancel",
         cancel,
-        doc("Cancel a pending account deletion during its grace period"),
+        doc("Cancel a pending account deletion during its grace period").body::<CancelRequest>(),
     )
     .post(
         "/account/delete/methods",
@@ -251,11 +255,11 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/account/deletion/get",
         admin_get,
-        doc("Operators: an account's deletion and its progress"),
+        doc("Operators: an account's deletion and its progress").body::<AccountRef>(),
     )
     .post(
         "/admin/account/deletion/sweep",
         admin_sweep,
-        doc("Operators: run the account deletions now due"),
+        doc("Operators: run the account deletions now due").body::<SweepRequest>(),
     );
 }

@@ -54,6 +54,7 @@ fn operator(state: &AppState, caller: &Authed) -> Result<(), crate::error::ApiEr
     }
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct MembershipRequest {
     pub account_id: String,
@@ -75,6 +76,7 @@ pub async fn set_membership(
     Ok(ok(row.payment))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct GrantRequest {
     pub account_id: String,
@@ -116,6 +118,7 @@ pub async fn grant_credits(
     ))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, serde::Deserialize)]
 pub struct RecountRequest {
     id: String,
@@ -133,6 +136,7 @@ pub async fn square_recount(
     Ok(ok(state.square.recount(&body.id).await?))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct CompanyRequest {
     pub account_id: String,
@@ -176,6 +180,7 @@ pub async fn upsert_product(
     Ok(ok(body.into_inner()))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct OrderRequest {
     pub order_id: String,

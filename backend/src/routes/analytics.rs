@@ -34,27 +34,27 @@ pub fn routes(api: &mut Api) {
         .post(
             "/analytics/settings",
             settings,
-            doc("Read or change the caller's analytics opt-out"),
+            doc("Read or change the caller's analytics opt-out").body::<SettingsChange>(),
         )
         .post(
             "/admin/analytics/dau",
             dau,
-            doc("Operators: daily active users per day"),
+            doc("Operators: daily active users per day").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/funnel",
             funnel,
-            doc("Operators: the visitor funnel over a period"),
+            doc("Operators: the visitor funnel over a period").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/retention",
             retention,
-            doc("Operators: weekly retention of sign-up cohorts"),
+            doc("Operators: weekly retention of sign-up cohorts").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/errors",
             errors,
-            doc("Operators: client errors by release"),
+            doc("Operators: client errors by release").body::<RangeRequest>(),
         );
 }
 
@@ -126,6 +126,7 @@ async fn ingest(
     Ok(ok(report))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SettingsChange {
@@ -148,6 +149,7 @@ async fn settings(
     })))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RangeRequest {

@@ -30,7 +30,9 @@ pub fn routes(api: &mut Api) {
     );
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
+#[schema(as = AudioStreamDownloadQuery)]
 pub struct DownloadQuery {
     pub url: String,
 }

@@ -24,12 +24,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/model/leaderboard/creator-earnings",
         creator_earnings,
-        doc("Creators ranked by their earnings"),
+        doc("Creators ranked by their earnings").body::<EarningsRequest>(),
     )
     .post(
         "/model/ver/can-del",
         can_delete,
-        doc("Whether a model version may be deleted"),
+        doc("Whether a model version may be deleted").body::<CanDeleteRequest>(),
     );
 }
 
@@ -46,6 +46,7 @@ fn id_of(v: &Value) -> Option<String> {
     }
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize, Default)]
 pub struct EarningsRequest {
     #[serde(default)]
@@ -103,6 +104,7 @@ pub async fn creator_earnings(
     })))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct CanDeleteRequest {
     #[serde(default)]

@@ -23,11 +23,11 @@ pub fn routes(api: &mut Api) {
         providers,
         doc("The OpenID Connect sign-in providers"),
     )
-    .post("/oidc/start", start, doc("Start an OpenID Connect sign-in"))
+    .post("/oidc/start", start, doc("Start an OpenID Connect sign-in").body::<StartBody>())
     .post(
         "/oidc/link",
         link,
-        doc("Link an OpenID Connect identity to the caller"),
+        doc("Link an OpenID Connect identity to the caller").body::<LinkBody>(),
     )
     .post(
         "/oidc/linked",
@@ -37,7 +37,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/oidc/unlink",
         unlink,
-        doc("Unlink an identity from the caller"),
+        doc("Unlink an identity from the caller").body::<UnlinkBody>(),
     );
 }
 
@@ -66,6 +66,7 @@ async fn providers(state: web::Data<AppState>) -> ApiResult {
     Ok(ok(serde_json::json!({ "items": state.oidc.list() })))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StartBody {
@@ -164,6 +165,7 @@ pub async fn login_third(
         }))))
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LinkBody {
@@ -194,6 +196,7 @@ async fn linked(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     linked_answer(&state, &caller).await
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UnlinkBody {

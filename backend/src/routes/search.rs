@@ -79,16 +79,16 @@ pub async fn tag_groups(s: web::Data<AppState>, b: Body<TagGroupRequest>) -> Api
 }
 
 pub fn routes(api: &mut Api) {
-    api.post("/square/v3/search/list", list, doc("Search works"))
+    api.post("/square/v3/search/list", list, doc("Search works").body::<SearchRequest>())
         .post(
             "/portfolio/search",
             list,
-            doc("Search works (portfolio path)"),
+            doc("Search works (portfolio path)").body::<SearchRequest>(),
         )
         .post(
             "/square/search/complete",
             complete,
-            doc("Search completions"),
+            doc("Search completions").body::<CompleteRequest>(),
         )
         .post("/search/hot/v2", hot, doc("Hot searches"))
         .get("/search/hot/v2", hot, doc("Hot searches"))
@@ -115,7 +115,7 @@ pub fn routes(api: &mut Api) {
         .post(
             "/search/history/del",
             history_del,
-            doc("Delete one search from the history"),
+            doc("Delete one search from the history").body::<HistoryDelRequest>(),
         )
         .post(
             "/square/v3/tag/list",
@@ -128,5 +128,5 @@ pub fn routes(api: &mut Api) {
             tag_hot,
             doc("The last week's hot tags (recommend path)"),
         )
-        .post("/tag/get_by_group", tag_groups, doc("Tags by group"));
+        .post("/tag/get_by_group", tag_groups, doc("Tags by group").body::<TagGroupRequest>());
 }

@@ -16,18 +16,22 @@ use crate::auth::{optional_caller, Authed};
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct IdRequest {
     pub id: String,
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
+#[schema(as = SurveysEditRequest)]
 pub struct EditRequest {
     pub id: String,
     #[serde(flatten)]
     pub def: SurveyDef,
 }
 
+#[derive(utoipa::ToSchema)]
 #[derive(Debug, Deserialize)]
 pub struct CloseRequest {
     pub id: String,
@@ -131,17 +135,17 @@ pub fn routes(api: &mut Api) {
     .post(
         "/app/questionnaire_survey_submit",
         submit,
-        doc("Answer a questionnaire"),
+        doc("Answer a questionnaire").body::<SubmitRequest>(),
     )
     .post(
         "/admin/survey/create",
         create,
-        doc("Operators: create a questionnaire"),
+        doc("Operators: create a questionnaire").body::<SurveyDef>(),
     )
     .post(
         "/admin/survey/edit",
         edit,
-        doc("Operators: edit a questionnaire"),
+        doc("Operators: edit a questionnaire").body::<EditRequest>(),
     )
     .post(
         "/admin/survey/list",
@@ -151,17 +155,17 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/survey/close",
         close,
-        doc("Operators: close a questionnaire"),
+        doc("Operators: close a questionnaire").body::<CloseRequest>(),
     )
     .post(
         "/admin/survey/results",
         results,
-        doc("Operators: a questionnaire's results"),
+        doc("Operators: a questionnaire's results").body::<IdRequest>(),
     )
     .post(
         "/admin/survey/export",
         export,
-        doc("Operators: a questionnaire's answers as CSV").raw("text/csv"),
+        doc("Operators: a questionnaire's answers as CSV").body::<IdRequest>().raw("text/csv"),
     )
     .get(
         "/admin/survey/export",
