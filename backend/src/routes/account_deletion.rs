@@ -13,8 +13,7 @@ use crate::state::AppState;
 
 type State = web::Data<AppState>;
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteRequest {
     #[serde(default)]
@@ -33,8 +32,7 @@ pub struct DeleteRequest {
 /// One proof: `email` and `password`; `phone` and `code` (sent by
 /// `account/login-in/sms`); or `session_id` and `token` (an `oidc/start`
 /// attempt's state and the provider's code).
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CancelRequest {
     #[serde(default)]
@@ -81,15 +79,13 @@ impl CancelRequest {
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountRef {
     pub account_id: String,
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
     /// At most this many items removed (all when absent).

@@ -89,8 +89,7 @@ pub async fn mail_config(state: web::Data<AppState>) -> ApiResult {
     })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocaleBody {
     #[serde(default)]
@@ -121,8 +120,7 @@ pub async fn verify_send(
     Ok(ok(serde_json::json!({ "expires_in": expires_in })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeBody {
     pub code: String,
@@ -148,8 +146,7 @@ pub async fn verify_check(
     Ok(ok(info(&state, &row)))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EmailChangeBody {
     pub email: String,
@@ -216,8 +213,7 @@ pub async fn email_confirm(
     Ok(ok(info(&state, &row)))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordChangeBody {
     pub old_password: String,
@@ -253,8 +249,7 @@ pub async fn password_change(
     Ok(ok(serde_json::json!({ "ended_sessions": ended })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForgotBody {
     pub email: String,
@@ -279,8 +274,7 @@ pub async fn forgot(
     Ok(ok(serde_json::Value::Null))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResetBody {
     pub token: String,

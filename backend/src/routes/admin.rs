@@ -54,8 +54,7 @@ fn operator(state: &AppState, caller: &Authed) -> Result<(), crate::error::ApiEr
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct MembershipRequest {
     pub account_id: String,
     pub payment: PaymentInfo,
@@ -76,8 +75,7 @@ pub async fn set_membership(
     Ok(ok(row.payment))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct GrantRequest {
     pub account_id: String,
     pub amount: i64,
@@ -118,8 +116,7 @@ pub async fn grant_credits(
     ))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 pub struct RecountRequest {
     id: String,
 }
@@ -136,8 +133,7 @@ pub async fn square_recount(
     Ok(ok(state.square.recount(&body.id).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CompanyRequest {
     pub account_id: String,
     pub company: bool,
@@ -180,8 +176,7 @@ pub async fn upsert_product(
     Ok(ok(body.into_inner()))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct OrderRequest {
     pub order_id: String,
 }

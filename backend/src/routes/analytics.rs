@@ -126,8 +126,7 @@ async fn ingest(
     Ok(ok(report))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SettingsChange {
     #[serde(default)]
@@ -149,8 +148,7 @@ async fn settings(
     })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RangeRequest {
     #[serde(default)]

@@ -30,8 +30,7 @@ pub fn routes(api: &mut Api) {
     );
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[schema(as = AudioStreamDownloadQuery)]
 pub struct DownloadQuery {
     pub url: String,

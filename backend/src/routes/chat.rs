@@ -192,23 +192,51 @@ pub fn config(api: &mut Api) {
             start,
             doc("Send a message; the reply streams as socket frames 11").body::<ChatStartRequest>(),
         )
-        .post("/chat/stop", stop, doc("Stop the reply being written").body::<SessionRef>())
-        .post("/list", list, doc("The caller's chat sessions").body::<SessionListRequest>())
-        .post("/message/list", messages, doc("A chat session's messages").body::<MessageListRequest>())
-        .post("/message/edit", edit_message, doc("Edit a chat message").body::<MessageEditRequest>())
+        .post(
+            "/chat/stop",
+            stop,
+            doc("Stop the reply being written").body::<SessionRef>(),
+        )
+        .post(
+            "/list",
+            list,
+            doc("The caller's chat sessions").body::<SessionListRequest>(),
+        )
+        .post(
+            "/message/list",
+            messages,
+            doc("A chat session's messages").body::<MessageListRequest>(),
+        )
+        .post(
+            "/message/edit",
+            edit_message,
+            doc("Edit a chat message").body::<MessageEditRequest>(),
+        )
         .post(
             "/message/delete",
             delete_message,
             doc("Delete a chat message").body::<MessageRef>(),
         )
-        .post("/message/like", like, doc("Like or unlike a chat reply").body::<MessageLikeRequest>())
+        .post(
+            "/message/like",
+            like,
+            doc("Like or unlike a chat reply").body::<MessageLikeRequest>(),
+        )
         .post(
             "/message/copy_idx",
             copy,
             doc("Record that a reply was copied").body::<MessageRef>(),
         )
-        .post("/edit", edit, doc("Edit a chat session").body::<SessionEditRequest>())
-        .post("/delete", delete, doc("Delete a chat session").body::<SessionRef>())
+        .post(
+            "/edit",
+            edit,
+            doc("Edit a chat session").body::<SessionEditRequest>(),
+        )
+        .post(
+            "/delete",
+            delete,
+            doc("Delete a chat session").body::<SessionRef>(),
+        )
         .post(
             "/delete-all",
             delete_all,

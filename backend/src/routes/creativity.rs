@@ -26,8 +26,7 @@ pub async fn create(
     Ok(ok(s.creativity.create(&s.square, &a.0.account, &b).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct TemplateRef {
     template_id: String,
 }
@@ -40,8 +39,7 @@ pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<TemplateRe
         .await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct ListRequest {
     size: Option<u32>,

@@ -36,8 +36,7 @@ fn kind_of(v: &Option<String>) -> Result<Option<DatasetKind>, ApiError> {
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize, Default)]
+#[derive(utoipa::ToSchema, Deserialize, Default)]
 struct DatasetBody {
     #[serde(default)]
     dataset_id: String,
@@ -124,8 +123,7 @@ async fn delete(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
     Ok(ok(json!({})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct ImagesBody {
     #[serde(default)]
     dataset_id: String,
@@ -201,8 +199,7 @@ async fn image_delete(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResul
     Ok(ok(r.view(true)))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct CaptionBody {
     #[serde(default)]
     dataset_id: String,
@@ -275,11 +272,31 @@ pub fn routes(api: &mut Api) {
         template_list,
         doc("Dataset templates"),
     )
-    .post("/dataset/list", list, doc("The caller's training datasets").body::<DatasetBody>())
-    .post("/dataset/detail", detail, doc("One training dataset").body::<DatasetBody>())
-    .post("/dataset/create", create, doc("Create a training dataset").body::<DatasetBody>())
-    .post("/dataset/edit", edit, doc("Edit a training dataset").body::<DatasetBody>())
-    .post("/dataset/delete", delete, doc("Delete a training dataset").body::<DatasetBody>())
+    .post(
+        "/dataset/list",
+        list,
+        doc("The caller's training datasets").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/detail",
+        detail,
+        doc("One training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/create",
+        create,
+        doc("Create a training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/edit",
+        edit,
+        doc("Edit a training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/delete",
+        delete,
+        doc("Delete a training dataset").body::<DatasetBody>(),
+    )
     .post(
         "/dataset/image/add",
         image_add,

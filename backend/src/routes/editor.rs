@@ -48,7 +48,11 @@ pub fn routes(api: &mut Api) {
             save_operations,
             doc("Save a workspace's timeline operations").body::<SaveOperations>(),
         )
-        .post("/material/list", materials, doc("A workspace's materials").body::<ListRequest>())
+        .post(
+            "/material/list",
+            materials,
+            doc("A workspace's materials").body::<ListRequest>(),
+        )
         .post(
             "/material/upload",
             add_material,

@@ -187,8 +187,7 @@ pub async fn scan_owned(
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[schema(as = FaceUrlBody)]
 struct UrlBody {
     #[serde(default)]

@@ -99,8 +99,7 @@ pub fn routes(api: &mut Api) {
 
 /// What the viewer calls take (every field optional; unknown ones ignored,
 /// as the spec's client sends its own).
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct ViewBody {
     /// The viewer's language (`en`, `zh-CN`); else `Accept-Language`.

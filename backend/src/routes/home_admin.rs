@@ -49,7 +49,8 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/home/popup/stats",
         admin_popup_stats,
-        doc("Operators: each popup's shown, closed, clicked and don't-show-again counts").body::<StatsBody>(),
+        doc("Operators: each popup's shown, closed, clicked and don't-show-again counts")
+            .body::<StatsBody>(),
     )
     .post(
         "/admin/home/delete",
@@ -78,8 +79,7 @@ fn operator(s: &AppState, caller: &Authed) -> Result<String, ApiError> {
     Ok(caller.0.account.id.clone())
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct PreviewBody {
     #[serde(default = "visitor")]
     audience: Audience,
@@ -172,8 +172,7 @@ async fn admin_popup(
     Ok(ok(json!({"id": id, "draft": draft})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct StatsBody {
     /// Popup ids; empty: every popup of the draft and the published page.
@@ -202,8 +201,7 @@ async fn admin_popup_stats(
     Ok(ok(json!({"stats": s.home.popup_stats(&ids).await?})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct DeleteBody {
     #[serde(default)]
     version: Option<u64>,
@@ -221,8 +219,7 @@ async fn admin_delete(
     Ok(ok(json!({ "draft": draft })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct FeaturesBody {
     #[serde(default)]
     version: Option<u64>,
@@ -239,8 +236,7 @@ async fn admin_features(
     Ok(ok(json!({ "draft": draft })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 #[schema(as = HomeAdminPublishBody)]
 struct PublishBody {
@@ -259,8 +255,7 @@ async fn admin_publish(
     ))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ClockBody {
     now_ms: i64,
 }

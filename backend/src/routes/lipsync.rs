@@ -29,8 +29,7 @@ pub fn routes(api: &mut Api) {
     );
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct LipSyncRequest {
     #[serde(default)]
     meta: LipSyncMeta,

@@ -38,16 +38,14 @@ async fn view(
     Ok(model_view(row, &versions, stats, viewer))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct ModelId {
     pub model_id: String,
     #[serde(default)]
     pub model_ver_no: Option<String>,
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct VerNo {
     pub model_ver_no: String,
 }
@@ -100,8 +98,7 @@ pub async fn create_model(
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct CommitBody {
     pub model_id: String,
     #[serde(flatten)]
@@ -154,8 +151,7 @@ pub async fn edit(
     Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct VerEditBody {
     pub model_ver_no: String,
     #[serde(flatten)]
@@ -189,8 +185,7 @@ pub async fn del_model(
     Ok(ok(json!({ "model_id": b.model_id })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[schema(as = ModelPublishBody)]
 pub struct PublishBody {
     pub model_id: String,
@@ -279,8 +274,7 @@ pub async fn version_detail(
     Ok(ok(out))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct PostJoinBody {
     pub model_ver_no: String,
     pub images: Vec<String>,
@@ -313,8 +307,7 @@ pub async fn post_join(
 }
 
 /// `model/import/submit`: the address and `resource/createModel`'s fields.
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct ImportBody {
     pub url: String,
     #[serde(flatten)]
@@ -368,8 +361,7 @@ pub async fn import_submit(
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[schema(as = ModelUrlBody)]
 pub struct UrlBody {
     pub url: String,
@@ -380,8 +372,7 @@ pub async fn by_url(s: web::Data<AppState>, _a: Authed, b: web::Json<UrlBody>) -
     Ok(ok(crate::models::import::propose(&s, &b.url).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[schema(as = ModelDownloadQuery)]
 pub struct DownloadQuery {
     pub model_ver_no: String,
@@ -447,16 +438,32 @@ pub fn routes(api: &mut Api) {
         commit_model,
         doc("Finish a model draft").body::<CommitBody>(),
     )
-    .post("/resource/delModel", del_model, doc("Delete a model").body::<ModelId>())
-    .post("/resource/publish", publish, doc("Publish a model").body::<PublishBody>())
+    .post(
+        "/resource/delModel",
+        del_model,
+        doc("Delete a model").body::<ModelId>(),
+    )
+    .post(
+        "/resource/publish",
+        publish,
+        doc("Publish a model").body::<PublishBody>(),
+    )
     .post("/model/list", list, doc("The caller's models"))
     .post(
         "/model/list/other",
         list_other,
         doc("Someone's published models"),
     )
-    .post("/model/edit", edit, doc("Edit a model").body::<CommitBody>())
-    .post("/model/ver/edit", ver_edit, doc("Edit a model version").body::<VerEditBody>())
+    .post(
+        "/model/edit",
+        edit,
+        doc("Edit a model").body::<CommitBody>(),
+    )
+    .post(
+        "/model/ver/edit",
+        ver_edit,
+        doc("Edit a model version").body::<VerEditBody>(),
+    )
     .post(
         "/model/ver/add",
         create_model,

@@ -27,8 +27,7 @@ type Body<T> = web::Json<T>;
 const TOP_N: usize = 10;
 
 /// Bodies with an optional window and paging.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct WindowRequest {
     time_type: Value,
@@ -156,8 +155,7 @@ pub async fn recommend(
     Ok(ok(json!({ "items": items })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[schema(as = ModelLeaderboardModelRef)]
 pub struct ModelRef {
     model_id: String,
@@ -241,8 +239,7 @@ pub async fn upsert_survey(a: Authed, s: web::Data<AppState>, b: Body<SurveyDef>
     Ok(ok(json!({ "id": b.id })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct CategoryRequest {
     parent: Option<String>,
@@ -300,13 +297,21 @@ pub fn routes(api: &mut Api) {
         rank_detail_all,
         doc("Every model ranking board").body::<WindowRequest>(),
     )
-    .post("/model/recommend", recommend, doc("Recommended models").body::<WindowRequest>())
+    .post(
+        "/model/recommend",
+        recommend,
+        doc("Recommended models").body::<WindowRequest>(),
+    )
     .post(
         "/model/recommend/pack",
         recommend_pack,
         doc("Recommended model packs").body::<ModelRef>(),
     )
-    .post("/model/like", like, doc("Like or unlike a model").body::<ModelRef>())
+    .post(
+        "/model/like",
+        like,
+        doc("Like or unlike a model").body::<ModelRef>(),
+    )
     .post(
         "/model/collect",
         collect,

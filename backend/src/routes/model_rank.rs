@@ -46,8 +46,7 @@ fn id_of(v: &Value) -> Option<String> {
     }
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 pub struct EarningsRequest {
     #[serde(default)]
     pub page_size: Option<u32>,
@@ -104,8 +103,7 @@ pub async fn creator_earnings(
     })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CanDeleteRequest {
     #[serde(default)]
     pub model_ver_no: Value,

@@ -23,7 +23,11 @@ pub fn routes(api: &mut Api) {
         providers,
         doc("The OpenID Connect sign-in providers"),
     )
-    .post("/oidc/start", start, doc("Start an OpenID Connect sign-in").body::<StartBody>())
+    .post(
+        "/oidc/start",
+        start,
+        doc("Start an OpenID Connect sign-in").body::<StartBody>(),
+    )
     .post(
         "/oidc/link",
         link,
@@ -66,8 +70,7 @@ async fn providers(state: web::Data<AppState>) -> ApiResult {
     Ok(ok(serde_json::json!({ "items": state.oidc.list() })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StartBody {
     provider: String,
@@ -101,10 +104,7 @@ async fn start(
     };
     let provider = state.oidc.provider(&body.provider)?.clone();
     let redirect = state.oidc.redirect_uri(&origin(&req));
-    let (url, session_id) = state
-        .oidc
-        .start(&provider.name, redirect, attempt)
-        .await?;
+    let (url, session_id) = state.oidc.start(&provider.name, redirect, attempt).await?;
     Ok(ok(serde_json::json!({
         "url": url,
         "session_id": session_id,
@@ -165,8 +165,7 @@ pub async fn login_third(
         }))))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LinkBody {
     session_id: String,
@@ -196,8 +195,7 @@ async fn linked(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     linked_answer(&state, &caller).await
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UnlinkBody {
     provider: String,

@@ -46,9 +46,21 @@ pub fn routes(api: &mut Api) {
             checkout,
             doc("Check an order out (older path)").body::<OrderRef>(),
         )
-        .post("/order/checkout", checkout, doc("Check an order out").body::<OrderRef>())
-        .post("/order/status", status, doc("An order's status").body::<OrderRef>())
-        .post("/buy/log", buy_log, doc("The caller's purchases").body::<PageReq>())
+        .post(
+            "/order/checkout",
+            checkout,
+            doc("Check an order out").body::<OrderRef>(),
+        )
+        .post(
+            "/order/status",
+            status,
+            doc("An order's status").body::<OrderRef>(),
+        )
+        .post(
+            "/buy/log",
+            buy_log,
+            doc("The caller's purchases").body::<PageReq>(),
+        )
         .get(
             "/order/calculate/recent-record",
             recent,
@@ -215,8 +227,7 @@ async fn create_sub(
     create(req, s, c, b).await
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct OrderRef {
     order_id: String,
     #[serde(default)]
@@ -240,8 +251,7 @@ async fn status(s: web::Data<AppState>, c: Authed, b: Body<OrderRef>) -> ApiResu
     Ok(ok(s.mall.order_status(&c.0.account, &b.order_id).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct PageReq {
     page_size: Option<u32>,
@@ -282,8 +292,7 @@ async fn sub_detail(s: web::Data<AppState>, c: Authed) -> ApiResult {
     Ok(ok(json!({"subscription": sub, "portal": portal})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ProductRef {
     product_id: String,
 }
@@ -311,8 +320,7 @@ async fn upgrade(
     Ok(ok(s.mall.upgrade(&c.0.account, &b, &base).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct SubReq {
     sub_id: Option<String>,
@@ -415,8 +423,7 @@ async fn portal(
     Ok(ok(json!({"url": url})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct AdyenMethods {
     product_id: Option<String>,
@@ -456,8 +463,7 @@ async fn adyen_methods(
     Ok(ok(v))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ThreeDs2 {
     order_id: String,
     details: serde_json::Value,

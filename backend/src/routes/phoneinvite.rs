@@ -78,8 +78,7 @@ pub fn routes(api: &mut Api) {
 /// `login-in/sms`: without `code`, sends one; with it, signs in or creates
 /// the number's account. The other login parameters of spec 2 §3 are
 /// accepted (the invite codes are used, the tracking fields ignored).
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct SmsLoginRequest {
     pub phone: String,
     #[serde(default)]
@@ -198,8 +197,7 @@ async fn subject(req: &HttpRequest, state: &AppState) -> Result<Option<Subject>,
     Ok(device_id_of(req).map(Subject::Device))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GuideRequest {
     /// Step ids the visitor has just seen.
@@ -247,8 +245,7 @@ async fn vip_pop(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     Ok(ok(state.popups.vip_pop(&caller.0.account).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[schema(as = PhoneinviteConfirmRequest)]
 struct ConfirmRequest {
@@ -280,8 +277,7 @@ async fn confirm_pop(
         .await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PushTokenRequest {
     #[serde(default)]

@@ -76,8 +76,7 @@ pub async fn login_email(
     Ok(super::account::logged_in(req, state, &row, token))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecondStepRequest {
     pub challenge: String,
@@ -113,8 +112,7 @@ pub async fn sessions(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     Ok(ok(state.accounts.list_sessions(&caller.0).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionIdRequest {
     pub id: String,
@@ -146,8 +144,7 @@ pub async fn two_factor_status(state: web::Data<AppState>, caller: Authed) -> Ap
     })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordRequest {
     pub password: String,
@@ -166,8 +163,7 @@ pub async fn two_factor_enrol(
     Ok(ok(e))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeRequest {
     pub code: String,
@@ -186,8 +182,7 @@ pub async fn two_factor_confirm(
     Ok(ok(serde_json::json!({ "recovery_codes": codes })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DisableRequest {
     pub password: String,
@@ -217,8 +212,7 @@ pub async fn two_factor_disable(
     Ok(ok(serde_json::Value::Null))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegenerateRequest {
     pub password: String,
@@ -258,8 +252,7 @@ pub async fn prefs_update(
         .await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CropRequest {
     pub x: u32,
@@ -267,8 +260,7 @@ pub struct CropRequest {
     pub size: u32,
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AvatarRequest {
     /// The image (PNG, JPEG or GIF), base64.
@@ -353,5 +345,9 @@ pub fn routes(api: &mut Api) {
         prefs_update,
         doc("Change the caller's preferences").body::<PrefsChange>(),
     )
-    .post("/account/avatar", avatar, doc("Set the caller's avatar").body::<AvatarRequest>());
+    .post(
+        "/account/avatar",
+        avatar,
+        doc("Set the caller's avatar").body::<AvatarRequest>(),
+    );
 }

@@ -16,14 +16,12 @@ use crate::auth::{optional_caller, Authed};
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct IdRequest {
     pub id: String,
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[schema(as = SurveysEditRequest)]
 pub struct EditRequest {
     pub id: String,
@@ -31,8 +29,7 @@ pub struct EditRequest {
     pub def: SurveyDef,
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CloseRequest {
     pub id: String,
     /// `false` opens a closed survey again.
@@ -165,7 +162,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/survey/export",
         export,
-        doc("Operators: a questionnaire's answers as CSV").body::<IdRequest>().raw("text/csv"),
+        doc("Operators: a questionnaire's answers as CSV")
+            .body::<IdRequest>()
+            .raw("text/csv"),
     )
     .get(
         "/admin/survey/export",

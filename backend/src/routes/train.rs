@@ -29,8 +29,7 @@ fn trainings(s: &AppState) -> TrainingService {
     TrainingService::new(s.store.clone(), s.objects.clone())
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[schema(as = TrainTrainBody)]
 struct TrainBody {
     #[serde(default)]
@@ -233,8 +232,7 @@ async fn in_progress_list(a: Authed, s: State) -> ApiResult {
     Ok(ok(json!({ "items": items })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct TaskIds {
     #[serde(default)]
     task_ids: Vec<String>,
@@ -287,8 +285,7 @@ async fn train_log(a: Authed, s: State, b: web::Json<TaskIds>) -> ApiResult {
     ))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct ReferBody {
     #[serde(default)]
     model_ver_no: String,
@@ -374,7 +371,11 @@ pub fn routes(api: &mut Api) {
         batch_progress,
         doc("Several trainings' progress").body::<TaskIds>(),
     )
-    .post("/train-model/log", train_log, doc("A training's log").body::<TaskIds>())
+    .post(
+        "/train-model/log",
+        train_log,
+        doc("A training's log").body::<TaskIds>(),
+    )
     .post(
         "/task/create-refer",
         create_refer,

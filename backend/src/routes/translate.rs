@@ -65,8 +65,7 @@ fn check_text(i: usize, text: &str) -> Result<(), ApiError> {
 }
 
 /// A text as sent: a bare string, or an object with its list type.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum TextItem {
     Plain(String),
@@ -80,8 +79,7 @@ pub enum TextItem {
 /// `POST /translate/locals`: `{texts: [string | {text, type}], language,
 /// type?}` (`list` is accepted for `texts`). `type` is the editor list type
 /// (`normal` default, `style`, `quality`, `command`, `eg`) or `comment`.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LocalsRequest {
     #[serde(alias = "list", default)]
     pub texts: Vec<TextItem>,
@@ -92,8 +90,7 @@ pub struct LocalsRequest {
 }
 
 /// `POST /translate/local`: `{text, language, type?}`.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LocalRequest {
     pub text: String,
     #[serde(default, alias = "lang")]
@@ -219,8 +216,7 @@ pub async fn local(
 
 /// `list` of `/translate/18n`: `{content: [key]}` as the spec names it, or
 /// the keys as a bare array.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum LabelList {
     Content { content: Vec<String> },
@@ -228,8 +224,7 @@ pub enum LabelList {
 }
 
 /// `POST /translate/18n`: `{list: {content: [key]}, language}`.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LabelsRequest {
     pub list: LabelList,
     #[serde(default, alias = "lang")]
@@ -311,8 +306,7 @@ fn definition(e: &Entry, lang: Lang) -> Definition<'_> {
 }
 
 /// `POST /prompt/definitions`: `{language, category?, cursor?, limit?}`.
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 pub struct DefinitionsRequest {
     #[serde(default, alias = "lang")]
     pub language: Option<String>,

@@ -38,14 +38,26 @@ pub fn routes(api: &mut Api) {
             multi_img_to_video,
             doc("Create a video task from several pictures").body::<VideoCreateRequest>(),
         )
-        .post("/upscale", upscale, doc("Create a video upscale task").body::<VideoCreateRequest>())
-        .post("/extend", extend, doc("Create a task that extends a video").body::<VideoCreateRequest>())
+        .post(
+            "/upscale",
+            upscale,
+            doc("Create a video upscale task").body::<VideoCreateRequest>(),
+        )
+        .post(
+            "/extend",
+            extend,
+            doc("Create a task that extends a video").body::<VideoCreateRequest>(),
+        )
         .post(
             "/frame-interpolation",
             frame_interpolation,
             doc("Create a frame interpolation task").body::<VideoCreateRequest>(),
         )
-        .post("/estimate", estimate, doc("Estimate a video task's cost").body::<VideoCreateRequest>())
+        .post(
+            "/estimate",
+            estimate,
+            doc("Estimate a video task's cost").body::<VideoCreateRequest>(),
+        )
         .post(
             "/model-gen-param",
             model_gen_param,
@@ -114,8 +126,7 @@ pub async fn effect_apps() -> ApiResult {
     Ok(ok(json!({ "items": items, "next_cursor": null })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 struct PreviewQuery {
     id: String,
 }
@@ -170,8 +181,7 @@ pub async fn camera_config() -> ApiResult {
     })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 #[schema(as = VideoModelRef)]
 struct ModelRef {
     #[serde(default)]
@@ -188,8 +198,7 @@ async fn model_param(b: web::Json<ModelRef>) -> ApiResult {
     Ok(ok(model_param_config(m)))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 struct MetaInfoRequest {
     #[serde(default)]
     task_id: Option<String>,

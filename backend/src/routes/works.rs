@@ -97,8 +97,7 @@ pub async fn video_play(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequ
     Ok(ok(json!({ "id": b.id, "plays": plays })))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 pub struct VideoReport {
     pub id: String,
     pub reason: String,
@@ -162,8 +161,7 @@ pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Body<FeedRequest>) -
     Ok(ok(s.square.author_works(Some(&me), &me, &b).await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct OtherRequest {
     account_id: String,
     #[serde(flatten)]
@@ -221,8 +219,7 @@ pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Body<FeedRequ
         .await?))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct ImgUseAdd {
     url: String,
     #[serde(default)]
@@ -242,8 +239,7 @@ pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) 
     Ok(ok(json!({})))
 }
 
-#[derive(utoipa::ToSchema)]
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct ImgUseDel {
     url: String,
 }
@@ -284,29 +280,57 @@ pub fn routes(api: &mut Api) {
         publish_article,
         doc("Publish an article").body::<PublishArticleRequest>(),
     )
-    .post("/post/article/edit", edit, doc("Edit an article").body::<EditWorkRequest>())
+    .post(
+        "/post/article/edit",
+        edit,
+        doc("Edit an article").body::<EditWorkRequest>(),
+    )
     .post(
         "/post/video/add",
         publish_video,
         doc("Publish a video post").body::<PublishVideoRequest>(),
     )
-    .post("/ai-video/detail", video_detail, doc("A video post's page").body::<IdRequest>())
+    .post(
+        "/ai-video/detail",
+        video_detail,
+        doc("A video post's page").body::<IdRequest>(),
+    )
     .post(
         "/ai-video/play",
         video_play,
         doc("Count a video post's play").body::<IdRequest>(),
     )
-    .post("/ai-video/report", video_report, doc("Report a video post").body::<VideoReport>())
-    .post("/post/video/edit", edit, doc("Edit a video post").body::<EditWorkRequest>())
+    .post(
+        "/ai-video/report",
+        video_report,
+        doc("Report a video post").body::<VideoReport>(),
+    )
+    .post(
+        "/post/video/edit",
+        edit,
+        doc("Edit a video post").body::<EditWorkRequest>(),
+    )
     .post("/post/detail", detail, doc("One post").body::<IdRequest>())
     .post(
         "/post/content/check",
         check,
         doc("Check a post's text before publishing").body::<ContentCheckRequest>(),
     )
-    .post("/portfolio/edit", edit, doc("Edit a work").body::<EditWorkRequest>())
-    .post("/portfolio/recommend", selected, doc("Selected works").body::<FeedRequest>())
-    .post("/artwork/detail", detail, doc("One work").body::<IdRequest>())
+    .post(
+        "/portfolio/edit",
+        edit,
+        doc("Edit a work").body::<EditWorkRequest>(),
+    )
+    .post(
+        "/portfolio/recommend",
+        selected,
+        doc("Selected works").body::<FeedRequest>(),
+    )
+    .post(
+        "/artwork/detail",
+        detail,
+        doc("One work").body::<IdRequest>(),
+    )
     .post(
         "/artwork/delete",
         delete,
@@ -317,8 +341,16 @@ pub fn routes(api: &mut Api) {
         visibility,
         doc("Set a work's visibility").body::<VisibilityRequest>(),
     )
-    .post("/artwork/list", my_works, doc("The caller's works").body::<FeedRequest>())
-    .post("/artwork/home/list", home_list, doc("The home square").body::<FeedRequest>())
+    .post(
+        "/artwork/list",
+        my_works,
+        doc("The caller's works").body::<FeedRequest>(),
+    )
+    .post(
+        "/artwork/home/list",
+        home_list,
+        doc("The home square").body::<FeedRequest>(),
+    )
     .post(
         "/artwork/list/other",
         other_works,
@@ -349,7 +381,11 @@ pub fn routes(api: &mut Api) {
         react(Reaction::Collect, false),
         doc("Take back a collect").body::<IdRequest>(),
     )
-    .post("/account/follow", follow, doc("Follow an account").body::<AccountRequest>())
+    .post(
+        "/account/follow",
+        follow,
+        doc("Follow an account").body::<AccountRequest>(),
+    )
     .post(
         "/account/follow-cancel",
         unfollow,

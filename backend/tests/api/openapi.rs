@@ -298,6 +298,14 @@ async fn each_typed_body_is_what_the_server_reads() {
     assert!(typed > 300, "{typed} typed bodies");
     assert!(missing_refused > 0, "no required field is really required");
     // The caller was signed in throughout (no call above ended its token).
-    let info = send(&http, &app.base, &token, "post", "/api/v1/account/info", &Value::Null).await;
+    let info = send(
+        &http,
+        &app.base,
+        &token,
+        "post",
+        "/api/v1/account/info",
+        &Value::Null,
+    )
+    .await;
     assert_eq!(info["status"]["code"], 10000, "{info}");
 }

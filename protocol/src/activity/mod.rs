@@ -101,7 +101,14 @@ impl<'de> Deserialize<'de> for ContributionType {
 string_schema!(
     ContributionType,
     "a contribution's type",
-    ["work", "local_video", "article", "character", "model_Checkpoint", "model_LORA"]
+    [
+        "work",
+        "local_video",
+        "article",
+        "character",
+        "model_Checkpoint",
+        "model_LORA"
+    ]
 );
 
 /// How a period's excellent list is chosen.

@@ -65,6 +65,7 @@ impl Scene {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = TextFilterAction))]
 pub enum Action {
     /// The matched characters are replaced by `*`; the text is accepted.
     Mask,

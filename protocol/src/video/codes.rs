@@ -214,4 +214,8 @@ pub fn restore_tab(
 }
 
 #[cfg(feature = "openapi")]
-integer_schema!(VideoAction, "the video action code", [42, 43, 44, 45, 46, 47, 48, 49, 50]);
+integer_schema!(
+    VideoAction,
+    "the video action code",
+    [42, 43, 44, 45, 46, 47, 48, 49, 50]
+);
