@@ -103,6 +103,7 @@ pub struct UserSettings {
 
 /// `data` of account info.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AccountInfo {
     pub id: String,
     pub name: String,
@@ -144,6 +145,7 @@ impl PaymentInfo {
 
 /// An operator's change of an account's status (ban, unban).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SetStatusRequest {
     pub account_id: String,
     pub status: u8,

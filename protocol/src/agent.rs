@@ -17,12 +17,14 @@ pub const AGENT_SAFE_SCENE: i64 = 52;
 
 /// `data` of every prompt-polish event: a fragment (code 70005), the whole
 /// polished prompt (10000) or empty (errors).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolishData {
     pub prompt: String,
 }
 
 /// `/api/v1/task/gen-agent/conv/create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConvCreateRequest {
@@ -31,18 +33,21 @@ pub struct ConvCreateRequest {
     pub title: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConvCreated {
     pub conv_id: String,
 }
 
 /// `/conv/history`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConvRef {
     pub conv_id: String,
 }
 
 /// Who wrote an agent message.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentRole {
@@ -51,6 +56,7 @@ pub enum AgentRole {
 }
 
 /// What a message part holds.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContentType {
@@ -61,12 +67,14 @@ pub enum ContentType {
 
 /// `content` of a history item (spec 2 §3: "History items carry msg_id,
 /// role, content.parts").
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageContent {
     pub parts: Vec<String>,
 }
 
 /// Where an assistant message stands; user messages are always `done`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentMessageState {
@@ -78,6 +86,7 @@ pub enum AgentMessageState {
 }
 
 /// One item of `/conv/history`, oldest first.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentMessageView {
     pub msg_id: String,
@@ -92,6 +101,7 @@ pub struct AgentMessageView {
 }
 
 /// One item of `/convs`, newest first.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConvView {
     pub conv_id: String,
@@ -108,6 +118,7 @@ pub struct Items<T> {
 }
 
 /// One starter template of `/prompt/preset-template`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PresetTemplate {
     pub id: String,
@@ -116,6 +127,7 @@ pub struct PresetTemplate {
 }
 
 /// The model answering, as the UI shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentModel {
     pub name: String,
@@ -126,6 +138,7 @@ pub struct AgentModel {
 }
 
 /// `/config`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentConfig {
     pub retry_delay_ms: u64,
@@ -134,6 +147,7 @@ pub struct AgentConfig {
 }
 
 /// One message the client sends in a stream request.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct InMessage {
@@ -147,6 +161,7 @@ pub struct InMessage {
 
 /// `biz_param` of a stream request: what the generator is set to, so the
 /// proposed prompt suits it. Numbers or strings are accepted for each field.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BizParam {
@@ -157,6 +172,7 @@ pub struct BizParam {
 }
 
 /// Body of `POST /api/stream/task/gen-agent/conv`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AgentStreamRequest {
@@ -173,6 +189,7 @@ pub struct AgentStreamRequest {
 }
 
 /// `data` of every agent stream event.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentStreamData {
     pub conv_id: String,

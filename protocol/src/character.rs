@@ -37,6 +37,7 @@ pub const MAX_CARD_BYTES: usize = 8 * 1024 * 1024;
 pub const MAX_CARD_IMAGE_SIDE: u32 = 4096;
 
 /// Spec 3 §3 gender filter values.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Gender {
@@ -69,6 +70,7 @@ impl Gender {
 pub const CHARACTER_TYPES: [u8; 2] = [1, 2];
 
 /// The model settings a character's chats start with.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ChatSettingsView {
     /// 0.0 to 2.0.
@@ -90,6 +92,7 @@ impl Default for ChatSettingsView {
 }
 
 /// Who made a character.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnerView {
     pub id: String,
@@ -97,6 +100,7 @@ pub struct OwnerView {
 }
 
 /// A character, whole (`character/detail`, `tavern-pro/detail`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CharacterView {
     pub id: String,
@@ -128,6 +132,7 @@ pub struct CharacterView {
 }
 
 /// A character in a list (square, recommend, my, latest; chat sessions).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CharacterCard {
     pub id: String,
@@ -146,6 +151,7 @@ pub struct CharacterCard {
 }
 
 /// A recently chatted character (`character/latest`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecentCard {
     #[serde(flatten)]
@@ -159,6 +165,7 @@ fn yes() -> bool {
 }
 
 /// `tavern-pro/publish`: create (no `id`) or edit one's own character.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PublishRequest {
     /// The character to edit; absent to create one.
@@ -205,20 +212,25 @@ fn default_type() -> u8 {
 }
 
 /// A body naming one object.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = CharacterCardIdRequest))]
 pub struct IdRequest {
     pub id: String,
 }
 
 /// The answer naming a created object.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdAnswer {
     pub id: String,
 }
 
 /// `square/.../character/list` order.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = CharacterOrderBy))]
 pub enum OrderBy {
     /// Newest published first.
     #[default]
@@ -228,7 +240,9 @@ pub enum OrderBy {
 }
 
 /// `square/v3/character/list` and `square/character/list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = CharacterListRequest))]
 pub struct ListRequest {
     #[serde(default)]
     pub order_by: OrderBy,
@@ -264,6 +278,7 @@ pub struct Items<T> {
 }
 
 /// `recommend`, `latest`: how many.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct LimitRequest {
     #[serde(default)]
@@ -280,6 +295,7 @@ pub fn effective_limit(limit: u32) -> u32 {
 }
 
 /// The language model answering chats, as the API describes it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelInfoView {
     pub name: String,
@@ -290,6 +306,7 @@ pub struct ModelInfoView {
 }
 
 /// `character/default_setting`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DefaultSettingAnswer {
     pub temperature: f32,
@@ -299,6 +316,7 @@ pub struct DefaultSettingAnswer {
 }
 
 /// The limits of a character form (`tavern-pro/config`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CharacterLimits {
     pub name: usize,
@@ -333,6 +351,7 @@ impl CharacterLimits {
 }
 
 /// One character type as the form offers it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CharacterTypeView {
     pub value: u8,
@@ -340,6 +359,7 @@ pub struct CharacterTypeView {
 }
 
 /// `tavern-pro/config`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigAnswer {
     pub limits: CharacterLimits,
@@ -350,6 +370,7 @@ pub struct ConfigAnswer {
 }
 
 /// A starter template (`tavern-pro/preset/list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Preset {
     pub id: String,
@@ -360,6 +381,7 @@ pub struct Preset {
 }
 
 /// `tavern-pro/card/export` query.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportQuery {
     pub id: String,
@@ -369,6 +391,7 @@ pub struct ExportQuery {
 }
 
 /// `datacard/create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardCreate {
     pub title: String,
@@ -377,6 +400,7 @@ pub struct DatacardCreate {
 }
 
 /// `datacard/edit`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardEdit {
     pub id: String,
@@ -386,6 +410,7 @@ pub struct DatacardEdit {
 }
 
 /// A datacard (`datacard/detail`, `datacard/my`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardView {
     pub id: String,

@@ -23,6 +23,7 @@ pub const MAX_REPORT_LIST_LIMIT: u32 = 100;
 
 /// One language model the chat can use (`character/model_list`,
 /// `tavern-pro/model-list/v2`). A server has exactly one configured model.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelListItem {
     pub name: String,
@@ -35,6 +36,7 @@ pub struct ModelListItem {
 }
 
 /// A character on the weekly hot list (`character/chat/recommend_hot`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HotCard {
     #[serde(flatten)]
@@ -44,8 +46,10 @@ pub struct HotCard {
 }
 
 /// Why a character is reported: a fixed set, so reports can be triaged.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = CharacterExtrasReportReason))]
 pub enum ReportReason {
     /// Sexual content involving minors: the most urgent.
     SexualMinors,
@@ -86,7 +90,9 @@ impl ReportReason {
 
 /// `report/ai-character`. `reason` is a string (not the enum) so an
 /// unknown one answers a clear InvalidParams rather than a parse error.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = CharacterExtrasReportRequest))]
 pub struct ReportRequest {
     pub character_id: String,
     pub reason: String,
@@ -95,7 +101,9 @@ pub struct ReportRequest {
 }
 
 /// The answer to a report: whether it replaced the caller's earlier one.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = CharacterExtrasReportAnswer))]
 pub struct ReportAnswer {
     pub updated: bool,
 }
@@ -139,6 +147,7 @@ pub fn normalise_report(
 }
 
 /// `admin/character/reports`: newest first; one character's only when named.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ReportListRequest {
     #[serde(default)]
@@ -151,6 +160,7 @@ pub struct ReportListRequest {
 }
 
 /// The reported character as the operator sees it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedCharacter {
     pub id: String,
@@ -164,6 +174,7 @@ pub struct ReportedCharacter {
 }
 
 /// One report in the operator's list.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportView {
     pub character: ReportedCharacter,
@@ -176,6 +187,7 @@ pub struct ReportView {
 }
 
 /// `admin/character/unpublish`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnpublishRequest {
     pub character_id: String,
@@ -186,6 +198,7 @@ pub struct UnpublishRequest {
 
 /// `account/character/setting/update`: absent fields stay as they are; an
 /// empty string clears one.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct PersonaUpdate {
     #[serde(default)]
@@ -195,6 +208,7 @@ pub struct PersonaUpdate {
 }
 
 /// The user's chat persona (`account/character/setting/get` and `/update`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PersonaView {
     /// What characters call the user; empty: the account name.
@@ -225,6 +239,7 @@ pub fn normalise_persona(s: &str) -> Result<String, ExtrasRuleError> {
 }
 
 /// `tavern-pro/preview/list`: a draft, not saved.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreviewRequest {
     pub name: String,
@@ -239,6 +254,7 @@ pub struct PreviewRequest {
 }
 
 /// Who speaks a preview line.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PreviewRole {
@@ -249,6 +265,7 @@ pub enum PreviewRole {
 }
 
 /// What a preview line is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PreviewKind {
@@ -260,6 +277,7 @@ pub enum PreviewKind {
 }
 
 /// One line of a preview, macros applied.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreviewItem {
     pub role: PreviewRole,
@@ -268,6 +286,7 @@ pub struct PreviewItem {
 }
 
 /// `character/agent/recommend_promot`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CharacterIdRequest {
     pub character_id: String,

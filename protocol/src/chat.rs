@@ -47,6 +47,7 @@ pub fn chat_text(raw: &str) -> Result<String, ChatTextError> {
 }
 
 /// Who wrote a message.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageRole {
@@ -56,6 +57,7 @@ pub enum MessageRole {
 
 /// Where a message is in its life. Only assistant replies are ever
 /// `streaming`; user messages and greetings are `done` at once.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageState {
@@ -75,6 +77,7 @@ impl MessageState {
 }
 
 /// The model that wrote a reply, as shown next to it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelTag {
     pub name: String,
@@ -85,6 +88,7 @@ pub struct ModelTag {
 
 /// One message of a session (`message/list`, `msg/latest_state_info`,
 /// `quick-chat/task/progress`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageView {
     /// Stable while the message exists; a regenerated reply gets a new id at the same `idx`.
@@ -111,6 +115,7 @@ pub struct MessageView {
 }
 
 /// A chat session in lists (`session/list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionView {
     pub session_id: String,
@@ -129,6 +134,7 @@ pub struct SessionView {
 }
 
 /// Content of push frame 11: one delta of a reply, or its end.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatDelta {
     pub session_id: String,
@@ -147,17 +153,20 @@ pub struct ChatDelta {
     pub error: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CharacterRef {
     pub character_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionRef {
     pub session_id: String,
 }
 
 /// `session/create`'s answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionCreated {
     pub session_id: String,
@@ -166,6 +175,7 @@ pub struct SessionCreated {
 /// `session/chat/start`: a new user message (`content`), or
 /// `regenerate: true` (a new text for the last reply), or `continue: true`
 /// (more text appended to the last reply).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatStartRequest {
     pub session_id: String,
@@ -178,18 +188,21 @@ pub struct ChatStartRequest {
 }
 
 /// `session/chat/start`'s answer: the assistant reply's id, before any text.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatStarted {
     pub msg_id: String,
 }
 
 /// `session/chat/stop`'s answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatStopped {
     /// False when no reply was running.
     pub stopped: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageListRequest {
     pub session_id: String,
@@ -200,12 +213,14 @@ pub struct MessageListRequest {
     pub before_idx: Option<u64>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageList {
     /// Oldest first.
     pub items: Vec<MessageView>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionListRequest {
     #[serde(default)]
@@ -216,6 +231,7 @@ pub struct SessionListRequest {
     pub cursor: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionList {
     /// Newest first.
@@ -224,6 +240,7 @@ pub struct SessionList {
     pub cursor: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionEditRequest {
     pub session_id: String,
@@ -233,23 +250,27 @@ pub struct SessionEditRequest {
     pub settings: Option<ChatSettingsView>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct DeleteAllRequest {
     #[serde(default)]
     pub character_id: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeleteAllAnswer {
     pub deleted: u32,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRef {
     pub session_id: String,
     pub msg_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageEditRequest {
     pub session_id: String,
@@ -257,6 +278,7 @@ pub struct MessageEditRequest {
     pub content: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageLikeRequest {
     pub session_id: String,
@@ -266,17 +288,20 @@ pub struct MessageLikeRequest {
 }
 
 /// `message/copy_idx`, `message/polish`: a text.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContentAnswer {
     pub content: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardBinding {
     pub session_id: String,
     pub datacard_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardsEdit {
     pub session_id: String,
@@ -284,11 +309,13 @@ pub struct DatacardsEdit {
 }
 
 /// The datacards bound to a session after a change.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatacardIds {
     pub datacard_ids: Vec<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimbreSet {
     pub session_id: String,
@@ -297,6 +324,7 @@ pub struct TimbreSet {
 }
 
 /// `quick-chat/can-talk`'s answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CanTalk {
     pub can_talk: bool,
@@ -305,12 +333,14 @@ pub struct CanTalk {
     pub reason: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuickChatStart {
     pub character_id: String,
     pub content: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuickChatStarted {
     pub session_id: String,
@@ -318,11 +348,13 @@ pub struct QuickChatStarted {
 }
 
 /// `reply/recommend`'s answer: up to three short replies the user might send.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplySuggestions {
     pub items: Vec<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolishRequest {
     #[serde(default)]

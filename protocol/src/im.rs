@@ -11,8 +11,10 @@ pub const MAX_CHANNEL_NAME_CHARS: usize = 64;
 pub const MAX_HISTORY_LIMIT: u32 = 100;
 
 /// A member's role inside a channel.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = ImRole))]
 pub enum Role {
     Owner,
     Admin,
@@ -27,6 +29,7 @@ impl Role {
 }
 
 /// What a message carries.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageKind {
@@ -37,6 +40,7 @@ pub enum MessageKind {
 }
 
 /// The content of a `task` message.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SharedTask {
     pub task_id: String,
@@ -45,6 +49,7 @@ pub struct SharedTask {
 }
 
 /// One channel message: a history item and the content of frame 12.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImMessage {
     pub channel_id: String,
@@ -60,6 +65,7 @@ pub struct ImMessage {
     pub create_at: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CreateChannelRequest {
     pub name: String,
@@ -67,12 +73,14 @@ pub struct CreateChannelRequest {
     pub private: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CreateChannelAnswer {
     pub channel_id: String,
     pub invite_code: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EditChannelRequest {
     pub channel_id: String,
@@ -83,22 +91,26 @@ pub struct EditChannelRequest {
 }
 
 /// Any call that names only a channel (disband, detail, members, quit, info, all-read).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChannelRef {
     pub channel_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JoinRequest {
     pub invite_code: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemberRequest {
     pub channel_id: String,
     pub account_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SetRoleRequest {
     pub channel_id: String,
@@ -108,6 +120,7 @@ pub struct SetRoleRequest {
 }
 
 /// A channel as the joined list and detail show it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChannelView {
     pub channel_id: String,
@@ -122,12 +135,14 @@ pub struct ChannelView {
     pub create_at: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChannelList {
     pub items: Vec<ChannelView>,
 }
 
 /// Channel info by id (spec 1 §7: `data.name`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChannelInfo {
     pub channel_id: String,
@@ -135,6 +150,7 @@ pub struct ChannelInfo {
     pub private: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemberView {
     pub account_id: String,
@@ -143,12 +159,14 @@ pub struct MemberView {
     pub joined_at: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemberList {
     pub items: Vec<MemberView>,
 }
 
 /// Send a message: text (`content`), or a shared task (`kind: "task"`, `task_id`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SendRequest {
     pub channel_id: String,
@@ -160,12 +178,14 @@ pub struct SendRequest {
     pub task_id: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SendAnswer {
     pub seq: u64,
 }
 
 /// History, newest first: items with `seq < before_seq` (all when absent).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HistoryRequest {
     pub channel_id: String,
@@ -175,6 +195,7 @@ pub struct HistoryRequest {
     pub before_seq: Option<u64>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HistoryAnswer {
     pub items: Vec<ImMessage>,
@@ -182,12 +203,14 @@ pub struct HistoryAnswer {
     pub has_more: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReadRequest {
     pub channel_id: String,
     pub seq: u64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnreadItem {
     pub channel_id: String,
@@ -196,6 +219,7 @@ pub struct UnreadItem {
     pub read_seq: u64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UnreadRecord {
     pub items: Vec<UnreadItem>,

@@ -6,6 +6,48 @@
 //! that derive `Serialize` here *are* the contract; other crates convert to
 //! and from them at their edges.
 
+/// `utoipa` schemas of the types serialised as integers (`try_from`/`into`
+/// or `transparent`): an integer, limited to `codes` when they are given.
+#[cfg(feature = "openapi")]
+macro_rules! integer_schema {
+    ($name:ty, $about:expr) => {
+        integer_schema!($name, $about, None::<[i64; 0]>);
+    };
+    ($name:ty, $about:expr, [$($code:expr),* $(,)?]) => {
+        integer_schema!($name, $about, Some([$($code as i64),*]));
+    };
+    ($name:ty, $about:expr, $codes:expr) => {
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::Integer)
+                    .description(Some($about))
+                    .enum_values($codes)
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+
+/// `utoipa` schemas of the types serialised as strings by hand: a string,
+/// one of `values`.
+#[cfg(feature = "openapi")]
+macro_rules! string_schema {
+    ($name:ty, $about:expr, [$($value:expr),* $(,)?]) => {
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .description(Some($about))
+                    .enum_values(Some([$($value),*]))
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+
 pub mod account;
 pub mod activity;
 pub mod agent;

@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::ErrorCode;
 
 /// Where an ornament is worn.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = OrnamentSlot))]
 pub enum Slot {
     /// Over the account's avatar, wherever it is shown.
     Avatar,
@@ -33,12 +35,14 @@ impl Slot {
 }
 
 /// The ornament's picture: a transparent overlay served by this site.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct OrnamentImage {
     pub url: String,
 }
 
 /// An ornament as the shop shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ornament {
     pub ornament_id: String,
@@ -75,6 +79,7 @@ impl Ornament {
 }
 
 /// One item of `ornament-shop/list` and `other-list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShopItem {
     #[serde(flatten)]
@@ -84,7 +89,9 @@ pub struct ShopItem {
 }
 
 /// `ornament-shop/list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = OrnamentListRequest))]
 pub struct ListRequest {
     #[serde(default)]
     pub slot: Option<Slot>,
@@ -95,6 +102,7 @@ pub struct ListRequest {
 }
 
 /// A page of shop items.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShopPage {
     pub items: Vec<ShopItem>,
@@ -102,6 +110,7 @@ pub struct ShopPage {
 }
 
 /// `ornament-shop/other-list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OtherListRequest {
     pub account_id: String,
@@ -109,6 +118,7 @@ pub struct OtherListRequest {
 
 /// `ornament-shop/worn-of`: the avatar ornaments some accounts wear (for
 /// displays that list people without cards: channel members).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WornOfRequest {
     pub account_ids: Vec<String>,
@@ -118,12 +128,14 @@ pub struct WornOfRequest {
 pub const WORN_OF_MAX: usize = 200;
 
 /// `ornament-shop/buy`, `ornament-shop/wear`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrnamentRequest {
     pub ornament_id: String,
 }
 
 /// The answer of `buy`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuyResult {
     pub ornament_id: String,
@@ -136,6 +148,7 @@ pub struct BuyResult {
 }
 
 /// `ornament-shop/cancel-wear`: by slot or by the ornament worn.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct CancelWearRequest {
     #[serde(default)]
@@ -145,6 +158,7 @@ pub struct CancelWearRequest {
 }
 
 /// What the caller wears after `wear` or `cancel-wear`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Worn {
     /// The avatar ornament's image URL.
@@ -156,6 +170,7 @@ pub struct Worn {
 }
 
 /// `ornament-shop/order-list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct OrderListRequest {
     #[serde(default)]
@@ -165,6 +180,7 @@ pub struct OrderListRequest {
 }
 
 /// One purchase.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrnamentOrder {
     pub ornament_id: String,
@@ -179,6 +195,7 @@ pub struct OrnamentOrder {
     pub at: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderPage {
     pub items: Vec<OrnamentOrder>,
@@ -186,6 +203,7 @@ pub struct OrderPage {
 }
 
 /// `ornament-shop/wear-work-frame`: `ornament_id` null takes the frame off.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WearWorkFrameRequest {
     pub work_id: String,
@@ -194,12 +212,14 @@ pub struct WearWorkFrameRequest {
 }
 
 /// `ornament-shop/work-frame-work`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkFrameRequest {
     pub work_id: String,
 }
 
 /// The frame a work wears (its own, else its author's default).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkFrame {
     pub work_id: String,
@@ -207,7 +227,9 @@ pub struct WorkFrame {
 }
 
 /// `admin/ornament/upsert`: no `ornament_id` adds one.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = OrnamentUpsertRequest))]
 pub struct UpsertRequest {
     #[serde(default)]
     pub ornament_id: Option<String>,

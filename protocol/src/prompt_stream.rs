@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 pub const MARKER: &str = "\"\"\"";
 
 /// Whether a part is ordinary text or a proposed image prompt.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PartType {
@@ -52,6 +53,7 @@ pub enum PartType {
 }
 
 /// One part of an assistant's text (spec 2 §3 "Prompt-stream part").
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptPart {

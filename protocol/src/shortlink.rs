@@ -29,12 +29,14 @@ pub const CODE_LEN: usize = 8;
 pub const CODE_ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// `url/short`'s body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShortenRequest {
     pub url: String,
 }
 
 /// `url/short`'s answer: the spec's `cloud_cdn` is the short URL.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShortenResult {
     pub cloud_cdn: String,
@@ -46,6 +48,7 @@ pub struct ShortenResult {
 }
 
 /// One of the owner's links (`url/short/list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShortLinkView {
     pub code: String,

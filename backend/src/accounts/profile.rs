@@ -38,7 +38,7 @@ pub const LANGUAGES: [&str; 23] = [
 ];
 
 /// The stored preferences.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PrefsRow {
     #[serde(default)]
     pub links: Vec<String>,
@@ -51,7 +51,7 @@ pub struct PrefsRow {
 }
 
 /// `account/prefs` answers this.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrefsView {
     pub links: Vec<String>,
     /// Empty: the browser's language.
@@ -61,7 +61,7 @@ pub struct PrefsView {
 }
 
 /// `account/prefs/update`: absent fields stay.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrefsChange {
     pub links: Option<Vec<String>>,

@@ -34,7 +34,7 @@ const DRAFT: &str = "draft";
 const LIVE: &str = "live";
 
 /// Which list an item is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ItemKind {
     Banner,

@@ -39,7 +39,7 @@ pub struct NewVersion<'a> {
 }
 
 /// Model fields a creator edits (`commitModel`, `model/edit`); absent ones stay.
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 pub struct ModelEdit {
     #[serde(default)]
     pub name: Option<String>,
@@ -58,7 +58,7 @@ pub struct ModelEdit {
 }
 
 /// Version fields a creator edits (`commitModel`, `model/ver/edit`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 pub struct VersionEdit {
     #[serde(default)]
     pub version_name: Option<String>,

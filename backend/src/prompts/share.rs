@@ -49,7 +49,9 @@ pub fn chinese_share(text: &str) -> Option<f64> {
 
 /// What kind of text is being translated: the prompt word's list type, or
 /// free text such as a comment (spec 3 §5: translated only when mostly Chinese).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, Serialize)]
+#[derive(
+    utoipa::ToSchema, Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TextKind {
     #[default]

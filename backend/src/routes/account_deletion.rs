@@ -13,7 +13,7 @@ use crate::state::AppState;
 
 type State = web::Data<AppState>;
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteRequest {
     #[serde(default)]
@@ -32,7 +32,7 @@ pub struct DeleteRequest {
 /// One proof: `email` and `password`; `phone` and `code` (sent by
 /// `account/login-in/sms`); or `session_id` and `token` (an `oidc/start`
 /// attempt's state and the provider's code).
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CancelRequest {
     #[serde(default)]
@@ -79,13 +79,13 @@ impl CancelRequest {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountRef {
     pub account_id: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
     /// At most this many items removed (all when absent).
@@ -221,12 +221,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/delete/request",
         request,
-        doc("Request the caller's account deletion (password re-entered; every session ends)"),
+        doc("Request the caller's account deletion (password re-entered; every session ends)").body::<DeleteRequest>(),
     )
     .post(
         "/account/delete/cancel",
         cancel,
-        doc("Cancel a pending account deletion during its grace period"),
+        doc("Cancel a pending account deletion during its grace period").body::<CancelRequest>(),
     )
     .post(
         "/account/delete/methods",
@@ -251,11 +251,11 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/account/deletion/get",
         admin_get,
-        doc("Operators: an account's deletion and its progress"),
+        doc("Operators: an account's deletion and its progress").body::<AccountRef>(),
     )
     .post(
         "/admin/account/deletion/sweep",
         admin_sweep,
-        doc("Operators: run the account deletions now due"),
+        doc("Operators: run the account deletions now due").body::<SweepRequest>(),
     );
 }

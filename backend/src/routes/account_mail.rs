@@ -36,37 +36,37 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/verify/send",
         verify_send,
-        doc("Send an e-mail verification code"),
+        doc("Send an e-mail verification code").body::<LocaleBody>(),
     )
     .post(
         "/account/verify/check",
         verify_check,
-        doc("Check an e-mail verification code"),
+        doc("Check an e-mail verification code").body::<CodeBody>(),
     )
     .post(
         "/account/email/change",
         email_change,
-        doc("Start changing the caller's e-mail address"),
+        doc("Start changing the caller's e-mail address").body::<EmailChangeBody>(),
     )
     .post(
         "/account/email/confirm",
         email_confirm,
-        doc("Confirm a new e-mail address with its code"),
+        doc("Confirm a new e-mail address with its code").body::<CodeBody>(),
     )
     .post(
         "/account/password/change",
         password_change,
-        doc("Change the caller's password"),
+        doc("Change the caller's password").body::<PasswordChangeBody>(),
     )
     .post(
         "/account/forgot",
         forgot,
-        doc("Mail a password reset link (answers success for any address)"),
+        doc("Mail a password reset link (answers success for any address)").body::<ForgotBody>(),
     )
     .post(
         "/account/reset",
         reset,
-        doc("Set a new password with a reset token (once per token)"),
+        doc("Set a new password with a reset token (once per token)").body::<ResetBody>(),
     );
 }
 
@@ -89,7 +89,7 @@ pub async fn mail_config(state: web::Data<AppState>) -> ApiResult {
     })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocaleBody {
     #[serde(default)]
@@ -120,7 +120,7 @@ pub async fn verify_send(
     Ok(ok(serde_json::json!({ "expires_in": expires_in })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeBody {
     pub code: String,
@@ -146,7 +146,7 @@ pub async fn verify_check(
     Ok(ok(info(&state, &row)))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EmailChangeBody {
     pub email: String,
@@ -213,7 +213,7 @@ pub async fn email_confirm(
     Ok(ok(info(&state, &row)))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordChangeBody {
     pub old_password: String,
@@ -249,7 +249,7 @@ pub async fn password_change(
     Ok(ok(serde_json::json!({ "ended_sessions": ended })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForgotBody {
     pub email: String,
@@ -274,7 +274,7 @@ pub async fn forgot(
     Ok(ok(serde_json::Value::Null))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResetBody {
     pub token: String,

@@ -21,69 +21,81 @@ use crate::state::AppState;
 type Body<T> = web::Json<T>;
 
 pub fn routes(api: &mut Api) {
-    api.post("/theme-activity/list", list, doc("List theme activities"))
-        .post("/theme-activity/detail", detail, doc("One theme activity"))
-        .post(
-            "/theme-activity/post-list",
-            post_list,
-            doc("The works entered in a theme activity"),
-        )
-        .post(
-            "/theme-activity/character-join",
-            character_join,
-            doc("Enter a character in a theme activity"),
-        )
-        .post(
-            "/theme-activity/period-excellent-list",
-            excellent_list,
-            doc("A theme activity's excellent works of a period"),
-        )
-        .post(
-            "/activity/my-list",
-            my_list,
-            doc("The activities the caller entered"),
-        )
-        .post(
-            "/activity/commit",
-            commit,
-            doc("Enter a work in an activity"),
-        )
-        .post(
-            "/activity/my-apply",
-            my_apply,
-            doc("The caller's entries in an activity"),
-        )
-        .post("/activity/vote", vote, doc("Vote for an activity entry"))
-        .post(
-            "/activity/vote-cancel",
-            vote_cancel,
-            doc("Take back a vote for an activity entry"),
-        )
-        .post(
-            "/admin/activity/create",
-            admin_create,
-            doc("Operators: create an activity"),
-        )
-        .post(
-            "/admin/activity/edit",
-            admin_edit,
-            doc("Operators: edit an activity"),
-        )
-        .post(
-            "/admin/activity/list",
-            admin_list,
-            doc("Operators: list activities"),
-        )
-        .post(
-            "/admin/activity/close",
-            admin_close,
-            doc("Operators: close an activity"),
-        )
-        .post(
-            "/admin/activity/judge",
-            admin_judge,
-            doc("Operators: judge an activity's entries"),
-        );
+    api.post(
+        "/theme-activity/list",
+        list,
+        doc("List theme activities").body::<ListRequest>(),
+    )
+    .post(
+        "/theme-activity/detail",
+        detail,
+        doc("One theme activity").body::<ActivityRequest>(),
+    )
+    .post(
+        "/theme-activity/post-list",
+        post_list,
+        doc("The works entered in a theme activity").body::<PostListRequest>(),
+    )
+    .post(
+        "/theme-activity/character-join",
+        character_join,
+        doc("Enter a character in a theme activity").body::<CharacterJoinRequest>(),
+    )
+    .post(
+        "/theme-activity/period-excellent-list",
+        excellent_list,
+        doc("A theme activity's excellent works of a period").body::<ActivityRequest>(),
+    )
+    .post(
+        "/activity/my-list",
+        my_list,
+        doc("The activities the caller entered").body::<MyRequest>(),
+    )
+    .post(
+        "/activity/commit",
+        commit,
+        doc("Enter a work in an activity").body::<CommitRequest>(),
+    )
+    .post(
+        "/activity/my-apply",
+        my_apply,
+        doc("The caller's entries in an activity").body::<MyRequest>(),
+    )
+    .post(
+        "/activity/vote",
+        vote,
+        doc("Vote for an activity entry").body::<VoteRequest>(),
+    )
+    .post(
+        "/activity/vote-cancel",
+        vote_cancel,
+        doc("Take back a vote for an activity entry").body::<VoteRequest>(),
+    )
+    .post(
+        "/admin/activity/create",
+        admin_create,
+        doc("Operators: create an activity").body::<UpsertRequest>(),
+    )
+    .post(
+        "/admin/activity/edit",
+        admin_edit,
+        doc("Operators: edit an activity").body::<UpsertRequest>(),
+    )
+    .post(
+        "/admin/activity/list",
+        admin_list,
+        doc("Operators: list activities"),
+    )
+    .post(
+        "/admin/activity/close",
+        admin_close,
+        doc("Operators: close an activity").body::<JudgeRequest>(),
+    )
+    .post(
+        "/admin/activity/judge",
+        admin_judge,
+        doc("Operators: judge an activity's entries").body::<JudgeRequest>(),
+    );
 }
 
 pub async fn list(s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {

@@ -54,7 +54,7 @@ fn operator(state: &AppState, caller: &Authed) -> Result<(), crate::error::ApiEr
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct MembershipRequest {
     pub account_id: String,
     pub payment: PaymentInfo,
@@ -75,7 +75,7 @@ pub async fn set_membership(
     Ok(ok(row.payment))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct GrantRequest {
     pub account_id: String,
     pub amount: i64,
@@ -116,7 +116,7 @@ pub async fn grant_credits(
     ))
 }
 
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 pub struct RecountRequest {
     id: String,
 }
@@ -133,7 +133,7 @@ pub async fn square_recount(
     Ok(ok(state.square.recount(&body.id).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CompanyRequest {
     pub account_id: String,
     pub company: bool,
@@ -176,7 +176,7 @@ pub async fn upsert_product(
     Ok(ok(body.into_inner()))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct OrderRequest {
     pub order_id: String,
 }

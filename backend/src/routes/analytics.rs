@@ -34,27 +34,27 @@ pub fn routes(api: &mut Api) {
         .post(
             "/analytics/settings",
             settings,
-            doc("Read or change the caller's analytics opt-out"),
+            doc("Read or change the caller's analytics opt-out").body::<SettingsChange>(),
         )
         .post(
             "/admin/analytics/dau",
             dau,
-            doc("Operators: daily active users per day"),
+            doc("Operators: daily active users per day").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/funnel",
             funnel,
-            doc("Operators: the visitor funnel over a period"),
+            doc("Operators: the visitor funnel over a period").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/retention",
             retention,
-            doc("Operators: weekly retention of sign-up cohorts"),
+            doc("Operators: weekly retention of sign-up cohorts").body::<RangeRequest>(),
         )
         .post(
             "/admin/analytics/errors",
             errors,
-            doc("Operators: client errors by release"),
+            doc("Operators: client errors by release").body::<RangeRequest>(),
         );
 }
 
@@ -126,7 +126,7 @@ async fn ingest(
     Ok(ok(report))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SettingsChange {
     #[serde(default)]
@@ -148,7 +148,7 @@ async fn settings(
     })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RangeRequest {
     #[serde(default)]

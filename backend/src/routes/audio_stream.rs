@@ -30,7 +30,8 @@ pub fn routes(api: &mut Api) {
     );
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
+#[schema(as = AudioStreamDownloadQuery)]
 pub struct DownloadQuery {
     pub url: String,
 }

@@ -164,7 +164,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/activity/checkin/time-zone",
         time_zone,
-        doc("Change the caller's check-in time zone (once per 30 days)"),
+        doc("Change the caller's check-in time zone (once per 30 days)").body::<TimeZoneRequest>(),
     )
     .post(
         "/face-photo/mark-user-activity-award-list",
@@ -184,16 +184,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/award/upsert",
         admin_upsert,
-        doc("Operators: add or change an award"),
+        doc("Operators: add or change an award").body::<AwardUpsertRequest>(),
     )
     .post(
         "/admin/award/delete",
         admin_delete,
-        doc("Operators: delete an award"),
+        doc("Operators: delete an award").body::<AwardDeleteRequest>(),
     )
     .post(
         "/admin/checkin/schedule/set",
         admin_schedule,
-        doc("Operators: set the check-in award schedule"),
+        doc("Operators: set the check-in award schedule").body::<ScheduleRequest>(),
     );
 }

@@ -32,96 +32,112 @@ type State = web::Data<AppState>;
 /// Registers every route of the family under `/api/v1` (individual routes,
 /// not a `/character` scope: the chat family shares that prefix).
 pub fn routes(api: &mut Api) {
-    api.post("/tavern-pro/publish", publish, doc("Publish a character"))
-        .post(
-            "/tavern-pro/detail",
-            detail,
-            doc("One character (tavern form)"),
-        )
-        .post("/character/detail", detail, doc("One character"))
-        .post(
-            "/square/v3/character/list",
-            list,
-            doc("The characters feed"),
-        )
-        .post(
-            "/square/character/list",
-            list,
-            doc("The characters feed (older path)"),
-        )
-        .post(
-            "/square/v3/character/recommend",
-            recommend,
-            doc("Recommended characters"),
-        )
-        .post(
-            "/square/character/recommend",
-            recommend,
-            doc("Recommended characters (older path)"),
-        )
-        .post(
-            "/character/latest",
-            latest,
-            doc("Characters the caller chatted with lately"),
-        )
-        .post(
-            "/tavern-pro/recently/remove",
-            remove_recent,
-            doc("Remove a character from the caller's recent list"),
-        )
-        .post("/tavern-pro/my", mine, doc("The caller's characters"))
-        .post(
-            "/tavern-pro/delete",
-            delete,
-            doc("Delete one of the caller's characters"),
-        )
-        .post(
-            "/character/default_setting",
-            default_setting,
-            doc("Default settings for a new character"),
-        )
-        .get(
-            "/character/default_setting",
-            default_setting,
-            doc("Default settings for a new character"),
-        )
-        .post(
-            "/tavern-pro/config",
-            config,
-            doc("Character editor configuration"),
-        )
-        .get(
-            "/tavern-pro/config",
-            config,
-            doc("Character editor configuration"),
-        )
-        .post("/tavern-pro/preset/list", presets, doc("Character presets"))
-        .get("/tavern-pro/preset/list", presets, doc("Character presets"))
-        .post(
-            "/tavern-pro/card/import",
-            import,
-            doc("Import a character card (PNG or JSON)").upload("image/png"),
-        )
-        .get(
-            "/tavern-pro/card/export",
-            export,
-            doc("Export a character card (PNG or JSON)")
-                .raw("image/png")
-                .query(&["id", "format"]),
-        )
-        .post(
-            "/datacard/create",
-            datacard_create,
-            doc("Create a data card (character knowledge)"),
-        )
-        .post("/datacard/edit", datacard_edit, doc("Edit a data card"))
-        .post(
-            "/datacard/delete",
-            datacard_delete,
-            doc("Delete a data card"),
-        )
-        .post("/datacard/detail", datacard_detail, doc("One data card"))
-        .post("/datacard/my", datacard_my, doc("The caller's data cards"));
+    api.post(
+        "/tavern-pro/publish",
+        publish,
+        doc("Publish a character").body::<PublishRequest>(),
+    )
+    .post(
+        "/tavern-pro/detail",
+        detail,
+        doc("One character (tavern form)").body::<IdRequest>(),
+    )
+    .post(
+        "/character/detail",
+        detail,
+        doc("One character").body::<IdRequest>(),
+    )
+    .post(
+        "/square/v3/character/list",
+        list,
+        doc("The characters feed").body::<ListRequest>(),
+    )
+    .post(
+        "/square/character/list",
+        list,
+        doc("The characters feed (older path)").body::<ListRequest>(),
+    )
+    .post(
+        "/square/v3/character/recommend",
+        recommend,
+        doc("Recommended characters").body::<LimitRequest>(),
+    )
+    .post(
+        "/square/character/recommend",
+        recommend,
+        doc("Recommended characters (older path)").body::<LimitRequest>(),
+    )
+    .post(
+        "/character/latest",
+        latest,
+        doc("Characters the caller chatted with lately").body::<LimitRequest>(),
+    )
+    .post(
+        "/tavern-pro/recently/remove",
+        remove_recent,
+        doc("Remove a character from the caller's recent list").body::<IdRequest>(),
+    )
+    .post("/tavern-pro/my", mine, doc("The caller's characters"))
+    .post(
+        "/tavern-pro/delete",
+        delete,
+        doc("Delete one of the caller's characters").body::<IdRequest>(),
+    )
+    .post(
+        "/character/default_setting",
+        default_setting,
+        doc("Default settings for a new character"),
+    )
+    .get(
+        "/character/default_setting",
+        default_setting,
+        doc("Default settings for a new character"),
+    )
+    .post(
+        "/tavern-pro/config",
+        config,
+        doc("Character editor configuration"),
+    )
+    .get(
+        "/tavern-pro/config",
+        config,
+        doc("Character editor configuration"),
+    )
+    .post("/tavern-pro/preset/list", presets, doc("Character presets"))
+    .get("/tavern-pro/preset/list", presets, doc("Character presets"))
+    .post(
+        "/tavern-pro/card/import",
+        import,
+        doc("Import a character card (PNG or JSON)").upload("image/png"),
+    )
+    .get(
+        "/tavern-pro/card/export",
+        export,
+        doc("Export a character card (PNG or JSON)")
+            .raw("image/png")
+            .query(&["id", "format"]),
+    )
+    .post(
+        "/datacard/create",
+        datacard_create,
+        doc("Create a data card (character knowledge)").body::<DatacardCreate>(),
+    )
+    .post(
+        "/datacard/edit",
+        datacard_edit,
+        doc("Edit a data card").body::<DatacardEdit>(),
+    )
+    .post(
+        "/datacard/delete",
+        datacard_delete,
+        doc("Delete a data card").body::<IdRequest>(),
+    )
+    .post(
+        "/datacard/detail",
+        datacard_detail,
+        doc("One data card").body::<IdRequest>(),
+    )
+    .post("/datacard/my", datacard_my, doc("The caller's data cards"));
 }
 
 /// The caller's account id when a token is sent (a bad token is NeedLogin),

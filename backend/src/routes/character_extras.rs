@@ -53,17 +53,17 @@ pub fn routes(api: &mut Api) {
     .post(
         "/character/chat/recommend_hot",
         recommend_hot,
-        doc("Hot characters to chat with"),
+        doc("Hot characters to chat with").body::<LimitRequest>(),
     )
     .post(
         "/tavern-pro/preview/list",
         preview_list,
-        doc("Preview pictures for the character editor"),
+        doc("Preview pictures for the character editor").body::<PreviewRequest>(),
     )
     .post(
         "/character/agent/recommend_promot",
         image_prompts,
-        doc("Picture prompts proposed for a character"),
+        doc("Picture prompts proposed for a character").body::<CharacterIdRequest>(),
     );
 }
 

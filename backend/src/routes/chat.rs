@@ -185,84 +185,112 @@ pub fn config(api: &mut Api) {
         api.post(
             "/create",
             create,
-            doc("Start a chat session with a character"),
+            doc("Start a chat session with a character").body::<CharacterRef>(),
         )
         .post(
             "/chat/start",
             start,
-            doc("Send a message; the reply streams as socket frames 11"),
+            doc("Send a message; the reply streams as socket frames 11").body::<ChatStartRequest>(),
         )
-        .post("/chat/stop", stop, doc("Stop the reply being written"))
-        .post("/list", list, doc("The caller's chat sessions"))
-        .post("/message/list", messages, doc("A chat session's messages"))
-        .post("/message/edit", edit_message, doc("Edit a chat message"))
+        .post(
+            "/chat/stop",
+            stop,
+            doc("Stop the reply being written").body::<SessionRef>(),
+        )
+        .post(
+            "/list",
+            list,
+            doc("The caller's chat sessions").body::<SessionListRequest>(),
+        )
+        .post(
+            "/message/list",
+            messages,
+            doc("A chat session's messages").body::<MessageListRequest>(),
+        )
+        .post(
+            "/message/edit",
+            edit_message,
+            doc("Edit a chat message").body::<MessageEditRequest>(),
+        )
         .post(
             "/message/delete",
             delete_message,
-            doc("Delete a chat message"),
+            doc("Delete a chat message").body::<MessageRef>(),
         )
-        .post("/message/like", like, doc("Like or unlike a chat reply"))
+        .post(
+            "/message/like",
+            like,
+            doc("Like or unlike a chat reply").body::<MessageLikeRequest>(),
+        )
         .post(
             "/message/copy_idx",
             copy,
-            doc("Record that a reply was copied"),
+            doc("Record that a reply was copied").body::<MessageRef>(),
         )
-        .post("/edit", edit, doc("Edit a chat session"))
-        .post("/delete", delete, doc("Delete a chat session"))
+        .post(
+            "/edit",
+            edit,
+            doc("Edit a chat session").body::<SessionEditRequest>(),
+        )
+        .post(
+            "/delete",
+            delete,
+            doc("Delete a chat session").body::<SessionRef>(),
+        )
         .post(
             "/delete-all",
             delete_all,
-            doc("Delete every chat session of the caller"),
+            doc("Delete every chat session of the caller").body::<DeleteAllRequest>(),
         )
         .post(
             "/bind-datacard",
             bind_datacard,
-            doc("Bind a data card to a chat session"),
+            doc("Bind a data card to a chat session").body::<DatacardBinding>(),
         )
         .post(
             "/edit-datacard",
             edit_datacards,
-            doc("Change a chat session's data cards"),
+            doc("Change a chat session's data cards").body::<DatacardsEdit>(),
         )
         .post(
             "/remove-datacard",
             remove_datacard,
-            doc("Remove a data card from a chat session"),
+            doc("Remove a data card from a chat session").body::<DatacardBinding>(),
         )
         .post(
             "/timbre/set",
             set_timbre,
-            doc("Set the voice a chat session's replies are spoken with"),
+            doc("Set the voice a chat session's replies are spoken with").body::<TimbreSet>(),
         )
         .post(
             "/msg/latest_state_info",
             latest,
-            doc("The latest state of a chat session's reply"),
+            doc("The latest state of a chat session's reply").body::<SessionRef>(),
         );
     })
     .post(
         "/character/quick-chat/start",
         quick_start,
-        doc("Start a quick chat with a character"),
+        doc("Start a quick chat with a character").body::<QuickChatStart>(),
     )
     .post(
         "/character/quick-chat/task/progress",
         progress,
-        doc("Progress of a quick chat's reply"),
+        doc("Progress of a quick chat's reply").body::<MessageRef>(),
     )
     .post(
         "/character/quick-chat/can-talk",
         can_talk,
-        doc("Whether the caller may quick-chat now"),
+        doc("Whether the caller may quick-chat now").body::<CharacterRef>(),
     )
     .post(
         "/character/reply/recommend",
         recommend,
-        doc("Proposed replies for the caller in a chat"),
+        doc("Proposed replies for the caller in a chat").body::<SessionRef>(),
     )
     .post(
         "/character/message/polish",
         polish,
-        doc("Polish the caller's draft chat message"),
+        doc("Polish the caller's draft chat message").body::<PolishRequest>(),
     );
 }

@@ -25,19 +25,43 @@ type State = web::Data<AppState>;
 pub fn routes(api: &mut Api) {
     for prefix in ["/comment2", "/comment"] {
         api.scope(prefix, |api| {
-            api.post("/create", create, doc("Comment on an object"))
-                .post("/add", create, doc("Comment on an object (older path)"))
-                .post("/add-replies", add_reply, doc("Reply to a comment"))
-                .post("/list", list, doc("An object's comments"))
-                .post("/replies-list", replies_list, doc("A comment's replies"))
-                .post("/like", like, doc("Like or unlike a comment"))
-                .post(
-                    "/delete",
-                    delete,
-                    doc("Delete one of the caller's comments"),
-                )
-                .post("/emoji/list", emoji_list, doc("The emoji comments may use"))
-                .get("/emoji/list", emoji_list, doc("The emoji comments may use"));
+            api.post(
+                "/create",
+                create,
+                doc("Comment on an object").body::<CreateCommentRequest>(),
+            )
+            .post(
+                "/add",
+                create,
+                doc("Comment on an object (older path)").body::<CreateCommentRequest>(),
+            )
+            .post(
+                "/add-replies",
+                add_reply,
+                doc("Reply to a comment").body::<CreateCommentRequest>(),
+            )
+            .post(
+                "/list",
+                list,
+                doc("An object's comments").body::<ListCommentsRequest>(),
+            )
+            .post(
+                "/replies-list",
+                replies_list,
+                doc("A comment's replies").body::<ListCommentsRequest>(),
+            )
+            .post(
+                "/like",
+                like,
+                doc("Like or unlike a comment").body::<CommentRef>(),
+            )
+            .post(
+                "/delete",
+                delete,
+                doc("Delete one of the caller's comments").body::<CommentRef>(),
+            )
+            .post("/emoji/list", emoji_list, doc("The emoji comments may use"))
+            .get("/emoji/list", emoji_list, doc("The emoji comments may use"));
         });
     }
 }

@@ -26,7 +26,7 @@ pub async fn create(
     Ok(ok(s.creativity.create(&s.square, &a.0.account, &b).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct TemplateRef {
     template_id: String,
 }
@@ -39,7 +39,7 @@ pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<TemplateRe
         .await?))
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct ListRequest {
     size: Option<u32>,
@@ -82,26 +82,26 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/creativity/template/create",
         create,
-        doc("Create a creativity template from a task"),
+        doc("Create a creativity template from a task").body::<CreateTemplateRequest>(),
     )
     .post(
         "/creativity/square/template/detail",
         detail,
-        doc("One creativity template"),
+        doc("One creativity template").body::<TemplateRef>(),
     )
     .post(
         "/creativity/square/template/list",
         list,
-        doc("The creativity templates feed"),
+        doc("The creativity templates feed").body::<ListRequest>(),
     )
     .post(
         "/creativity/square/template/generate/apply",
         apply,
-        doc("Create a task from a creativity template"),
+        doc("Create a task from a creativity template").body::<ApplyTemplateRequest>(),
     )
     .post(
         "/creativity/square/template/generate/history",
         history,
-        doc("The caller's tasks made from creativity templates"),
+        doc("The caller's tasks made from creativity templates").body::<ListRequest>(),
     );
 }

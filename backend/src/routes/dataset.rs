@@ -36,7 +36,7 @@ fn kind_of(v: &Option<String>) -> Result<Option<DatasetKind>, ApiError> {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(utoipa::ToSchema, Deserialize, Default)]
 struct DatasetBody {
     #[serde(default)]
     dataset_id: String,
@@ -123,7 +123,7 @@ async fn delete(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
     Ok(ok(json!({})))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct ImagesBody {
     #[serde(default)]
     dataset_id: String,
@@ -199,7 +199,7 @@ async fn image_delete(a: Authed, s: State, b: web::Json<ImagesBody>) -> ApiResul
     Ok(ok(r.view(true)))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct CaptionBody {
     #[serde(default)]
     dataset_id: String,
@@ -272,29 +272,49 @@ pub fn routes(api: &mut Api) {
         template_list,
         doc("Dataset templates"),
     )
-    .post("/dataset/list", list, doc("The caller's training datasets"))
-    .post("/dataset/detail", detail, doc("One training dataset"))
-    .post("/dataset/create", create, doc("Create a training dataset"))
-    .post("/dataset/edit", edit, doc("Edit a training dataset"))
-    .post("/dataset/delete", delete, doc("Delete a training dataset"))
+    .post(
+        "/dataset/list",
+        list,
+        doc("The caller's training datasets").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/detail",
+        detail,
+        doc("One training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/create",
+        create,
+        doc("Create a training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/edit",
+        edit,
+        doc("Edit a training dataset").body::<DatasetBody>(),
+    )
+    .post(
+        "/dataset/delete",
+        delete,
+        doc("Delete a training dataset").body::<DatasetBody>(),
+    )
     .post(
         "/dataset/image/add",
         image_add,
-        doc("Add pictures to a dataset"),
+        doc("Add pictures to a dataset").body::<ImagesBody>(),
     )
     .post(
         "/dataset/image/delete",
         image_delete,
-        doc("Remove pictures from a dataset"),
+        doc("Remove pictures from a dataset").body::<ImagesBody>(),
     )
     .post(
         "/dataset/image/caption",
         image_caption,
-        doc("Set a dataset picture's caption"),
+        doc("Set a dataset picture's caption").body::<CaptionBody>(),
     )
     .post(
         "/dataset/caption/auto",
         caption_auto,
-        doc("Draft captions for a dataset's pictures"),
+        doc("Draft captions for a dataset's pictures").body::<ImagesBody>(),
     );
 }

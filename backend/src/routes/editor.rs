@@ -21,53 +21,57 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/workspace/create",
             create,
-            doc("Create a video editor workspace"),
+            doc("Create a video editor workspace").body::<CreateRequest>(),
         )
         .post(
             "/workspace/edit",
             edit,
-            doc("Rename or resize a video editor workspace"),
+            doc("Rename or resize a video editor workspace").body::<EditRequest>(),
         )
         .post(
             "/workspace/list",
             list,
-            doc("The caller's video editor workspaces"),
+            doc("The caller's video editor workspaces").body::<ListRequest>(),
         )
         .post(
             "/workspace/del",
             delete,
-            doc("Delete a video editor workspace"),
+            doc("Delete a video editor workspace").body::<WorkspaceRef>(),
         )
         .post(
             "/detail",
             detail,
-            doc("A workspace with its timeline and materials"),
+            doc("A workspace with its timeline and materials").body::<WorkspaceRef>(),
         )
         .post(
             "/operation/save",
             save_operations,
-            doc("Save a workspace's timeline operations"),
+            doc("Save a workspace's timeline operations").body::<SaveOperations>(),
         )
-        .post("/material/list", materials, doc("A workspace's materials"))
+        .post(
+            "/material/list",
+            materials,
+            doc("A workspace's materials").body::<ListRequest>(),
+        )
         .post(
             "/material/upload",
             add_material,
-            doc("Add a material to a workspace"),
+            doc("Add a material to a workspace").body::<MaterialUpload>(),
         )
         .post(
             "/material/delete",
             delete_material,
-            doc("Remove a material from a workspace"),
+            doc("Remove a material from a workspace").body::<MaterialRef>(),
         )
         .post(
             "/export",
             export,
-            doc("Export a workspace's timeline as a video task"),
+            doc("Export a workspace's timeline as a video task").body::<WorkspaceRef>(),
         )
         .post(
             "/export/check",
             export_check,
-            doc("Check a timeline before export (cost and problems)"),
+            doc("Check a timeline before export (cost and problems)").body::<ExportRef>(),
         );
     });
 }

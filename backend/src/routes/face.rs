@@ -23,12 +23,12 @@ pub fn resource_routes(api: &mut Api) {
     api.post(
         "/video/detectFace",
         detect_face,
-        doc("Whether a video shows one face"),
+        doc("Whether a video shows one face").body::<UrlBody>(),
     )
     .post(
         "/video/frameDescription",
         frame_description,
-        doc("Describe a video frame"),
+        doc("Describe a video frame").body::<UrlBody>(),
     );
 }
 
@@ -37,7 +37,7 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/tool/face/detection",
         face_detection,
-        doc("Detect the faces in a picture"),
+        doc("Detect the faces in a picture").body::<UrlBody>(),
     );
 }
 
@@ -187,7 +187,8 @@ pub async fn scan_owned(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
+#[schema(as = FaceUrlBody)]
 struct UrlBody {
     #[serde(default)]
     url: String,

@@ -27,79 +27,79 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/banner/home",
         banners,
-        doc("The home page's banners for this viewer"),
+        doc("The home page's banners for this viewer").body::<ViewBody>(),
     )
     .post(
         "/slot/list",
         slots,
-        doc("The home page's slots for this viewer"),
+        doc("The home page's slots for this viewer").body::<ViewBody>(),
     )
     .post(
         "/app/fetch",
         app_fetch,
-        doc("App configuration for the client"),
+        doc("App configuration for the client").body::<ViewBody>(),
     )
     .post(
         "/face-photo/get",
         popup_get,
-        doc("The popup to show now (recorded as shown)"),
+        doc("The popup to show now (recorded as shown)").body::<ViewBody>(),
     )
     .post(
         "/face-photo/dont-pop",
         dont_pop,
-        doc("Stop showing a popup"),
+        doc("Stop showing a popup").body::<ViewBody>(),
     )
     .post(
         "/face-photo/popup-info",
         popup_info,
-        doc("A popup's content"),
+        doc("A popup's content").body::<ViewBody>(),
     )
     .post(
         "/face-photo/mark-face-photo-popup",
         popup_mark,
-        doc("Mark the face photo popup as seen"),
+        doc("Mark the face photo popup as seen").body::<ViewBody>(),
     )
     .post(
         "/face-photo/mark-wakeup-user-popup",
         wakeup,
-        doc("Mark the wake-up popup as seen"),
+        doc("Mark the wake-up popup as seen").body::<ViewBody>(),
     )
     .post(
         "/theme-activity/face-popup/module-list",
         module_list,
-        doc("The popup's modules"),
+        doc("The popup's modules").body::<ViewBody>(),
     )
     .post(
         "/theme-activity/face-popup/batch-content",
         batch_content,
-        doc("The content of several popup modules"),
+        doc("The content of several popup modules").body::<ViewBody>(),
     )
     .post(
         "/square/column/config",
         column_config,
-        doc("The square's tabs and filters per page"),
+        doc("The square's tabs and filters per page").body::<ViewBody>(),
     )
     .post(
         "/square/component/config-v2",
         component_config,
-        doc("The page configuration with every slot's components"),
+        doc("The page configuration with every slot's components").body::<ViewBody>(),
     )
     .post(
         "/square/component/element/dynamic",
         module_element,
-        doc("One page module's elements"),
+        doc("One page module's elements").body::<ViewBody>(),
     )
     .post(
         "/square/component/module/element",
         module_element,
-        doc("One page module's elements (module path)"),
+        doc("One page module's elements (module path)").body::<ViewBody>(),
     );
     super::home_admin::routes(api);
 }
 
 /// What the viewer calls take (every field optional; unknown ones ignored,
 /// as the spec's client sends its own).
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct ViewBody {
     /// The viewer's language (`en`, `zh-CN`); else `Accept-Language`.

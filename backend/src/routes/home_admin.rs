@@ -24,7 +24,7 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/square/component/page/preview",
         preview,
-        doc("Operators: preview a draft home page for an audience"),
+        doc("Operators: preview a draft home page for an audience").body::<PreviewBody>(),
     )
     .post(
         "/admin/home/draft",
@@ -49,27 +49,28 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/home/popup/stats",
         admin_popup_stats,
-        doc("Operators: each popup's shown, closed, clicked and don't-show-again counts"),
+        doc("Operators: each popup's shown, closed, clicked and don't-show-again counts")
+            .body::<StatsBody>(),
     )
     .post(
         "/admin/home/delete",
         admin_delete,
-        doc("Operators: delete a home item"),
+        doc("Operators: delete a home item").body::<DeleteBody>(),
     )
     .post(
         "/admin/home/features",
         admin_features,
-        doc("Operators: set the feature switches app/fetch answers"),
+        doc("Operators: set the feature switches app/fetch answers").body::<FeaturesBody>(),
     )
     .post(
         "/admin/home/publish",
         admin_publish,
-        doc("Operators: publish the home page draft"),
+        doc("Operators: publish the home page draft").body::<PublishBody>(),
     )
     .post(
         "/admin/home/clock",
         admin_clock,
-        doc("Operators: set the home test clock (test builds only)"),
+        doc("Operators: set the home test clock (test builds only)").body::<ClockBody>(),
     );
 }
 
@@ -78,7 +79,7 @@ fn operator(s: &AppState, caller: &Authed) -> Result<String, ApiError> {
     Ok(caller.0.account.id.clone())
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct PreviewBody {
     #[serde(default = "visitor")]
     audience: Audience,
@@ -171,7 +172,7 @@ async fn admin_popup(
     Ok(ok(json!({"id": id, "draft": draft})))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct StatsBody {
     /// Popup ids; empty: every popup of the draft and the published page.
@@ -200,7 +201,7 @@ async fn admin_popup_stats(
     Ok(ok(json!({"stats": s.home.popup_stats(&ids).await?})))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct DeleteBody {
     #[serde(default)]
     version: Option<u64>,
@@ -218,7 +219,7 @@ async fn admin_delete(
     Ok(ok(json!({ "draft": draft })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct FeaturesBody {
     #[serde(default)]
     version: Option<u64>,
@@ -235,8 +236,9 @@ async fn admin_features(
     Ok(ok(json!({ "draft": draft })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
+#[schema(as = HomeAdminPublishBody)]
 struct PublishBody {
     version: Option<u64>,
 }
@@ -253,7 +255,7 @@ async fn admin_publish(
     ))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ClockBody {
     now_ms: i64,
 }

@@ -129,36 +129,80 @@ pub async fn all_read(a: Authed, s: web::Data<AppState>) -> ApiResult {
 pub fn routes(api: &mut Api) {
     api.scope("/im", |api| {
         api.scope("/channel", |api| {
-            api.post("/create", create, doc("Create a channel"))
-                .post("/edit", edit, doc("Edit a channel"))
-                .post("/disband", disband, doc("Disband a channel"))
-                .post(
-                    "/joined/list",
-                    joined,
-                    doc("The channels the caller joined"),
-                )
-                .post("/detail", detail, doc("A channel's details"))
-                .post("/info", info, doc("A channel's public information"))
-                .post("/members", members, doc("A channel's members"))
-                .post("/quit", quit, doc("Leave a channel"))
-                .post("/join", join, doc("Join a channel by invite code"))
-                .post("/kick-out", kick_out, doc("Remove a member from a channel"))
-                .post("/role", set_role, doc("Set a member's role in a channel"));
+            api.post(
+                "/create",
+                create,
+                doc("Create a channel").body::<CreateChannelRequest>(),
+            )
+            .post(
+                "/edit",
+                edit,
+                doc("Edit a channel").body::<EditChannelRequest>(),
+            )
+            .post(
+                "/disband",
+                disband,
+                doc("Disband a channel").body::<ChannelRef>(),
+            )
+            .post(
+                "/joined/list",
+                joined,
+                doc("The channels the caller joined"),
+            )
+            .post(
+                "/detail",
+                detail,
+                doc("A channel's details").body::<ChannelRef>(),
+            )
+            .post(
+                "/info",
+                info,
+                doc("A channel's public information").body::<ChannelRef>(),
+            )
+            .post(
+                "/members",
+                members,
+                doc("A channel's members").body::<ChannelRef>(),
+            )
+            .post("/quit", quit, doc("Leave a channel").body::<ChannelRef>())
+            .post(
+                "/join",
+                join,
+                doc("Join a channel by invite code").body::<JoinRequest>(),
+            )
+            .post(
+                "/kick-out",
+                kick_out,
+                doc("Remove a member from a channel").body::<MemberRequest>(),
+            )
+            .post(
+                "/role",
+                set_role,
+                doc("Set a member's role in a channel").body::<SetRoleRequest>(),
+            );
         })
         .post(
             "/history",
             history,
-            doc("A channel's messages before a sequence number"),
+            doc("A channel's messages before a sequence number").body::<HistoryRequest>(),
         )
         .scope("/message", |api| {
-            api.post("/send", send, doc("Send a message to a channel"))
-                .post(
-                    "/unread-record",
-                    unread,
-                    doc("The caller's unread counts per channel"),
-                )
-                .post("/read", read, doc("Mark a channel read up to a message"))
-                .post("/all-read", all_read, doc("Mark every channel read"));
+            api.post(
+                "/send",
+                send,
+                doc("Send a message to a channel").body::<SendRequest>(),
+            )
+            .post(
+                "/unread-record",
+                unread,
+                doc("The caller's unread counts per channel"),
+            )
+            .post(
+                "/read",
+                read,
+                doc("Mark a channel read up to a message").body::<ReadRequest>(),
+            )
+            .post("/all-read", all_read, doc("Mark every channel read"));
         });
     });
 }

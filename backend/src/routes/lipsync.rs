@@ -25,11 +25,11 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/audio-to-lip-video",
         audio_to_lip_video,
-        doc("Create a lip-sync video task"),
+        doc("Create a lip-sync video task").body::<LipSyncRequest>(),
     );
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct LipSyncRequest {
     #[serde(default)]
     meta: LipSyncMeta,

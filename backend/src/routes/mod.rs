@@ -142,7 +142,8 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/character/setting/update",
                         character_extras::persona_update,
-                        doc("Change the caller's chat persona"),
+                        doc("Change the caller's chat persona")
+                            .body::<protocol::character_extras::PersonaUpdate>(),
                     );
                 });
             })
@@ -151,7 +152,8 @@ pub fn table(api: &mut Api) {
                     api.post(
                         "/account/status",
                         admin::set_account_status,
-                        doc("Operators: set an account's status"),
+                        doc("Operators: set an account's status")
+                            .body::<protocol::account::SetStatusRequest>(),
                     )
                     .post(
                         "/account/membership",
@@ -171,7 +173,7 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/mall/product/upsert",
                         admin::upsert_product,
-                        doc("Operators: add or change a product"),
+                        doc("Operators: add or change a product").body::<protocol::mall::Product>(),
                     )
                     .post(
                         "/mall/order/mark-paid",
@@ -201,12 +203,14 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/character/reports",
                         character_extras::admin_reports,
-                        doc("Operators: reports against characters"),
+                        doc("Operators: reports against characters")
+                            .body::<protocol::character_extras::ReportListRequest>(),
                     )
                     .post(
                         "/character/unpublish",
                         character_extras::admin_unpublish,
-                        doc("Operators: unpublish a character"),
+                        doc("Operators: unpublish a character")
+                            .body::<protocol::character_extras::UnpublishRequest>(),
                     );
                 });
             })
@@ -310,7 +314,8 @@ pub fn table(api: &mut Api) {
             api.post(
                 "/search/complete",
                 search::complete,
-                doc("Search completions (search service path)"),
+                doc("Search completions (search service path)")
+                    .body::<protocol::square::search::CompleteRequest>(),
             );
         });
     });
@@ -377,189 +382,227 @@ pub(crate) const SSE: &str = "text/event-stream";
 
 /// `/api/v1/task/...`.
 fn task_routes(api: &mut Api) {
-    api.post("/create", task::create, doc("Create a generation task"))
-        .get(
-            "/prompt-render",
-            polish::polish,
-            doc("Polish a prompt (server-sent events)")
-                .raw(SSE)
-                .query(&["prompt"]),
-        )
-        .family("agent", |api| {
-            api.scope("/gen-agent", |api| {
-                api.post(
-                    "/conv/create",
-                    agent::create,
-                    doc("Start a generation agent conversation"),
-                )
-                .post(
-                    "/conv/history",
-                    agent::history,
-                    doc("A generation agent conversation's turns"),
-                )
-                .post(
-                    "/convs",
-                    agent::convs,
-                    doc("The caller's generation agent conversations"),
-                )
-                .post_get(
-                    "/prompt/preset-template",
-                    agent::presets,
-                    doc("The generation agent's starter templates"),
-                )
-                .post_get(
-                    "/config",
-                    agent::config,
-                    doc("The generation agent's configuration"),
-                );
-            });
-        })
-        .post("/progress", task::progress, doc("A task's progress"))
-        .post(
-            "/batch-progress",
-            task::batch_progress,
-            doc("Several tasks' progress"),
-        )
-        .post("/list", task::list, doc("The caller's tasks"))
-        .post("/detail", task::progress, doc("One task"))
-        .post("/delete", task::delete, doc("Delete a task"))
-        .post(
-            "/index/delete",
-            task::delete,
-            doc("Delete a task (index path)"),
-        )
-        .post(
-            "/index/batch-delete",
-            task::batch_delete,
-            doc("Delete several tasks"),
-        )
-        .post(
-            "/save-personal",
-            task::save_personal,
-            doc("Save a task's outputs to the caller's works"),
-        )
-        .post(
-            "/index/save-personal",
-            task::save_personal,
-            doc("Save a task's outputs (index path)"),
-        )
-        .post(
-            "/operate",
-            task::operate,
-            doc("Cancel, retry or otherwise operate on a task"),
-        )
-        .post(
-            "/speed-up",
-            task::speed_up,
-            doc("Speed a queued task up with credits"),
-        )
-        .post(
-            "/text-to-img",
-            task::create_as(Action::TextToImage),
-            doc("Create a text-to-image task"),
-        )
-        .post(
-            "/lab/text-to-img",
-            task::create_as(Action::TextToImage),
-            doc("Create a text-to-image task (lab path)"),
-        )
-        .post(
-            "/img-to-img",
-            task::create_as(Action::ImageToImage),
-            doc("Create an image-to-image task"),
-        )
-        .post(
-            "/controlNet-to-img",
-            task::create_as(Action::ConditionToImage),
-            doc("Create a condition-to-image (control) task"),
-        )
-        .post(
-            "/make-variation",
-            task::create_as(Action::Variation),
-            doc("Create a variation task"),
-        )
-        .post(
-            "/upscale",
-            task::create_as(Action::Upscale),
-            doc("Create an upscale task"),
-        )
-        .scope("/v2", |api| {
-            api.family("video", video::routes)
-                .family("audio", audio::routes)
-                .post(
-                    "/text-to-img",
-                    task::create_as(Action::TextToImage),
-                    doc("Create a text-to-image task"),
-                )
-                .post(
-                    "/img-to-img",
-                    task::create_as(Action::ImageToImage),
-                    doc("Create an image-to-image task"),
-                )
-                .post(
-                    "/upscale",
-                    task::create_as(Action::Upscale),
-                    doc("Create an upscale task"),
-                )
-                .post(
-                    "/make-variation",
-                    task::create_as(Action::Variation),
-                    doc("Create a variation task"),
-                )
-                .post(
-                    "/controlNet-to-img",
-                    task::create_as(Action::ConditionToImage),
-                    doc("Create a condition-to-image (control) task"),
-                )
-                .post(
-                    "/img-to-text",
-                    task::create_as(Action::Descriptors),
-                    doc("Create a task that describes a picture"),
-                )
-                .post(
-                    "/estimate",
-                    task::estimate,
-                    doc("Estimate a task's cost and time"),
-                )
-                .post(
-                    "/histories",
-                    task::histories,
-                    doc("The caller's task history"),
-                )
-                .family("video", |api| {
-                    api.post_get(
-                        "/camera/config",
-                        video::camera_config,
-                        doc("The camera control modes"),
-                    );
-                })
-                .post(
-                    "/download",
-                    task::download,
-                    doc("Download a task's outputs (a file or a zip)")
-                        .raw("application/octet-stream"),
-                )
-                .post(
-                    "/batch-download",
-                    task::batch_download,
-                    doc("Download several tasks' outputs as a zip").raw("application/zip"),
-                )
-                .post_get(
-                    "/config/model",
-                    task::config_model,
-                    doc("The model catalogue"),
-                )
-                .post_get(
-                    "/config/generation-param",
-                    task::generation_param,
-                    doc("Generation defaults per creative mode"),
-                )
-                .post(
-                    "/model-rec",
-                    task::model_rec,
-                    doc("Recommended checkpoints"),
-                );
+    api.post(
+        "/create",
+        task::create,
+        doc("Create a generation task").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .get(
+        "/prompt-render",
+        polish::polish,
+        doc("Polish a prompt (server-sent events)")
+            .raw(SSE)
+            .query(&["prompt"]),
+    )
+    .family("agent", |api| {
+        api.scope("/gen-agent", |api| {
+            api.post(
+                "/conv/create",
+                agent::create,
+                doc("Start a generation agent conversation")
+                    .body::<protocol::agent::ConvCreateRequest>(),
+            )
+            .post(
+                "/conv/history",
+                agent::history,
+                doc("A generation agent conversation's turns").body::<protocol::agent::ConvRef>(),
+            )
+            .post(
+                "/convs",
+                agent::convs,
+                doc("The caller's generation agent conversations"),
+            )
+            .post_get(
+                "/prompt/preset-template",
+                agent::presets,
+                doc("The generation agent's starter templates"),
+            )
+            .post_get(
+                "/config",
+                agent::config,
+                doc("The generation agent's configuration"),
+            );
         });
+    })
+    .post(
+        "/progress",
+        task::progress,
+        doc("A task's progress")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::task::view::TaskView>(),
+    )
+    .post(
+        "/batch-progress",
+        task::batch_progress,
+        doc("Several tasks' progress").body::<protocol::task::view::BatchProgressRequest>(),
+    )
+    .post(
+        "/list",
+        task::list,
+        doc("The caller's tasks")
+            .body::<protocol::task::view::ListRequest>()
+            .reply::<protocol::task::view::ListAnswer>(),
+    )
+    .post(
+        "/detail",
+        task::progress,
+        doc("One task")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::task::view::TaskView>(),
+    )
+    .post(
+        "/delete",
+        task::delete,
+        doc("Delete a task").body::<protocol::task::view::TaskRef>(),
+    )
+    .post(
+        "/index/delete",
+        task::delete,
+        doc("Delete a task (index path)").body::<protocol::task::view::TaskRef>(),
+    )
+    .post(
+        "/index/batch-delete",
+        task::batch_delete,
+        doc("Delete several tasks").body::<protocol::task::view::TaskIdsRequest>(),
+    )
+    .post(
+        "/save-personal",
+        task::save_personal,
+        doc("Save a task's outputs to the caller's works").body::<protocol::task::view::TaskRef>(),
+    )
+    .post(
+        "/index/save-personal",
+        task::save_personal,
+        doc("Save a task's outputs (index path)").body::<protocol::task::view::TaskRef>(),
+    )
+    .post(
+        "/operate",
+        task::operate,
+        doc("Cancel, retry or otherwise operate on a task")
+            .body::<protocol::task::view::OperateRequest>(),
+    )
+    .post(
+        "/speed-up",
+        task::speed_up,
+        doc("Speed a queued task up with credits").body::<protocol::task::view::TaskRef>(),
+    )
+    .post(
+        "/text-to-img",
+        task::create_as(Action::TextToImage),
+        doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .post(
+        "/lab/text-to-img",
+        task::create_as(Action::TextToImage),
+        doc("Create a text-to-image task (lab path)").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .post(
+        "/img-to-img",
+        task::create_as(Action::ImageToImage),
+        doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .post(
+        "/controlNet-to-img",
+        task::create_as(Action::ConditionToImage),
+        doc("Create a condition-to-image (control) task")
+            .body::<protocol::task::CreateTaskRequest>(),
+    )
+    .post(
+        "/make-variation",
+        task::create_as(Action::Variation),
+        doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .post(
+        "/upscale",
+        task::create_as(Action::Upscale),
+        doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+    )
+    .scope("/v2", |api| {
+        api.family("video", video::routes)
+            .family("audio", audio::routes)
+            .post(
+                "/text-to-img",
+                task::create_as(Action::TextToImage),
+                doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/img-to-img",
+                task::create_as(Action::ImageToImage),
+                doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/upscale",
+                task::create_as(Action::Upscale),
+                doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/make-variation",
+                task::create_as(Action::Variation),
+                doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/controlNet-to-img",
+                task::create_as(Action::ConditionToImage),
+                doc("Create a condition-to-image (control) task")
+                    .body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/img-to-text",
+                task::create_as(Action::Descriptors),
+                doc("Create a task that describes a picture")
+                    .body::<protocol::task::CreateTaskRequest>(),
+            )
+            .post(
+                "/estimate",
+                task::estimate,
+                doc("Estimate a task's cost and time")
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::task::view::EstimateAnswer>(),
+            )
+            .post(
+                "/histories",
+                task::histories,
+                doc("The caller's task history")
+                    .body::<protocol::task::view::ListRequest>()
+                    .reply::<protocol::task::view::ListAnswer>(),
+            )
+            .family("video", |api| {
+                api.post_get(
+                    "/camera/config",
+                    video::camera_config,
+                    doc("The camera control modes"),
+                );
+            })
+            .post(
+                "/download",
+                task::download,
+                doc("Download a task's outputs (a file or a zip)")
+                    .body::<protocol::task::view::TaskRef>()
+                    .raw("application/octet-stream"),
+            )
+            .post(
+                "/batch-download",
+                task::batch_download,
+                doc("Download several tasks' outputs as a zip")
+                    .body::<protocol::task::view::TaskIdsRequest>()
+                    .raw("application/zip"),
+            )
+            .post_get(
+                "/config/model",
+                task::config_model,
+                doc("The model catalogue"),
+            )
+            .post_get(
+                "/config/generation-param",
+                task::generation_param,
+                doc("Generation defaults per creative mode"),
+            )
+            .post(
+                "/model-rec",
+                task::model_rec,
+                doc("Recommended checkpoints"),
+            );
+    });
 }
 
 /// Operators only (`EASEL_ADMINS`); anyone else answers NoPermission.

@@ -38,14 +38,14 @@ async fn view(
     Ok(model_view(row, &versions, stats, viewer))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct ModelId {
     pub model_id: String,
     #[serde(default)]
     pub model_ver_no: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct VerNo {
     pub model_ver_no: String,
 }
@@ -98,7 +98,7 @@ pub async fn create_model(
     }
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct CommitBody {
     pub model_id: String,
     #[serde(flatten)]
@@ -151,7 +151,7 @@ pub async fn edit(
     Ok(ok(view(&s, &m, &row, Some(&c.account.id)).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct VerEditBody {
     pub model_ver_no: String,
     #[serde(flatten)]
@@ -185,7 +185,8 @@ pub async fn del_model(
     Ok(ok(json!({ "model_id": b.model_id })))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
+#[schema(as = ModelPublishBody)]
 pub struct PublishBody {
     pub model_id: String,
     #[serde(default)]
@@ -273,7 +274,7 @@ pub async fn version_detail(
     Ok(ok(out))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct PostJoinBody {
     pub model_ver_no: String,
     pub images: Vec<String>,
@@ -306,7 +307,7 @@ pub async fn post_join(
 }
 
 /// `model/import/submit`: the address and `resource/createModel`'s fields.
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 pub struct ImportBody {
     pub url: String,
     #[serde(flatten)]
@@ -360,7 +361,8 @@ pub async fn import_submit(
     }
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
+#[schema(as = ModelUrlBody)]
 pub struct UrlBody {
     pub url: String,
 }
@@ -370,7 +372,8 @@ pub async fn by_url(s: web::Data<AppState>, _a: Authed, b: web::Json<UrlBody>) -
     Ok(ok(crate::models::import::propose(&s, &b.url).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
+#[schema(as = ModelDownloadQuery)]
 pub struct DownloadQuery {
     pub model_ver_no: String,
 }
@@ -428,37 +431,53 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/resource/createModel",
         create_model,
-        doc("Create a model (or a version) from an uploaded file"),
+        doc("Create a model (or a version) from an uploaded file").body::<CreateModelRequest>(),
     )
     .post(
         "/resource/commitModel",
         commit_model,
-        doc("Finish a model draft"),
+        doc("Finish a model draft").body::<CommitBody>(),
     )
-    .post("/resource/delModel", del_model, doc("Delete a model"))
-    .post("/resource/publish", publish, doc("Publish a model"))
+    .post(
+        "/resource/delModel",
+        del_model,
+        doc("Delete a model").body::<ModelId>(),
+    )
+    .post(
+        "/resource/publish",
+        publish,
+        doc("Publish a model").body::<PublishBody>(),
+    )
     .post("/model/list", list, doc("The caller's models"))
     .post(
         "/model/list/other",
         list_other,
         doc("Someone's published models"),
     )
-    .post("/model/edit", edit, doc("Edit a model"))
-    .post("/model/ver/edit", ver_edit, doc("Edit a model version"))
+    .post(
+        "/model/edit",
+        edit,
+        doc("Edit a model").body::<CommitBody>(),
+    )
+    .post(
+        "/model/ver/edit",
+        ver_edit,
+        doc("Edit a model version").body::<VerEditBody>(),
+    )
     .post(
         "/model/ver/add",
         create_model,
-        doc("Add a version to a model from an uploaded file"),
+        doc("Add a version to a model from an uploaded file").body::<CreateModelRequest>(),
     )
     .post(
         "/model/versionDetail",
         version_detail,
-        doc("A model version with its model's name"),
+        doc("A model version with its model's name").body::<VerNo>(),
     )
     .post(
         "/model/delist",
         delist,
-        doc("Delist a model or one version"),
+        doc("Delist a model or one version").body::<ModelId>(),
     )
     .post(
         "/model/save",
@@ -473,24 +492,24 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/detail-with-ver",
         detail_with_ver,
-        doc("A model and one of its versions"),
+        doc("A model and one of its versions").body::<ModelId>(),
     )
     .post(
         "/model/publish",
         publish,
-        doc("Publish a model (model path)"),
+        doc("Publish a model (model path)").body::<PublishBody>(),
     )
     .post(
         "/model/import/submit",
         import_submit,
-        doc("Import a model from a URL"),
+        doc("Import a model from a URL").body::<ImportBody>(),
     )
     .post(
         "/model/recommend/byUrl",
         by_url,
-        doc("Proposed fields for a model at a URL"),
+        doc("Proposed fields for a model at a URL").body::<UrlBody>(),
     )
-    .post("/model/detail", detail, doc("One model"))
+    .post("/model/detail", detail, doc("One model").body::<ModelId>())
     .post(
         "/model/config-select",
         config_select,
@@ -499,7 +518,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/post-join",
         post_join,
-        doc("Add example pictures to a model"),
+        doc("Add example pictures to a model").body::<PostJoinBody>(),
     )
     .post(
         "/model/ver-select",

@@ -27,7 +27,7 @@ type Body<T> = web::Json<T>;
 const TOP_N: usize = 10;
 
 /// Bodies with an optional window and paging.
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct WindowRequest {
     time_type: Value,
@@ -155,7 +155,8 @@ pub async fn recommend(
     Ok(ok(json!({ "items": items })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
+#[schema(as = ModelLeaderboardModelRef)]
 pub struct ModelRef {
     model_id: String,
     #[serde(default)]
@@ -238,7 +239,7 @@ pub async fn upsert_survey(a: Authed, s: web::Data<AppState>, b: Body<SurveyDef>
     Ok(ok(json!({ "id": b.id })))
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 #[serde(default)]
 pub struct CategoryRequest {
     parent: Option<String>,
@@ -284,39 +285,47 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/model/rank-index",
         rank_index,
-        doc("The model ranking boards' index"),
+        doc("The model ranking boards' index").body::<WindowRequest>(),
     )
     .post(
         "/model/rank-detail",
         rank_detail,
-        doc("One model ranking board"),
+        doc("One model ranking board").body::<RankDetailRequest>(),
     )
     .post(
         "/model/rank-detail-all",
         rank_detail_all,
-        doc("Every model ranking board"),
+        doc("Every model ranking board").body::<WindowRequest>(),
     )
-    .post("/model/recommend", recommend, doc("Recommended models"))
+    .post(
+        "/model/recommend",
+        recommend,
+        doc("Recommended models").body::<WindowRequest>(),
+    )
     .post(
         "/model/recommend/pack",
         recommend_pack,
-        doc("Recommended model packs"),
+        doc("Recommended model packs").body::<ModelRef>(),
     )
-    .post("/model/like", like, doc("Like or unlike a model"))
+    .post(
+        "/model/like",
+        like,
+        doc("Like or unlike a model").body::<ModelRef>(),
+    )
     .post(
         "/model/collect",
         collect,
-        doc("Collect or uncollect a model"),
+        doc("Collect or uncollect a model").body::<ModelRef>(),
     )
     .post(
         "/model/leaderboard/hottest-models",
         hottest_models,
-        doc("The hottest models"),
+        doc("The hottest models").body::<RankDetailRequest>(),
     )
     .post(
         "/model/leaderboard/post-heroes",
         post_heroes,
-        doc("Authors ranked by their works' likes"),
+        doc("Authors ranked by their works' likes").body::<WindowRequest>(),
     )
     .post(
         "/model/leaderboard/calculates",
@@ -326,22 +335,22 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/leaderboard/portfolio-star",
         portfolio_star,
-        doc("Creators ranked by their models' figures"),
+        doc("Creators ranked by their models' figures").body::<WindowRequest>(),
     )
     .post(
         "/rank/push-surveys",
         push_surveys,
-        doc("Answer the ranking survey"),
+        doc("Answer the ranking survey").body::<PushSurveyRequest>(),
     )
     .post("/rank/get-surveys", get_surveys, doc("The ranking survey"))
     .post(
         "/admin/rank/survey/upsert",
         upsert_survey,
-        doc("Operators: define the ranking survey"),
+        doc("Operators: define the ranking survey").body::<SurveyDef>(),
     )
     .post(
         "/source-category/sub-list",
         categories,
-        doc("Model categories"),
+        doc("Model categories").body::<CategoryRequest>(),
     );
 }

@@ -24,12 +24,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/model/leaderboard/creator-earnings",
         creator_earnings,
-        doc("Creators ranked by their earnings"),
+        doc("Creators ranked by their earnings").body::<EarningsRequest>(),
     )
     .post(
         "/model/ver/can-del",
         can_delete,
-        doc("Whether a model version may be deleted"),
+        doc("Whether a model version may be deleted").body::<CanDeleteRequest>(),
     );
 }
 
@@ -46,7 +46,7 @@ fn id_of(v: &Value) -> Option<String> {
     }
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 pub struct EarningsRequest {
     #[serde(default)]
     pub page_size: Option<u32>,
@@ -103,7 +103,7 @@ pub async fn creator_earnings(
     })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CanDeleteRequest {
     #[serde(default)]
     pub model_ver_no: Value,

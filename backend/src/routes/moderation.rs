@@ -26,88 +26,120 @@ type Body<T> = web::Json<T>;
 type State = web::Data<AppState>;
 
 pub fn routes(api: &mut Api) {
-    api.post("/report", report, doc("Report an object"))
-        .post("/report/portfolio", report_portfolio, doc("Report a work"))
-        .post(
-            "/report/palette",
-            report_palette,
-            doc("Report a design template"),
-        )
-        .post(
-            "/report/ai-character",
-            report_character,
-            doc("Report a character"),
-        )
-        .post("/report/reasons", reasons, doc("The report reasons"))
-        .post("/review/hide", hide, doc("Moderators: hide an object"))
-        .post(
-            "/review/unhide",
-            unhide,
-            doc("Moderators: unhide an object"),
-        )
-        .post(
-            "/review/ban",
-            feed_ban,
-            doc("Moderators: ban an object from feeds"),
-        )
-        .post(
-            "/review/unban",
-            feed_unban,
-            doc("Moderators: let an object back into feeds"),
-        )
-        .post(
-            "/resource/nsfw-appeal/create",
-            appeal,
-            doc("Appeal an NSFW verdict"),
-        )
-        .post(
-            "/resource/nsfw-appeal/rate-limit",
-            appeal_limit,
-            doc("How many NSFW appeals the caller has left"),
-        )
-        .scope("/moderation", |api| {
-            api.post("/me", me, doc("The caller's moderation role and bans"))
-                .post("/queue", queue, doc("Moderators: the report queue"))
-                .post("/item", item, doc("Moderators: one queued report"))
-                .post(
-                    "/report/resolve",
-                    resolve,
-                    doc("Moderators: resolve a report"),
-                )
-                .post(
-                    "/report/dismiss",
-                    dismiss,
-                    doc("Moderators: dismiss a report"),
-                )
-                .post("/ban", ban, doc("Moderators: ban an account"))
-                .post("/unban", unban, doc("Moderators: lift an account's ban"))
-                .post("/ban/list", ban_list, doc("Moderators: the bans"))
-                .post(
-                    "/appeal/decide",
-                    decide,
-                    doc("Moderators: decide an appeal"),
-                )
-                .post(
-                    "/audit/list",
-                    audit_list,
-                    doc("Moderators: the moderation audit log"),
-                )
-                .post(
-                    "/moderator/grant",
-                    grant,
-                    doc("Operators: make an account a moderator"),
-                )
-                .post(
-                    "/moderator/revoke",
-                    revoke,
-                    doc("Operators: take the moderator role back"),
-                )
-                .post(
-                    "/moderator/list",
-                    moderators,
-                    doc("Operators: the moderators"),
-                );
-        });
+    api.post(
+        "/report",
+        report,
+        doc("Report an object").body::<ReportRequest>(),
+    )
+    .post(
+        "/report/portfolio",
+        report_portfolio,
+        doc("Report a work").body::<ReportRequest>(),
+    )
+    .post(
+        "/report/palette",
+        report_palette,
+        doc("Report a design template").body::<ReportRequest>(),
+    )
+    .post(
+        "/report/ai-character",
+        report_character,
+        doc("Report a character").body::<CharacterReport>(),
+    )
+    .post("/report/reasons", reasons, doc("The report reasons"))
+    .post(
+        "/review/hide",
+        hide,
+        doc("Moderators: hide an object").body::<ReviewRequest>(),
+    )
+    .post(
+        "/review/unhide",
+        unhide,
+        doc("Moderators: unhide an object").body::<ReviewRequest>(),
+    )
+    .post(
+        "/review/ban",
+        feed_ban,
+        doc("Moderators: ban an object from feeds").body::<ReviewRequest>(),
+    )
+    .post(
+        "/review/unban",
+        feed_unban,
+        doc("Moderators: let an object back into feeds").body::<ReviewRequest>(),
+    )
+    .post(
+        "/resource/nsfw-appeal/create",
+        appeal,
+        doc("Appeal an NSFW verdict").body::<AppealRequest>(),
+    )
+    .post(
+        "/resource/nsfw-appeal/rate-limit",
+        appeal_limit,
+        doc("How many NSFW appeals the caller has left"),
+    )
+    .scope("/moderation", |api| {
+        api.post("/me", me, doc("The caller's moderation role and bans"))
+            .post(
+                "/queue",
+                queue,
+                doc("Moderators: the report queue").body::<PageRequest>(),
+            )
+            .post(
+                "/item",
+                item,
+                doc("Moderators: one queued report").body::<ObjectRequest>(),
+            )
+            .post(
+                "/report/resolve",
+                resolve,
+                doc("Moderators: resolve a report").body::<ObjectRequest>(),
+            )
+            .post(
+                "/report/dismiss",
+                dismiss,
+                doc("Moderators: dismiss a report").body::<ObjectRequest>(),
+            )
+            .post(
+                "/ban",
+                ban,
+                doc("Moderators: ban an account").body::<BanRequest>(),
+            )
+            .post(
+                "/unban",
+                unban,
+                doc("Moderators: lift an account's ban").body::<AccountRequest>(),
+            )
+            .post(
+                "/ban/list",
+                ban_list,
+                doc("Moderators: the bans").body::<PageRequest>(),
+            )
+            .post(
+                "/appeal/decide",
+                decide,
+                doc("Moderators: decide an appeal").body::<AppealDecision>(),
+            )
+            .post(
+                "/audit/list",
+                audit_list,
+                doc("Moderators: the moderation audit log").body::<PageRequest>(),
+            )
+            .post(
+                "/moderator/grant",
+                grant,
+                doc("Operators: make an account a moderator").body::<AccountRequest>(),
+            )
+            .post(
+                "/moderator/revoke",
+                revoke,
+                doc("Operators: take the moderator role back").body::<AccountRequest>(),
+            )
+            .post(
+                "/moderator/list",
+                moderators,
+                doc("Operators: the moderators"),
+            );
+    });
 }
 
 async fn file(s: &AppState, a: &Authed, r: &ReportRequest) -> ApiResult {

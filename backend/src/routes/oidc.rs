@@ -23,11 +23,15 @@ pub fn routes(api: &mut Api) {
         providers,
         doc("The OpenID Connect sign-in providers"),
     )
-    .post("/oidc/start", start, doc("Start an OpenID Connect sign-in"))
+    .post(
+        "/oidc/start",
+        start,
+        doc("Start an OpenID Connect sign-in").body::<StartBody>(),
+    )
     .post(
         "/oidc/link",
         link,
-        doc("Link an OpenID Connect identity to the caller"),
+        doc("Link an OpenID Connect identity to the caller").body::<LinkBody>(),
     )
     .post(
         "/oidc/linked",
@@ -37,7 +41,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/oidc/unlink",
         unlink,
-        doc("Unlink an identity from the caller"),
+        doc("Unlink an identity from the caller").body::<UnlinkBody>(),
     );
 }
 
@@ -66,7 +70,7 @@ async fn providers(state: web::Data<AppState>) -> ApiResult {
     Ok(ok(serde_json::json!({ "items": state.oidc.list() })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StartBody {
     provider: String,
@@ -161,7 +165,7 @@ pub async fn login_third(
         }))))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LinkBody {
     session_id: String,
@@ -191,7 +195,7 @@ async fn linked(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     linked_answer(&state, &caller).await
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UnlinkBody {
     provider: String,

@@ -3,7 +3,7 @@
 //! (`super::api`). Every JSON answer is the envelope `{status, data}`; a
 //! call's `data` has its reply type's schema where the route names one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use actix_web::HttpResponse;
@@ -90,6 +90,25 @@ fn operation_id(op: &Operation) -> String {
         }
     }
     id.trim_end_matches('_').to_owned()
+}
+
+/// The named schemas, once each. Two types may not share a name (a body
+/// would be described by another type's schema): registration panics, so
+/// every test run fails.
+fn distinct(schemas: Vec<(String, RefOr<Schema>)>) -> BTreeMap<String, RefOr<Schema>> {
+    let mut out = BTreeMap::new();
+    let mut shared = BTreeSet::new();
+    for (name, schema) in schemas {
+        if out.get(&name).is_some_and(|kept| kept != &schema) {
+            shared.insert(name.clone());
+        }
+        out.insert(name, schema);
+    }
+    assert!(
+        shared.is_empty(),
+        "types share the OpenAPI schema names {shared:?}: rename them with #[schema(as = ...)]"
+    );
+    out
 }
 
 /// The description of `ops`.
@@ -196,7 +215,7 @@ pub fn document(ops: &[Operation]) -> OpenApi {
                 "the token that sign-up and login-in answer (never the cookie)",
             ))),
         );
-    for (name, schema) in schemas {
+    for (name, schema) in distinct(schemas) {
         components = components.schema(name, schema);
     }
     OpenApiBuilder::new()

@@ -19,49 +19,61 @@ type Body<T> = web::Json<T>;
 
 /// Plain routes, configured before the `/admin` scope takes its prefix.
 pub fn routes(api: &mut Api) {
-    api.post("/ornament-shop/list", list, doc("The ornament shop"))
-        .post(
-            "/ornament-shop/other-list",
-            other_list,
-            doc("Another account's ornaments"),
-        )
-        .post("/ornament-shop/buy", buy, doc("Buy an ornament"))
-        .post(
-            "/ornament-shop/order-list",
-            order_list,
-            doc("The caller's ornament orders"),
-        )
-        .post("/ornament-shop/wear", wear, doc("Wear an ornament"))
-        .post(
-            "/ornament-shop/worn-of",
-            worn_of,
-            doc("The avatar ornaments some accounts wear"),
-        )
-        .post(
-            "/ornament-shop/cancel-wear",
-            cancel_wear,
-            doc("Take an ornament off"),
-        )
-        .post(
-            "/ornament-shop/wear-work-frame",
-            wear_work_frame,
-            doc("Put a frame on a work"),
-        )
-        .post(
-            "/ornament-shop/work-frame-work",
-            work_frame_work,
-            doc("The frame a work wears"),
-        )
-        .post(
-            "/admin/ornament/upsert",
-            admin_upsert,
-            doc("Operators: add or change an ornament"),
-        )
-        .post(
-            "/admin/ornament/list",
-            admin_list,
-            doc("Operators: every ornament"),
-        );
+    api.post(
+        "/ornament-shop/list",
+        list,
+        doc("The ornament shop").body::<ListRequest>(),
+    )
+    .post(
+        "/ornament-shop/other-list",
+        other_list,
+        doc("Another account's ornaments").body::<OtherListRequest>(),
+    )
+    .post(
+        "/ornament-shop/buy",
+        buy,
+        doc("Buy an ornament").body::<OrnamentRequest>(),
+    )
+    .post(
+        "/ornament-shop/order-list",
+        order_list,
+        doc("The caller's ornament orders").body::<OrderListRequest>(),
+    )
+    .post(
+        "/ornament-shop/wear",
+        wear,
+        doc("Wear an ornament").body::<OrnamentRequest>(),
+    )
+    .post(
+        "/ornament-shop/worn-of",
+        worn_of,
+        doc("The avatar ornaments some accounts wear").body::<WornOfRequest>(),
+    )
+    .post(
+        "/ornament-shop/cancel-wear",
+        cancel_wear,
+        doc("Take an ornament off").body::<CancelWearRequest>(),
+    )
+    .post(
+        "/ornament-shop/wear-work-frame",
+        wear_work_frame,
+        doc("Put a frame on a work").body::<WearWorkFrameRequest>(),
+    )
+    .post(
+        "/ornament-shop/work-frame-work",
+        work_frame_work,
+        doc("The frame a work wears").body::<WorkFrameRequest>(),
+    )
+    .post(
+        "/admin/ornament/upsert",
+        admin_upsert,
+        doc("Operators: add or change an ornament").body::<UpsertRequest>(),
+    )
+    .post(
+        "/admin/ornament/list",
+        admin_list,
+        doc("Operators: every ornament"),
+    );
 }
 
 pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {

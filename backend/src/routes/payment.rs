@@ -29,26 +29,38 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/create",
             create,
-            doc("Create an order for a product"),
+            doc("Create an order for a product").body::<CreateOrder>(),
         )
         .post(
             "/order/create-sub",
             create_sub,
-            doc("Create an order for a plan"),
+            doc("Create an order for a plan").body::<CreateOrder>(),
         )
         .post(
             "/order-create-sub",
             create_sub,
-            doc("Create an order for a plan (older path)"),
+            doc("Create an order for a plan (older path)").body::<CreateOrder>(),
         )
         .post(
             "/order-checkout",
             checkout,
-            doc("Check an order out (older path)"),
+            doc("Check an order out (older path)").body::<OrderRef>(),
         )
-        .post("/order/checkout", checkout, doc("Check an order out"))
-        .post("/order/status", status, doc("An order's status"))
-        .post("/buy/log", buy_log, doc("The caller's purchases"))
+        .post(
+            "/order/checkout",
+            checkout,
+            doc("Check an order out").body::<OrderRef>(),
+        )
+        .post(
+            "/order/status",
+            status,
+            doc("An order's status").body::<OrderRef>(),
+        )
+        .post(
+            "/buy/log",
+            buy_log,
+            doc("The caller's purchases").body::<PageReq>(),
+        )
         .get(
             "/order/calculate/recent-record",
             recent,
@@ -78,7 +90,7 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/upgrade-price",
             upgrade_price,
-            doc("The price of upgrading to a plan"),
+            doc("The price of upgrading to a plan").body::<ProductRef>(),
         )
         .post(
             "/order/batch-upgrade-price",
@@ -88,12 +100,12 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/upgrade",
             upgrade,
-            doc("Upgrade the caller's subscription"),
+            doc("Upgrade the caller's subscription").body::<CreateOrder>(),
         )
         .post(
             "/order/renewal-sub",
             renewal,
-            doc("Turn a subscription's renewal back on"),
+            doc("Turn a subscription's renewal back on").body::<SubReq>(),
         )
         .post(
             "/order/pause-info",
@@ -103,42 +115,42 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/pause-sub",
             pause,
-            doc("Pause the caller's subscription"),
+            doc("Pause the caller's subscription").body::<SubReq>(),
         )
         .post(
             "/order/clear-renewal-sub",
             clear_renewal,
-            doc("Turn a subscription's renewal off"),
+            doc("Turn a subscription's renewal off").body::<SubReq>(),
         )
         .post(
             "/order/feedback",
             feedback,
-            doc("Tell why a subscription is cancelled"),
+            doc("Tell why a subscription is cancelled").body::<SubReq>(),
         )
         .post(
             "/order/cancel-sub-user",
             cancel,
-            doc("Cancel the caller's subscription"),
+            doc("Cancel the caller's subscription").body::<SubReq>(),
         )
         .post(
             "/order/retention-accept",
             retention_accept,
-            doc("Accept the retention offer"),
+            doc("Accept the retention offer").body::<SubReq>(),
         )
         .post(
             "/order/portal",
             portal,
-            doc("A link to the payment provider's customer portal"),
+            doc("A link to the payment provider's customer portal").body::<SubReq>(),
         )
         .post(
             "/adyen/payment-method",
             adyen_methods,
-            doc("The payment methods Adyen offers for a product"),
+            doc("The payment methods Adyen offers for a product").body::<AdyenMethods>(),
         )
         .post(
             "/adyen/check-three-ds2",
             adyen_3ds2,
-            doc("Hand a 3-D Secure 2 result to Adyen"),
+            doc("Hand a 3-D Secure 2 result to Adyen").body::<ThreeDs2>(),
         )
         .post(
             "/webhook/stripe",
@@ -215,7 +227,7 @@ async fn create_sub(
     create(req, s, c, b).await
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct OrderRef {
     order_id: String,
     #[serde(default)]
@@ -239,7 +251,7 @@ async fn status(s: web::Data<AppState>, c: Authed, b: Body<OrderRef>) -> ApiResu
     Ok(ok(s.mall.order_status(&c.0.account, &b.order_id).await?))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct PageReq {
     page_size: Option<u32>,
@@ -280,7 +292,7 @@ async fn sub_detail(s: web::Data<AppState>, c: Authed) -> ApiResult {
     Ok(ok(json!({"subscription": sub, "portal": portal})))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ProductRef {
     product_id: String,
 }
@@ -308,7 +320,7 @@ async fn upgrade(
     Ok(ok(s.mall.upgrade(&c.0.account, &b, &base).await?))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct SubReq {
     sub_id: Option<String>,
@@ -411,7 +423,7 @@ async fn portal(
     Ok(ok(json!({"url": url})))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(default)]
 struct AdyenMethods {
     product_id: Option<String>,
@@ -451,7 +463,7 @@ async fn adyen_methods(
     Ok(ok(v))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 struct ThreeDs2 {
     order_id: String,
     details: serde_json::Value,

@@ -21,7 +21,7 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/login-in/sms",
         login_sms,
-        doc("Sign in with a phone number and code"),
+        doc("Sign in with a phone number and code").body::<SmsLoginRequest>(),
     )
     .post(
         "/account/login-in/sms/config",
@@ -41,12 +41,12 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/confirm-pop",
         confirm_pop,
-        doc("Mark a popup as confirmed"),
+        doc("Mark a popup as confirmed").body::<ConfirmRequest>(),
     )
     .post(
         "/visitor-guide/config",
         guide,
-        doc("The visitor guide's configuration"),
+        doc("The visitor guide's configuration").body::<GuideRequest>(),
     )
     .get(
         "/visitor-guide/config",
@@ -66,7 +66,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/msg/token/update",
         push_token_update,
-        doc("Register the caller's push token"),
+        doc("Register the caller's push token").body::<PushTokenRequest>(),
     )
     .post(
         "/msg/token/get",
@@ -78,7 +78,7 @@ pub fn routes(api: &mut Api) {
 /// `login-in/sms`: without `code`, sends one; with it, signs in or creates
 /// the number's account. The other login parameters of spec 2 §3 are
 /// accepted (the invite codes are used, the tracking fields ignored).
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct SmsLoginRequest {
     pub phone: String,
     #[serde(default)]
@@ -197,7 +197,7 @@ async fn subject(req: &HttpRequest, state: &AppState) -> Result<Option<Subject>,
     Ok(device_id_of(req).map(Subject::Device))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GuideRequest {
     /// Step ids the visitor has just seen.
@@ -245,8 +245,9 @@ async fn vip_pop(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     Ok(ok(state.popups.vip_pop(&caller.0.account).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PhoneinviteConfirmRequest)]
 struct ConfirmRequest {
     /// The popup (`vip`, `guide`, `face-photo`, ...).
     #[serde(default = "vip")]
@@ -276,7 +277,7 @@ async fn confirm_pop(
         .await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PushTokenRequest {
     #[serde(default)]

@@ -30,7 +30,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/langflow/progress",
         progress,
-        doc("A file parsing job's progress"),
+        doc("A file parsing job's progress").body::<RagIdRequest>(),
     )
     .get(
         "/langflow/progress",
@@ -40,7 +40,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/langflow/character-datacards",
         character_datacards,
-        doc("A character's data cards from files"),
+        doc("A character's data cards from files").body::<RagIdRequest>(),
     );
 }
 

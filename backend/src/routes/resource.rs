@@ -22,7 +22,7 @@ use crate::state::AppState;
 /// Parts are at most this large (spec 2 §9: 20 MB chunks).
 pub const CHUNK_SIZE: u64 = 20 * 1024 * 1024;
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct PreSignRequest {
     pub file_size: u64,
     pub file_name: String,
@@ -32,14 +32,15 @@ pub struct PreSignRequest {
     pub category: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
+#[schema(as = ResourceConfirmRequest)]
 pub struct ConfirmRequest {
     pub file_id: String,
     #[serde(default)]
     pub pre_sign_url: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct PartQuery {
     pub t: String,
 }

@@ -79,54 +79,62 @@ pub async fn tag_groups(s: web::Data<AppState>, b: Body<TagGroupRequest>) -> Api
 }
 
 pub fn routes(api: &mut Api) {
-    api.post("/square/v3/search/list", list, doc("Search works"))
-        .post(
-            "/portfolio/search",
-            list,
-            doc("Search works (portfolio path)"),
-        )
-        .post(
-            "/square/search/complete",
-            complete,
-            doc("Search completions"),
-        )
-        .post("/search/hot/v2", hot, doc("Hot searches"))
-        .get("/search/hot/v2", hot, doc("Hot searches"))
-        .post(
-            "/search/hot-shading",
-            shading,
-            doc("The search box's placeholder"),
-        )
-        .get(
-            "/search/hot-shading",
-            shading,
-            doc("The search box's placeholder"),
-        )
-        .post(
-            "/search/history",
-            history,
-            doc("The caller's search history"),
-        )
-        .post(
-            "/search/history/clear",
-            history_clear,
-            doc("Clear the caller's search history"),
-        )
-        .post(
-            "/search/history/del",
-            history_del,
-            doc("Delete one search from the history"),
-        )
-        .post(
-            "/square/v3/tag/list",
-            tag_list,
-            doc("Every tag in use, most used first"),
-        )
-        .post("/tag/hot", tag_hot, doc("The last week's hot tags"))
-        .post(
-            "/recommend/hotTag",
-            tag_hot,
-            doc("The last week's hot tags (recommend path)"),
-        )
-        .post("/tag/get_by_group", tag_groups, doc("Tags by group"));
+    api.post(
+        "/square/v3/search/list",
+        list,
+        doc("Search works").body::<SearchRequest>(),
+    )
+    .post(
+        "/portfolio/search",
+        list,
+        doc("Search works (portfolio path)").body::<SearchRequest>(),
+    )
+    .post(
+        "/square/search/complete",
+        complete,
+        doc("Search completions").body::<CompleteRequest>(),
+    )
+    .post("/search/hot/v2", hot, doc("Hot searches"))
+    .get("/search/hot/v2", hot, doc("Hot searches"))
+    .post(
+        "/search/hot-shading",
+        shading,
+        doc("The search box's placeholder"),
+    )
+    .get(
+        "/search/hot-shading",
+        shading,
+        doc("The search box's placeholder"),
+    )
+    .post(
+        "/search/history",
+        history,
+        doc("The caller's search history"),
+    )
+    .post(
+        "/search/history/clear",
+        history_clear,
+        doc("Clear the caller's search history"),
+    )
+    .post(
+        "/search/history/del",
+        history_del,
+        doc("Delete one search from the history").body::<HistoryDelRequest>(),
+    )
+    .post(
+        "/square/v3/tag/list",
+        tag_list,
+        doc("Every tag in use, most used first"),
+    )
+    .post("/tag/hot", tag_hot, doc("The last week's hot tags"))
+    .post(
+        "/recommend/hotTag",
+        tag_hot,
+        doc("The last week's hot tags (recommend path)"),
+    )
+    .post(
+        "/tag/get_by_group",
+        tag_groups,
+        doc("Tags by group").body::<TagGroupRequest>(),
+    );
 }

@@ -76,7 +76,7 @@ pub async fn login_email(
     Ok(super::account::logged_in(req, state, &row, token))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecondStepRequest {
     pub challenge: String,
@@ -112,7 +112,7 @@ pub async fn sessions(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     Ok(ok(state.accounts.list_sessions(&caller.0).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionIdRequest {
     pub id: String,
@@ -144,7 +144,7 @@ pub async fn two_factor_status(state: web::Data<AppState>, caller: Authed) -> Ap
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordRequest {
     pub password: String,
@@ -163,7 +163,7 @@ pub async fn two_factor_enrol(
     Ok(ok(e))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeRequest {
     pub code: String,
@@ -182,7 +182,7 @@ pub async fn two_factor_confirm(
     Ok(ok(serde_json::json!({ "recovery_codes": codes })))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DisableRequest {
     pub password: String,
@@ -212,7 +212,7 @@ pub async fn two_factor_disable(
     Ok(ok(serde_json::Value::Null))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegenerateRequest {
     pub password: String,
@@ -252,7 +252,7 @@ pub async fn prefs_update(
         .await?))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CropRequest {
     pub x: u32,
@@ -260,7 +260,7 @@ pub struct CropRequest {
     pub size: u32,
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AvatarRequest {
     /// The image (PNG, JPEG or GIF), base64.
@@ -301,13 +301,13 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/login-in/2fa",
         login_second_step,
-        doc("Second sign-in step: the authenticator or recovery code"),
+        doc("Second sign-in step: the authenticator or recovery code").body::<SecondStepRequest>(),
     )
     .post("/account/sessions", sessions, doc("The caller's sessions"))
     .post(
         "/account/sessions/revoke",
         sessions_revoke,
-        doc("End one of the caller's sessions"),
+        doc("End one of the caller's sessions").body::<SessionIdRequest>(),
     )
     .post(
         "/account/sessions/revoke-others",
@@ -322,28 +322,32 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/2fa/enrol",
         two_factor_enrol,
-        doc("Start two-factor enrolment (secret and QR code)"),
+        doc("Start two-factor enrolment (secret and QR code)").body::<PasswordRequest>(),
     )
     .post(
         "/account/2fa/confirm",
         two_factor_confirm,
-        doc("Confirm two-factor enrolment with a code"),
+        doc("Confirm two-factor enrolment with a code").body::<CodeRequest>(),
     )
     .post(
         "/account/2fa/disable",
         two_factor_disable,
-        doc("Turn two-factor sign-in off"),
+        doc("Turn two-factor sign-in off").body::<DisableRequest>(),
     )
     .post(
         "/account/2fa/recovery",
         two_factor_recovery,
-        doc("New two-factor recovery codes"),
+        doc("New two-factor recovery codes").body::<RegenerateRequest>(),
     )
     .post("/account/prefs", prefs, doc("The caller's preferences"))
     .post(
         "/account/prefs/update",
         prefs_update,
-        doc("Change the caller's preferences"),
+        doc("Change the caller's preferences").body::<PrefsChange>(),
     )
-    .post("/account/avatar", avatar, doc("Set the caller's avatar"));
+    .post(
+        "/account/avatar",
+        avatar,
+        doc("Set the caller's avatar").body::<AvatarRequest>(),
+    );
 }

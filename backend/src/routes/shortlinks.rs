@@ -61,6 +61,10 @@ pub async fn follow(s: web::Data<AppState>, code: web::Path<String>) -> ApiResul
 }
 
 pub fn routes(api: &mut Api) {
-    api.post("/url/short", shorten, doc("Make a short link"))
-        .post("/url/short/list", list, doc("The caller's short links"));
+    api.post(
+        "/url/short",
+        shorten,
+        doc("Make a short link").body::<ShortenRequest>(),
+    )
+    .post("/url/short/list", list, doc("The caller's short links"));
 }

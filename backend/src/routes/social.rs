@@ -100,27 +100,27 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/followers",
         followers,
-        doc("An account's followers"),
+        doc("An account's followers").body::<AccountListRequest>(),
     )
     .post(
         "/account/following",
         following,
-        doc("The accounts an account follows"),
+        doc("The accounts an account follows").body::<AccountListRequest>(),
     )
     .post(
         "/account/profile",
         profile,
-        doc("An account's public profile"),
+        doc("An account's public profile").body::<AccountRequest>(),
     )
     .post(
         "/account/profile/edit",
         profile_edit,
-        doc("Edit the caller's profile"),
+        doc("Edit the caller's profile").body::<ProfileEdit>(),
     )
     .post(
         "/notification/list",
         notifications,
-        doc("The caller's notifications"),
+        doc("The caller's notifications").body::<NotificationListRequest>(),
     )
     .post(
         "/notification/unread",

@@ -357,12 +357,12 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/v3/collect/list",
         collect_list,
-        doc("The caller's collection"),
+        doc("The caller's collection").body::<FeedRequest>(),
     )
     .post(
         "/square/v3/account/list",
         account_list,
-        doc("Creators, most followed first"),
+        doc("Creators, most followed first").body::<FeedRequest>(),
     )
     .post(
         "/square/v3/ai_filter",

@@ -16,19 +16,20 @@ use crate::auth::{optional_caller, Authed};
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct IdRequest {
     pub id: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
+#[schema(as = SurveysEditRequest)]
 pub struct EditRequest {
     pub id: String,
     #[serde(flatten)]
     pub def: SurveyDef,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct CloseRequest {
     pub id: String,
     /// `false` opens a closed survey again.
@@ -131,17 +132,17 @@ pub fn routes(api: &mut Api) {
     .post(
         "/app/questionnaire_survey_submit",
         submit,
-        doc("Answer a questionnaire"),
+        doc("Answer a questionnaire").body::<SubmitRequest>(),
     )
     .post(
         "/admin/survey/create",
         create,
-        doc("Operators: create a questionnaire"),
+        doc("Operators: create a questionnaire").body::<SurveyDef>(),
     )
     .post(
         "/admin/survey/edit",
         edit,
-        doc("Operators: edit a questionnaire"),
+        doc("Operators: edit a questionnaire").body::<EditRequest>(),
     )
     .post(
         "/admin/survey/list",
@@ -151,17 +152,19 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/survey/close",
         close,
-        doc("Operators: close a questionnaire"),
+        doc("Operators: close a questionnaire").body::<CloseRequest>(),
     )
     .post(
         "/admin/survey/results",
         results,
-        doc("Operators: a questionnaire's results"),
+        doc("Operators: a questionnaire's results").body::<IdRequest>(),
     )
     .post(
         "/admin/survey/export",
         export,
-        doc("Operators: a questionnaire's answers as CSV").raw("text/csv"),
+        doc("Operators: a questionnaire's answers as CSV")
+            .body::<IdRequest>()
+            .raw("text/csv"),
     )
     .get(
         "/admin/survey/export",

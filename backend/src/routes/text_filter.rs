@@ -133,12 +133,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/tool/text/detection",
         detection,
-        doc("Check a text against the text filter"),
+        doc("Check a text against the text filter").body::<DetectionRequest>(),
     )
     .post(
         "/tool/text/batch-filter",
         batch_filter,
-        doc("Filter several texts"),
+        doc("Filter several texts").body::<BatchFilterRequest>(),
     )
     .post(
         "/admin/text-filter/list",
@@ -148,16 +148,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/text-filter/upsert",
         upsert,
-        doc("Operators: add or change a text filter entry"),
+        doc("Operators: add or change a text filter entry").body::<Entry>(),
     )
     .post(
         "/admin/text-filter/delete",
         delete,
-        doc("Operators: delete a text filter entry"),
+        doc("Operators: delete a text filter entry").body::<DeleteEntry>(),
     )
     .post(
         "/admin/text-filter/restore",
         restore,
-        doc("Operators: restore a default text filter entry"),
+        doc("Operators: restore a default text filter entry").body::<DeleteEntry>(),
     );
 }

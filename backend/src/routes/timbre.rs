@@ -28,13 +28,13 @@ fn invalid(e: impl std::fmt::Display) -> ApiError {
     ApiError::with_msg(ErrorCode::InvalidParams, e.to_string())
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct IdBody {
     #[serde(default)]
     id: String,
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct TtsBody {
     #[serde(default)]
     text: String,
@@ -76,7 +76,7 @@ async fn detail(req: HttpRequest, s: State, b: web::Json<IdBody>) -> ApiResult {
     Ok(ok(view(&r, viewer)))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct EditBody {
     #[serde(default)]
     id: Option<String>,
@@ -129,7 +129,8 @@ async fn delete(a: Authed, s: State, b: web::Json<IdBody>) -> ApiResult {
     Ok(ok(json!({})))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
+#[schema(as = TimbreTrainBody)]
 struct TrainBody {
     #[serde(default)]
     id: Option<String>,
@@ -306,7 +307,7 @@ async fn voice_get(a: Authed, s: State, b: web::Json<IdBody>) -> ApiResult {
     Ok(ok(json!({"samples": samples})))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct SampleRef {
     #[serde(default)]
     id: String,
@@ -321,7 +322,7 @@ async fn voice_delete(a: Authed, s: State, b: web::Json<SampleRef>) -> ApiResult
     Ok(ok(json!({})))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct ListBody {
     #[serde(default)]
     cursor: Option<String>,
@@ -382,44 +383,56 @@ async fn my_list(a: Authed, s: State, b: web::Json<ListBody>) -> ApiResult {
 }
 
 pub fn routes(api: &mut Api) {
-    api.post("/timbre/tts", tts, doc("Speak a text with a voice"))
-        .post("/timbre/detail", detail, doc("One voice"))
-        .post("/timbre/edit", edit, doc("Edit a voice"))
-        .post("/timbre/delete", delete, doc("Delete a voice"))
-        .post(
-            "/timbre/train",
-            train,
-            doc("Train a voice from a recording"),
-        )
-        .post(
-            "/timbre/train/progress",
-            train_progress,
-            doc("A voice training's progress"),
-        )
-        .post(
-            "/timbre/train/log",
-            train_log,
-            doc("A voice training's log"),
-        )
-        .post("/timbre/voice/get", voice_get, doc("The caller's voices"))
-        .post(
-            "/timbre/voice/delete",
-            voice_delete,
-            doc("Delete one of the caller's voices"),
-        )
-        .post(
-            "/square/timbre/voice/list",
-            public_list,
-            doc("The public voices"),
-        )
-        .post(
-            "/square/timbre/comprehensive-rec",
-            public_list,
-            doc("Recommended public voices"),
-        )
-        .post(
-            "/square/timbre/my",
-            my_list,
-            doc("The caller's voices as cards"),
-        );
+    api.post(
+        "/timbre/tts",
+        tts,
+        doc("Speak a text with a voice").body::<TtsBody>(),
+    )
+    .post("/timbre/detail", detail, doc("One voice").body::<IdBody>())
+    .post("/timbre/edit", edit, doc("Edit a voice").body::<EditBody>())
+    .post(
+        "/timbre/delete",
+        delete,
+        doc("Delete a voice").body::<IdBody>(),
+    )
+    .post(
+        "/timbre/train",
+        train,
+        doc("Train a voice from a recording").body::<TrainBody>(),
+    )
+    .post(
+        "/timbre/train/progress",
+        train_progress,
+        doc("A voice training's progress").body::<IdBody>(),
+    )
+    .post(
+        "/timbre/train/log",
+        train_log,
+        doc("A voice training's log").body::<IdBody>(),
+    )
+    .post(
+        "/timbre/voice/get",
+        voice_get,
+        doc("The caller's voices").body::<IdBody>(),
+    )
+    .post(
+        "/timbre/voice/delete",
+        voice_delete,
+        doc("Delete one of the caller's voices").body::<SampleRef>(),
+    )
+    .post(
+        "/square/timbre/voice/list",
+        public_list,
+        doc("The public voices").body::<ListBody>(),
+    )
+    .post(
+        "/square/timbre/comprehensive-rec",
+        public_list,
+        doc("Recommended public voices").body::<ListBody>(),
+    )
+    .post(
+        "/square/timbre/my",
+        my_list,
+        doc("The caller's voices as cards").body::<ListBody>(),
+    );
 }

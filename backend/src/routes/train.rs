@@ -29,7 +29,8 @@ fn trainings(s: &AppState) -> TrainingService {
     TrainingService::new(s.store.clone(), s.objects.clone())
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
+#[schema(as = TrainTrainBody)]
 struct TrainBody {
     #[serde(default)]
     dataset_id: String,
@@ -231,7 +232,7 @@ async fn in_progress_list(a: Authed, s: State) -> ApiResult {
     Ok(ok(json!({ "items": items })))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct TaskIds {
     #[serde(default)]
     task_ids: Vec<String>,
@@ -284,7 +285,7 @@ async fn train_log(a: Authed, s: State, b: web::Json<TaskIds>) -> ApiResult {
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(utoipa::ToSchema, Deserialize)]
 struct ReferBody {
     #[serde(default)]
     model_ver_no: String,
@@ -353,12 +354,12 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/train-model/estimate",
         estimate,
-        doc("Estimate a model training's cost"),
+        doc("Estimate a model training's cost").body::<TrainBody>(),
     )
     .post(
         "/train-model/create",
         create_training,
-        doc("Start training a model"),
+        doc("Start training a model").body::<TrainBody>(),
     )
     .post(
         "/train-model/in-progress-list",
@@ -368,13 +369,17 @@ pub fn routes(api: &mut Api) {
     .post(
         "/train-model/batch-progress",
         batch_progress,
-        doc("Several trainings' progress"),
+        doc("Several trainings' progress").body::<TaskIds>(),
     )
-    .post("/train-model/log", train_log, doc("A training's log"))
+    .post(
+        "/train-model/log",
+        train_log,
+        doc("A training's log").body::<TaskIds>(),
+    )
     .post(
         "/task/create-refer",
         create_refer,
-        doc("Create a task that tries a trained version"),
+        doc("Create a task that tries a trained version").body::<ReferBody>(),
     );
 }
 

@@ -65,7 +65,7 @@ fn check_text(i: usize, text: &str) -> Result<(), ApiError> {
 }
 
 /// A text as sent: a bare string, or an object with its list type.
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum TextItem {
     Plain(String),
@@ -79,7 +79,7 @@ pub enum TextItem {
 /// `POST /translate/locals`: `{texts: [string | {text, type}], language,
 /// type?}` (`list` is accepted for `texts`). `type` is the editor list type
 /// (`normal` default, `style`, `quality`, `command`, `eg`) or `comment`.
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LocalsRequest {
     #[serde(alias = "list", default)]
     pub texts: Vec<TextItem>,
@@ -90,7 +90,7 @@ pub struct LocalsRequest {
 }
 
 /// `POST /translate/local`: `{text, language, type?}`.
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LocalRequest {
     pub text: String,
     #[serde(default, alias = "lang")]
@@ -216,7 +216,7 @@ pub async fn local(
 
 /// `list` of `/translate/18n`: `{content: [key]}` as the spec names it, or
 /// the keys as a bare array.
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum LabelList {
     Content { content: Vec<String> },
@@ -224,7 +224,7 @@ pub enum LabelList {
 }
 
 /// `POST /translate/18n`: `{list: {content: [key]}, language}`.
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct LabelsRequest {
     pub list: LabelList,
     #[serde(default, alias = "lang")]
@@ -306,7 +306,7 @@ fn definition(e: &Entry, lang: Lang) -> Definition<'_> {
 }
 
 /// `POST /prompt/definitions`: `{language, category?, cursor?, limit?}`.
-#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
 pub struct DefinitionsRequest {
     #[serde(default, alias = "lang")]
     pub language: Option<String>,

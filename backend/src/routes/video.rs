@@ -26,26 +26,38 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/text-to-video",
             text_to_video,
-            doc("Create a text-to-video task"),
+            doc("Create a text-to-video task").body::<VideoCreateRequest>(),
         )
         .post(
             "/img-to-video",
             img_to_video,
-            doc("Create an image-to-video task"),
+            doc("Create an image-to-video task").body::<VideoCreateRequest>(),
         )
         .post(
             "/multi-img-to-video",
             multi_img_to_video,
-            doc("Create a video task from several pictures"),
+            doc("Create a video task from several pictures").body::<VideoCreateRequest>(),
         )
-        .post("/upscale", upscale, doc("Create a video upscale task"))
-        .post("/extend", extend, doc("Create a task that extends a video"))
+        .post(
+            "/upscale",
+            upscale,
+            doc("Create a video upscale task").body::<VideoCreateRequest>(),
+        )
+        .post(
+            "/extend",
+            extend,
+            doc("Create a task that extends a video").body::<VideoCreateRequest>(),
+        )
         .post(
             "/frame-interpolation",
             frame_interpolation,
-            doc("Create a frame interpolation task"),
+            doc("Create a frame interpolation task").body::<VideoCreateRequest>(),
         )
-        .post("/estimate", estimate, doc("Estimate a video task's cost"))
+        .post(
+            "/estimate",
+            estimate,
+            doc("Estimate a video task's cost").body::<VideoCreateRequest>(),
+        )
         .post(
             "/model-gen-param",
             model_gen_param,
@@ -59,17 +71,17 @@ pub fn routes(api: &mut Api) {
         .post(
             "/model-param",
             model_param,
-            doc("The video model parameter configuration"),
+            doc("The video model parameter configuration").body::<ModelRef>(),
         )
         .post(
             "/get-meta-info",
             get_meta_info,
-            doc("A video task's parameters, to make it again"),
+            doc("A video task's parameters, to make it again").body::<MetaInfoRequest>(),
         )
         .post(
             "/histories",
             histories,
-            doc("The caller's finished video tasks"),
+            doc("The caller's finished video tasks").body::<protocol::task::view::ListRequest>(),
         )
         .get(
             "/effect-preview",
@@ -114,7 +126,7 @@ pub async fn effect_apps() -> ApiResult {
     Ok(ok(json!({ "items": items, "next_cursor": null })))
 }
 
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 struct PreviewQuery {
     id: String,
 }
@@ -169,7 +181,8 @@ pub async fn camera_config() -> ApiResult {
     })))
 }
 
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
+#[schema(as = VideoModelRef)]
 struct ModelRef {
     #[serde(default)]
     model_no: Option<String>,
@@ -185,7 +198,7 @@ async fn model_param(b: web::Json<ModelRef>) -> ApiResult {
     Ok(ok(model_param_config(m)))
 }
 
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 struct MetaInfoRequest {
     #[serde(default)]
     task_id: Option<String>,

@@ -97,7 +97,7 @@ pub async fn video_play(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequ
     Ok(ok(json!({ "id": b.id, "plays": plays })))
 }
 
-#[derive(Debug, serde::Deserialize)]
+#[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
 pub struct VideoReport {
     pub id: String,
     pub reason: String,
@@ -161,7 +161,7 @@ pub async fn my_works(a: Authed, s: web::Data<AppState>, b: Body<FeedRequest>) -
     Ok(ok(s.square.author_works(Some(&me), &me, &b).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct OtherRequest {
     account_id: String,
     #[serde(flatten)]
@@ -219,7 +219,7 @@ pub async fn selected(req: HttpRequest, s: web::Data<AppState>, b: Body<FeedRequ
         .await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct ImgUseAdd {
     url: String,
     #[serde(default)]
@@ -239,7 +239,7 @@ pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) 
     Ok(ok(json!({})))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct ImgUseDel {
     url: String,
 }
@@ -268,93 +268,133 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/post/portfolio/add_v2",
         publish_picture,
-        doc("Publish a finished task's pictures as a work"),
+        doc("Publish a finished task's pictures as a work").body::<PublishPictureRequest>(),
     )
     .post(
         "/post/portfolio/add",
         publish_picture,
-        doc("Publish pictures as a work (older path)"),
+        doc("Publish pictures as a work (older path)").body::<PublishPictureRequest>(),
     )
     .post(
         "/post/article/add",
         publish_article,
-        doc("Publish an article"),
+        doc("Publish an article").body::<PublishArticleRequest>(),
     )
-    .post("/post/article/edit", edit, doc("Edit an article"))
+    .post(
+        "/post/article/edit",
+        edit,
+        doc("Edit an article").body::<EditWorkRequest>(),
+    )
     .post(
         "/post/video/add",
         publish_video,
-        doc("Publish a video post"),
+        doc("Publish a video post").body::<PublishVideoRequest>(),
     )
-    .post("/ai-video/detail", video_detail, doc("A video post's page"))
+    .post(
+        "/ai-video/detail",
+        video_detail,
+        doc("A video post's page").body::<IdRequest>(),
+    )
     .post(
         "/ai-video/play",
         video_play,
-        doc("Count a video post's play"),
+        doc("Count a video post's play").body::<IdRequest>(),
     )
-    .post("/ai-video/report", video_report, doc("Report a video post"))
-    .post("/post/video/edit", edit, doc("Edit a video post"))
-    .post("/post/detail", detail, doc("One post"))
+    .post(
+        "/ai-video/report",
+        video_report,
+        doc("Report a video post").body::<VideoReport>(),
+    )
+    .post(
+        "/post/video/edit",
+        edit,
+        doc("Edit a video post").body::<EditWorkRequest>(),
+    )
+    .post("/post/detail", detail, doc("One post").body::<IdRequest>())
     .post(
         "/post/content/check",
         check,
-        doc("Check a post's text before publishing"),
+        doc("Check a post's text before publishing").body::<ContentCheckRequest>(),
     )
-    .post("/portfolio/edit", edit, doc("Edit a work"))
-    .post("/portfolio/recommend", selected, doc("Selected works"))
-    .post("/artwork/detail", detail, doc("One work"))
+    .post(
+        "/portfolio/edit",
+        edit,
+        doc("Edit a work").body::<EditWorkRequest>(),
+    )
+    .post(
+        "/portfolio/recommend",
+        selected,
+        doc("Selected works").body::<FeedRequest>(),
+    )
+    .post(
+        "/artwork/detail",
+        detail,
+        doc("One work").body::<IdRequest>(),
+    )
     .post(
         "/artwork/delete",
         delete,
-        doc("Delete one of the caller's works"),
+        doc("Delete one of the caller's works").body::<IdRequest>(),
     )
     .post(
         "/artwork/visibility",
         visibility,
-        doc("Set a work's visibility"),
+        doc("Set a work's visibility").body::<VisibilityRequest>(),
     )
-    .post("/artwork/list", my_works, doc("The caller's works"))
-    .post("/artwork/home/list", home_list, doc("The home square"))
+    .post(
+        "/artwork/list",
+        my_works,
+        doc("The caller's works").body::<FeedRequest>(),
+    )
+    .post(
+        "/artwork/home/list",
+        home_list,
+        doc("The home square").body::<FeedRequest>(),
+    )
     .post(
         "/artwork/list/other",
         other_works,
-        doc("Another account's works"),
+        doc("Another account's works").body::<OtherRequest>(),
     )
     .post(
         "/artwork/selected/recommend",
         selected,
-        doc("Selected works (artwork path)"),
+        doc("Selected works (artwork path)").body::<FeedRequest>(),
     )
     .post(
         "/artwork/like",
         react(Reaction::Like, true),
-        doc("Like a work"),
+        doc("Like a work").body::<IdRequest>(),
     )
     .post(
         "/artwork/like-cancel",
         react(Reaction::Like, false),
-        doc("Take back a like"),
+        doc("Take back a like").body::<IdRequest>(),
     )
     .post(
         "/artwork/collect",
         react(Reaction::Collect, true),
-        doc("Collect a work"),
+        doc("Collect a work").body::<IdRequest>(),
     )
     .post(
         "/artwork/collect-cancel",
         react(Reaction::Collect, false),
-        doc("Take back a collect"),
+        doc("Take back a collect").body::<IdRequest>(),
     )
-    .post("/account/follow", follow, doc("Follow an account"))
+    .post(
+        "/account/follow",
+        follow,
+        doc("Follow an account").body::<AccountRequest>(),
+    )
     .post(
         "/account/follow-cancel",
         unfollow,
-        doc("Stop following an account"),
+        doc("Stop following an account").body::<AccountRequest>(),
     )
     .post(
         "/account/like/list",
         like_list,
-        doc("The works an account liked"),
+        doc("The works an account liked").body::<OtherRequest>(),
     )
     .post(
         "/account/img-use/history",
@@ -364,11 +404,11 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/img-use/history/add",
         img_use_add,
-        doc("Add a picture to the caller's used pictures"),
+        doc("Add a picture to the caller's used pictures").body::<ImgUseAdd>(),
     )
     .post(
         "/account/img-use/history/del",
         img_use_del,
-        doc("Remove a picture from the caller's used pictures"),
+        doc("Remove a picture from the caller's used pictures").body::<ImgUseDel>(),
     );
 }

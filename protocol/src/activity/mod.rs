@@ -97,7 +97,22 @@ impl<'de> Deserialize<'de> for ContributionType {
     }
 }
 
+#[cfg(feature = "openapi")]
+string_schema!(
+    ContributionType,
+    "a contribution's type",
+    [
+        "work",
+        "local_video",
+        "article",
+        "character",
+        "model_Checkpoint",
+        "model_LORA"
+    ]
+);
+
 /// How a period's excellent list is chosen.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Judging {
@@ -119,6 +134,7 @@ impl Judging {
 }
 
 /// Where an activity is in its life.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActivityStatus {
@@ -128,6 +144,7 @@ pub enum ActivityStatus {
 }
 
 /// Where one period is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PeriodStatus {
@@ -141,6 +158,7 @@ pub enum PeriodStatus {
 }
 
 /// A contribution's standing.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntryStatus {
@@ -156,13 +174,16 @@ pub enum EntryStatus {
 }
 
 /// One period as an operator defines it (milliseconds since the epoch).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ActivityPeriod))]
 pub struct Period {
     pub start: i64,
     pub end: i64,
 }
 
 /// A period as lists show it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeriodView {
     pub index: u32,
@@ -173,6 +194,7 @@ pub struct PeriodView {
 }
 
 /// An activity's definition, validated ([`rules::validate`]); stored as is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActivityDef {
     pub title: String,
@@ -197,7 +219,9 @@ pub struct ActivityDef {
 /// `admin/activity/create` and `edit` (edit names `id`): the whole
 /// definition. Types and judging arrive as strings so a wrong one answers
 /// `activityInvalid` naming the field.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = ActivityUpsertRequest))]
 pub struct UpsertRequest {
     #[serde(default)]
     pub id: Option<String>,
@@ -226,6 +250,7 @@ pub struct UpsertRequest {
 /// The mark a content card carries (spec 1 §3): `id` is
 /// `event-center/{activity}/{period}`, or `event-center/daily/{activity}`
 /// for the daily challenge; obj_type 61.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActivityMark {
     pub id: String,
@@ -237,6 +262,7 @@ pub struct ActivityMark {
 }
 
 /// An activity in lists.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActivitySummary {
     pub id: String,
@@ -264,6 +290,7 @@ pub struct ActivitySummary {
 }
 
 /// `theme-activity/detail`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActivityDetail {
     #[serde(flatten)]
@@ -275,6 +302,7 @@ pub struct ActivityDetail {
 }
 
 /// `admin/activity/*`: the detail plus what only operators edit.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActivityAdmin {
     #[serde(flatten)]
@@ -287,7 +315,9 @@ pub struct ActivityAdmin {
 }
 
 /// A contribution as lists show it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ActivityEntryView))]
 pub struct EntryView {
     pub entry_id: String,
     pub activity_id: Option<String>,
@@ -313,6 +343,7 @@ pub struct EntryView {
 }
 
 /// One place in an excellent list.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Winner {
     pub rank: u32,
@@ -321,6 +352,7 @@ pub struct Winner {
 }
 
 /// A period's excellent list.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PeriodResultView {
     pub period: u32,
@@ -340,6 +372,7 @@ pub struct Page<T> {
 }
 
 /// `activity/commit` (and `theme-activity/character-join`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CommitRequest {
     /// The contribution type, as a string so a wrong one answers
@@ -353,6 +386,7 @@ pub struct CommitRequest {
 }
 
 /// `activity/commit`'s answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommitResult {
     pub entry_id: String,
@@ -362,6 +396,7 @@ pub struct CommitResult {
 }
 
 /// `theme-activity/character-join`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CharacterJoinRequest {
     #[serde(default, alias = "activity_id")]
@@ -371,7 +406,9 @@ pub struct CharacterJoinRequest {
 }
 
 /// `theme-activity/list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = ActivityListRequest))]
 pub struct ListRequest {
     #[serde(default)]
     pub status: Option<String>,
@@ -382,6 +419,7 @@ pub struct ListRequest {
 }
 
 /// `theme-activity/detail`, `period-excellent-list` (with `period`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ActivityRequest {
     #[serde(default, alias = "activity_id")]
@@ -391,6 +429,7 @@ pub struct ActivityRequest {
 }
 
 /// `theme-activity/post-list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PostListRequest {
     #[serde(default, alias = "activity_id")]
@@ -407,6 +446,7 @@ pub struct PostListRequest {
 }
 
 /// `activity/my-list` and `activity/my-apply`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct MyRequest {
     #[serde(default)]
@@ -418,6 +458,7 @@ pub struct MyRequest {
 }
 
 /// `activity/vote` and `vote-cancel`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VoteRequest {
     #[serde(default)]
@@ -425,6 +466,7 @@ pub struct VoteRequest {
 }
 
 /// Their answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VoteResult {
     pub entry_id: String,
@@ -433,6 +475,7 @@ pub struct VoteResult {
 }
 
 /// `admin/activity/close` and `judge`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct JudgeRequest {
     #[serde(default, alias = "activity_id")]

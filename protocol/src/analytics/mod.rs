@@ -186,6 +186,7 @@ pub fn event_def(name: &str) -> Option<&'static EventDef> {
 }
 
 /// Why one event of a batch was dropped.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DropReason {
@@ -210,6 +211,7 @@ pub enum DropReason {
 }
 
 /// What an ingest call answers (`data`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IngestReport {
     /// Events kept.

@@ -131,6 +131,7 @@ impl<'a> Persons<'a> {
 }
 
 /// One day's active people.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DauDay {
     /// `YYYY-MM-DD`.
@@ -171,6 +172,7 @@ pub fn dau(facts: &[Fact], from: i32, to: i32) -> Vec<DauDay> {
 }
 
 /// One step of the funnel.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunnelStep {
     /// `visit`, `sign_up`, `first_generation`, `purchase`.
@@ -181,6 +183,7 @@ pub struct FunnelStep {
 }
 
 /// The funnel of a cohort window.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Funnel {
     pub from: String,
@@ -265,6 +268,7 @@ fn step_name(name: &str) -> &'static str {
 }
 
 /// One sign-up week's cohort.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cohort {
     /// The Monday starting the sign-up week, `YYYY-MM-DD`.
@@ -327,6 +331,7 @@ pub fn retention(facts: &[Fact], from: i32, to: i32, today: i32) -> Vec<Cohort> 
 }
 
 /// Errors of one release.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReleaseErrors {
     /// The release, or `unknown`.
@@ -338,6 +343,7 @@ pub struct ReleaseErrors {
     pub top: Vec<ErrorMessageCount>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorMessageCount {
     pub message: String,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The normalised request of an audio action (`Action::is_audio`). Inputs
 /// (a video, an image, audio clips, voice samples) travel as the job's
 /// `inputs` by role; this carries the rest.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct AudioJob {
     /// What to make: a sound's description, a song's style and mood.
@@ -35,6 +36,7 @@ pub struct AudioJob {
 }
 
 /// Text to speak, and how.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct SpeechSpec {
     pub text: String,
@@ -53,6 +55,7 @@ fn one() -> f32 {
 
 /// A voice as an engine needs it: which speech engine, its base voice, and
 /// the parameters measured or set for this voice.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VoiceSpec {
     /// `espeak`, `piper`, `kokoro` or `remote`.

@@ -20,6 +20,7 @@ pub const STILL_FPS: u32 = 25;
 
 /// The `meta` of `task/v2/audio/audio-to-lip-video`. Empty strings count as
 /// absent (the web form sends every field).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct LipSyncMeta {

@@ -41,6 +41,7 @@ pub enum MusicCall {
 }
 
 /// `generate_mode` of a song.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GenerateMode {
     #[serde(rename = "vocalSongs")]
@@ -61,6 +62,7 @@ impl GenerateMode {
 
 /// The body of every audio create call: `{meta: {...}}` (a
 /// `parent_task_id` is also read beside `meta`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct MusicRequest {
     #[serde(default)]
@@ -74,6 +76,7 @@ pub struct MusicRequest {
 }
 
 /// The request's `meta`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct MusicMeta {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -230,6 +233,7 @@ pub fn prepare_music(call: MusicCall, req: &MusicRequest) -> Result<PreparedMusi
 }
 
 /// `music/generate-lyrics` (and its stream): `{prompt, title?, language?}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct LyricsRequest {
     #[serde(default, deserialize_with = "lenient::opt_string")]

@@ -50,6 +50,7 @@ pub const MAX_SAMPLE_SECS: f64 = 60.0;
 pub const SAMPLE_CATEGORY: i64 = 59;
 
 /// The engine of a voice as the wire shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineLabel {
     pub name: String,
@@ -58,6 +59,7 @@ pub struct EngineLabel {
 }
 
 /// A voice (`timbre/detail`, lists).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimbreView {
     pub id: String,
@@ -177,6 +179,7 @@ pub fn check_speed(speed: Option<f32>) -> Result<f32, FieldError> {
 
 /// List filters (`genders`, `ages`, `languages`, `tones`): empty lists
 /// match everything; unknown values are refused.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TimbreFilter {
     #[serde(default)]

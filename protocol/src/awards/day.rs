@@ -133,3 +133,6 @@ impl Zone {
         }
     }
 }
+
+#[cfg(feature = "openapi")]
+integer_schema!(Day, "days since 1970-01-01");

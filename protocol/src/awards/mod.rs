@@ -27,6 +27,7 @@ pub fn checkin_key(account: &str, day: Day) -> String {
 
 /// Body of `activity/checkin/info` and `activity/checkin`: the client's
 /// IANA zone, used when the account has none stored yet.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct CheckinRequest {
     #[serde(default, alias = "time_zone", alias = "timezone")]
@@ -34,6 +35,7 @@ pub struct CheckinRequest {
 }
 
 /// `activity/checkin/time-zone`: the account's new IANA zone.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Deserialize)]
 pub struct TimeZoneRequest {
     #[serde(alias = "time_zone", alias = "timezone")]
@@ -41,6 +43,7 @@ pub struct TimeZoneRequest {
 }
 
 /// `activity/checkin/info`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckinInfo {
     /// Today (in `time_zone`) is checked in.
@@ -72,6 +75,7 @@ pub struct CheckinInfo {
 }
 
 /// `activity/checkin`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckinDone {
     /// This call checked in (false: today was already checked in).
@@ -84,6 +88,7 @@ pub struct CheckinDone {
 }
 
 /// An award granted to the account, as the popup shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AwardView {
     /// The ledger key it was paid under.
@@ -97,12 +102,14 @@ pub struct AwardView {
 
 /// `face-photo/mark-user-activity-award-list`: the awards not seen yet,
 /// now marked seen.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AwardList {
     pub list: Vec<AwardView>,
 }
 
 /// The operator's configuration: the check-in schedule and the awards.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct AwardConfig {
     pub schedule: Schedule,
@@ -142,12 +149,14 @@ impl AwardConfig {
 }
 
 /// `admin/checkin/schedule/set`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScheduleRequest {
     pub rewards: Vec<i64>,
 }
 
 /// `admin/award/delete`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Deserialize)]
 pub struct AwardDeleteRequest {
     pub trigger: String,
@@ -155,6 +164,7 @@ pub struct AwardDeleteRequest {
 
 /// `admin/award/upsert`: like [`AwardDef`] with the trigger as text, so an
 /// unknown one answers the award key rather than a decoding error.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Deserialize)]
 pub struct AwardUpsertRequest {
     pub trigger: String,

@@ -88,7 +88,9 @@ pub const MAX_DAY_REWARD: i64 = 100_000;
 
 /// The operator's rewards by streak day; the cycle repeats after its last
 /// day (day 8 of a 7-day schedule pays like day 1).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = AwardsStreakSchedule))]
 pub struct Schedule {
     pub rewards: Vec<i64>,
 }
@@ -154,6 +156,7 @@ impl Schedule {
 }
 
 /// One day of the check-in calendar.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CalendarDay {
     /// `YYYY-MM-DD` in the user's zone.

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::day::Day;
 
 /// What an award is for. One award per trigger.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
@@ -87,6 +88,7 @@ pub const MAX_TITLE_CHARS: usize = 60;
 pub const MAX_AWARD: i64 = 100_000;
 
 /// An award as the operator configures it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AwardDef {
     pub trigger: Trigger,

@@ -37,8 +37,10 @@ pub const SLOTS: &[&str] = &[
 ];
 
 /// A home-page banner.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[cfg_attr(feature = "openapi", schema(as = HomeComposeBanner))]
 pub struct Banner {
     pub id: String,
     /// The named place it shows in (`home-top` by default).
@@ -54,6 +56,7 @@ pub struct Banner {
 }
 
 /// What a module's element names.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElementKind {
@@ -65,6 +68,7 @@ pub enum ElementKind {
 }
 
 /// One element chosen by id.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElementRef {
     pub kind: ElementKind,
@@ -72,6 +76,7 @@ pub struct ElementRef {
 }
 
 /// What a live query lists.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LiveSource {
@@ -87,6 +92,7 @@ pub enum LiveSource {
 }
 
 /// A live query's order.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LiveOrder {
@@ -96,6 +102,7 @@ pub enum LiveOrder {
 }
 
 /// A live query's window.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LiveWindow {
@@ -107,6 +114,7 @@ pub enum LiveWindow {
 }
 
 /// A module filled at request time, e.g. `{source: works, order: hot, window: week}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveQuery {
     pub source: LiveSource,
@@ -123,6 +131,7 @@ fn default_live_size() -> u32 {
 }
 
 /// A column of elements in a slot.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Module {
@@ -142,6 +151,7 @@ pub struct Module {
 }
 
 /// A popup's kind.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PopupKind {
@@ -155,6 +165,7 @@ pub enum PopupKind {
 }
 
 /// A face-photo popup.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Popup {
@@ -176,6 +187,7 @@ pub struct Popup {
 }
 
 /// The whole composition: the draft operators edit, or the published page.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Composition {

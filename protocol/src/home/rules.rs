@@ -20,8 +20,10 @@ pub const VISIT_GAP_MS: i64 = 30 * 60 * 1000;
 pub const MAX_LINK: usize = 1024;
 
 /// Who is looking: a visitor (no account), a free account or a member.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", schema(as = HomeRulesAudience))]
 pub enum Audience {
     Visitor,
     Free,
@@ -29,6 +31,7 @@ pub enum Audience {
 }
 
 /// Whom an item is for. Empty lists mean everyone.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Targeting {
@@ -40,14 +43,17 @@ pub struct Targeting {
 
 /// When an item is on: from `start` (inclusive) to `end` (exclusive), unix ms;
 /// an absent bound is open.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[cfg_attr(feature = "openapi", schema(as = HomeRulesSchedule))]
 pub struct Schedule {
     pub start: Option<i64>,
     pub end: Option<i64>,
 }
 
 /// How often one viewer may see a popup.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cap {
@@ -179,6 +185,7 @@ impl Cap {
 }
 
 /// What a viewer has done with one popup.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seen {
     pub last_shown: Option<i64>,
@@ -186,6 +193,7 @@ pub struct Seen {
 }
 
 /// Why a popup shows or not.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PopDecision {

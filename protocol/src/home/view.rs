@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::compose::{Banner, LiveQuery, Module, Popup, PopupKind};
 use super::rules::{Audience, Cap, PopDecision};
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BannerView {
     pub id: String,
@@ -30,6 +31,7 @@ impl From<&Banner> for BannerView {
     }
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModuleView {
     pub id: String,
@@ -58,6 +60,7 @@ impl From<&Module> for ModuleView {
     }
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PopupView {
     pub id: String,
@@ -87,6 +90,7 @@ impl From<&Popup> for PopupView {
 
 /// One element of a module: its kind, id and card (the square's card for
 /// works and models, the character card for characters).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElementView {
     pub kind: String,
@@ -95,6 +99,7 @@ pub struct ElementView {
 }
 
 /// A module's elements, one page.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModuleContent {
     pub module_id: String,
@@ -103,6 +108,7 @@ pub struct ModuleContent {
 }
 
 /// A slot with what shows in it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlotView {
     pub name: String,
@@ -111,6 +117,7 @@ pub struct SlotView {
 }
 
 /// `app/fetch`: the app configuration for this viewer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AppConfig {
     pub audience: Audience,
@@ -129,6 +136,7 @@ pub struct AppConfig {
 }
 
 /// `face-photo/get` and `mark-wakeup-user-popup`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PopupAnswer {
     pub show: bool,
@@ -138,6 +146,7 @@ pub struct PopupAnswer {
 }
 
 /// `face-photo/popup-info`: one popup's state for this viewer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PopupInfo {
     pub id: String,
@@ -155,6 +164,7 @@ pub struct PopupInfo {
 /// How often something happened to a popup: every time (`total`), and by
 /// how many distinct viewers, accounts and visitors (by their device
 /// cookie) apart. A visitor who signs in later counts once as each.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub total: i64,
@@ -163,6 +173,7 @@ pub struct Tally {
 }
 
 /// `admin/home/popup/stats`: what viewers did with one popup.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PopupStats {
     pub id: String,

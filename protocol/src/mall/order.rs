@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::product::ProductKind;
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrderStatus {
@@ -41,6 +42,7 @@ impl OrderStatus {
 }
 
 /// What an order buys.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrderKind {
@@ -65,6 +67,7 @@ impl From<ProductKind> for OrderKind {
 }
 
 /// What happened to an order.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrderEvent {
@@ -98,6 +101,7 @@ pub fn transition(from: OrderStatus, event: OrderEvent) -> Option<OrderStatus> {
 }
 
 /// One recorded transition of an order.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderStep {
     pub status: OrderStatus,
@@ -109,6 +113,7 @@ pub struct OrderStep {
 
 /// An order as its owner sees it (`order/status`, `buy/log`, `order/create`
 /// answers a part of it: `order_id, status, checkout_url`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderView {
     pub order_id: String,
@@ -133,6 +138,7 @@ pub struct OrderView {
 }
 
 /// `order/create`, `order/create-sub` body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CreateOrder {
@@ -146,6 +152,7 @@ pub struct CreateOrder {
 }
 
 /// `order/create` answer (DESIGN.md Contracts).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreatedOrder {
     pub order_id: String,

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What buying a product gives.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProductKind {
@@ -14,6 +15,7 @@ pub enum ProductKind {
 }
 
 /// A membership plan (spec 2 §6: VIP = full, lite or company).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Plan {
@@ -22,8 +24,10 @@ pub enum Plan {
 }
 
 /// How long one paid period of a plan lasts.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = MallProductPeriod))]
 pub enum Period {
     Month,
     Year,
@@ -41,6 +45,7 @@ impl Period {
 
 /// One product of `payment/product/list-web` (DESIGN.md Contracts:
 /// `product_id, kind, price, currency, coins, plan, period`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Product {
     pub product_id: String,
@@ -144,6 +149,7 @@ pub fn validate(p: &Product) -> Result<(), &'static str> {
 }
 
 /// `data` of `payment/product/list-web` and `product/sub-list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProductList {
     pub items: Vec<Product>,

@@ -8,6 +8,7 @@ use super::product::{Period, Plan, Product};
 use super::DAY_MS;
 use crate::account::PaymentInfo;
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubStatus {
@@ -24,6 +25,7 @@ pub enum SubStatus {
 
 /// What a subscription gives right now, cached on the account row so that
 /// every request knows its perks without another read.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Perks {
     pub plan: Plan,
@@ -106,6 +108,7 @@ pub fn upgrade_price(from: &Product, to: &Product, start: i64, end: i64, now: i6
 }
 
 /// A subscription as its owner sees it (`order/sub-detail`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubscriptionView {
     pub sub_id: String,

@@ -11,6 +11,7 @@ use crate::character::OwnerView;
 
 /// What a model file is (spec 3 §3 model_type; contribution types
 /// model_Checkpoint, model_LORA).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelType {
@@ -103,6 +104,7 @@ impl TryFrom<u8> for VersionStatus {
 }
 
 /// Where a version came from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum VersionSource {
@@ -114,6 +116,7 @@ pub enum VersionSource {
 
 /// A version's file as users see it (Civitai shows the same: size, format,
 /// hashes, and what the file is).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ModelFileView {
     pub name: String,
@@ -142,6 +145,7 @@ pub struct ModelFileView {
 
 /// One version of a model (spec 3 §3 lora entries: model_ver_no,
 /// version_name, base_model, trained_words, status, publish_status).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VersionView {
     pub model_ver_no: String,
@@ -169,6 +173,7 @@ pub struct VersionView {
 }
 
 /// Live figures of a model.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ModelStats {
     /// Tasks that used it.
@@ -184,6 +189,7 @@ pub struct ModelStats {
 }
 
 /// A model with its versions (`model/detail`, `detail-with-ver`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelView {
     pub model_id: String,
@@ -214,6 +220,7 @@ pub struct ModelView {
 /// `model_id`, a new version of one) from an uploaded file (category 60).
 /// The declared fields are [`ModelDeclaration`], flattened: the wire is one
 /// flat object, and `model/import/submit` shares the same fields.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CreateModelRequest {
     pub file_id: String,
@@ -223,6 +230,7 @@ pub struct CreateModelRequest {
 
 /// What a creator declares about a new model or version, beside its file
 /// (`resource/createModel`, `model/import/submit`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ModelDeclaration {
     #[serde(default)]
@@ -244,6 +252,7 @@ pub struct ModelDeclaration {
 }
 
 /// What `resource/createModel` answers (DESIGN.md Contracts).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateModelAnswer {
     pub model_id: String,
@@ -251,6 +260,12 @@ pub struct CreateModelAnswer {
     pub sha256: String,
     pub autov2: String,
 }
+
+#[cfg(feature = "openapi")]
+integer_schema!(PublishStatus, "0 draft, 1 published, 2 delisted", [0, 1, 2]);
+
+#[cfg(feature = "openapi")]
+integer_schema!(VersionStatus, "0 pending, 1 ready, 2 failed", [0, 1, 2]);
 
 #[cfg(test)]
 mod tests {

@@ -64,6 +64,7 @@ pub const DAY_MS: i64 = 86_400_000;
 pub const MAX_PAGE: usize = 50;
 
 /// A ranking window.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Window {
@@ -128,6 +129,7 @@ impl Window {
 }
 
 /// A ranking board.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Board {
@@ -292,6 +294,7 @@ pub fn add_stats(a: &mut ModelStats, b: &ModelStats) {
 }
 
 /// `model/rank-detail` (and the boards of `rank-index`, `rank-detail-all`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct RankDetailRequest {
     /// A [`Board`] code or name; default hottest.
@@ -316,6 +319,7 @@ pub struct RankDetailRequest {
 }
 
 /// One ranked model.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankedModel {
     /// 1-based place on the board.
@@ -330,6 +334,7 @@ pub struct RankedModel {
 }
 
 /// A board's page.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoardPage {
     pub rank_type: Board,

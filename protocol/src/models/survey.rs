@@ -16,6 +16,7 @@ pub const MAX_COMMENT_CHARS: usize = 500;
 pub const MAX_OPEN: usize = 20;
 
 /// One option of a survey.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SurveyOption {
     pub id: String,
@@ -26,7 +27,9 @@ pub struct SurveyOption {
 }
 
 /// A survey as operators define it (`admin/rank/survey/upsert`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModelsSurveySurveyDef))]
 pub struct SurveyDef {
     pub id: String,
     pub title: String,
@@ -141,6 +144,7 @@ impl SurveyDef {
 }
 
 /// `rank/push-surveys`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PushSurveyRequest {
     pub survey_id: String,
@@ -152,6 +156,7 @@ pub struct PushSurveyRequest {
 }
 
 /// An option with its live tally.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OptionTally {
     pub id: String,
@@ -164,7 +169,9 @@ pub struct OptionTally {
 }
 
 /// A survey as `get-surveys` answers it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModelsSurveySurveyView))]
 pub struct SurveyView {
     pub id: String,
     pub title: String,

@@ -19,6 +19,7 @@ pub const MAX_INPUT_CHARS: usize = 200;
 pub const MAX_N_ITER: i64 = 4;
 
 /// A slot as the author marks it: the words of the prompt it replaces.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotSpec {
     pub key: String,
@@ -29,7 +30,9 @@ pub struct SlotSpec {
 }
 
 /// A template's slot.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModelsTemplateSlot))]
 pub struct Slot {
     pub key: String,
     pub label: String,
@@ -38,6 +41,7 @@ pub struct Slot {
 }
 
 /// `creativity/template/create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CreateTemplateRequest {
     pub work_id: String,
@@ -51,6 +55,7 @@ pub struct CreateTemplateRequest {
 }
 
 /// `creativity/square/template/generate/apply`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ApplyTemplateRequest {
     pub template_id: String,
@@ -176,6 +181,7 @@ pub fn fill(
 }
 
 /// A template as `detail` answers it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TemplateView {
     pub template_id: String,
@@ -200,6 +206,7 @@ pub struct TemplateView {
 }
 
 /// One of the caller's template generations.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TemplateGeneration {
     pub task_id: String,

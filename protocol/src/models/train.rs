@@ -66,6 +66,7 @@ pub mod style_file {
 }
 
 /// What a dataset teaches (`dataset/template-list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum DatasetKind {
@@ -167,6 +168,7 @@ impl DatasetKind {
     }
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuggestedParams {
     pub repeats: u32,
@@ -179,6 +181,7 @@ pub struct SuggestedParams {
 }
 
 /// One dataset kind (`dataset/template-list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetTemplate {
     pub kind: DatasetKind,
@@ -189,6 +192,7 @@ pub struct DatasetTemplate {
 }
 
 /// Where a caption came from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum CaptionSource {
@@ -203,6 +207,7 @@ pub enum CaptionSource {
 }
 
 /// One image of a dataset.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetImageView {
     pub image_id: String,
@@ -214,6 +219,7 @@ pub struct DatasetImageView {
 }
 
 /// A dataset (`dataset/detail`; `dataset/list` leaves `images` empty).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetView {
     pub dataset_id: String,
@@ -228,6 +234,7 @@ pub struct DatasetView {
 }
 
 /// Checked training parameters.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainParams {
     pub epochs: u32,
@@ -245,6 +252,7 @@ pub struct TrainParams {
 
 /// The parameters as clients send them: every field optional, numbers as
 /// numbers or numeric strings.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TrainParamsInput {
     #[serde(default)]
@@ -464,6 +472,7 @@ pub fn train_estimate_secs(family: &str, steps: u32, resolution: u32) -> u32 {
 
 /// What a training job carries (`JobSpec::train`): the dataset's images are
 /// the job's `Init` inputs, in the order of `captions`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainSpec {
     /// The family the LoRA is for (catalogue id).

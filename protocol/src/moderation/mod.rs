@@ -17,8 +17,10 @@ pub const MAX_BAN_SECS: u64 = 10 * 365 * 24 * 3600;
 
 /// Who may do what: operators (`EASEL_ADMINS`), moderators (granted by an
 /// operator), everyone else.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = ModerationRole))]
 pub enum Role {
     User,
     Moderator,
@@ -33,8 +35,10 @@ impl Role {
 }
 
 /// Why a user reports something: the fixed list.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = ModerationReportReason))]
 pub enum ReportReason {
     /// Sexual content involving minors: the most urgent.
     SexualMinors,
@@ -205,7 +209,9 @@ pub fn ban_duration(secs: u64) -> Result<Option<u64>, RuleError> {
 }
 
 /// `report` (and its `portfolio`, `palette` shapes, whose `obj_type` is fixed).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModerationReportRequest))]
 pub struct ReportRequest {
     pub obj_id: String,
     #[serde(default)]
@@ -215,12 +221,15 @@ pub struct ReportRequest {
     pub text: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModerationReportAnswer))]
 pub struct ReportAnswer {
     pub report_id: String,
 }
 
 /// `report/reasons` item.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReasonItem {
     pub reason: String,
@@ -228,6 +237,7 @@ pub struct ReasonItem {
 }
 
 /// `review/hide`, `review/unhide`, `review/ban`, `review/unban`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewRequest {
     pub obj_id: String,
@@ -237,6 +247,7 @@ pub struct ReviewRequest {
 }
 
 /// What moderators did to an object.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModState {
@@ -247,6 +258,7 @@ pub enum ModState {
 }
 
 /// An object's moderation state as its owner (and moderators) see it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModerationView {
     pub state: ModState,
@@ -255,6 +267,7 @@ pub struct ModerationView {
 }
 
 /// An audit log entry. Never changed once written.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEntry {
     pub id: String,
@@ -272,6 +285,7 @@ pub struct AuditEntry {
 }
 
 /// `moderation/ban`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BanRequest {
     pub account_id: String,
@@ -283,7 +297,9 @@ pub struct BanRequest {
 }
 
 /// `moderation/unban`, `moderation/moderator/grant|revoke`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = ModerationAccountRequest))]
 pub struct AccountRequest {
     pub account_id: String,
     #[serde(default)]
@@ -291,6 +307,7 @@ pub struct AccountRequest {
 }
 
 /// An account ban.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BanView {
     pub account_id: String,
@@ -304,6 +321,7 @@ pub struct BanView {
 }
 
 /// A paged list request.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct PageRequest {
     #[serde(default)]
@@ -316,6 +334,7 @@ pub struct PageRequest {
 }
 
 /// `moderation/item`, `moderation/report/resolve|dismiss`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectRequest {
     pub obj_type: u8,
@@ -325,6 +344,7 @@ pub struct ObjectRequest {
 }
 
 /// One report in a queue item.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportItem {
     pub reporter: String,
@@ -334,6 +354,7 @@ pub struct ReportItem {
 }
 
 /// The open reports of one object.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ReportGroup {
     pub count: u32,
@@ -343,6 +364,7 @@ pub struct ReportGroup {
 }
 
 /// What the console shows of the object.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ObjectSummary {
     pub title: String,
@@ -354,6 +376,7 @@ pub struct ObjectSummary {
     pub gone: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AppealStatus {
@@ -363,6 +386,7 @@ pub enum AppealStatus {
 }
 
 /// An NSFW rating appeal.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppealView {
     pub appeal_id: String,
@@ -378,6 +402,7 @@ pub struct AppealView {
 }
 
 /// A queue entry: an object with open reports, or an open appeal.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueItem {
     pub kind: String,
@@ -393,6 +418,7 @@ pub struct QueueItem {
 }
 
 /// `resource/nsfw-appeal/create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppealRequest {
     pub obj_id: String,
@@ -407,6 +433,7 @@ fn work_code() -> u8 {
 }
 
 /// `moderation/appeal/decide`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppealDecision {
     pub appeal_id: String,
@@ -419,6 +446,7 @@ pub struct AppealDecision {
 }
 
 /// `resource/nsfw-appeal/rate-limit`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppealLimit {
     pub limit: u32,

@@ -133,6 +133,7 @@ pub use word::{
 };
 
 /// A prompt dialect (spec 1 §5).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {

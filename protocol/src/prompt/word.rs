@@ -20,6 +20,7 @@ pub const LV_LIMIT: f64 = 10_000.0;
 pub const MAX_STEP_LEVEL: i32 = 8;
 
 /// What a word is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WordType {
@@ -69,6 +70,7 @@ impl WordType {
 
 /// Which list of the editor a word belongs to. The parsers assign `Normal`,
 /// `Command` and `Eg`; `Style` and `Quality` come from the dictionary.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SubType {
@@ -82,6 +84,7 @@ pub enum SubType {
 
 /// One prompt word (spec 1 §3). Serialised with the camelCase names of the
 /// web app (`rawText`, `subType`, `isEg`, ...).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Word {
@@ -158,6 +161,7 @@ impl Word {
 }
 
 /// A double-dash parameter whose name is not recognised: kept and reported.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnknownParam {
     /// The name as typed, without its leading dashes.
@@ -169,6 +173,7 @@ pub struct UnknownParam {
 /// The recognised double-dash parameters by canonical name. Values are the
 /// text as typed (validation is the task rules' job, and a string is
 /// lossless); the last occurrence wins. `--no` is not here: it makes egWords.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,6 +253,7 @@ impl Params {
 }
 
 /// The parse result of DESIGN.md's Contracts.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ParseResult {

@@ -31,6 +31,7 @@ pub const MAX_FILE_NAME_CHARS: usize = 200;
 
 /// What a document was read as: sniffed from its bytes, the name only
 /// telling Markdown from plain text.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DocKind {
@@ -52,6 +53,7 @@ impl DocKind {
 }
 
 /// Where a parsing job stands.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RagState {
@@ -71,6 +73,7 @@ impl RagState {
 }
 
 /// Why a job failed: an error code of the catalogue, its key and a message.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RagErrorView {
     pub code: i32,
@@ -80,6 +83,7 @@ pub struct RagErrorView {
 
 /// `langflow/progress`: a job as its owner sees it (also the content of the
 /// Notification frame `rag.progress`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RagJobView {
     pub id: String,
@@ -112,6 +116,7 @@ pub struct RagJobView {
 
 /// `langflow/parse-rag-file` with a JSON body: a confirmed upload of the
 /// caller (`resource/pre-sign`) instead of the file itself.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParseRagUpload {
     pub file_id: String,
@@ -120,6 +125,7 @@ pub struct ParseRagUpload {
 }
 
 /// `langflow/parse-rag-file` with the raw file as the body: its query.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParseRagQuery {
     #[serde(default)]
@@ -129,12 +135,14 @@ pub struct ParseRagQuery {
 }
 
 /// `langflow/parse-rag-file`'s answer: the job to poll.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParseRagAnswer {
     pub id: String,
 }
 
 /// `langflow/progress` and `langflow/character-datacards`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RagIdRequest {
     #[serde(default)]

@@ -23,6 +23,7 @@ impl ObjType {
 }
 
 /// The author on a card or a detail page.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct CardAuthor {
     pub id: String,
@@ -35,6 +36,7 @@ pub struct CardAuthor {
 }
 
 /// A card's picture.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Cover {
     pub url: String,
@@ -45,6 +47,7 @@ pub struct Cover {
 }
 
 /// A playable stream (video posts): spec 1 §3's `stream {url, url2, url3}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Stream {
     pub url: String,
@@ -55,6 +58,7 @@ pub struct Stream {
 }
 
 /// One content card.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Card {
     pub obj_type: u8,

@@ -9,6 +9,7 @@ use super::card::CardAuthor;
 pub const MAX_COMMENT_CHARS: usize = 1000;
 
 /// `comment2/create` (and `add`, `add-replies` with a `parent_id`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct CreateCommentRequest {
     pub obj_id: String,
@@ -26,6 +27,7 @@ pub struct CreateCommentRequest {
 }
 
 /// Newest first or most liked first.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum CommentOrder {
@@ -35,6 +37,7 @@ pub enum CommentOrder {
 }
 
 /// `comment2/list` (top-level comments) and `replies-list` (with `parent_id`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct ListCommentsRequest {
     #[serde(default)]
@@ -54,6 +57,7 @@ pub struct ListCommentsRequest {
 }
 
 /// One comment (DESIGN.md Contracts: `{id, content, author: {id, name}, like_count, parent_id}`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommentView {
     pub id: String,
@@ -78,6 +82,7 @@ pub struct CommentView {
     pub create_at: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommentPage {
     pub items: Vec<CommentView>,
@@ -86,6 +91,7 @@ pub struct CommentPage {
 }
 
 /// `comment2/like` (`cancel: true` to undo), `comment2/delete`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommentRef {
     pub id: String,
@@ -94,6 +100,7 @@ pub struct CommentRef {
 }
 
 /// One entry of `comment2/emoji/list`: a gemoji shortcode (without colons) and its emoji.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmojiItem {
     pub shortcode: String,
@@ -101,12 +108,14 @@ pub struct EmojiItem {
 }
 
 /// `comment2/emoji/list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EmojiList {
     pub items: Vec<EmojiItem>,
 }
 
 /// `comment2/like` answers the comment's count after the call and whether the caller likes it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommentLikeAnswer {
     pub id: String,

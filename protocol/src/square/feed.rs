@@ -14,8 +14,10 @@ pub const DEFAULT_PAGE_SIZE: u32 = 20;
 pub const MAX_PAGE_SIZE: u32 = 60;
 
 /// The tabs of spec 3 §2 ("Sorted by: recommend, follows, hot, new, recently used").
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", schema(as = SquareFeedOrderBy))]
 pub enum OrderBy {
     #[default]
     Recommend,
@@ -27,6 +29,7 @@ pub enum OrderBy {
 }
 
 /// Time range (spec 3 §3: All, day, week, month).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum TimeType {
@@ -51,6 +54,7 @@ impl TimeType {
 }
 
 /// Which content a feed call lists (spec 3 §2 feed types).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum FeedKind {
@@ -138,6 +142,7 @@ fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error>
 /// The body of every feed call (DESIGN.md Contracts) with spec 3 §3's
 /// filter payload fields. Unknown filters are ignored; filters that do not
 /// apply to a feed narrow nothing.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct FeedRequest {
     #[serde(default, deserialize_with = "lenient_order")]
@@ -200,6 +205,7 @@ impl FeedRequest {
 }
 
 /// A page of any feed (DESIGN.md Contracts): `next_cursor` is null when done.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FeedPage {
     pub items: Vec<Card>,

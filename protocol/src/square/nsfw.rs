@@ -12,6 +12,7 @@ pub const RATING_SUGGESTIVE: &str = "suggestive";
 pub const RATING_NSFW: &str = "nsfw";
 
 /// How a viewer sees NSFW works.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NsfwMode {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_KEYWORD_CHARS: usize = 100;
 
 /// `square/v3/search/list` (and `portfolio/search`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct SearchRequest {
     #[serde(default)]
@@ -24,42 +25,49 @@ pub struct SearchRequest {
 }
 
 /// `square/search/complete`, `searchapi/v1/search/complete`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct CompleteRequest {
     #[serde(default)]
     pub keyword: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompleteAnswer {
     pub items: Vec<String>,
 }
 
 /// A term with how often it was searched or used.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TermCount {
     pub text: String,
     pub count: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TermList {
     pub items: Vec<TermCount>,
 }
 
 /// `search/history/del`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HistoryDelRequest {
     pub keyword: String,
 }
 
 /// `tag/get_by_group`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct TagGroupRequest {
     #[serde(default)]
     pub lang: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TagGroup {
     pub group: String,

@@ -7,12 +7,15 @@ use serde::{Deserialize, Serialize};
 use super::card::CardAuthor;
 
 /// `artwork/like`, `like-cancel`, `collect`, `collect-cancel`, `artwork/delete`, `artwork/detail`, ...
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = SquareSocialIdRequest))]
 pub struct IdRequest {
     pub id: String,
 }
 
 /// The answer of a like or collect (and their undo): the live counts.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReactionAnswer {
     pub id: String,
@@ -23,12 +26,15 @@ pub struct ReactionAnswer {
 }
 
 /// `account/follow`, `follow-cancel`, `account/profile`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = SquareSocialAccountRequest))]
 pub struct AccountRequest {
     pub account_id: String,
 }
 
 /// `account/followers`, `account/following`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AccountListRequest {
     pub account_id: String,
@@ -39,6 +45,7 @@ pub struct AccountListRequest {
 }
 
 /// One account in a list (followers, following, search).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AccountCard {
     pub id: String,
@@ -51,6 +58,7 @@ pub struct AccountCard {
     pub following: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AccountPage {
     pub items: Vec<AccountCard>,
@@ -58,6 +66,7 @@ pub struct AccountPage {
 }
 
 /// `account/follow` and `follow-cancel` answer the new state and counts.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FollowAnswer {
     pub account_id: String,
@@ -66,6 +75,7 @@ pub struct FollowAnswer {
 }
 
 /// A public profile (`account/profile`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     pub id: String,
@@ -96,6 +106,7 @@ pub struct Profile {
 }
 
 /// `account/profile/edit`: every field optional.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct ProfileEdit {
     #[serde(default)]
@@ -117,6 +128,7 @@ pub struct ProfileEdit {
 pub const MAX_BIO_CHARS: usize = 500;
 
 /// What happened, in a notification.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationKind {
@@ -136,6 +148,7 @@ pub enum NotificationKind {
 }
 
 /// A notification: a list item and the content of push frame 13.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
     pub id: String,
@@ -157,6 +170,7 @@ pub struct Notification {
     pub unread: i64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct NotificationListRequest {
     #[serde(default)]
@@ -165,6 +179,7 @@ pub struct NotificationListRequest {
     pub cursor: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NotificationPage {
     pub items: Vec<Notification>,

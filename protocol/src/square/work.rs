@@ -25,6 +25,7 @@ pub const MAX_TASKS_PER_POST: usize = 10;
 pub const MAX_IMAGES_PER_POST: usize = 20;
 
 /// Who may see a work.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
@@ -37,6 +38,7 @@ pub enum Visibility {
 }
 
 /// The three post kinds of spec 3 §3 ("Post type: picture, article, video").
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum PostKind {
@@ -68,6 +70,7 @@ impl PostKind {
 
 /// The generation parameters a picture came from, shown on its page unless
 /// the author hid them.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct GenParams {
     pub prompt: String,
@@ -101,6 +104,7 @@ pub struct GenParams {
 }
 
 /// `post/portfolio/add_v2` and `add`: publish finished tasks' outputs.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct PublishPictureRequest {
     pub task_ids: Vec<String>,
@@ -124,6 +128,7 @@ pub struct PublishPictureRequest {
 }
 
 /// `post/article/add`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct PublishArticleRequest {
     #[serde(default)]
@@ -143,6 +148,7 @@ pub struct PublishArticleRequest {
 }
 
 /// `post/video/add`: a finished task's video, or an uploaded video file.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct PublishVideoRequest {
     #[serde(default)]
@@ -167,6 +173,7 @@ pub struct PublishVideoRequest {
 
 /// `portfolio/edit`, `post/article/edit`, `post/video/edit`: every field
 /// optional; absent means unchanged.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct EditWorkRequest {
     pub id: String,
@@ -190,6 +197,7 @@ pub struct EditWorkRequest {
 }
 
 /// `artwork/visibility`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VisibilityRequest {
     pub id: String,
@@ -197,6 +205,7 @@ pub struct VisibilityRequest {
 }
 
 /// One picture of a work.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkImage {
     pub url: String,
@@ -207,6 +216,7 @@ pub struct WorkImage {
 }
 
 /// `artwork/detail` and `post/detail` (DESIGN.md Contracts).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkDetail {
     pub id: String,
@@ -273,6 +283,7 @@ pub struct WorkDetail {
 }
 
 /// `post/content/check` and the checks of every publish: the text limits.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct ContentCheckRequest {
     #[serde(default)]

@@ -11,6 +11,7 @@ use super::question::{QuestionKind, SurveyDef, RATING_MAX, RATING_MIN};
 use crate::ErrorCode;
 
 /// `app/questionnaire_survey_submit`'s body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmitRequest {
     #[serde(alias = "id")]
@@ -20,6 +21,7 @@ pub struct SubmitRequest {
 }
 
 /// One answer as the client sends it: the field of the question's kind.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answer {
     pub question_id: String,
@@ -35,6 +37,7 @@ pub struct Answer {
 }
 
 /// A validated answer, as stored.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerValue {

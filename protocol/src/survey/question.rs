@@ -22,6 +22,7 @@ pub const RATING_MIN: u8 = 1;
 pub const RATING_MAX: u8 = 5;
 
 /// What a question asks for.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QuestionKind {
@@ -51,6 +52,7 @@ impl QuestionKind {
 }
 
 /// One option of a choice question.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Choice {
     pub id: String,
@@ -58,6 +60,7 @@ pub struct Choice {
 }
 
 /// One question.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Question {
     pub id: String,
@@ -113,8 +116,10 @@ impl Question {
 }
 
 /// Who is asked.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = SurveyQuestionAudience))]
 pub enum Audience {
     /// Every signed-in account.
     #[default]
@@ -137,7 +142,9 @@ impl Audience {
 }
 
 /// A survey's definition (`admin/survey/create` and `edit`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = SurveyQuestionSurveyDef))]
 pub struct SurveyDef {
     pub title: String,
     #[serde(default)]
@@ -281,7 +288,9 @@ fn check_question(n: usize, q: &Question) -> Result<(), SurveyDefError> {
 }
 
 /// A survey as the API shows it: its id, definition and state.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = SurveyQuestionSurveyView))]
 pub struct SurveyView {
     pub id: String,
     #[serde(flatten)]

@@ -11,6 +11,7 @@ use super::question::{QuestionKind, SurveyDef, RATING_MAX};
 /// Text answers the results view carries per question.
 pub const MAX_TEXTS_SHOWN: usize = 50;
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OptionCount {
     pub id: String,
@@ -18,6 +19,7 @@ pub struct OptionCount {
     pub count: u64,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QuestionResult {
     pub id: String,
@@ -35,6 +37,7 @@ pub struct QuestionResult {
     pub texts: Vec<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SurveyResults {
     pub survey_id: String,

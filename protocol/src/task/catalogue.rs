@@ -43,6 +43,7 @@ image algorithms and ships no model weights. The checkpoint, LoRA and upscaler n
 to the engines the operator configures (ComfyUI, stable-diffusion.cpp, an OpenAI-compatible API); without one, the \
 reference engine serves them and labels its outputs as such.";
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Size {
     pub width: u32,
@@ -58,6 +59,7 @@ const fn size(width: u32, height: u32) -> Size {
 /// spec's figure, and the cap of the standard sizes); `quality_max` the
 /// largest the server accepts, reached by the family's quality sizes through
 /// the hi-res pass (e.g. Flux: 1024 native, 1536 quality).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SizeLimits {
     /// Smallest side.
@@ -149,6 +151,7 @@ pub fn fit_max_side(width: u32, height: u32, max_side: u32) -> (u32, u32) {
 }
 
 /// How a family's aspect sizes are derived (see the module doc).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "by", content = "side")]
 pub enum Sizing {
@@ -177,6 +180,7 @@ impl Sizing {
 }
 
 /// A base model family (spec 3 §9).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Family {
     pub id: String,
@@ -195,6 +199,7 @@ pub struct Family {
 }
 
 /// A checkpoint a user can pick.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     pub model_no: String,
@@ -214,6 +219,7 @@ pub struct Checkpoint {
 }
 
 /// A LoRA entry (spec 3 §3 "Lora and embedding entries").
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lora {
     pub model_id: String,
@@ -226,6 +232,7 @@ pub struct Lora {
 }
 
 /// A starter artwork: a published look the SIMPLE tab starts from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Artwork {
     pub art_work_no: String,
@@ -233,6 +240,7 @@ pub struct Artwork {
     pub model_ver_no: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Orientation {
@@ -241,6 +249,7 @@ pub enum Orientation {
     Horizontal,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FamilySize {
     pub family: String,
@@ -249,6 +258,7 @@ pub struct FamilySize {
 }
 
 /// An aspect option (spec 3 §3 "Image size option", §9 aspect codes).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AspectOption {
     pub code: u16,
@@ -262,6 +272,7 @@ pub struct AspectOption {
     pub sizes: Vec<FamilySize>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudioPreset {
     pub label: String,
@@ -269,6 +280,7 @@ pub struct StudioPreset {
     pub height: u32,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sampler {
     /// The short id some clients send (`euler_a`).
@@ -276,12 +288,14 @@ pub struct Sampler {
     pub name: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Upscaler {
     pub name: String,
     pub is_default: bool,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaseModelCode {
     pub name: String,
@@ -289,6 +303,7 @@ pub struct BaseModelCode {
 }
 
 /// Everything a user can pick, served as JSON.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Catalogue {
     pub engine_note: String,

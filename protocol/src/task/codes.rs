@@ -29,6 +29,8 @@ macro_rules! int_enum {
         impl From<$name> for i64 {
             fn from(v: $name) -> i64 { v.code() as i64 }
         }
+        #[cfg(feature = "openapi")]
+        integer_schema!($name, concat!(stringify!($name), ": ", $($s, " = ", stringify!($n), "; ",)*), [$($n),*]);
     };
 }
 

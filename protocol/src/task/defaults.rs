@@ -52,6 +52,7 @@ pub const SDXL_NEGATIVE_PROMPT: &str =
     "worst quality, low quality, normal quality, lowres, bad anatomy, bad hands, blurry, jpeg artifacts, watermark";
 
 /// Studio settings of spec 1 §3 "Studio lab_base" with the §9 values.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudioDefaults {
     pub style_selections: Vec<String>,
@@ -69,6 +70,7 @@ pub struct StudioDefaults {
 /// The generation-param defaults of one creative mode (spec 1 §9), served by
 /// `config/generation-param` and applied by [`super::rules::prepare`] to
 /// every field a request leaves out.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationDefaults {
     pub category: Category,

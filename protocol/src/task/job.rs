@@ -10,6 +10,7 @@ use super::codes::Action;
 /// One job: everything an engine needs, with every rule, default and
 /// normalisation of spec 1 §5 and §9 already applied by the server. Engines
 /// trust it; they never see the raw request.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
     pub task_id: String,
@@ -82,6 +83,7 @@ pub struct JobSpec {
     pub train: Option<crate::models::train::TrainSpec>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoraSpec {
     pub model: String,
@@ -95,6 +97,7 @@ pub struct LoraSpec {
 /// embedding): where the server stores it and how to check it. Workers
 /// fetch it by `key` into their model cache (named by `sha256`) and hand
 /// engines the local file.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelFileRef {
     /// The object key of the file in the server's object store.
@@ -111,6 +114,7 @@ pub struct ModelFileRef {
 }
 
 /// The role an input image plays.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputRole {
@@ -136,6 +140,7 @@ pub enum InputRole {
     Audio,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobInput {
     pub role: InputRole,
@@ -143,6 +148,7 @@ pub struct JobInput {
     pub key: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ControlSpec {
     /// Preprocessor (`canny`, `depth`, `openpose`, `lineart`, ... or `none`).
@@ -153,6 +159,7 @@ pub struct ControlSpec {
 }
 
 /// One stored output of a job.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobOutput {
     /// Key in the Objects store.
@@ -173,6 +180,7 @@ pub struct JobOutput {
 }
 
 /// One label of an NSFW classifier with its probability.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NsfwLabel {
     /// `nsfw`, `sfw`, a detector's class, or `frame@{ms}` for a video's frame.
@@ -183,6 +191,7 @@ pub struct NsfwLabel {
 
 /// The NSFW classifier's verdict on a stored object (a task's output, an
 /// upload), with the operator's reading of it at the time.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NsfwScore {
     /// Probability that the object is not safe for work, 0..=1 (a video's
@@ -200,6 +209,7 @@ pub struct NsfwScore {
 }
 
 /// Which engine made a result, so the UI and the API can say so.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct EngineInfo {
     /// `reference`, `comfyui`, `openai`, ...
@@ -216,6 +226,7 @@ pub struct EngineInfo {
 }
 
 /// What a worker reports about a delivery.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkerEvent {

@@ -11,6 +11,7 @@ use super::codes::{Action, Category, SpeedType};
 
 /// `POST /api/v1/task/create` and, with `action` implied by the path, the
 /// `/api/v1/task/v2/...` creation calls.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CreateTaskRequest {
     /// Implied by the path for the v2 calls; required for `create`.
@@ -47,6 +48,7 @@ pub struct CreateTaskRequest {
 }
 
 /// A LoRA entry of `lora_models`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct LoraModel {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -60,6 +62,7 @@ pub struct LoraModel {
 }
 
 /// A control-net unit (spec 1 §3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ControlNetUnit {
     #[serde(default, rename = "type", deserialize_with = "lenient::opt_string")]
@@ -85,6 +88,7 @@ pub struct ControlNetUnit {
 }
 
 /// Face swap arguments.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ExchangeFace {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -96,6 +100,7 @@ pub struct ExchangeFace {
 }
 
 /// Per-mode size blocks (`sdxl`, `studio`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ModeSize {
     #[serde(default, deserialize_with = "lenient::opt_i64")]
@@ -111,6 +116,7 @@ pub struct ModeSize {
 }
 
 /// An entry of `imgFiles`, `imageToImageList` and friends.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ImageRef {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -122,6 +128,7 @@ pub struct ImageRef {
 }
 
 /// Animation arguments.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct AnimateDiff {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -135,6 +142,7 @@ pub struct AnimateDiff {
 }
 
 /// `meta.generate` (spec 2 §3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct GenerateOptions {
     #[serde(default, deserialize_with = "lenient::opt_i64")]
@@ -142,6 +150,7 @@ pub struct GenerateOptions {
 }
 
 /// The generation config of one tab (spec 1 §3), sent as `meta`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TaskMeta {
     /// Generation options (spec 2 §3 `generate`): `gen_mode` 1 asks for the

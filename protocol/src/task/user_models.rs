@@ -20,6 +20,7 @@ use crate::models::{ModelType, VersionStatus};
 /// One version of a user's model, resolved by the server from an id the
 /// request names (a `model_ver_no`, or a `model_id` meaning its newest
 /// usable version).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserModel {
     /// The id as the request named it (a version number or a model id).
@@ -51,6 +52,7 @@ pub struct UserModels {
 /// A user model a task uses: recorded with the task (for `ver/can-del`,
 /// use counts and rankings) and, with a fee, paid to its creator when the
 /// task succeeds.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelUse {
     pub ver_no: String,

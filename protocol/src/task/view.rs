@@ -9,6 +9,7 @@ use super::job::EngineInfo;
 use super::request::lenient;
 
 /// What a task has cost: the hold taken when it was accepted and how it resolved.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct DeductionDetail {
     /// Credits held or charged.
@@ -19,12 +20,15 @@ pub struct DeductionDetail {
 }
 
 /// `banner: {url}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = TaskViewBanner))]
 pub struct Banner {
     pub url: String,
 }
 
 /// One output with its size and type.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskOutput {
     pub url: String,
@@ -41,6 +45,7 @@ pub struct TaskOutput {
 }
 
 /// The polled task.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskView {
     pub id: String,
@@ -115,6 +120,7 @@ pub struct TaskView {
 }
 
 /// `batch-progress`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct BatchProgressRequest {
     #[serde(default)]
@@ -123,6 +129,7 @@ pub struct BatchProgressRequest {
 
 /// Calls about one task (`progress`, `detail`, `delete`, `save-personal`,
 /// `speed-up`, `download`): accepts `id` or `task_id`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TaskRef {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -141,6 +148,7 @@ impl TaskRef {
 }
 
 /// `operate`: `{id, operate: "cancel"}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct OperateRequest {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -152,6 +160,7 @@ pub struct OperateRequest {
 }
 
 /// `index/batch-delete` and `batch-download`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TaskIdsRequest {
     #[serde(default, alias = "task_ids")]
@@ -160,7 +169,9 @@ pub struct TaskIdsRequest {
 
 /// `list` and `v2/histories`: newest first, filtered by creation time (unix
 /// ms, inclusive) and a keyword matched against the prompt.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = TaskViewListRequest))]
 pub struct ListRequest {
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub time_from: Option<i64>,
@@ -181,6 +192,7 @@ pub struct ListRequest {
     pub video_only: Option<bool>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListAnswer {
     pub items: Vec<TaskView>,
@@ -189,6 +201,7 @@ pub struct ListAnswer {
 }
 
 /// `estimate`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EstimateAnswer {
     pub calculate_coins: i64,

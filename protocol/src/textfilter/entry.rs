@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Where a text was written; entries apply to the scenes they name.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scene {
@@ -61,8 +62,10 @@ impl Scene {
 }
 
 /// What a match of an entry does.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", schema(as = TextFilterAction))]
 pub enum Action {
     /// The matched characters are replaced by `*`; the text is accepted.
     Mask,
@@ -74,6 +77,7 @@ pub enum Action {
 }
 
 /// How an entry's term is matched.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -87,6 +91,7 @@ pub enum Kind {
 }
 
 /// One entry of a list.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Stable id (`[a-z0-9_.-]`, 1 to 64 characters); the default list's ids

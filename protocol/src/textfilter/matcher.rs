@@ -35,6 +35,7 @@ pub struct TextFilter {
 }
 
 /// One match in a text.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hit {
     /// First matched character (Unicode scalar values from the text's start).
@@ -53,6 +54,7 @@ pub struct Hit {
 }
 
 /// What the filter says of a text in a scene.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
     /// Every match, by start.

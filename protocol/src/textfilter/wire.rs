@@ -11,6 +11,7 @@ pub const MAX_TOOL_TEXT_CHARS: usize = 20_000;
 pub const MAX_BATCH_ITEMS: usize = 100;
 
 /// `tool/text/detection` body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DetectionRequest {
     /// The text to check.
@@ -21,6 +22,7 @@ pub struct DetectionRequest {
 }
 
 /// `tool/text/detection` answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetectionResult {
     /// The scene the text was checked for.
@@ -50,6 +52,7 @@ impl DetectionResult {
 
 /// `tool/text/batch-filter` body: texts written for one scene (spec 3 §7: the
 /// client adds the scene marker for titles and descriptions).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BatchFilterRequest {
     /// The texts, in order.
@@ -60,6 +63,7 @@ pub struct BatchFilterRequest {
 }
 
 /// One text's result in a batch.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchItem {
     /// The text as sent.
@@ -75,6 +79,7 @@ pub struct BatchItem {
 }
 
 /// `tool/text/batch-filter` answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchFilterResult {
     /// The scene the texts were checked for.
@@ -103,6 +108,7 @@ impl BatchItem {
 }
 
 /// Where an entry of the effective list comes from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntrySource {
@@ -113,7 +119,9 @@ pub enum EntrySource {
 }
 
 /// One entry as operators see it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", schema(as = TextfilterWireEntryView))]
 pub struct EntryView {
     /// The entry.
     #[serde(flatten)]
@@ -125,6 +133,7 @@ pub struct EntryView {
 }
 
 /// `admin/text-filter/list` answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryList {
     /// The effective entries, by id.
@@ -134,6 +143,7 @@ pub struct EntryList {
 }
 
 /// `admin/text-filter/delete` body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeleteEntry {
     /// The entry's id.

@@ -139,6 +139,7 @@ impl From<VideoAction> for i64 {
 }
 
 /// The page's tabs (§2).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum VideoTab {
     #[serde(rename = "img2video")]
@@ -154,6 +155,7 @@ pub enum VideoTab {
 }
 
 /// The sub-tab `currentVideoTab` (§2, §3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum VideoSubTab {
     #[serde(rename = "videoModel")]
@@ -210,3 +212,10 @@ pub fn restore_tab(
         _ => None,
     }
 }
+
+#[cfg(feature = "openapi")]
+integer_schema!(
+    VideoAction,
+    "the video action code",
+    [42, 43, 44, 45, 46, 47, 48, 49, 50]
+);

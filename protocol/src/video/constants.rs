@@ -128,6 +128,7 @@ pub const STYLE_REFERENCE_LEVELS: [(u8, &str); 5] = [
 ];
 
 /// An aspect ratio and its code (§3 table).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Aspect {
     /// `"16:9"`.

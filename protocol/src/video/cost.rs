@@ -57,6 +57,7 @@ pub fn video_cost(job: &VideoJob) -> i64 {
 
 /// The estimate answer's cost fields (§7: `data.calculate_coins`,
 /// `discount_off_rate`, `calculate_coins_before_discount`; §5 `has_discount`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VideoEstimate {
     /// What the task is charged.

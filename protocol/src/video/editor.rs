@@ -46,6 +46,7 @@ pub const DEFAULT_NAME: &str = "Untitled edit";
 pub const MAX_VOLUME: f64 = 2.0;
 
 /// What a material holds.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MaterialKind {
@@ -54,6 +55,7 @@ pub enum MaterialKind {
 }
 
 /// Where a material came from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MaterialSource {
@@ -62,6 +64,7 @@ pub enum MaterialSource {
 }
 
 /// A video or sound in the user's media bin.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Material {
     pub material_id: String,
@@ -79,6 +82,7 @@ pub struct Material {
 }
 
 /// A trimmed window of one video material.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Clip {
     pub material_id: String,
@@ -89,6 +93,7 @@ pub struct Clip {
 }
 
 /// The music track under the edit.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Music {
     pub material_id: String,
@@ -118,6 +123,7 @@ fn opt_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Err
     }
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Timeline {
     #[serde(default)]
@@ -134,11 +140,13 @@ impl Timeline {
 }
 
 /// The last export of a workspace.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LastExport {
     pub task_id: String,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Workspace {
     pub workspace_id: String,
@@ -155,6 +163,7 @@ pub struct Workspace {
 }
 
 /// `workspace/create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct CreateRequest {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -166,6 +175,7 @@ pub struct CreateRequest {
 }
 
 /// `workspace/edit`: what is given changes.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct EditRequest {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -181,6 +191,7 @@ pub struct EditRequest {
 }
 
 /// `workspace/del`, `detail`, `export`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct WorkspaceRef {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -188,6 +199,7 @@ pub struct WorkspaceRef {
 }
 
 /// `operation/save`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct SaveOperations {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -197,7 +209,9 @@ pub struct SaveOperations {
 }
 
 /// `workspace/list`, `material/list`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", schema(as = VideoEditorListRequest))]
 pub struct ListRequest {
     #[serde(default, deserialize_with = "opt_u32")]
     pub page_size: Option<u32>,
@@ -208,6 +222,7 @@ pub struct ListRequest {
 }
 
 /// `material/upload`: an uploaded file, or an output of a finished video task.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct MaterialUpload {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -221,6 +236,7 @@ pub struct MaterialUpload {
 }
 
 /// `material/delete`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct MaterialRef {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -228,6 +244,7 @@ pub struct MaterialRef {
 }
 
 /// `export/check`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub struct ExportRef {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -235,6 +252,7 @@ pub struct ExportRef {
 }
 
 /// `export/check`'s answer.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportStatus {
     pub task_id: String,
@@ -248,6 +266,7 @@ pub struct ExportStatus {
 }
 
 /// One clip of an export: the window of the `i`th source video input.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditClip {
     pub start: f64,
@@ -255,6 +274,7 @@ pub struct EditClip {
 }
 
 /// The music of an export (the job's music input).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditMusic {
     pub start: f64,
@@ -263,6 +283,7 @@ pub struct EditMusic {
 
 /// What an export renders; its inputs are the clips' videos in order, then
 /// the music's file.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditJob {
     pub width: u32,

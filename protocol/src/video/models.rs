@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A model family: what the n_iter caps and size presets of §5 and §9 key on.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VideoFamily {
@@ -43,6 +44,7 @@ impl VideoFamily {
 }
 
 /// PixVerse quality modes (§3, §6): 360p is free, the others member-only.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Quality {
     #[serde(rename = "360p")]
@@ -104,6 +106,7 @@ impl Quality {
 }
 
 /// Camera control modes (§3): Camera Movement, Horizontal, Vertical, Zoom, Pan.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CameraMode {
@@ -151,6 +154,7 @@ impl CameraMode {
 }
 
 /// A resolution option (`resolution_param.options[]`, §3 size option).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SizeOption {
     pub aspect_ratio: &'static str,
@@ -304,6 +308,7 @@ impl VideoModel {
 
 /// An effect template (`SpecialEffectsAppInfo`: id, `templateInfo.inputs`).
 /// The spec lists none; these are the effects Easel's engines render.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct EffectTemplate {
     pub id: &'static str,
@@ -341,6 +346,7 @@ pub fn effect_template(id: &str) -> Option<&'static EffectTemplate> {
 }
 
 /// `resolution_param` of the model-parameter config.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResolutionParam {
     pub options: Vec<ResolutionOption>,
@@ -348,6 +354,7 @@ pub struct ResolutionParam {
 }
 
 /// One `resolution_param.options[]` entry.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResolutionOption {
     pub aspect_ratio: String,
@@ -356,6 +363,7 @@ pub struct ResolutionOption {
 }
 
 /// `duration_ctl`: allowed durations and the default.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DurationCtl {
     pub options: Vec<u32>,
@@ -363,6 +371,7 @@ pub struct DurationCtl {
 }
 
 /// The model-parameter config (§3) of one model, as `model-gen-param` answers it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelParamConfig {
     pub model_no: String,

@@ -62,6 +62,7 @@ pub struct VideoCaller {
 }
 
 /// What an input image is for.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VideoImageRole {
@@ -76,6 +77,7 @@ pub enum VideoImageRole {
 }
 
 /// An input image of the job.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VideoImage {
     pub role: VideoImageRole,
@@ -85,6 +87,7 @@ pub struct VideoImage {
 }
 
 /// The normalised video job.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VideoJob {
     pub action: VideoAction,

@@ -8,6 +8,7 @@ use crate::task::request::{lenient, GenerateOptions, LoraModel};
 
 /// `POST /api/v1/task/v2/video/{text-to-video,img-to-video,multi-img-to-video,
 /// upscale,extend,frame-interpolation,estimate}`; the action is implied by the path.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VideoCreateRequest {
     /// The video model (`kl_v1.6`); empty for effect tasks.
@@ -35,6 +36,7 @@ pub struct VideoCreateRequest {
 }
 
 /// The payload's `meta`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VideoMeta {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -84,6 +86,7 @@ pub struct VideoMeta {
 }
 
 /// `meta.generate_video` (§3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct GenerateVideo {
     /// Default 0.5.
@@ -124,6 +127,7 @@ pub struct GenerateVideo {
 }
 
 /// `camera_control_option` (§3): a mode and an offset.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CameraControlOption {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -134,6 +138,7 @@ pub struct CameraControlOption {
 
 /// An image option of the payload: `mode` first_frame, last_frame, image or
 /// live2d, plus `url` (the polling flow adds width and height).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ImageOpt {
     #[serde(default, deserialize_with = "lenient::opt_string")]
@@ -169,6 +174,7 @@ impl ImageOpt {
 /// An image-to-video item of the page (§3): mode image, first_frame or
 /// live2d; `url` in the single-image form, `firstFrame`/`lastFrame` in the
 /// first/last-frame form.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ImageToVideoItem {
     #[serde(default, deserialize_with = "lenient::opt_string")]

@@ -193,6 +193,7 @@ pub fn resolve_quality(
 }
 
 /// A camera move of the job.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CameraMove {
     pub mode: CameraMode,
