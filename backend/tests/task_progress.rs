@@ -557,7 +557,11 @@ async fn a_hold_whose_task_row_never_came_is_released_after_the_grace() {
         reconcile_once(&rig.registry, false).await.unwrap();
     }
     let b = rig.core.ledger.balance("payer").await.unwrap();
-    assert_eq!((b.balance, b.held()), (100, 0), "released once, nothing charged");
+    assert_eq!(
+        (b.balance, b.held()),
+        (100, 0),
+        "released once, nothing charged"
+    );
     let entries = rig.core.ledger.entries("payer", 100).await.unwrap();
     let voids = entries
         .iter()

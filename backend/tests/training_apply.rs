@@ -274,7 +274,10 @@ async fn succeed(rig: &Rig, id: &str) {
 
 /// The reconciler's pass over one task (finishes an ended one again).
 async fn reconcile(rig: &Rig, id: &str) {
-    rig.core.reconcile(id, None, &HashMap::new(), true).await.unwrap();
+    rig.core
+        .reconcile(id, None, &HashMap::new(), true)
+        .await
+        .unwrap();
 }
 
 #[actix_web::test]

@@ -81,6 +81,9 @@ pub fn routes(api: &mut Api) {
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
 pub struct SmsLoginRequest {
     pub phone: String,
+    /// The login type the spec's clients send (`phone`); read and ignored.
+    #[serde(default, rename = "type")]
+    pub _login_type: Option<String>,
     #[serde(default)]
     pub code: Option<String>,
     #[serde(default)]

@@ -147,9 +147,6 @@ describe('the bodies the web app sends against the OpenAPI description', () => {
       if (!f) continue;
       checked++;
       for (const k of s.keys) {
-        // Known: the deletion screens send `type` to the SMS sign-in, which
-        // the server ignores (issue 23: to be dropped from those screens).
-        if (s.path === '/api/v1/account/login-in/sms' && k === 'type') continue;
         if (!f.fields.has(k)) problems.push(`${s.file}: ${s.path} sends ${k}, not a field of ${schema?.$ref}`);
       }
       for (const r of f.required) {
