@@ -221,7 +221,7 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/delete/request",
         request,
-        doc("Request the caller's account deletion (password re-entered; every session ends)").body::<DeleteRequest>(),
+        doc("Request the caller's account deletion (password, phone code or fresh provider sign-in; every session ends)").body::<DeleteRequest>(),
     )
     .post(
         "/account/delete/cancel",
