@@ -347,6 +347,9 @@ pub struct Attach {
     pub codec: Codec,
     pub sink: PushSink,
     pub close: Recipient<CloseSocket>,
+    /// The shared log's number when the session opened it
+    /// ([`crate::stream::StreamRegistry::open_log`]), with a bus that keeps one.
+    pub log_head: Option<u64>,
 }
 
 /// The stream's identity and position when a session attached.

@@ -190,6 +190,7 @@ impl SessionActor {
                 token_hash,
             } = deps.auth.authenticate(&token).await?;
             drop(token);
+            let log_head = deps.streams.open_log(&account_id).await;
             // A stream that is just stopping drops the attach: start a fresh one once.
             for _ in 0..2 {
                 let stream = deps.streams.get_or_start(&account_id);
@@ -199,6 +200,7 @@ impl SessionActor {
                     codec,
                     sink: sink.clone(),
                     close: close.clone(),
+                    log_head,
                 };
                 if let Ok(attached) = stream.send(attach).await {
                     return Ok((stream, attached));

@@ -102,11 +102,16 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<DynStore> {
 
 async fn open_bus(settings: &Settings) -> anyhow::Result<DynBus> {
     match &settings.redis {
-        Some(url) => Ok(Arc::new(
-            infra::bus_redis::RedisBus::connect(url.expose(), "easel:bus:")
+        Some(url) => {
+            // The shared log outlives a user's last socket as long as its
+            // node's stream does, plus the stream's reopening period.
+            let grace = Duration::from_millis(settings.socket.replay_grace_ms);
+            let bus = infra::bus_redis::RedisBus::connect(url.expose(), "easel:bus:")
                 .await
-                .context("connecting the Redis bus (EASEL_REDIS)")?,
-        )),
+                .context("connecting the Redis bus (EASEL_REDIS)")?
+                .with_shared_log(settings.socket.shared_replay, grace + grace / 3);
+            Ok(Arc::new(bus))
+        }
         None => Ok(Arc::new(LocalBus::new(4096))),
     }
 }

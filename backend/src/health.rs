@@ -137,7 +137,7 @@ impl HealthCheck {
             .await;
         loop {
             match sub.recv().await {
-                Received::Message(m) => {
+                Received::Message(m) | Received::Numbered(_, m) => {
                     if let BusMessage::Push { content, .. } = m.as_ref() {
                         if content.as_str().contains(&nonce) {
                             return Ok(());

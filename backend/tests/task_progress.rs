@@ -221,7 +221,7 @@ async fn next_frame(sub: &mut Subscription, wait: Duration) -> Option<TaskView> 
     loop {
         let got = tokio::time::timeout(wait, sub.recv()).await.ok()?;
         match got {
-            Received::Message(m) => {
+            Received::Message(m) | Received::Numbered(_, m) => {
                 if let BusMessage::Push {
                     frame_type,
                     content,

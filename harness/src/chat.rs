@@ -103,11 +103,10 @@ struct Got {
 async fn read_chat(
     sock: Socket,
     beat: Beat,
-    confirmed: u64,
+    mut seqs: SeqCheck,
     tx: mpsc::UnboundedSender<Got>,
     stop: watch::Receiver<bool>,
 ) -> (SeqCheck, u64) {
-    let mut seqs = SeqCheck::after(confirmed);
     let mut undecodable = 0;
     read_frames(sock, beat, stop, |f, r: Receipt| {
         if let Some(s) = f.seq {
@@ -270,7 +269,7 @@ pub(crate) async fn chat(args: &HarnessArgs, rate: f64) -> Result<Report, Harnes
         readers.spawn(read_chat(
             sock,
             beat,
-            confirm.seq,
+            SeqCheck::confirmed(confirm.seq, &confirm.stream),
             tx.clone(),
             stop_rx.clone(),
         ));

@@ -9,11 +9,14 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use protocol::frame::SHARED_STREAM;
 use serde::Serialize;
 
 /// The push stream's `seq` as one socket sees it: every frame the server
 /// pushes to a user takes the next number (ARCHITECTURE.md, `StreamActor`),
-/// so a number skipped is a frame lost on the way to this socket.
+/// so a number skipped is a frame lost on the way to this socket. On a
+/// shared stream ([`SHARED_STREAM`]: several nodes on Redis) numbers come
+/// from one counter for every user, so only their order is checked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SeqCheck {
     /// The last number seen (the auth confirmation's `seq` at first).
@@ -23,6 +26,9 @@ pub struct SeqCheck {
     pub gaps: u64,
     /// Frames whose number was not above the last one.
     pub out_of_order: u64,
+    /// Numbers are deployment-wide: a skipped one is another user's.
+    #[serde(skip)]
+    shared: bool,
 }
 
 impl SeqCheck {
@@ -34,13 +40,23 @@ impl SeqCheck {
         }
     }
 
+    /// Starts after the auth confirmation's `seq`, on the stream it named.
+    pub fn confirmed(seq: u64, stream: &str) -> SeqCheck {
+        SeqCheck {
+            shared: stream == SHARED_STREAM,
+            ..SeqCheck::after(seq)
+        }
+    }
+
     pub fn observe(&mut self, seq: u64) {
         self.frames += 1;
         if seq <= self.last {
             self.out_of_order += 1;
             return;
         }
-        self.gaps += seq - self.last - 1;
+        if !self.shared {
+            self.gaps += seq - self.last - 1;
+        }
         self.last = seq;
     }
 
@@ -218,6 +234,14 @@ mod tests {
         total.merge(&s);
         total.merge(&clean);
         assert_eq!((total.frames, total.gaps, total.out_of_order), (107, 3, 2));
+        // On the shared stream numbers skip other users': order only.
+        let mut shared = SeqCheck::confirmed(4, SHARED_STREAM);
+        for q in [5, 9, 8, 20] {
+            shared.observe(q);
+        }
+        assert_eq!((shared.frames, shared.gaps, shared.out_of_order), (4, 0, 1));
+        let own = SeqCheck::confirmed(4, "0123abcd");
+        assert!(!own.shared);
     }
 
     #[test]

@@ -127,11 +127,10 @@ pub(crate) struct Received {
 async fn read_progress(
     sock: Socket,
     beat: Beat,
-    confirmed: u64,
+    mut seqs: SeqCheck,
     tx: mpsc::UnboundedSender<Received>,
     stop: watch::Receiver<bool>,
 ) -> SeqCheck {
-    let mut seqs = SeqCheck::after(confirmed);
     let socket = beat.index;
     read_frames(sock, beat, stop, |f: Frame, r: Receipt| {
         if let Some(s) = f.seq {
@@ -372,10 +371,13 @@ pub(crate) async fn progress(args: &HarnessArgs, rate: f64) -> Result<Report, Ha
             let idx = u * per_user + w;
             let mut sock = target.connect(idx).await?;
             let confirmed = match args.protocol {
-                Protocol::Easel => sock.authenticate(token).await?.seq,
+                Protocol::Easel => {
+                    let c = sock.authenticate(token).await?;
+                    SeqCheck::confirmed(c.seq, &c.stream)
+                }
                 Protocol::Bare => {
                     authenticate(&mut sock, token, args.protocol).await?;
-                    0
+                    SeqCheck::default()
                 }
             };
             let beat = Beat {

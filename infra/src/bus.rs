@@ -42,6 +42,9 @@ pub enum BusMessage {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum BusWire {
     Push {
+        /// The shared log's number, on a `user:{id}` topic when the bus keeps one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
         frame_type: u16,
         content: PushContent,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +57,9 @@ pub(crate) enum BusWire {
     },
     /// One push for the `user:{id}` topic of each of `accounts`.
     PushTo {
+        /// The shared log's number ([`Bus::user_log_after`]), when the bus keeps one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
         accounts: Vec<String>,
         frame_type: u16,
         content: PushContent,
@@ -69,6 +75,7 @@ impl From<BusMessage> for BusWire {
                 frame_type,
                 content,
             } => BusWire::Push {
+                seq: None,
                 frame_type,
                 ts: content.ts(),
                 content,
@@ -95,6 +102,7 @@ impl TryFrom<BusWire> for BusMessage {
                 frame_type,
                 content,
                 ts,
+                ..
             } => Ok(BusMessage::Push {
                 frame_type,
                 content: content.with_ts(ts),
@@ -172,15 +180,22 @@ pub fn user_topic(account_id: &str) -> String {
     format!("user:{account_id}")
 }
 
+/// What a topic's channel carries: the message, and its number in the
+/// shared log when the bus numbered it ([`Bus::user_log_after`]).
+type Delivery = (Option<u64>, Arc<BusMessage>);
+
 /// A live subscription; dropping it unsubscribes.
 pub struct Subscription {
-    rx: broadcast::Receiver<Arc<BusMessage>>,
+    rx: broadcast::Receiver<Delivery>,
 }
 
 /// What a subscriber gets.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Received {
     Message(Arc<BusMessage>),
+    /// A push the bus numbered in its shared log of the user's pushes (only
+    /// on `user:{id}` topics, only with a bus that keeps one).
+    Numbered(u64, Arc<BusMessage>),
     /// The subscriber fell behind and this many messages were dropped.
     Lagged(u64),
     Closed,
@@ -189,7 +204,8 @@ pub enum Received {
 impl Subscription {
     pub async fn recv(&mut self) -> Received {
         match self.rx.recv().await {
-            Ok(m) => Received::Message(m),
+            Ok((None, m)) => Received::Message(m),
+            Ok((Some(seq), m)) => Received::Numbered(seq, m),
             Err(broadcast::error::RecvError::Lagged(n)) => Received::Lagged(n),
             Err(broadcast::error::RecvError::Closed) => Received::Closed,
         }
@@ -227,6 +243,35 @@ pub trait Bus: Send + Sync + 'static {
 
     fn subscribe(&self, topic: &str) -> Subscription;
     fn backend_name(&self) -> &'static str;
+
+    /// Whether this bus keeps a shared log of each user's pushes.
+    fn keeps_user_log(&self) -> bool {
+        false
+    }
+
+    /// With a bus that keeps a shared log of each user's pushes (the Redis
+    /// bus, so a socket resumes on any node): marks `account` as listening,
+    /// so its log is complete from now on and kept while it listens, and
+    /// answers the log's current number. `None` without a shared log.
+    async fn open_user_log(&self, _account: &str) -> Option<u64> {
+        None
+    }
+
+    /// The shared log's pushes for `account` numbered after `after`, oldest
+    /// first. `None` without a shared log or when it cannot answer.
+    async fn user_log_after(&self, _account: &str, _after: u64) -> Option<LogTail> {
+        None
+    }
+}
+
+/// What a shared log holds for one user after a number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogTail {
+    /// True when every push numbered after `after` is in `pushes`: the log
+    /// was kept since then and nothing was trimmed past it.
+    pub complete: bool,
+    /// `(seq, frame_type, content)`, oldest first.
+    pub pushes: Vec<(u64, u16, PushContent)>,
 }
 
 pub type DynBus = Arc<dyn Bus>;
@@ -234,7 +279,7 @@ pub type DynBus = Arc<dyn Bus>;
 /// In-process Bus: one broadcast channel per topic with subscribers.
 pub struct LocalBus {
     /// A std mutex: held only to look up or insert a sender, never across an await.
-    topics: Mutex<HashMap<String, broadcast::Sender<Arc<BusMessage>>>>,
+    topics: Mutex<HashMap<String, broadcast::Sender<Delivery>>>,
     capacity: usize,
 }
 
@@ -252,6 +297,7 @@ impl LocalBus {
     pub fn send_to_users<'a>(
         &self,
         accounts: impl IntoIterator<Item = &'a str>,
+        seq: Option<u64>,
         msg: Arc<BusMessage>,
     ) {
         let Ok(mut topics) = self.topics.lock() else {
@@ -264,13 +310,29 @@ impl LocalBus {
             key.push_str("user:");
             key.push_str(account);
             if let Some(tx) = topics.get(key.as_str()) {
-                if tx.send(msg.clone()).is_err() {
+                if tx.send((seq, msg.clone())).is_err() {
                     deserted.push(key.clone());
                 }
             }
         }
         for topic in deserted {
             topics.remove(&topic);
+        }
+    }
+
+    /// Sends to one topic's subscribers, with the shared log's number when
+    /// the message has one.
+    pub fn send(&self, topic: &str, seq: Option<u64>, msg: Arc<BusMessage>) {
+        let Ok(mut topics) = self.topics.lock() else {
+            return;
+        };
+        let remove = match topics.get(topic) {
+            // Nobody listening: drop the topic so the map does not grow.
+            Some(tx) => tx.send((seq, msg)).is_err(),
+            None => false,
+        };
+        if remove {
+            topics.remove(topic);
         }
     }
 
@@ -283,17 +345,7 @@ impl LocalBus {
 #[async_trait::async_trait]
 impl Bus for LocalBus {
     async fn publish(&self, topic: &str, msg: BusMessage) {
-        let Ok(mut topics) = self.topics.lock() else {
-            return;
-        };
-        let remove = match topics.get(topic) {
-            // Nobody listening: drop the topic so the map does not grow.
-            Some(tx) => tx.send(Arc::new(msg)).is_err(),
-            None => false,
-        };
-        if remove {
-            topics.remove(topic);
-        }
+        self.send(topic, None, Arc::new(msg));
     }
 
     async fn push_to_users(&self, accounts: &[String], frame_type: u16, content: PushContent) {
@@ -301,7 +353,7 @@ impl Bus for LocalBus {
             frame_type,
             content,
         });
-        self.send_to_users(accounts.iter().map(String::as_str), msg);
+        self.send_to_users(accounts.iter().map(String::as_str), None, msg);
     }
 
     fn subscribe(&self, topic: &str) -> Subscription {
@@ -425,6 +477,7 @@ mod tests {
             frame_type,
             content,
             ts,
+            ..
         } = serde_json::from_slice(&batch).unwrap()
         else {
             panic!("expected a batch")

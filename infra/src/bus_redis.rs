@@ -18,6 +18,11 @@
 //! A node hears its own publishes back through Redis, so every node sees one
 //! order per topic: Redis's.
 //!
+//! With a shared log ([`RedisBus::with_shared_log`], see `bus_redis_log`),
+//! every push to a user is numbered, kept in the user's short list in Redis
+//! and published by one script, and the number travels as the message's
+//! `seq`: a socket resumes on any node from that list.
+//!
 //! When the connection drops, the listener reconnects with exponential
 //! backoff (up to [`MAX_BACKOFF`]). Messages published during the outage are
 //! lost, as the Bus is at-most-once anyway: the Store is the truth, and a
@@ -30,7 +35,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSubSink, PubSubStream};
 
-use crate::bus::{Bus, BusMessage, BusWire, LocalBus, PushContent, Subscription};
+use crate::bus::{Bus, BusMessage, BusWire, LocalBus, LogTail, PushContent, Subscription};
+use crate::bus_redis_log::{entry_json, SharedLog, BATCH_CHUNK};
 
 /// The channel prefix in production.
 pub const DEFAULT_PREFIX: &str = "easel:";
@@ -61,6 +67,8 @@ pub struct RedisBus {
     /// Auto-reconnecting connection for `PUBLISH`.
     publisher: ConnectionManager,
     prefix: String,
+    /// The shared log of users' pushes, when kept.
+    log: Option<SharedLog>,
     /// True while the pub/sub connection is subscribed (health and tests).
     listening: Arc<AtomicBool>,
     listener: tokio::task::JoinHandle<()>,
@@ -130,9 +138,18 @@ impl RedisBus {
             local,
             publisher,
             prefix: prefix.to_owned(),
+            log: None,
             listening,
             listener,
         })
+    }
+
+    /// Keeps the last `capacity` pushes of each user in Redis for `ttl`
+    /// after its last push or listen, numbered across the deployment, so a
+    /// socket resumes on any node (see `bus_redis_log`). Zero keeps none.
+    pub fn with_shared_log(mut self, capacity: usize, ttl: Duration) -> RedisBus {
+        self.log = (capacity > 0).then(|| SharedLog::new(&self.prefix, capacity, ttl));
+        self
     }
 
     /// Whether the pub/sub connection is up (false while reconnecting).
@@ -189,9 +206,13 @@ async fn forward(mut sink: PubSubSink, mut stream: PubSubStream, prefix: &str, l
                     continue;
                 };
                 match serde_json::from_slice::<BusWire>(msg.get_payload_bytes()) {
-                    Ok(BusWire::PushTo { accounts, frame_type, content, ts }) => {
+                    Ok(BusWire::PushTo { seq, accounts, frame_type, content, ts }) => {
                         let m = BusMessage::Push { frame_type, content: content.with_ts(ts) };
-                        local.send_to_users(accounts.iter().map(String::as_str), Arc::new(m));
+                        local.send_to_users(accounts.iter().map(String::as_str), seq, Arc::new(m));
+                    }
+                    Ok(BusWire::Push { seq: Some(seq), frame_type, content, ts }) => {
+                        let m = BusMessage::Push { frame_type, content: content.with_ts(ts) };
+                        local.send(topic, Some(seq), Arc::new(m));
                     }
                     Ok(wire) => match BusMessage::try_from(wire) {
                         Ok(m) => local.publish(topic, m).await,
@@ -224,6 +245,25 @@ impl RedisBus {
             tracing::warn!(topic, error = %e, "redis bus: publish lost");
         }
     }
+
+    /// Numbers, logs and publishes a push to `accounts` (see `bus_redis_log`).
+    async fn append(
+        &self,
+        log: &SharedLog,
+        accounts: &[&str],
+        topic: &str,
+        published: &[u8],
+        entry: &[u8],
+    ) {
+        let mut conn = self.publisher.clone();
+        let channel = format!("{}{topic}", self.prefix);
+        if let Err(e) = log
+            .append(&mut conn, accounts, &channel, published, entry)
+            .await
+        {
+            tracing::warn!(topic, error = %e, "redis bus: publish lost");
+        }
+    }
 }
 
 #[async_trait::async_trait]
@@ -242,14 +282,56 @@ impl Bus for RedisBus {
                 return;
             }
         };
-        self.send(topic, payload).await;
+        match (&self.log, topic.strip_prefix("user:"), &msg) {
+            (Some(log), Some(account), BusMessage::Push { .. }) => {
+                self.append(log, &[account], topic, &payload, &payload)
+                    .await;
+            }
+            _ => self.send(topic, payload).await,
+        }
     }
 
     async fn push_to_users(&self, accounts: &[String], frame_type: u16, content: PushContent) {
-        match BusMessage::batch_json(accounts, frame_type, &content) {
-            Ok(payload) => self.send(FANOUT_TOPIC, payload).await,
-            Err(e) => tracing::error!(error = %e, "redis bus: cannot encode batch"),
+        let Some(log) = &self.log else {
+            match BusMessage::batch_json(accounts, frame_type, &content) {
+                Ok(payload) => self.send(FANOUT_TOPIC, payload).await,
+                Err(e) => tracing::error!(error = %e, "redis bus: cannot encode batch"),
+            }
+            return;
+        };
+        let entry = entry_json(frame_type, &content);
+        for chunk in accounts.chunks(BATCH_CHUNK) {
+            match BusMessage::batch_json(chunk, frame_type, &content) {
+                Ok(payload) => {
+                    let members: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                    self.append(log, &members, FANOUT_TOPIC, &payload, &entry)
+                        .await;
+                }
+                Err(e) => tracing::error!(error = %e, "redis bus: cannot encode batch"),
+            }
         }
+    }
+
+    fn keeps_user_log(&self) -> bool {
+        self.log.is_some()
+    }
+
+    async fn open_user_log(&self, account: &str) -> Option<u64> {
+        let log = self.log.as_ref()?;
+        let mut conn = self.publisher.clone();
+        match log.open(&mut conn, account).await {
+            Ok(head) => Some(head),
+            Err(e) => {
+                tracing::warn!(error = %e, "redis bus: shared log not opened");
+                None
+            }
+        }
+    }
+
+    async fn user_log_after(&self, account: &str, after: u64) -> Option<LogTail> {
+        let log = self.log.as_ref()?;
+        let mut conn = self.publisher.clone();
+        log.after(&mut conn, account, after).await
     }
 
     fn subscribe(&self, topic: &str) -> Subscription {

@@ -417,6 +417,9 @@ impl Settings {
         if let Some(v) = env("EASEL_WS_REPLAY_GRACE_MS") {
             self.socket.replay_grace_ms = num("EASEL_WS_REPLAY_GRACE_MS", v)?;
         }
+        if let Some(v) = env("EASEL_WS_SHARED_REPLAY") {
+            self.socket.shared_replay = num("EASEL_WS_SHARED_REPLAY", v)?;
+        }
         let g = &mut self.generation;
         if let Some(v) = env("EASEL_WORKERS") {
             g.workers = num("EASEL_WORKERS", v)?;

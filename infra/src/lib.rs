@@ -10,6 +10,7 @@
 
 pub mod bus;
 pub mod bus_redis;
+mod bus_redis_log;
 pub mod config;
 pub mod objects;
 pub mod queue;

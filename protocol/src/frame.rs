@@ -316,6 +316,12 @@ pub struct AuthConfirm {
     pub seq: u64,
 }
 
+/// The stream every node names when the bus numbers a user's pushes in a
+/// shared log (Redis): numbers then come from one counter for the whole
+/// deployment, rising but not contiguous per user, and a resume works on any
+/// node.
+pub const SHARED_STREAM: &str = "shared";
+
 /// The server's answer to a resume request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResumeResult {

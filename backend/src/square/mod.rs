@@ -265,7 +265,7 @@ impl SquareService {
             let mut last_reload = std::time::Instant::now();
             loop {
                 match sub.recv().await {
-                    Received::Message(m) => {
+                    Received::Message(m) | Received::Numbered(_, m) => {
                         if let BusMessage::Push { content, .. } = &*m {
                             me.on_change_message(content.as_str()).await;
                         }

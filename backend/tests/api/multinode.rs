@@ -6,9 +6,10 @@
 //! - a channel's members, split across the nodes, see one order;
 //! - a chat reply started on node A streams to a socket on node B;
 //! - kill -9 of node A loses no accepted task (each ends once, charged
-//!   once), and its socket, reconnected through nginx, lands on node B,
-//!   resumes by the protocol (replay, or `resumed: false` and a reload over
-//!   REST) and hears the rest of the work.
+//!   once), and its socket, reconnected through nginx, lands on node B and
+//!   resumes: the frames it missed, even those published while no node held
+//!   it, come from the bus's shared log in Redis, then the rest live, in
+//!   order and once (compared with a socket on node B that heard it all).
 //!
 //! Skipped with a message when nginx or an S3 emulator is missing, unless
 //! `EASEL_TEST_REQUIRE_MULTINODE` is set (as `scripts/test` does): then it
@@ -561,6 +562,9 @@ async fn killing_a_node_loses_no_task(cluster: &mut Cluster) {
         cluster.client(1).with_token(&token),
     ];
     let mut socket = cluster.socket_on(&cluster.bases[0], &token).await;
+    // A second socket of the same user on node B hears everything live: what
+    // the resumed socket gets must be exactly what it heard.
+    let mut observer = cluster.socket_on(&cluster.bases[1], &token).await;
     let sd = checkpoint(&clients[1], "sd").await;
     let mut ids = Vec::new();
     for seed in 0..6 {
@@ -569,57 +573,88 @@ async fn killing_a_node_loses_no_task(cluster: &mut Cluster) {
         let via = &clients[(seed % 2) as usize];
         ids.push(via.create_task("/api/v1/task/create", &body).await.unwrap());
     }
+    let mut open: HashSet<String> = ids.iter().cloned().collect();
+    let ended = |f: &Frame, open: &mut HashSet<String>| {
+        if f.kind == FrameType::TaskUpdate.as_u16() {
+            let t: TaskView = serde_json::from_value(f.content.clone()).unwrap();
+            if t.status.is_final() {
+                open.remove(&t.id);
+            }
+            return t.process > 0;
+        }
+        false
+    };
     // Node A's socket hears work going on, then node A dies.
     loop {
         let f = socket
             .expect(FrameType::TaskUpdate, TASK_WAIT)
             .await
             .unwrap();
-        let t: TaskView = serde_json::from_value(f.content).unwrap();
-        if t.process > 0 {
+        if ended(&f, &mut open) {
             break;
         }
     }
     cluster.nodes[0].kill();
+    while let Ok(Incoming::Frame(f)) = socket.recv_timeout(WAIT).await {
+        ended(&f, &mut open);
+    }
     let last_seq = socket.last_seq;
     let stream = socket.stream.clone();
-    while let Ok(Incoming::Frame(_)) = socket.recv_timeout(WAIT).await {}
+    assert_eq!(
+        stream.as_deref(),
+        Some(actors::stream::SHARED_STREAM),
+        "with Redis, the bus numbers one stream for every node"
+    );
 
-    // Reconnect through nginx: node A refuses, so node B takes it.
+    // Reconnect through nginx: node A refuses, so node B takes it. The
+    // frames it missed come from the shared log in Redis, then the answer.
     let mut again = cluster.socket_on(&cluster.proxy, &token).await;
     again
         .send(&Frame::resume(last_seq, stream.as_deref()))
         .await
         .unwrap();
-    let f = again.expect(FrameType::Resume, WAIT).await.unwrap();
-    let r: ResumeResult = serde_json::from_value(f.content).unwrap();
-    assert_ne!(
-        Some(&r.stream),
-        stream.as_ref(),
-        "another node numbers another stream"
-    );
-    // Replay is per node: the protocol's answer is `resumed: false`, and the
-    // client reloads over REST.
-    assert!(!r.resumed, "{r:?}");
-    let b = &clients[1];
-    let reloaded = b.batch_progress(&ids).await.unwrap();
-    assert_eq!(reloaded.len(), ids.len(), "every accepted task is there");
-    let mut open: HashSet<String> = reloaded
-        .iter()
-        .filter(|t| !t.status.is_final())
-        .map(|t| t.id.clone())
-        .collect();
-    // Every task still open at the reload ends on the new socket.
+    let mut heard = Vec::new();
+    let r: ResumeResult = loop {
+        match again.recv_timeout(WAIT).await.unwrap() {
+            Incoming::Frame(f) if f.kind == FrameType::Resume.as_u16() => {
+                break serde_json::from_value(f.content).unwrap();
+            }
+            Incoming::Frame(f) => {
+                ended(&f, &mut open);
+                heard.extend(f.seq);
+            }
+            Incoming::Closed(c) => panic!("the resumed socket closed: {c:?}"),
+        }
+    };
+    assert!(r.resumed, "{r:?}");
+    assert_eq!(r.stream, actors::stream::SHARED_STREAM);
+    assert!(r.replayed as usize <= heard.len(), "{r:?} {heard:?}");
+    // Every task still open ends on the new socket.
     while !open.is_empty() {
-        let f = again
-            .expect(FrameType::TaskUpdate, TASK_WAIT)
-            .await
-            .unwrap();
-        let t: TaskView = serde_json::from_value(f.content).unwrap();
-        if t.status.is_final() {
-            open.remove(&t.id);
+        match again.recv_timeout(TASK_WAIT).await.unwrap() {
+            Incoming::Frame(f) => {
+                ended(&f, &mut open);
+                heard.extend(f.seq);
+            }
+            Incoming::Closed(c) => panic!("the resumed socket closed: {c:?}"),
         }
     }
+    // In order, once, and nothing missed: the same numbers the observer
+    // heard live after `last_seq`, up to the last one heard here.
+    let upto = *heard.last().unwrap();
+    observer.send(&Frame::heartbeat()).await.unwrap();
+    let mut live = Vec::new();
+    while live.last().is_none_or(|s| *s < upto) {
+        match observer.recv_timeout(WAIT).await.unwrap() {
+            Incoming::Frame(f) => live.extend(f.seq.filter(|s| *s > last_seq)),
+            Incoming::Closed(c) => panic!("the observer closed: {c:?}"),
+        }
+    }
+    assert_eq!(
+        heard, live,
+        "resumed after {last_seq}: replay + live = all, once"
+    );
+    let b = &clients[1];
 
     // Nothing accepted was lost, and each task was charged once.
     let mut cost = 0;

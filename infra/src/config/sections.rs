@@ -23,6 +23,9 @@ pub struct SocketSettings {
     /// How long a user's push stream (and its replay buffer) outlives the
     /// user's last socket, so a reconnect can resume.
     pub replay_grace_ms: u64,
+    /// Pushed frames kept per user in Redis (with `EASEL_REDIS`), numbered
+    /// across the nodes, so a socket resumes on any node; 0 keeps none.
+    pub shared_replay: usize,
     /// Outgoing frames queued per socket before it counts as too slow and is closed.
     pub send_queue: usize,
 }
@@ -36,6 +39,7 @@ impl Default for SocketSettings {
             max_frames_per_sec: 50,
             replay_buffer: 1024,
             replay_grace_ms: 120_000,
+            shared_replay: 256,
             send_queue: 1024,
         }
     }
