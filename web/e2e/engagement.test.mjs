@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, online, until } from './helpers.mjs';
+import { apiPost, makePicture, online, until } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, '..', 'docs', 'screenshots');
@@ -42,18 +42,6 @@ async function newPage(token) {
   p.setDefaultTimeout(WAIT_MS);
   p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   return p;
-}
-
-/** Polls batch-progress until the task ends; answers the task. */
-async function waitForTask(id) {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const answer = await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [id] }, userToken);
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 describe('engagement: check in, join an activity, seen by the operator', { timeout: 300_000 }, () => {
@@ -117,16 +105,8 @@ describe('engagement: check in, join an activity, seen by the operator', { timeo
   });
 
   test('the user publishes a picture and joins the activity with it', async () => {
-    const catalogue = await apiPost(backend.url, '/api/v1/task/v2/config/model', {}, userToken);
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    const { id: taskId } = await apiPost(
-      backend.url,
-      '/api/v1/task/create',
-      { action: 1, category: 1, art_model_ver_no: sd.model_ver_no, meta: { prompt: 'a lighthouse in fog', width: 512, height: 512, n_iter: 1, steps: 8, seed: 5 } },
-      userToken,
-    );
-    const task = await waitForTask(taskId);
-    assert.equal(task.status, 3);
+    const post = (p, body) => apiPost(backend.url, p, body, userToken);
+    const taskId = await makePicture(post, 'a lighthouse in fog', 5);
     ({ id: workId } = await apiPost(backend.url, '/api/v1/post/portfolio/add_v2', { task_ids: [taskId], title: WORK, description: 'Fog.', tags: [], visibility: 'public' }, userToken));
 
     await page.goto(new URL(`/en/activities/${activityId}`, backend.url).href);

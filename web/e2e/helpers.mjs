@@ -240,9 +240,10 @@ export async function taskEnd(post, id, timeoutMs = 60_000) {
 
 /**
  * Makes one 512×512 picture with the catalogue's SD checkpoint through
- * `post` (a signed-in caller) and waits for it; answers the finished task's id.
+ * `post` (a signed-in caller) and waits for it; answers the finished task
+ * (it must have succeeded).
  */
-export async function makePicture(post, prompt, seed) {
+export async function pictureTask(post, prompt, seed) {
   const catalogue = await post('/api/v1/task/v2/config/model');
   const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
   assert.ok(sd, 'an sd checkpoint');
@@ -254,5 +255,10 @@ export async function makePicture(post, prompt, seed) {
   });
   const task = await taskEnd(post, id);
   assert.equal(task.status, 3, `the task finished: ${JSON.stringify(task)}`);
-  return id;
+  return task;
+}
+
+/** As `pictureTask`, answering the finished task's id. */
+export async function makePicture(post, prompt, seed) {
+  return (await pictureTask(post, prompt, seed)).id;
 }

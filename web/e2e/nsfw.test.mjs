@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, signUp, until } from './helpers.mjs';
+import { apiPost, pictureTask, signUp, until } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WAIT_MS = 30_000;
@@ -34,24 +34,8 @@ describe('NSFW: the classifier rates, visitors see a blur they can lift', { time
     });
     const author = await signUp(backend.url, { prefix: 'nsfw-author', password: 'nsfw-test-author-1', name: 'Nia Author' });
     const post = (p, body) => apiPost(backend.url, p, body, author.token);
-    const catalogue = await post('/api/v1/task/v2/config/model');
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    assert.ok(sd, 'an sd checkpoint');
-    const { id } = await post('/api/v1/task/create', {
-      action: 1,
-      category: 1,
-      art_model_ver_no: sd.model_ver_no,
-      meta: { prompt: 'a harbour at noon', width: 512, height: 512, n_iter: 1, steps: 6, seed: 3 },
-    });
-    const deadline = Date.now() + 120_000;
-    let task;
-    for (;;) {
-      task = (await post('/api/v1/task/batch-progress', { task_ids: [id] })).items[0];
-      if (task.status === 3 || task.status === 4) break;
-      assert.ok(Date.now() < deadline, 'the task did not finish');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.equal(task.status, 3, JSON.stringify(task.reason));
+    const task = await pictureTask(post, 'a harbour at noon', 3);
+    const { id } = task;
     assert.equal(task.nsfw, true, 'threshold 0 rates every scored output NSFW');
     assert.equal(task.outputs[0].rating, 'nsfw');
     ({ id: workId } = await post('/api/v1/post/portfolio/add_v2', { task_ids: [id], title: 'Harbour', visibility: 'public', nsfw: false }));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startBackend, WEB_DIR } from './backend.mjs';
-import { apiPost, online, signUp } from './helpers.mjs';
+import { apiPost, makePicture, online, signUp } from './helpers.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(WEB_DIR, '..', 'docs', 'screenshots');
@@ -41,17 +41,6 @@ async function newUser(key, name, email) {
   return users[key];
 }
 
-async function waitForTask(token, id) {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const answer = await apiPost(backend.url, '/api/v1/task/batch-progress', { task_ids: [id] }, token);
-    const task = answer.items[0];
-    if (task && (task.status === 3 || task.status === 4)) return task;
-    if (Date.now() > end) throw new Error(`task ${id} did not end: ${JSON.stringify(task)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 describe('text filter: the operator lists a word, a user’s evasion of it is masked or refused', { timeout: 300_000 }, () => {
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
@@ -64,22 +53,8 @@ describe('text filter: the operator lists a word, a user’s evasion of it is ma
     const owner = await newUser('owner', 'Ada Painter');
     await newUser('user', 'Bea Viewer');
 
-    const catalogue = await apiPost(backend.url, '/api/v1/task/v2/config/model', {}, owner.token);
-    const sd = catalogue.checkpoints.find((c) => c.family === 'sd');
-    assert.ok(sd, 'an sd checkpoint');
-    const { id: taskId } = await apiPost(
-      backend.url,
-      '/api/v1/task/create',
-      {
-        action: 1,
-        category: 1,
-        art_model_ver_no: sd.model_ver_no,
-        meta: { prompt: 'an orchard at noon, watercolor', width: 512, height: 512, n_iter: 1, steps: 8, seed: 3 },
-      },
-      owner.token,
-    );
-    const task = await waitForTask(owner.token, taskId);
-    assert.equal(task.status, 3, `the task finished: ${JSON.stringify(task)}`);
+    const post = (p, body) => apiPost(backend.url, p, body, owner.token);
+    const taskId = await makePicture(post, 'an orchard at noon, watercolor', 3);
     ({ id: workId } = await apiPost(
       backend.url,
       '/api/v1/post/portfolio/add_v2',
