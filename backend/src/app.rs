@@ -259,11 +259,8 @@ impl Application {
         let g = settings.generation.clone();
         let ledger = Ledger::new(store.clone());
         let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
-        let characters = crate::characters::CharacterService::new(
-            store.clone(),
-            objects.clone(),
-            &rate_limits,
-        );
+        let characters =
+            crate::characters::CharacterService::new(store.clone(), objects.clone(), &rate_limits);
         // Model rankings: fed by tasks' model uses and creators' fees (here),
         // downloads and likes (routes), read by the boards.
         let ranks = crate::models::rank::ModelRanks::new(
@@ -387,7 +384,8 @@ impl Application {
         let body_timeout = Duration::from_millis(settings.body_timeout_ms);
         let llm = open_llm(&settings.llm);
         let agent = crate::agent::AgentService::new(store.clone(), objects.clone(), &rate_limits);
-        let polish = crate::polish::PolishService::new(settings.translate.polish_per_hour, &rate_limits);
+        let polish =
+            crate::polish::PolishService::new(settings.translate.polish_per_hour, &rate_limits);
         let chats = crate::chat::ChatService::new(
             store.clone(),
             bus.clone(),
@@ -551,8 +549,7 @@ impl Application {
         rag.start();
         chats.set_rag(rag.clone());
         let surveys = crate::surveys::SurveyService::new(store.clone(), Some(text_filter.clone()));
-        let shortlinks =
-            crate::shortlinks::ShortLinkService::new(
+        let shortlinks = crate::shortlinks::ShortLinkService::new(
             store.clone(),
             settings.short_links.clone(),
             &rate_limits,

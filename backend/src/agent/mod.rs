@@ -124,7 +124,7 @@ pub struct AgentService {
     turns: std::sync::Arc<crate::ratelimit::RateLimiter>,
 }
 
-/// Agent turns one account may start per minute (per node, like every limiter).
+/// Agent turns one account may start per minute (across the nodes with Redis; see `crate::ratelimit`).
 pub const TURNS_PER_MINUTE: u32 = 20;
 
 fn new_id(prefix: &str) -> String {

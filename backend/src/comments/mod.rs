@@ -135,11 +135,7 @@ impl CommentService {
             accounts: Table::new(store.clone(), &tables::ACCOUNTS),
             mod_states: Table::new(store, &tables::MOD_STATES),
             targets,
-            limit: Arc::new(limits.limiter(
-                "comments",
-                comments_per_min,
-                Duration::from_secs(60),
-            )),
+            limit: Arc::new(limits.limiter("comments", comments_per_min, Duration::from_secs(60))),
             writes: None,
             max_ranked: list::MAX_RANKED,
             decor: None,

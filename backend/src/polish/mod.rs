@@ -304,11 +304,17 @@ mod tests {
         let svc = PolishService::new(2, &RateLimits::local());
         let g = svc.begin("a").await.unwrap();
         assert!(svc.is_running("a"));
-        assert_eq!(svc.begin("a").await.unwrap_err(), ErrorCode::PromptPolishRunning);
+        assert_eq!(
+            svc.begin("a").await.unwrap_err(),
+            ErrorCode::PromptPolishRunning
+        );
         drop(g);
         assert!(!svc.is_running("a"));
         drop(svc.begin("a").await.unwrap());
-        assert_eq!(svc.begin("a").await.unwrap_err(), ErrorCode::PromptPolishLimit);
+        assert_eq!(
+            svc.begin("a").await.unwrap_err(),
+            ErrorCode::PromptPolishLimit
+        );
         assert!(
             !svc.is_running("a"),
             "a refused start leaves nothing running"

@@ -114,10 +114,7 @@ async fn sign_in_attempts_count_across_nodes_and_per_node_without_redis() {
     // A, B, A, B: the limit's four attempts, each node having seen two.
     for (i, via) in [a, b, a, b].into_iter().enumerate() {
         let (http, code) = attempt(via).await;
-        assert!(
-            code != TOO_MANY && http < 500,
-            "attempt {i}: {http} {code}"
-        );
+        assert!(code != TOO_MANY && http < 500, "attempt {i}: {http} {code}");
     }
     // The fifth and sixth, one on each node (3 each, under the limit of 4
     // alone), are refused: the count is the nodes' sum.
