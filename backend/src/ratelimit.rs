@@ -14,7 +14,8 @@
 //! Every check is counted in process too. When Redis does not answer within
 //! [`REDIS_TIMEOUT`] or errors, that check is decided by the node's own count
 //! (the limit per node, never no limit, never an error for the request), and
-//! a warning is logged at most once per [`WARN_EVERY`]. The limit is a guard
+//! so are the checks of the next [`RETRY_AFTER`]; a warning is logged at most
+//! once per [`WARN_EVERY`]. The limit is a guard
 //! against abuse, not a billing meter.
 //!
 //! The limits that guard secrets (sign-in lockout, mail and SMS sends, code
@@ -32,6 +33,9 @@ use redis::Script;
 pub const DEFAULT_PREFIX: &str = "easel:";
 /// How long a check waits for Redis before counting in process.
 pub const REDIS_TIMEOUT: Duration = Duration::from_millis(200);
+/// After a failed call, checks count in process for this long before trying
+/// Redis again, so an outage does not cost every request the timeout.
+pub const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// At most one warning about Redis per this long.
 pub const WARN_EVERY: Duration = Duration::from_secs(5);
 /// Keys kept in process per limiter before the ended windows are swept.
@@ -77,6 +81,8 @@ struct Shared {
     timeout: Duration,
     /// Unix ms of the last warning (0: none yet).
     last_warn: AtomicU64,
+    /// Unix ms before which Redis is not asked (after a failure).
+    down_until: AtomicU64,
 }
 
 impl RateLimits {
@@ -104,6 +110,7 @@ impl RateLimits {
                 prefix: prefix.to_owned(),
                 timeout,
                 last_warn: AtomicU64::new(0),
+                down_until: AtomicU64::new(0),
             })),
         })
     }
@@ -132,10 +139,15 @@ impl RateLimits {
 
 impl Shared {
     /// This window's count for `name`/`key` after one more hit; None when
-    /// Redis did not answer in time or failed (warned about).
+    /// Redis did not answer in time or failed (warned about), or failed
+    /// less than [`RETRY_AFTER`] ago.
     async fn count(&self, name: &str, key: &str, window: Duration) -> Option<u64> {
+        let now = unix_ms();
+        if now < self.down_until.load(Ordering::Relaxed) {
+            return None;
+        }
         let window_ms = (window.as_millis() as u64).max(1);
-        let (index, left) = window_at(unix_ms(), window_ms);
+        let (index, left) = window_at(now, window_ms);
         let redis_key = format!("{}rl:{name}:{key}:{index}", self.prefix);
         let mut conn = self.conn.clone();
         let mut call = COUNT.prepare_invoke();
@@ -144,18 +156,21 @@ impl Shared {
         match answer {
             Ok(Ok(n)) => Some(n),
             Ok(Err(e)) => {
-                self.warn(name, &e.to_string());
+                self.failed(name, &e.to_string());
                 None
             }
             Err(_) => {
-                self.warn(name, "no answer in time");
+                self.failed(name, "no answer in time");
                 None
             }
         }
     }
 
-    fn warn(&self, name: &str, error: &str) {
+    /// Counts in process for [`RETRY_AFTER`]; warns at most once per [`WARN_EVERY`].
+    fn failed(&self, name: &str, error: &str) {
         let now = unix_ms();
+        self.down_until
+            .store(now + RETRY_AFTER.as_millis() as u64, Ordering::Relaxed);
         let last = self.last_warn.load(Ordering::Relaxed);
         if now.saturating_sub(last) < WARN_EVERY.as_millis() as u64 {
             return;
@@ -222,10 +237,6 @@ impl RateLimiter {
             }
         }
         here <= self.per_window
-    }
-
-    pub fn name(&self) -> &'static str {
-        self.name
     }
 }
 
