@@ -26,7 +26,7 @@ use crate::tasks::{TaskLimits, TaskService};
 use crate::worker::{self, WorkerSettings};
 
 use crate::accounts::{AccountService, SocketAuth};
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::RateLimits;
 use crate::state::AppState;
 use crate::{error, routes, web as webapp, ws};
 
@@ -113,6 +113,21 @@ async fn open_bus(settings: &Settings) -> anyhow::Result<DynBus> {
             Ok(Arc::new(bus))
         }
         None => Ok(Arc::new(LocalBus::new(4096))),
+    }
+}
+
+/// The request-rate limits: counted in Redis across the nodes when
+/// `EASEL_REDIS` is set, else in process (`crate::ratelimit`).
+pub async fn open_rate_limits(settings: &Settings) -> anyhow::Result<RateLimits> {
+    match &settings.redis {
+        Some(url) => RateLimits::connect(
+            url.expose(),
+            crate::ratelimit::DEFAULT_PREFIX,
+            crate::ratelimit::REDIS_TIMEOUT,
+        )
+        .await
+        .context("connecting the Redis rate limits (EASEL_REDIS)"),
+        None => Ok(RateLimits::local()),
     }
 }
 
@@ -243,12 +258,14 @@ impl Application {
         let objects = open_objects(&settings)?;
         probe_objects(&objects, &settings.objects).await?;
         let queue = open_queue(&settings).await?;
+        let rate_limits = open_rate_limits(&settings).await?;
         let speaker = speaker(&settings);
         let router = engine_router(&settings, speaker.clone())?;
         let g = settings.generation.clone();
         let ledger = Ledger::new(store.clone());
         let channels = crate::channels::ChannelService::new(store.clone(), bus.clone());
-        let characters = crate::characters::CharacterService::new(store.clone(), objects.clone());
+        let characters =
+            crate::characters::CharacterService::new(store.clone(), objects.clone(), &rate_limits);
         // Model rankings: fed by tasks' model uses and creators' fees (here),
         // downloads and likes (routes), read by the boards.
         let ranks = crate::models::rank::ModelRanks::new(
@@ -322,6 +339,7 @@ impl Application {
             bus = bus.backend_name(),
             queue = queue.backend_name(),
             objects = objects.backend_name(),
+            rate_limits = rate_limits.backend_name(),
             workers = g.workers,
             "generation ready"
         );
@@ -340,15 +358,18 @@ impl Application {
             ),
             settings: settings.socket.clone(),
         });
-        let prompts = crate::prompts::PromptService::new(&settings.translate)
+        let prompts = crate::prompts::PromptService::new(&settings.translate, &rate_limits)
             .context("prompt dictionary and translation (translate settings)")?;
         tracing::info!(
             terms = prompts.dictionary().len(),
             translator = prompts.provider(),
             "prompt tools ready"
         );
-        let login_limit =
-            RateLimiter::new(settings.auth.attempts_per_minute, Duration::from_secs(60));
+        let login_limit = rate_limits.limiter(
+            "login",
+            settings.auth.attempts_per_minute,
+            Duration::from_secs(60),
+        );
         let mail = crate::accounts::outbox::MailService::from_settings(
             store.clone(),
             crate::accounts::mail::MailSettings::from_env(&settings.addr)
@@ -367,8 +388,9 @@ impl Application {
         let max_body = settings.max_body_bytes;
         let body_timeout = Duration::from_millis(settings.body_timeout_ms);
         let llm = open_llm(&settings.llm);
-        let agent = crate::agent::AgentService::new(store.clone(), objects.clone());
-        let polish = crate::polish::PolishService::new(settings.translate.polish_per_hour);
+        let agent = crate::agent::AgentService::new(store.clone(), objects.clone(), &rate_limits);
+        let polish =
+            crate::polish::PolishService::new(settings.translate.polish_per_hour, &rate_limits);
         let chats = crate::chat::ChatService::new(
             store.clone(),
             bus.clone(),
@@ -376,6 +398,7 @@ impl Application {
             characters.clone(),
             settings.redis.is_none(),
             settings.llm.max_reply_tokens,
+            &rate_limits,
         );
         chats.set_speech(crate::timbre::chat::ChatSpeech {
             speaker: speaker.clone(),
@@ -398,6 +421,7 @@ impl Application {
             store.clone(),
             comment_targets.clone(),
             settings.square.comments_per_min,
+            &rate_limits,
         )
         .with_decor(decor.clone());
         // The theme activities' marks on work cards (issue 22).
@@ -408,6 +432,7 @@ impl Application {
             objects.clone(),
             settings.square.clone(),
             &settings.data_dir.join("search"),
+            &rate_limits,
         )
         .with_decor(decor.clone())
         .with_nsfw_levels(crate::square::nsfw_view::Levels::from(nsfw.settings()))
@@ -432,6 +457,7 @@ impl Application {
             settings.mall.clone(),
             ledger.clone(),
             accounts.clone(),
+            &rate_limits,
         )?;
         mall.start().await?;
         let editor =
@@ -452,6 +478,7 @@ impl Application {
         let moderation = crate::moderation::ModerationService::new(
             store.clone(),
             crate::moderation::ModerationService::appeals_per_day_from_env()?,
+            &rate_limits,
         );
         let ban_sweep = crate::moderation::bans::sweep_every_from_env()?;
         let nsfw_uploads =
@@ -511,6 +538,7 @@ impl Application {
             store.clone(),
             objects.clone(),
             crate::analytics::settings::AnalyticsSettings::from_env()?,
+            &rate_limits,
         )?;
         analytics.start(stop_rx.clone());
         analytics.start_upkeep(stop_rx.clone());
@@ -526,8 +554,11 @@ impl Application {
         rag.start();
         chats.set_rag(rag.clone());
         let surveys = crate::surveys::SurveyService::new(store.clone(), Some(text_filter.clone()));
-        let shortlinks =
-            crate::shortlinks::ShortLinkService::new(store.clone(), settings.short_links.clone());
+        let shortlinks = crate::shortlinks::ShortLinkService::new(
+            store.clone(),
+            settings.short_links.clone(),
+            &rate_limits,
+        );
         let health = crate::health::HealthCheck::new(store.clone(), bus.clone(), queue.clone());
         let state = web::Data::new(AppState {
             analytics: analytics.clone(),
@@ -562,7 +593,8 @@ impl Application {
             ledger,
             tasks,
             objects,
-            task_limit: RateLimiter::new(
+            task_limit: rate_limits.limiter(
+                "task_creates",
                 crate::tasks::creates_per_minute()?,
                 Duration::from_secs(60),
             ),

@@ -124,7 +124,7 @@ pub struct AgentService {
     turns: std::sync::Arc<crate::ratelimit::RateLimiter>,
 }
 
-/// Agent turns one account may start per minute (per node, like every limiter).
+/// Agent turns one account may start per minute (across the nodes with Redis; see `crate::ratelimit`).
 pub const TURNS_PER_MINUTE: u32 = 20;
 
 fn new_id(prefix: &str) -> String {
@@ -132,13 +132,19 @@ fn new_id(prefix: &str) -> String {
 }
 
 impl AgentService {
-    pub fn new(store: DynStore, objects: DynObjects) -> AgentService {
+    /// `limits`: where the turn limit counts (see `crate::ratelimit`).
+    pub fn new(
+        store: DynStore,
+        objects: DynObjects,
+        limits: &crate::ratelimit::RateLimits,
+    ) -> AgentService {
         AgentService {
             convs: Table::new(store.clone(), &tables::AGENT_CONVS),
             by_owner: Table::new(store.clone(), &tables::AGENT_CONVS_BY_OWNER),
             messages: Table::new(store, &tables::AGENT_MESSAGES),
             objects,
-            turns: std::sync::Arc::new(crate::ratelimit::RateLimiter::new(
+            turns: std::sync::Arc::new(limits.limiter(
+                "agent_turns",
                 TURNS_PER_MINUTE,
                 std::time::Duration::from_secs(60),
             )),
@@ -146,8 +152,8 @@ impl AgentService {
     }
 
     /// Counts one turn of `account`; false once it is over [`TURNS_PER_MINUTE`].
-    pub fn allow_turn(&self, account: &str) -> bool {
-        self.turns.check(account)
+    pub async fn allow_turn(&self, account: &str) -> bool {
+        self.turns.check(account).await
     }
 
     /// Creates a conversation owned by `owner`.

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::accounts::lockout::{Clock, SystemClock};
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 use self::batcher::Batcher;
 use self::privacy::{browser_family, truncate_ip, RequestFacts};
@@ -82,11 +82,13 @@ pub struct Analytics {
 }
 
 impl Analytics {
-    /// The service with the sink the settings name.
+    /// The service with the sink the settings name; `limits`: where the
+    /// ingest limit counts (see `crate::ratelimit`).
     pub fn from_settings(
         store: DynStore,
         objects: DynObjects,
         settings: AnalyticsSettings,
+        limits: &RateLimits,
     ) -> anyhow::Result<Analytics> {
         let sink: Arc<dyn EventSink> = match &settings.clickhouse {
             Some(c) => Arc::new(clickhouse::ClickHouseSink::new(
@@ -98,14 +100,31 @@ impl Analytics {
             )?),
             None => Arc::new(parquet_sink::ParquetSink::new(store.clone(), objects)),
         };
-        Ok(Analytics::new(store, sink, settings, Arc::new(SystemClock)))
+        Ok(Analytics::with_limits(
+            store,
+            sink,
+            settings,
+            Arc::new(SystemClock),
+            limits,
+        ))
     }
 
+    /// With the ingest limit counted in process (tests).
     pub fn new(
         store: DynStore,
         sink: Arc<dyn EventSink>,
         settings: AnalyticsSettings,
         clock: Arc<dyn Clock>,
+    ) -> Analytics {
+        Analytics::with_limits(store, sink, settings, clock, &RateLimits::local())
+    }
+
+    fn with_limits(
+        store: DynStore,
+        sink: Arc<dyn EventSink>,
+        settings: AnalyticsSettings,
+        clock: Arc<dyn Clock>,
+        limits: &RateLimits,
     ) -> Analytics {
         Analytics {
             inner: Arc::new(Inner {
@@ -114,7 +133,7 @@ impl Analytics {
                     settings.buffer_max,
                     settings.retry_base,
                 ),
-                limiter: RateLimiter::new(settings.per_minute, Duration::from_secs(60)),
+                limiter: limits.limiter("analytics", settings.per_minute, Duration::from_secs(60)),
                 settings,
                 clock,
                 sink,
@@ -136,8 +155,8 @@ impl Analytics {
     }
 
     /// Counts one ingest call from `key`; false when over the limit.
-    pub fn admit(&self, key: &str) -> bool {
-        self.inner.limiter.check(key)
+    pub async fn admit(&self, key: &str) -> bool {
+        self.inner.limiter.check(key).await
     }
 
     /// Starts the flush loop; it flushes a last time when `stop` turns true.

@@ -27,7 +27,7 @@ use super::moderation::{ModerationRow, ReportRow};
 use super::CharacterService;
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 /// Days the hot list counts, today included.
 pub const HOT_WINDOW_DAYS: i64 = 7;
@@ -74,19 +74,20 @@ pub struct Extras {
     pub(super) moderation: Table<ModerationRow>,
     /// pk UTC day · ck character → chats started that day.
     pub(super) daily: Table<u64>,
-    /// Reports per account (see [`REPORTS_PER_HOUR`]); per node, like every limiter.
+    /// Reports per account (see [`REPORTS_PER_HOUR`]).
     pub(super) report_limit: Arc<RateLimiter>,
 }
 
 impl Extras {
-    pub fn new(store: DynStore) -> Extras {
+    pub fn new(store: DynStore, limits: &RateLimits) -> Extras {
         Extras {
             personas: Table::new(store.clone(), &tables::CHAT_PERSONAS),
             reports: Table::new(store.clone(), &tables::CHARACTER_REPORTS),
             reports_by_time: Table::new(store.clone(), &tables::CHARACTER_REPORTS_BY_TIME),
             moderation: Table::new(store.clone(), &tables::CHARACTER_MODERATION),
             daily: Table::new(store, &tables::CHARACTER_CHATS_DAILY),
-            report_limit: Arc::new(RateLimiter::new(
+            report_limit: Arc::new(limits.limiter(
+                "character_reports",
                 REPORTS_PER_HOUR,
                 Duration::from_secs(3600),
             )),
@@ -284,7 +285,7 @@ mod tests {
         );
         let objects: infra::objects::DynObjects =
             Arc::new(infra::objects::LocalObjects::new(dir.path().join("o")).unwrap());
-        let s = CharacterService::new(store, objects);
+        let s = CharacterService::new(store, objects, &crate::ratelimit::RateLimits::local());
         let today = day_of(now_millis());
         // Counted today through the service, and older days written directly.
         s.count_daily_chat("a").await.unwrap();

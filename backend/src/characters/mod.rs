@@ -131,7 +131,12 @@ pub struct CharacterService {
 }
 
 impl CharacterService {
-    pub fn new(store: DynStore, objects: DynObjects) -> CharacterService {
+    /// `limits`: where the report limit counts (see `crate::ratelimit`).
+    pub fn new(
+        store: DynStore,
+        objects: DynObjects,
+        limits: &crate::ratelimit::RateLimits,
+    ) -> CharacterService {
         CharacterService {
             characters: Table::new(store.clone(), &tables::CHARACTERS),
             by_owner: Table::new(store.clone(), &tables::CHARACTERS_BY_OWNER),
@@ -139,7 +144,7 @@ impl CharacterService {
             recent: Table::new(store.clone(), &tables::CHARACTERS_RECENT),
             datacards: Table::new(store.clone(), &tables::DATACARDS),
             datacards_by_owner: Table::new(store.clone(), &tables::DATACARDS_BY_OWNER),
-            extras: extras::Extras::new(store.clone()),
+            extras: extras::Extras::new(store.clone(), limits),
             mod_states: Table::new(store.clone(), &tables::MOD_STATES),
             accounts: Table::new(store, &tables::ACCOUNTS),
             objects,

@@ -74,7 +74,7 @@ impl CharacterService {
         }
         let (reason, detail) =
             normalise_report(&req.reason, &req.detail).map_err(|e| invalid(e.to_string()))?;
-        if !self.extras.report_limit.check(reporter) {
+        if !self.extras.report_limit.check(reporter).await {
             return Err(ApiError::with_msg(
                 ErrorCode::TooManyRequests,
                 "too many reports: try again later",

@@ -20,7 +20,10 @@ fn service() -> (CharacterService, tempfile::TempDir) {
     );
     let objects: DynObjects =
         std::sync::Arc::new(infra::objects::LocalObjects::new(dir.path().join("o")).unwrap());
-    (CharacterService::new(store, objects), dir)
+    (
+        CharacterService::new(store, objects, &crate::ratelimit::RateLimits::local()),
+        dir,
+    )
 }
 
 fn req(name: &str, published: bool) -> PublishRequest {

@@ -50,7 +50,7 @@ use crate::accounts::{now_millis, AccountRow};
 use crate::characters::row::ChatSettings;
 use crate::characters::CharacterService;
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 /// Model calls one account may make per minute (the figure is in `protocol`,
 /// where the load harness reads it too).
@@ -98,7 +98,7 @@ pub struct ChatService {
     /// pk account · ck (create_at ms, session id).
     by_owner: Table<()>,
     characters: CharacterService,
-    /// Model calls per account (see [`MODEL_CALLS_PER_MINUTE`]); per node, like every limiter.
+    /// Model calls per account (see [`MODEL_CALLS_PER_MINUTE`]).
     limit: Arc<RateLimiter>,
     /// Cards documents made for the character, retrieved per message (set once at start).
     rag: Arc<std::sync::OnceLock<crate::rag::RagService>>,
@@ -125,6 +125,7 @@ impl ChatService {
 
     /// `single_node`: no Redis, so no other server shares the store (see
     /// `actor` on orphaned replies). `max_reply_tokens`: the server's cap.
+    /// `limits`: where the turn limit counts (see `crate::ratelimit`).
     pub fn new(
         store: DynStore,
         bus: DynBus,
@@ -132,6 +133,7 @@ impl ChatService {
         characters: CharacterService,
         single_node: bool,
         max_reply_tokens: u32,
+        limits: &RateLimits,
     ) -> ChatService {
         let core = Arc::new(ChatCore {
             sessions: Table::new(store.clone(), &tables::CHAT_SESSIONS),
@@ -150,15 +152,16 @@ impl ChatService {
             by_owner: Table::new(store, &tables::CHAT_SESSIONS_BY_OWNER),
             characters,
             rag: Arc::new(std::sync::OnceLock::new()),
-            limit: Arc::new(RateLimiter::new(
+            limit: Arc::new(limits.limiter(
+                "chat_turns",
                 MODEL_CALLS_PER_MINUTE,
                 Duration::from_secs(60),
             )),
         }
     }
 
-    fn limited(&self, account: &str) -> Result<(), ApiError> {
-        if self.limit.check(account) {
+    async fn limited(&self, account: &str) -> Result<(), ApiError> {
+        if self.limit.check(account).await {
             Ok(())
         } else {
             Err(ApiError::with_msg(
@@ -485,7 +488,7 @@ impl ChatService {
                 self.user_text(chat_text(req.content.as_deref().unwrap_or("")).map_err(bad_text)?)?,
             ),
         };
-        self.limited(&caller.id)?;
+        self.limited(&caller.id).await?;
         self.run(caller, s, kind).await
     }
 

@@ -115,7 +115,7 @@ impl ChatService {
             .characters
             .load_for_chat(&caller.id, character_id)
             .await?;
-        self.limited(&caller.id)?;
+        self.limited(&caller.id).await?;
         let user = self.characters.chat_user(caller).await?;
         let llm = self.core.llm.clone();
         let field = |label: &str, text: &str| {

@@ -39,7 +39,7 @@ impl ChatService {
         content: &str,
     ) -> Result<(String, String), ApiError> {
         let text = self.user_text(chat_text(content).map_err(bad_text)?)?;
-        self.limited(&caller.id)?;
+        self.limited(&caller.id).await?;
         let sid = self.create(caller, character_id).await?;
         let s = self.session(&caller.id, &sid).await?;
         let msg_id = self.run(caller, s, StartKind::New(text)).await?;
@@ -55,7 +55,7 @@ impl ChatService {
         session_id: &str,
     ) -> Result<Vec<String>, ApiError> {
         let s = self.session(&caller.id, session_id).await?;
-        self.limited(&caller.id)?;
+        self.limited(&caller.id).await?;
         let c = &s.character;
         let user = self.characters.chat_user(caller).await?;
         let mut messages = vec![ChatMessage::system(macros(
@@ -109,7 +109,7 @@ impl ChatService {
             Some(id) => Some(self.session(&caller.id, id).await?.character.name),
             None => None,
         };
-        self.limited(&caller.id)?;
+        self.limited(&caller.id).await?;
         let to = character.map(|n| format!(" to {n}")).unwrap_or_default();
         let system = format!(
             "Rewrite {}'s draft message{to} so it reads well: fix spelling and grammar, keep \

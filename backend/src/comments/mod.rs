@@ -31,7 +31,7 @@ use self::cursor::time_key;
 use self::rows::{target_pk, CommentRow, TopSnapshotRow, LIKES, REPLIES, TOTAL};
 use crate::accounts::{now_millis, AccountRow};
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 /// What the comments service needs to know of the objects it comments on.
 #[async_trait::async_trait]
@@ -114,11 +114,13 @@ pub struct CommentService {
 }
 
 impl CommentService {
-    /// `comments_per_min`: comments and replies one account may write per minute.
+    /// `comments_per_min`: comments and replies one account may write per
+    /// minute, counted where `limits` counts (see `crate::ratelimit`).
     pub fn new(
         store: DynStore,
         targets: Arc<dyn CommentTargets>,
         comments_per_min: u32,
+        limits: &RateLimits,
     ) -> CommentService {
         CommentService {
             store: store.clone(),
@@ -133,7 +135,7 @@ impl CommentService {
             accounts: Table::new(store.clone(), &tables::ACCOUNTS),
             mod_states: Table::new(store, &tables::MOD_STATES),
             targets,
-            limit: Arc::new(RateLimiter::new(comments_per_min, Duration::from_secs(60))),
+            limit: Arc::new(limits.limiter("comments", comments_per_min, Duration::from_secs(60))),
             writes: None,
             max_ranked: list::MAX_RANKED,
             decor: None,
@@ -184,9 +186,12 @@ impl CommentService {
 
     /// Counts one write by `account`: a comment (`comment`) against the
     /// comment limit, and any write against the square's shared limit.
-    fn check_limits(&self, account: &str, comment: bool) -> Result<(), ApiError> {
-        let ok = (!comment || self.limit.check(account))
-            && self.writes.as_ref().is_none_or(|w| w.check(account));
+    async fn check_limits(&self, account: &str, comment: bool) -> Result<(), ApiError> {
+        let ok = (!comment || self.limit.check(account).await)
+            && match &self.writes {
+                Some(w) => w.check(account).await,
+                None => true,
+            };
         if !ok {
             return Err(ApiError::with_msg(
                 ErrorCode::TooManyRequests,
@@ -246,7 +251,7 @@ impl CommentService {
                 "parent_id is a comment on another object",
             ));
         }
-        self.check_limits(author, true)?;
+        self.check_limits(author, true).await?;
         let (top_id, reply_to, reply_to_comment) = match &parent {
             None => (None, None, None),
             Some(p) => match &p.parent_id {
@@ -354,7 +359,7 @@ impl CommentService {
         cancel: bool,
     ) -> Result<CommentLikeAnswer, ApiError> {
         let (row, _) = self.visible(Some(viewer), id).await?;
-        self.check_limits(viewer, false)?;
+        self.check_limits(viewer, false).await?;
         let pk = Key::of(&row.id);
         let ck = Key::of(viewer);
         if cancel {

@@ -198,7 +198,7 @@ mod tests {
             Arc::new(infra::store::embedded::EmbeddedStore::open(&dir.path().join("s")).unwrap());
         let objects: infra::objects::DynObjects =
             Arc::new(infra::objects::LocalObjects::new(dir.path().join("o")).unwrap());
-        CharacterService::new(store, objects)
+        CharacterService::new(store, objects, &crate::ratelimit::RateLimits::local())
     }
 
     #[tokio::test]

@@ -51,7 +51,10 @@ impl CommentTargets for Recorder {
 fn service(dir: &tempfile::TempDir, per_min: u32) -> (CommentService, Arc<Recorder>) {
     let store: DynStore = Arc::new(EmbeddedStore::open(&dir.path().join("store")).unwrap());
     let rec = Arc::new(Recorder::default());
-    (CommentService::new(store, rec.clone(), per_min), rec)
+    (
+        CommentService::new(store, rec.clone(), per_min, &RateLimits::local()),
+        rec,
+    )
 }
 
 fn on(obj: &str, content: &str, parent: Option<&str>) -> CreateCommentRequest {
@@ -171,7 +174,7 @@ async fn the_object_hears_every_count_change() {
 async fn limits_comments_per_account_and_shares_the_square_limit() {
     let dir = tempfile::tempdir().unwrap();
     let (svc, _) = service(&dir, 2);
-    let shared = Arc::new(RateLimiter::new(3, Duration::from_secs(60)));
+    let shared = Arc::new(RateLimits::local().limiter("writes", 3, Duration::from_secs(60)));
     let svc = svc.with_write_limit(shared);
     let c = svc.create("bob", &on("w1", "1", None)).await.unwrap();
     svc.create("bob", &on("w1", "2", None)).await.unwrap();

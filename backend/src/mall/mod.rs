@@ -89,10 +89,11 @@ impl MallService {
         settings: MallSettings,
         ledger: Ledger,
         accounts: AccountService,
+        limits: &crate::ratelimit::RateLimits,
     ) -> anyhow::Result<MallService> {
         let (providers, adyen) = build_providers(&settings)?;
         Ok(Self::with_providers(
-            store, settings, ledger, accounts, providers, adyen,
+            store, settings, ledger, accounts, providers, adyen, limits,
         ))
     }
 
@@ -103,6 +104,7 @@ impl MallService {
         accounts: AccountService,
         providers: Providers,
         adyen: Option<Arc<payments::adyen::Adyen>>,
+        limits: &crate::ratelimit::RateLimits,
     ) -> MallService {
         let t = Tables {
             orders: Table::new(store.clone(), &tables::ORDERS),
@@ -116,7 +118,8 @@ impl MallService {
         };
         MallService {
             inner: Arc::new(Inner {
-                order_limit: crate::ratelimit::RateLimiter::new(
+                order_limit: limits.limiter(
+                    "orders",
                     ORDERS_PER_MINUTE,
                     std::time::Duration::from_secs(60),
                 ),

@@ -65,7 +65,7 @@ impl MallService {
         req: &CreateOrder,
         base_url: &str,
     ) -> Result<CreatedOrder, ApiError> {
-        if !self.inner.order_limit.check(&who.id) {
+        if !self.inner.order_limit.check(&who.id).await {
             return Err(ErrorCode::TooManyRequests.into());
         }
         let provider_name = match req.provider.as_deref().filter(|p| !p.is_empty()) {
@@ -235,7 +235,7 @@ impl MallService {
         locale: Option<&str>,
         base_url: &str,
     ) -> Result<CreatedOrder, ApiError> {
-        if !self.inner.order_limit.check(&who.id) {
+        if !self.inner.order_limit.check(&who.id).await {
             return Err(ErrorCode::TooManyRequests.into());
         }
         let order = self.own_order(who, order_id).await?;

@@ -197,7 +197,7 @@ mod tests {
         let store: DynStore = Arc::new(
             infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap(),
         );
-        let m = ModerationService::new(store.clone(), 3);
+        let m = ModerationService::new(store.clone(), 3, &crate::ratelimit::RateLimits::local());
         put_old(&store, "w1", "alice", 1_000).await;
         put_old(&store, "w1", "bob", 2_000).await;
         put_old(&store, "w2", "alice", 3_000).await;

@@ -55,7 +55,12 @@ pub struct ModerationService {
 }
 
 impl ModerationService {
-    pub fn new(store: DynStore, appeals_per_day: u32) -> ModerationService {
+    /// `limits`: where the report limit counts (see `crate::ratelimit`).
+    pub fn new(
+        store: DynStore,
+        appeals_per_day: u32,
+        limits: &crate::ratelimit::RateLimits,
+    ) -> ModerationService {
         ModerationService {
             moderators: Table::new(store.clone(), &tables::MOD_MODERATORS),
             audit: Table::new(store.clone(), &tables::MOD_AUDIT),
@@ -70,7 +75,8 @@ impl ModerationService {
             appeals: Table::new(store.clone(), &tables::MOD_APPEALS),
             appeal_by_object: Table::new(store.clone(), &tables::MOD_APPEAL_BY_OBJECT),
             appeal_days: Table::new(store, &tables::MOD_APPEAL_DAYS),
-            report_limit: std::sync::Arc::new(crate::ratelimit::RateLimiter::new(
+            report_limit: std::sync::Arc::new(limits.limiter(
+                "reports",
                 30,
                 std::time::Duration::from_secs(3600),
             )),

@@ -115,7 +115,7 @@ pub async fn file(
         return Err(ErrorCode::ReportSelf.into());
     }
     let m = &st.moderation;
-    if !m.report_limit.check(&reporter.id) {
+    if !m.report_limit.check(&reporter.id).await {
         return Err(ApiError::with_msg(
             ErrorCode::TooManyRequests,
             "too many reports: try again later",

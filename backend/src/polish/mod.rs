@@ -24,7 +24,7 @@ use protocol::agent::{PolishData, POLISH_FRAGMENT_CODE};
 use protocol::ErrorCode;
 use tokio::sync::mpsc;
 
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 pub mod clean;
 pub mod rules;
@@ -132,17 +132,18 @@ impl Drop for RunningGuard {
 }
 
 impl PolishService {
-    pub fn new(per_hour: u32) -> PolishService {
+    /// `limits`: where the hourly limit counts (see `crate::ratelimit`).
+    pub fn new(per_hour: u32, limits: &RateLimits) -> PolishService {
         PolishService {
             running: Arc::new(Mutex::new(HashSet::new())),
-            limit: RateLimiter::new(per_hour, Duration::from_secs(3600)),
+            limit: limits.limiter("polish", per_hour, Duration::from_secs(3600)),
         }
     }
 
     /// Starts a polish for `account`: `PromptPolishRunning` if one is
     /// running, `PromptPolishLimit` over the hourly limit (a refused start
     /// is not counted against the limit).
-    pub fn begin(&self, account: &str) -> Result<RunningGuard, ErrorCode> {
+    pub async fn begin(&self, account: &str) -> Result<RunningGuard, ErrorCode> {
         {
             let mut set = self.running.lock().map_err(|_| ErrorCode::Internal)?;
             if !set.insert(account.to_owned()) {
@@ -153,7 +154,7 @@ impl PolishService {
             running: self.running.clone(),
             account: account.to_owned(),
         };
-        if !self.limit.check(account) {
+        if !self.limit.check(account).await {
             return Err(ErrorCode::PromptPolishLimit);
         }
         Ok(guard)
@@ -298,21 +299,27 @@ pub async fn run(
 mod tests {
     use super::*;
 
-    #[test]
-    fn guard_releases_and_limit_counts_started_polishes_only() {
-        let svc = PolishService::new(2);
-        let g = svc.begin("a").unwrap();
+    #[tokio::test]
+    async fn guard_releases_and_limit_counts_started_polishes_only() {
+        let svc = PolishService::new(2, &RateLimits::local());
+        let g = svc.begin("a").await.unwrap();
         assert!(svc.is_running("a"));
-        assert_eq!(svc.begin("a").unwrap_err(), ErrorCode::PromptPolishRunning);
+        assert_eq!(
+            svc.begin("a").await.unwrap_err(),
+            ErrorCode::PromptPolishRunning
+        );
         drop(g);
         assert!(!svc.is_running("a"));
-        drop(svc.begin("a").unwrap());
-        assert_eq!(svc.begin("a").unwrap_err(), ErrorCode::PromptPolishLimit);
+        drop(svc.begin("a").await.unwrap());
+        assert_eq!(
+            svc.begin("a").await.unwrap_err(),
+            ErrorCode::PromptPolishLimit
+        );
         assert!(
             !svc.is_running("a"),
             "a refused start leaves nothing running"
         );
-        assert!(svc.begin("b").is_ok());
+        assert!(svc.begin("b").await.is_ok());
     }
 
     #[test]
@@ -334,8 +341,8 @@ mod tests {
             "fox",
             "Prompt: \"a red fox, snow, soft light\"\nThat is it.",
         ));
-        let svc = PolishService::new(5);
-        let guard = svc.begin("u").unwrap();
+        let svc = PolishService::new(5, &RateLimits::local());
+        let guard = svc.begin("u").await.unwrap();
         let (tx, mut rx) = sse::channel();
         let input = PolishInput {
             idea: "a fox".into(),

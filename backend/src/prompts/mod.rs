@@ -16,7 +16,7 @@ use std::time::Duration;
 use futures_util::stream::{self, StreamExt};
 use infra::config::TranslateSettings;
 
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 pub use cache::{Cached, TranslationCache};
 pub use dictionary::{Dictionary, DictionaryError, Entry};
@@ -87,7 +87,11 @@ pub enum Caller<'a> {
 
 impl PromptService {
     /// The built-in dictionary and, when `settings.url` is set, LibreTranslate.
-    pub fn new(settings: &TranslateSettings) -> Result<PromptService, PromptError> {
+    /// `limits`: where the call limits count (see `crate::ratelimit`).
+    pub fn new(
+        settings: &TranslateSettings,
+        limits: &RateLimits,
+    ) -> Result<PromptService, PromptError> {
         let service: Option<Arc<dyn Translator>> = match &settings.url {
             Some(url) => Some(Arc::new(LibreTranslate::new(
                 url,
@@ -97,10 +101,16 @@ impl PromptService {
             None => None,
         };
         let mut s = PromptService::with_service(service, settings.cache_entries)?;
-        s.visitor_limit =
-            RateLimiter::new(settings.visitor_calls_per_minute, Duration::from_secs(60));
-        s.account_limit =
-            RateLimiter::new(settings.account_calls_per_minute, Duration::from_secs(60));
+        s.visitor_limit = limits.limiter(
+            "prompts_visitor",
+            settings.visitor_calls_per_minute,
+            Duration::from_secs(60),
+        );
+        s.account_limit = limits.limiter(
+            "prompts_account",
+            settings.account_calls_per_minute,
+            Duration::from_secs(60),
+        );
         Ok(s)
     }
 
@@ -115,11 +125,13 @@ impl PromptService {
             builtin: DictionaryTranslator::new(dictionary),
             service,
             cache: TranslationCache::new(cache_entries),
-            visitor_limit: RateLimiter::new(
+            visitor_limit: RateLimits::local().limiter(
+                "prompts_visitor",
                 TranslateSettings::default().visitor_calls_per_minute,
                 Duration::from_secs(60),
             ),
-            account_limit: RateLimiter::new(
+            account_limit: RateLimits::local().limiter(
+                "prompts_account",
                 TranslateSettings::default().account_calls_per_minute,
                 Duration::from_secs(60),
             ),
@@ -127,10 +139,10 @@ impl PromptService {
     }
 
     /// Counts one translate call; false when the caller is over its limit.
-    pub fn allow(&self, caller: Caller<'_>) -> bool {
+    pub async fn allow(&self, caller: Caller<'_>) -> bool {
         match caller {
-            Caller::Visitor { address } => self.visitor_limit.check(address),
-            Caller::Account { id } => self.account_limit.check(id),
+            Caller::Visitor { address } => self.visitor_limit.check(address).await,
+            Caller::Account { id } => self.account_limit.check(id).await,
         }
     }
 

@@ -252,7 +252,11 @@ fn fixture(settings: RagSettings) -> Fixture {
         Arc::new(infra::store::embedded::EmbeddedStore::open(&dir.path().join("store")).unwrap());
     let objects: DynObjects = Arc::new(LocalObjects::new(dir.path().join("o")).unwrap());
     let bus: DynBus = Arc::new(LocalBus::new(64));
-    let characters = CharacterService::new(store.clone(), objects.clone());
+    let characters = CharacterService::new(
+        store.clone(),
+        objects.clone(),
+        &crate::ratelimit::RateLimits::local(),
+    );
     let rag = RagService::new(store, objects, characters.clone(), None, bus, settings);
     Fixture {
         rag,

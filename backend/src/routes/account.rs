@@ -36,8 +36,8 @@ pub(crate) fn logged_in(
         }))
 }
 
-pub(super) fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
-    if state.login_limit.check(&client_ip(req)) {
+pub(super) async fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+    if state.login_limit.check(&client_ip(req)).await {
         Ok(())
     } else {
         Err(ErrorCode::TooManyRequests.into())
@@ -50,7 +50,7 @@ pub async fn sign_up(
     state: web::Data<AppState>,
     body: web::Json<SignUpRequest>,
 ) -> ApiResult {
-    limit(&req, &state)?;
+    limit(&req, &state).await?;
     let mut body = body.into_inner();
     state.text_filter.apply_opt(Scene::Name, &mut body.name)?;
     let device = device_id_of(&req).unwrap_or_else(new_device_code);
@@ -113,7 +113,7 @@ pub async fn login_in(
     state: web::Data<AppState>,
     body: web::Json<LoginRequest>,
 ) -> ApiResult {
-    limit(&req, &state)?;
+    limit(&req, &state).await?;
     if let Some(t) = super::oidc::third_login_type(&body.login_type) {
         return super::oidc::login_third(&req, &state, t, &body).await;
     }

@@ -101,7 +101,7 @@ pub async fn request(
     a: Authed,
     b: web::Json<DeleteRequest>,
 ) -> ApiResult {
-    limit(&req, &s)?;
+    limit(&req, &s).await?;
     crate::accounts::reauth::confirm(
         &s,
         &a.0.account,
@@ -122,7 +122,7 @@ pub async fn request(
 /// `account/delete/cancel`: during the grace, with e-mail and password, a
 /// phone code or a provider sign-in; answers like a login.
 pub async fn cancel(req: HttpRequest, s: State, b: web::Json<CancelRequest>) -> ApiResult {
-    limit(&req, &s)?;
+    limit(&req, &s).await?;
     let ip = crate::auth::client_ip(&req);
     let (row, token) = deletion::cancel(&s, b.proof()?, &ip).await?;
     Ok(logged_in(&req, &s, &row, token))

@@ -99,7 +99,7 @@ pub async fn stream(
         Ok(c) => c,
         Err(refused) => return refused,
     };
-    if !state.agent.allow_turn(&caller.account.id) {
+    if !state.agent.allow_turn(&caller.account.id).await {
         return sse::single(refusal(ErrorCode::TooManyRequests, None));
     }
     let request: AgentStreamRequest = match serde_json::from_slice(&body) {

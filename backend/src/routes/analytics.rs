@@ -97,7 +97,7 @@ async fn ingest(
     if body.len() > MAX_BODY_BYTES {
         return Err(ErrorCode::AnalyticsBatchTooLarge.into());
     }
-    if !state.analytics.admit(&client_ip(&req)) {
+    if !state.analytics.admit(&client_ip(&req)).await {
         return Err(ErrorCode::TooManyRequests.into());
     }
     let value: serde_json::Value = serde_json::from_slice(&body).map_err(|_| {

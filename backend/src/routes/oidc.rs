@@ -53,8 +53,8 @@ pub fn third_login_type(t: &str) -> Option<u8> {
         .filter(|n| channel_type(*n).is_some())
 }
 
-fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
-    if state.login_limit.check(&client_ip(req)) {
+async fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+    if state.login_limit.check(&client_ip(req)).await {
         Ok(())
     } else {
         Err(ErrorCode::TooManyRequests.into())
@@ -89,7 +89,7 @@ async fn start(
     caller: Option<Authed>,
     body: web::Json<StartBody>,
 ) -> ApiResult {
-    limit(&req, &state)?;
+    limit(&req, &state).await?;
     let caller = caller.map(|c| c.0.account.id);
     let attempt = match (body.link, body.reauth) {
         (false, false) => Attempt::SignIn,

@@ -100,7 +100,7 @@ async fn login_sms(
     state: web::Data<AppState>,
     body: web::Json<SmsLoginRequest>,
 ) -> ApiResult {
-    if !state.login_limit.check(&client_ip(&req)) {
+    if !state.login_limit.check(&client_ip(&req)).await {
         return Err(ErrorCode::TooManyRequests.into());
     }
     if !state.phones.enabled() {

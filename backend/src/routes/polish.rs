@@ -99,7 +99,7 @@ pub async fn polish(
     if state.text_filter.refuses_prompt(&text) {
         return sse::single(polish::refusal(ErrorCode::PromptViolatesRules, None));
     }
-    let guard = match state.polish.begin(&caller.account.id) {
+    let guard = match state.polish.begin(&caller.account.id).await {
         Ok(g) => g,
         Err(code) => return sse::single(polish::refusal(code, None)),
     };

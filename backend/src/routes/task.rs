@@ -52,7 +52,7 @@ async fn create_with(
         Requester::Visitor { .. } => format!("ip:{}", crate::auth::client_ip(&req)),
         Requester::Account(a) => format!("a:{}", a.id),
     };
-    if !state.task_limit.check(&key) {
+    if !state.task_limit.check(&key).await {
         return Err(ErrorCode::TooManyRequests.into());
     }
     let action = action

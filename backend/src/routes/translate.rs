@@ -28,15 +28,19 @@ async fn session(req: &HttpRequest, state: &AppState) -> Result<String, ApiError
     let address = client_ip(req);
     let (session, allowed) = match crate::auth::optional_caller(req, state).await? {
         Some(caller) => {
-            let allowed = state.prompts.allow(prompts::Caller::Account {
-                id: &caller.account.id,
-            });
+            let allowed = state
+                .prompts
+                .allow(prompts::Caller::Account {
+                    id: &caller.account.id,
+                })
+                .await;
             (format!("token:{}", caller.token_hash), allowed)
         }
         None => {
             let allowed = state
                 .prompts
-                .allow(prompts::Caller::Visitor { address: &address });
+                .allow(prompts::Caller::Visitor { address: &address })
+                .await;
             let s = match device_id_of(req) {
                 Some(d) => format!("device:{d}"),
                 None => format!("address:{address}"),

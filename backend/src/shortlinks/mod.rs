@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, RateLimits};
 
 /// Links `url/short/list` answers at most (the newest).
 pub const MAX_LISTED: u32 = 200;
@@ -73,8 +73,14 @@ fn target_error(e: TargetError) -> ApiError {
 }
 
 impl ShortLinkService {
-    pub fn new(store: DynStore, settings: ShortLinkSettings) -> ShortLinkService {
-        let limiter = RateLimiter::new(
+    /// `limits`: where the hourly limit counts (see `crate::ratelimit`).
+    pub fn new(
+        store: DynStore,
+        settings: ShortLinkSettings,
+        limits: &RateLimits,
+    ) -> ShortLinkService {
+        let limiter = limits.limiter(
+            "short_links",
             if settings.per_hour == 0 {
                 u32::MAX
             } else {
@@ -138,7 +144,7 @@ impl ShortLinkService {
                 }
             }
         }
-        if !self.limiter.check(owner) {
+        if !self.limiter.check(owner).await {
             return Err(ApiError::with_msg(
                 ErrorCode::TooManyRequests,
                 "too many new short links; try again later",

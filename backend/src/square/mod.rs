@@ -135,8 +135,8 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub fn check(&self, account: &str, kind: &str) -> Result<(), ApiError> {
-        if self.limiter.check(&format!("{kind}:{account}")) {
+    pub async fn check(&self, account: &str, kind: &str) -> Result<(), ApiError> {
+        if self.limiter.check(&format!("{kind}:{account}")).await {
             Ok(())
         } else {
             Err(ApiError::with_msg(
@@ -190,6 +190,7 @@ impl SquareService {
         objects: DynObjects,
         settings: SquareSettings,
         search_dir: &std::path::Path,
+        rate_limits: &crate::ratelimit::RateLimits,
     ) -> SquareService {
         let (ready_tx, ready) = watch::channel(false);
         let search = match ::search::SearchIndex::open_with(
@@ -217,7 +218,8 @@ impl SquareService {
                 bus,
                 objects,
                 limits: Limits {
-                    limiter: RateLimiter::new(
+                    limiter: rate_limits.limiter(
+                        "square_writes",
                         settings.writes_per_min.max(1),
                         Duration::from_secs(60),
                     ),

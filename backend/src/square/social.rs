@@ -40,7 +40,7 @@ impl SquareService {
             Reaction::Like => "likes",
             Reaction::Collect => "collects",
         };
-        self.inner.limits.check(&who.id, name)?;
+        self.inner.limits.check(&who.id, name).await?;
         let w = self.visible_work(Some(&who.id), id).await?;
         let t = &self.inner.t;
         let (rows, mine, mine_by_time, counter) = match kind {
@@ -127,7 +127,7 @@ impl SquareService {
         if who.id == whom {
             return Err(ErrorCode::FollowSelf.into());
         }
-        self.inner.limits.check(&who.id, "follows")?;
+        self.inner.limits.check(&who.id, "follows").await?;
         self.account(whom).await?;
         let t = &self.inner.t;
         let (a, b) = (Key::of(&who.id), Key::of(whom));

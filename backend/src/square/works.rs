@@ -196,7 +196,7 @@ impl SquareService {
         who: &AccountRow,
         r: PublishPictureRequest,
     ) -> Result<String, ApiError> {
-        self.inner.limits.check(&who.id, "publishes")?;
+        self.inner.limits.check(&who.id, "publishes").await?;
         let mut ids: Vec<String> = Vec::new();
         for id in r
             .task_ids
@@ -306,7 +306,7 @@ impl SquareService {
         who: &AccountRow,
         r: PublishArticleRequest,
     ) -> Result<String, ApiError> {
-        self.inner.limits.check(&who.id, "publishes")?;
+        self.inner.limits.check(&who.id, "publishes").await?;
         let tx = texts(&r.title, &r.content, MAX_ARTICLE_CHARS, "content", &r.tags)?;
         if tx.title.is_empty() || tx.body.is_empty() {
             return Err(ApiError::with_msg(
@@ -354,7 +354,7 @@ impl SquareService {
         who: &AccountRow,
         r: PublishVideoRequest,
     ) -> Result<String, ApiError> {
-        self.inner.limits.check(&who.id, "publishes")?;
+        self.inner.limits.check(&who.id, "publishes").await?;
         let tx = texts(
             &r.title,
             &r.description,

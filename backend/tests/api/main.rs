@@ -45,6 +45,7 @@ mod models;
 mod models_import;
 mod moderation;
 mod multinode;
+mod multinode_limits;
 mod nsfw;
 mod nsfw_view;
 mod oidc;

@@ -138,7 +138,7 @@ async fn links_expire_by_the_clock_and_a_new_code_replaces_them() {
         expiry_days: 2,
         per_hour: 0,
     };
-    let links = ShortLinkService::new(store, settings);
+    let links = ShortLinkService::new(store, settings, &easel::ratelimit::RateLimits::local());
     let base = "https://easel.example";
     let t0 = 1_800_000_000_000;
     let day = 86_400_000;
