@@ -33,6 +33,11 @@ impl Status {
     }
 }
 
+/// The `data` of a call that answers only its success: `{}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Empty {}
+
 /// A whole response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope<T> {

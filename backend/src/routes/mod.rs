@@ -117,7 +117,7 @@ pub fn table(api: &mut Api) {
                             .reply::<acct::LoginData>(),
                     )
                     .post("/logout", account::logout, doc("End the caller's token"))
-                    .post("/info", account::info, doc("The caller's account"))
+                    .post("/info", account::info, doc("The caller's account").reply::<acct::AccountInfo>())
                     .post(
                         "/payment-info",
                         account::payment_info,
@@ -126,7 +126,7 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/settings",
                         account::settings,
-                        doc("Change the caller's settings"),
+                        doc("Change the caller's settings").reply::<acct::UserSettings>(),
                     )
                     .post(
                         "/complete-profile",
@@ -385,7 +385,7 @@ fn task_routes(api: &mut Api) {
     api.post(
         "/create",
         task::create,
-        doc("Create a generation task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a generation task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .get(
         "/prompt-render",
@@ -434,7 +434,7 @@ fn task_routes(api: &mut Api) {
     .post(
         "/batch-progress",
         task::batch_progress,
-        doc("Several tasks' progress").body::<protocol::task::view::BatchProgressRequest>(),
+        doc("Several tasks' progress").body::<protocol::task::view::BatchProgressRequest>().reply::<protocol::character::Items<protocol::task::view::TaskView>>(),
     )
     .post(
         "/list",
@@ -453,69 +453,69 @@ fn task_routes(api: &mut Api) {
     .post(
         "/delete",
         task::delete,
-        doc("Delete a task").body::<protocol::task::view::TaskRef>(),
+        doc("Delete a task").body::<protocol::task::view::TaskRef>().reply::<protocol::Empty>(),
     )
     .post(
         "/index/delete",
         task::delete,
-        doc("Delete a task (index path)").body::<protocol::task::view::TaskRef>(),
+        doc("Delete a task (index path)").body::<protocol::task::view::TaskRef>().reply::<protocol::Empty>(),
     )
     .post(
         "/index/batch-delete",
         task::batch_delete,
-        doc("Delete several tasks").body::<protocol::task::view::TaskIdsRequest>(),
+        doc("Delete several tasks").body::<protocol::task::view::TaskIdsRequest>().reply::<task::DeletedAnswer>(),
     )
     .post(
         "/save-personal",
         task::save_personal,
-        doc("Save a task's outputs to the caller's works").body::<protocol::task::view::TaskRef>(),
+        doc("Save a task's outputs to the caller's works").body::<protocol::task::view::TaskRef>().reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/index/save-personal",
         task::save_personal,
-        doc("Save a task's outputs (index path)").body::<protocol::task::view::TaskRef>(),
+        doc("Save a task's outputs (index path)").body::<protocol::task::view::TaskRef>().reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/operate",
         task::operate,
         doc("Cancel, retry or otherwise operate on a task")
-            .body::<protocol::task::view::OperateRequest>(),
+            .body::<protocol::task::view::OperateRequest>().reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/speed-up",
         task::speed_up,
-        doc("Speed a queued task up with credits").body::<protocol::task::view::TaskRef>(),
+        doc("Speed a queued task up with credits").body::<protocol::task::view::TaskRef>().reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/text-to-img",
         task::create_as(Action::TextToImage),
-        doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/lab/text-to-img",
         task::create_as(Action::TextToImage),
-        doc("Create a text-to-image task (lab path)").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a text-to-image task (lab path)").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/img-to-img",
         task::create_as(Action::ImageToImage),
-        doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/controlNet-to-img",
         task::create_as(Action::ConditionToImage),
         doc("Create a condition-to-image (control) task")
-            .body::<protocol::task::CreateTaskRequest>(),
+            .body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/make-variation",
         task::create_as(Action::Variation),
-        doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a variation task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/upscale",
         task::create_as(Action::Upscale),
-        doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
     )
     .scope("/v2", |api| {
         api.family("video", video::routes)
@@ -523,34 +523,34 @@ fn task_routes(api: &mut Api) {
             .post(
                 "/text-to-img",
                 task::create_as(Action::TextToImage),
-                doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/img-to-img",
                 task::create_as(Action::ImageToImage),
-                doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/upscale",
                 task::create_as(Action::Upscale),
-                doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/make-variation",
                 task::create_as(Action::Variation),
-                doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create a variation task").body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/controlNet-to-img",
                 task::create_as(Action::ConditionToImage),
                 doc("Create a condition-to-image (control) task")
-                    .body::<protocol::task::CreateTaskRequest>(),
+                    .body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/img-to-text",
                 task::create_as(Action::Descriptors),
                 doc("Create a task that describes a picture")
-                    .body::<protocol::task::CreateTaskRequest>(),
+                    .body::<protocol::task::CreateTaskRequest>().reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/estimate",

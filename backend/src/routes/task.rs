@@ -11,6 +11,7 @@ use protocol::task::view::{
     BatchProgressRequest, ListRequest, OperateRequest, TaskIdsRequest, TaskRef,
 };
 use protocol::task::{Action, CreateTaskRequest};
+use protocol::character::Items;
 use protocol::ErrorCode;
 use serde_json::json;
 
@@ -18,6 +19,13 @@ use crate::auth::device_id_of;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 use crate::tasks::Requester;
+
+/// `index/batch-delete`: the ids deleted (unknown ones are left out).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = TaskDeletedAnswer)]
+pub struct DeletedAnswer {
+    pub deleted: Vec<String>,
+}
 
 /// The caller of a task call: a logged-in account (complete profile) when a
 /// token is sent, else a visitor known by the `deviceId` cookie.
@@ -62,7 +70,7 @@ async fn create_with(
     let id = state.tasks.create(&who, &body, action).await?;
     state.awards.on_task(&who).await;
     crate::analytics::hooks::generation(&state, &req, &who, action).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(protocol::character::IdAnswer { id }))
 }
 
 pub async fn create(
@@ -115,7 +123,7 @@ pub async fn batch_progress(
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
     let items = state.tasks.batch(&who, &body.task_ids).await?;
-    Ok(ok(json!({ "items": items })))
+    Ok(ok(Items { items }))
 }
 
 pub async fn list(
@@ -145,7 +153,7 @@ pub async fn delete(
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
     state.tasks.delete(&who, task_id(&body)?).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 pub async fn batch_delete(
@@ -168,7 +176,7 @@ pub async fn batch_delete(
             Err(e) => return Err(e),
         }
     }
-    Ok(ok(json!({ "deleted": deleted })))
+    Ok(ok(DeletedAnswer { deleted }))
 }
 
 pub async fn save_personal(

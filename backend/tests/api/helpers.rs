@@ -32,6 +32,11 @@ impl TestApp {
         sign_up(&self.client, name).await
     }
 
+    /// A client without a token (a visitor).
+    pub fn anonymous(&self) -> RestClient {
+        crate::reply_schema::checked(&self.base)
+    }
+
     pub async fn socket(&self, token: &str) -> Socket {
         let mut s = Socket::connect(&self.ws_url(), Codec::Json)
             .await
@@ -78,7 +83,7 @@ impl TestApp {
     pub fn start_again(&mut self) {
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = RestClient::new(&base);
+        self.client = crate::reply_schema::checked(&base);
         self.base = base;
     }
 
@@ -90,7 +95,7 @@ impl TestApp {
         }
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = RestClient::new(&base);
+        self.client = crate::reply_schema::checked(&base);
         self.base = base;
     }
 }
@@ -283,8 +288,9 @@ pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
     let (child, base) = start(data.path().to_path_buf(), &env);
+    crate::reply_schema::fetch(&base).await;
     TestApp {
-        client: RestClient::new(&base),
+        client: crate::reply_schema::checked(&base),
         base,
         child: Some(child),
         data,

@@ -53,6 +53,7 @@ mod ornaments;
 mod phoneinvite;
 mod polish;
 mod prompts;
+mod reply_schema;
 mod rag;
 mod rag_form;
 mod shortlinks;
