@@ -130,6 +130,6 @@ pub mod survey;
 #[cfg(feature = "client")]
 pub mod client;
 
-pub use envelope::{Empty, Envelope, Status};
+pub use envelope::{Empty, Envelope, Nothing, Status};
 pub use error::ErrorCode;
 pub use frame::{Codec, Frame, FrameType};

@@ -114,9 +114,9 @@ pub fn table(api: &mut Api) {
                         account::login_in,
                         doc("Sign in with e-mail and password")
                             .body::<acct::LoginRequest>()
-                            .reply::<acct::LoginData>(),
+                            .reply::<account::LoginAnswer>(),
                     )
-                    .post("/logout", account::logout, doc("End the caller's token"))
+                    .post("/logout", account::logout, doc("End the caller's token").reply::<protocol::Nothing>())
                     .post("/info", account::info, doc("The caller's account").reply::<acct::AccountInfo>())
                     .post(
                         "/payment-info",
@@ -296,7 +296,7 @@ pub fn table(api: &mut Api) {
                 );
             })
             .family("system", |api| {
-                api.post_get("/ping", system::ping, doc("Liveness: answers pong"))
+                api.post_get("/ping", system::ping, doc("Liveness: answers pong").reply::<String>())
                     .post_get(
                         "/are/you/ok",
                         system::are_you_ok,
@@ -305,7 +305,7 @@ pub fn table(api: &mut Api) {
                     .get(
                         "/health",
                         system::health,
-                        doc("Version and backends in use"),
+                        doc("Version and backends in use").reply::<system::Health>(),
                     );
             });
     });
@@ -400,27 +400,27 @@ fn task_routes(api: &mut Api) {
                 "/conv/create",
                 agent::create,
                 doc("Start a generation agent conversation")
-                    .body::<protocol::agent::ConvCreateRequest>(),
+                    .body::<protocol::agent::ConvCreateRequest>().reply::<protocol::agent::ConvCreated>(),
             )
             .post(
                 "/conv/history",
                 agent::history,
-                doc("A generation agent conversation's turns").body::<protocol::agent::ConvRef>(),
+                doc("A generation agent conversation's turns").body::<protocol::agent::ConvRef>().reply::<protocol::agent::Items<protocol::agent::AgentMessageView>>(),
             )
             .post(
                 "/convs",
                 agent::convs,
-                doc("The caller's generation agent conversations"),
+                doc("The caller's generation agent conversations").reply::<protocol::agent::Items<protocol::agent::ConvView>>(),
             )
             .post_get(
                 "/prompt/preset-template",
                 agent::presets,
-                doc("The generation agent's starter templates"),
+                doc("The generation agent's starter templates").reply::<protocol::agent::Items<protocol::agent::PresetTemplate>>(),
             )
             .post_get(
                 "/config",
                 agent::config,
-                doc("The generation agent's configuration"),
+                doc("The generation agent's configuration").reply::<protocol::agent::AgentConfig>(),
             );
         });
     })
