@@ -56,37 +56,51 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/verify/send",
         verify_send,
-        doc("Send an e-mail verification code").body::<LocaleBody>().reply::<CodeSentIn>(),
+        doc("Send an e-mail verification code")
+            .body::<LocaleBody>()
+            .reply::<CodeSentIn>(),
     )
     .post(
         "/account/verify/check",
         verify_check,
-        doc("Check an e-mail verification code").body::<CodeBody>().reply::<protocol::account::AccountInfo>(),
+        doc("Check an e-mail verification code")
+            .body::<CodeBody>()
+            .reply::<protocol::account::AccountInfo>(),
     )
     .post(
         "/account/email/change",
         email_change,
-        doc("Start changing the caller's e-mail address").body::<EmailChangeBody>().reply::<CodeSentIn>(),
+        doc("Start changing the caller's e-mail address")
+            .body::<EmailChangeBody>()
+            .reply::<CodeSentIn>(),
     )
     .post(
         "/account/email/confirm",
         email_confirm,
-        doc("Confirm a new e-mail address with its code").body::<CodeBody>().reply::<protocol::account::AccountInfo>(),
+        doc("Confirm a new e-mail address with its code")
+            .body::<CodeBody>()
+            .reply::<protocol::account::AccountInfo>(),
     )
     .post(
         "/account/password/change",
         password_change,
-        doc("Change the caller's password").body::<PasswordChangeBody>().reply::<PasswordChanged>(),
+        doc("Change the caller's password")
+            .body::<PasswordChangeBody>()
+            .reply::<PasswordChanged>(),
     )
     .post(
         "/account/forgot",
         forgot,
-        doc("Mail a password reset link (answers success for any address)").body::<ForgotBody>().reply::<protocol::Nothing>(),
+        doc("Mail a password reset link (answers success for any address)")
+            .body::<ForgotBody>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/reset",
         reset,
-        doc("Set a new password with a reset token (once per token)").body::<ResetBody>().reply::<protocol::Nothing>(),
+        doc("Set a new password with a reset token (once per token)")
+            .body::<ResetBody>()
+            .reply::<protocol::Nothing>(),
     );
 }
 

@@ -8,12 +8,12 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::activity::{
-    ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
-    PostListRequest, UpsertRequest, VoteRequest,
-};
-use protocol::activity::{
     ActivityAdmin, ActivityDetail, ActivitySummary, CommitResult, EntryView, Page,
     PeriodResultView, VoteResult,
+};
+use protocol::activity::{
+    ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
+    PostListRequest, UpsertRequest, VoteRequest,
 };
 use protocol::character::Items;
 
@@ -28,62 +28,86 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/theme-activity/list",
         list,
-        doc("List theme activities").body::<ListRequest>().reply::<Page<ActivitySummary>>(),
+        doc("List theme activities")
+            .body::<ListRequest>()
+            .reply::<Page<ActivitySummary>>(),
     )
     .post(
         "/theme-activity/detail",
         detail,
-        doc("One theme activity").body::<ActivityRequest>().reply::<ActivityDetail>(),
+        doc("One theme activity")
+            .body::<ActivityRequest>()
+            .reply::<ActivityDetail>(),
     )
     .post(
         "/theme-activity/post-list",
         post_list,
-        doc("The works entered in a theme activity").body::<PostListRequest>().reply::<PostPage>(),
+        doc("The works entered in a theme activity")
+            .body::<PostListRequest>()
+            .reply::<PostPage>(),
     )
     .post(
         "/theme-activity/character-join",
         character_join,
-        doc("Enter a character in a theme activity").body::<CharacterJoinRequest>().reply::<CommitResult>(),
+        doc("Enter a character in a theme activity")
+            .body::<CharacterJoinRequest>()
+            .reply::<CommitResult>(),
     )
     .post(
         "/theme-activity/period-excellent-list",
         excellent_list,
-        doc("A theme activity's excellent works of a period").body::<ActivityRequest>().reply::<Items<PeriodResultView>>(),
+        doc("A theme activity's excellent works of a period")
+            .body::<ActivityRequest>()
+            .reply::<Items<PeriodResultView>>(),
     )
     .post(
         "/activity/my-list",
         my_list,
-        doc("The activities the caller entered").body::<MyRequest>().reply::<Page<ActivitySummary>>(),
+        doc("The activities the caller entered")
+            .body::<MyRequest>()
+            .reply::<Page<ActivitySummary>>(),
     )
     .post(
         "/activity/commit",
         commit,
-        doc("Enter a work in an activity").body::<CommitRequest>().reply::<CommitResult>(),
+        doc("Enter a work in an activity")
+            .body::<CommitRequest>()
+            .reply::<CommitResult>(),
     )
     .post(
         "/activity/my-apply",
         my_apply,
-        doc("The caller's entries in an activity").body::<MyRequest>().reply::<Page<EntryView>>(),
+        doc("The caller's entries in an activity")
+            .body::<MyRequest>()
+            .reply::<Page<EntryView>>(),
     )
     .post(
         "/activity/vote",
         vote,
-        doc("Vote for an activity entry").body::<VoteRequest>().reply::<VoteResult>(),
+        doc("Vote for an activity entry")
+            .body::<VoteRequest>()
+            .reply::<VoteResult>(),
     )
     .post(
         "/activity/vote-cancel",
         vote_cancel,
-        doc("Take back a vote for an activity entry").body::<VoteRequest>().reply::<VoteResult>(),
+        doc("Take back a vote for an activity entry")
+            .body::<VoteRequest>()
+            .reply::<VoteResult>(),
     )
     .post(
         "/admin/activity/create",
         admin_create,
-        doc("Operators: create an activity").body::<UpsertRequest>().reply::<ActivityAdmin>(),
+        doc("Operators: create an activity")
+            .body::<UpsertRequest>()
+            .reply::<ActivityAdmin>(),
     )
     .post(
         "/admin/activity/edit",
         admin_edit,
-        doc("Operators: edit an activity").body::<UpsertRequest>().reply::<ActivityAdmin>(),
+        doc("Operators: edit an activity")
+            .body::<UpsertRequest>()
+            .reply::<ActivityAdmin>(),
     )
     .post(
         "/admin/activity/list",
@@ -93,12 +117,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/activity/close",
         admin_close,
-        doc("Operators: close an activity").body::<JudgeRequest>().reply::<PeriodResultView>(),
+        doc("Operators: close an activity")
+            .body::<JudgeRequest>()
+            .reply::<PeriodResultView>(),
     )
     .post(
         "/admin/activity/judge",
         admin_judge,
-        doc("Operators: judge an activity's entries").body::<JudgeRequest>().reply::<PeriodResultView>(),
+        doc("Operators: judge an activity's entries")
+            .body::<JudgeRequest>()
+            .reply::<PeriodResultView>(),
     );
 }
 

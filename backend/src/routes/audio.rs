@@ -43,12 +43,14 @@ pub fn routes(api: &mut Api) {
         .post(
             "/video-to-audio",
             video_to_audio,
-            doc("Create a task that adds generated sound to a video").reply::<protocol::character::IdAnswer>(),
+            doc("Create a task that adds generated sound to a video")
+                .reply::<protocol::character::IdAnswer>(),
         )
         .post(
             "/video-add-music",
             video_add_music,
-            doc("Create a task that adds music under a video").reply::<protocol::character::IdAnswer>(),
+            doc("Create a task that adds music under a video")
+                .reply::<protocol::character::IdAnswer>(),
         );
         super::lipsync::routes(api);
     });

@@ -168,11 +168,17 @@ pub fn routes(api: &mut Api) {
         info,
         doc("The caller's check-in streak and today's award").reply::<CheckinInfo>(),
     )
-    .post("/activity/checkin", checkin, doc("Check in for today").reply::<CheckinDone>())
+    .post(
+        "/activity/checkin",
+        checkin,
+        doc("Check in for today").reply::<CheckinDone>(),
+    )
     .post(
         "/activity/checkin/time-zone",
         time_zone,
-        doc("Change the caller's check-in time zone (once per 30 days)").body::<TimeZoneRequest>().reply::<CheckinInfo>(),
+        doc("Change the caller's check-in time zone (once per 30 days)")
+            .body::<TimeZoneRequest>()
+            .reply::<CheckinInfo>(),
     )
     .post(
         "/face-photo/mark-user-activity-award-list",

@@ -12,12 +12,12 @@ use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
+use protocol::character::{CharacterCard, CharacterView, DatacardView, Preset, RecentCard};
 use protocol::character::{
     CharacterLimits, CharacterTypeView, ConfigAnswer, DatacardCreate, DatacardEdit,
     DefaultSettingAnswer, ExportQuery, Gender, IdAnswer, IdRequest, Items, LimitRequest,
     ListRequest, ModelInfoView, PublishRequest, MAX_CARD_BYTES,
 };
-use protocol::character::{CharacterCard, CharacterView, DatacardView, Preset, RecentCard};
 use protocol::{Empty, ErrorCode};
 use serde_json::json;
 
@@ -36,17 +36,23 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/tavern-pro/publish",
         publish,
-        doc("Publish a character").body::<PublishRequest>().reply::<IdAnswer>(),
+        doc("Publish a character")
+            .body::<PublishRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/tavern-pro/detail",
         detail,
-        doc("One character (tavern form)").body::<IdRequest>().reply::<CharacterView>(),
+        doc("One character (tavern form)")
+            .body::<IdRequest>()
+            .reply::<CharacterView>(),
     )
     .post(
         "/character/detail",
         detail,
-        doc("One character").body::<IdRequest>().reply::<CharacterView>(),
+        doc("One character")
+            .body::<IdRequest>()
+            .reply::<CharacterView>(),
     )
     .post(
         "/square/v3/character/list",
@@ -61,28 +67,42 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/v3/character/recommend",
         recommend,
-        doc("Recommended characters").body::<LimitRequest>().reply::<Items<CharacterCard>>(),
+        doc("Recommended characters")
+            .body::<LimitRequest>()
+            .reply::<Items<CharacterCard>>(),
     )
     .post(
         "/square/character/recommend",
         recommend,
-        doc("Recommended characters (older path)").body::<LimitRequest>().reply::<Items<CharacterCard>>(),
+        doc("Recommended characters (older path)")
+            .body::<LimitRequest>()
+            .reply::<Items<CharacterCard>>(),
     )
     .post(
         "/character/latest",
         latest,
-        doc("Characters the caller chatted with lately").body::<LimitRequest>().reply::<Items<RecentCard>>(),
+        doc("Characters the caller chatted with lately")
+            .body::<LimitRequest>()
+            .reply::<Items<RecentCard>>(),
     )
     .post(
         "/tavern-pro/recently/remove",
         remove_recent,
-        doc("Remove a character from the caller's recent list").body::<IdRequest>().reply::<Empty>(),
+        doc("Remove a character from the caller's recent list")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
-    .post("/tavern-pro/my", mine, doc("The caller's characters").reply::<Items<CharacterCard>>())
+    .post(
+        "/tavern-pro/my",
+        mine,
+        doc("The caller's characters").reply::<Items<CharacterCard>>(),
+    )
     .post(
         "/tavern-pro/delete",
         delete,
-        doc("Delete one of the caller's characters").body::<IdRequest>().reply::<Empty>(),
+        doc("Delete one of the caller's characters")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/character/default_setting",
@@ -104,12 +124,22 @@ pub fn routes(api: &mut Api) {
         config,
         doc("Character editor configuration").reply::<ConfigAnswer>(),
     )
-    .post("/tavern-pro/preset/list", presets, doc("Character presets").reply::<Items<Preset>>())
-    .get("/tavern-pro/preset/list", presets, doc("Character presets").reply::<Items<Preset>>())
+    .post(
+        "/tavern-pro/preset/list",
+        presets,
+        doc("Character presets").reply::<Items<Preset>>(),
+    )
+    .get(
+        "/tavern-pro/preset/list",
+        presets,
+        doc("Character presets").reply::<Items<Preset>>(),
+    )
     .post(
         "/tavern-pro/card/import",
         import,
-        doc("Import a character card (PNG or JSON)").upload("image/png").reply::<IdAnswer>(),
+        doc("Import a character card (PNG or JSON)")
+            .upload("image/png")
+            .reply::<IdAnswer>(),
     )
     .get(
         "/tavern-pro/card/export",
@@ -121,24 +151,36 @@ pub fn routes(api: &mut Api) {
     .post(
         "/datacard/create",
         datacard_create,
-        doc("Create a data card (character knowledge)").body::<DatacardCreate>().reply::<IdAnswer>(),
+        doc("Create a data card (character knowledge)")
+            .body::<DatacardCreate>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/datacard/edit",
         datacard_edit,
-        doc("Edit a data card").body::<DatacardEdit>().reply::<DatacardView>(),
+        doc("Edit a data card")
+            .body::<DatacardEdit>()
+            .reply::<DatacardView>(),
     )
     .post(
         "/datacard/delete",
         datacard_delete,
-        doc("Delete a data card").body::<IdRequest>().reply::<Empty>(),
+        doc("Delete a data card")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/datacard/detail",
         datacard_detail,
-        doc("One data card").body::<IdRequest>().reply::<DatacardView>(),
+        doc("One data card")
+            .body::<IdRequest>()
+            .reply::<DatacardView>(),
     )
-    .post("/datacard/my", datacard_my, doc("The caller's data cards").reply::<Items<DatacardView>>());
+    .post(
+        "/datacard/my",
+        datacard_my,
+        doc("The caller's data cards").reply::<Items<DatacardView>>(),
+    );
 }
 
 /// The caller's account id when a token is sent (a bad token is NeedLogin),

@@ -9,8 +9,8 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::IdAnswer;
-use protocol::square::comment::{CommentRef, CreateCommentRequest, EmojiItem, ListCommentsRequest};
 use protocol::square::comment::{CommentLikeAnswer, CommentPage, EmojiList};
+use protocol::square::comment::{CommentRef, CreateCommentRequest, EmojiItem, ListCommentsRequest};
 use protocol::{Empty, ErrorCode};
 
 use crate::auth::{optional_caller, Authed};
@@ -28,40 +28,62 @@ pub fn routes(api: &mut Api) {
             api.post(
                 "/create",
                 create,
-                doc("Comment on an object").body::<CreateCommentRequest>().reply::<IdAnswer>(),
+                doc("Comment on an object")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/add",
                 create,
-                doc("Comment on an object (older path)").body::<CreateCommentRequest>().reply::<IdAnswer>(),
+                doc("Comment on an object (older path)")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/add-replies",
                 add_reply,
-                doc("Reply to a comment").body::<CreateCommentRequest>().reply::<IdAnswer>(),
+                doc("Reply to a comment")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/list",
                 list,
-                doc("An object's comments").body::<ListCommentsRequest>().reply::<CommentPage>(),
+                doc("An object's comments")
+                    .body::<ListCommentsRequest>()
+                    .reply::<CommentPage>(),
             )
             .post(
                 "/replies-list",
                 replies_list,
-                doc("A comment's replies").body::<ListCommentsRequest>().reply::<CommentPage>(),
+                doc("A comment's replies")
+                    .body::<ListCommentsRequest>()
+                    .reply::<CommentPage>(),
             )
             .post(
                 "/like",
                 like,
-                doc("Like or unlike a comment").body::<CommentRef>().reply::<CommentLikeAnswer>(),
+                doc("Like or unlike a comment")
+                    .body::<CommentRef>()
+                    .reply::<CommentLikeAnswer>(),
             )
             .post(
                 "/delete",
                 delete,
-                doc("Delete one of the caller's comments").body::<CommentRef>().reply::<Empty>(),
+                doc("Delete one of the caller's comments")
+                    .body::<CommentRef>()
+                    .reply::<Empty>(),
             )
-            .post("/emoji/list", emoji_list, doc("The emoji comments may use").reply::<EmojiList>())
-            .get("/emoji/list", emoji_list, doc("The emoji comments may use").reply::<EmojiList>());
+            .post(
+                "/emoji/list",
+                emoji_list,
+                doc("The emoji comments may use").reply::<EmojiList>(),
+            )
+            .get(
+                "/emoji/list",
+                emoji_list,
+                doc("The emoji comments may use").reply::<EmojiList>(),
+            );
         });
     }
 }

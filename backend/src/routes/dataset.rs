@@ -6,8 +6,8 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
-use protocol::models::train::{CaptionSource, DatasetKind, MAX_DATASET_IMAGES};
 use protocol::character::Items;
+use protocol::models::train::{CaptionSource, DatasetKind, MAX_DATASET_IMAGES};
 use protocol::models::train::{DatasetTemplate, DatasetView};
 use protocol::ErrorCode;
 use serde::Deserialize;
@@ -276,46 +276,64 @@ pub fn routes(api: &mut Api) {
     .post(
         "/dataset/list",
         list,
-        doc("The caller's training datasets").body::<DatasetBody>().reply::<Items<DatasetView>>(),
+        doc("The caller's training datasets")
+            .body::<DatasetBody>()
+            .reply::<Items<DatasetView>>(),
     )
     .post(
         "/dataset/detail",
         detail,
-        doc("One training dataset").body::<DatasetBody>().reply::<DatasetView>(),
+        doc("One training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/create",
         create,
-        doc("Create a training dataset").body::<DatasetBody>().reply::<DatasetView>(),
+        doc("Create a training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/edit",
         edit,
-        doc("Edit a training dataset").body::<DatasetBody>().reply::<DatasetView>(),
+        doc("Edit a training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/delete",
         delete,
-        doc("Delete a training dataset").body::<DatasetBody>().reply::<protocol::Empty>(),
+        doc("Delete a training dataset")
+            .body::<DatasetBody>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/dataset/image/add",
         image_add,
-        doc("Add pictures to a dataset").body::<ImagesBody>().reply::<DatasetView>(),
+        doc("Add pictures to a dataset")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/image/delete",
         image_delete,
-        doc("Remove pictures from a dataset").body::<ImagesBody>().reply::<DatasetView>(),
+        doc("Remove pictures from a dataset")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/image/caption",
         image_caption,
-        doc("Set a dataset picture's caption").body::<CaptionBody>().reply::<DatasetView>(),
+        doc("Set a dataset picture's caption")
+            .body::<CaptionBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/caption/auto",
         caption_auto,
-        doc("Draft captions for a dataset's pictures").body::<ImagesBody>().reply::<DatasetView>(),
+        doc("Draft captions for a dataset's pictures")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     );
 }

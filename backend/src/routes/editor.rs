@@ -33,12 +33,16 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/workspace/create",
             create,
-            doc("Create a video editor workspace").body::<CreateRequest>().reply::<Workspace>(),
+            doc("Create a video editor workspace")
+                .body::<CreateRequest>()
+                .reply::<Workspace>(),
         )
         .post(
             "/workspace/edit",
             edit,
-            doc("Rename or resize a video editor workspace").body::<EditRequest>().reply::<Workspace>(),
+            doc("Rename or resize a video editor workspace")
+                .body::<EditRequest>()
+                .reply::<Workspace>(),
         )
         .post(
             "/workspace/list",
@@ -48,17 +52,23 @@ pub fn routes(api: &mut Api) {
         .post(
             "/workspace/del",
             delete,
-            doc("Delete a video editor workspace").body::<WorkspaceRef>().reply::<protocol::Empty>(),
+            doc("Delete a video editor workspace")
+                .body::<WorkspaceRef>()
+                .reply::<protocol::Empty>(),
         )
         .post(
             "/detail",
             detail,
-            doc("A workspace with its timeline and materials").body::<WorkspaceRef>().reply::<Workspace>(),
+            doc("A workspace with its timeline and materials")
+                .body::<WorkspaceRef>()
+                .reply::<Workspace>(),
         )
         .post(
             "/operation/save",
             save_operations,
-            doc("Save a workspace's timeline operations").body::<SaveOperations>().reply::<OperationsSaved>(),
+            doc("Save a workspace's timeline operations")
+                .body::<SaveOperations>()
+                .reply::<OperationsSaved>(),
         )
         .post(
             "/material/list",
@@ -68,22 +78,30 @@ pub fn routes(api: &mut Api) {
         .post(
             "/material/upload",
             add_material,
-            doc("Add a material to a workspace").body::<MaterialUpload>().reply::<Material>(),
+            doc("Add a material to a workspace")
+                .body::<MaterialUpload>()
+                .reply::<Material>(),
         )
         .post(
             "/material/delete",
             delete_material,
-            doc("Remove a material from a workspace").body::<MaterialRef>().reply::<protocol::Empty>(),
+            doc("Remove a material from a workspace")
+                .body::<MaterialRef>()
+                .reply::<protocol::Empty>(),
         )
         .post(
             "/export",
             export,
-            doc("Export a workspace's timeline as a video task").body::<WorkspaceRef>().reply::<ExportStarted>(),
+            doc("Export a workspace's timeline as a video task")
+                .body::<WorkspaceRef>()
+                .reply::<ExportStarted>(),
         )
         .post(
             "/export/check",
             export_check,
-            doc("Check a timeline before export (cost and problems)").body::<ExportRef>().reply::<ExportStatus>(),
+            doc("Check a timeline before export (cost and problems)")
+                .body::<ExportRef>()
+                .reply::<ExportStatus>(),
         );
     });
 }

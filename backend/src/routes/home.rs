@@ -9,9 +9,7 @@ use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::awards::Zone;
 use protocol::home::rules::primary_language;
-use protocol::home::view::{
-    AppConfig, BannerView, ModuleView, PopupAnswer, PopupInfo, SlotView,
-};
+use protocol::home::view::{AppConfig, BannerView, ModuleView, PopupAnswer, PopupInfo, SlotView};
 use protocol::home::{PopupKind, Viewer};
 use protocol::ErrorCode;
 use serde::Deserialize;
@@ -29,22 +27,30 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/banner/home",
         banners,
-        doc("The home page's banners for this viewer").body::<ViewBody>().reply::<Banners>(),
+        doc("The home page's banners for this viewer")
+            .body::<ViewBody>()
+            .reply::<Banners>(),
     )
     .post(
         "/slot/list",
         slots,
-        doc("The home page's slots for this viewer").body::<ViewBody>().reply::<Slots>(),
+        doc("The home page's slots for this viewer")
+            .body::<ViewBody>()
+            .reply::<Slots>(),
     )
     .post(
         "/app/fetch",
         app_fetch,
-        doc("App configuration for the client").body::<ViewBody>().reply::<AppConfig>(),
+        doc("App configuration for the client")
+            .body::<ViewBody>()
+            .reply::<AppConfig>(),
     )
     .post(
         "/face-photo/get",
         popup_get,
-        doc("The popup to show now (recorded as shown)").body::<ViewBody>().reply::<PopupAnswer>(),
+        doc("The popup to show now (recorded as shown)")
+            .body::<ViewBody>()
+            .reply::<PopupAnswer>(),
     )
     .post(
         "/face-photo/dont-pop",
@@ -54,7 +60,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/face-photo/popup-info",
         popup_info,
-        doc("A popup's content").body::<ViewBody>().reply::<PopupInfos>(),
+        doc("A popup's content")
+            .body::<ViewBody>()
+            .reply::<PopupInfos>(),
     )
     .post(
         "/face-photo/mark-face-photo-popup",
@@ -64,12 +72,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/face-photo/mark-wakeup-user-popup",
         wakeup,
-        doc("Mark the wake-up popup as seen").body::<ViewBody>().reply::<PopupAnswer>(),
+        doc("Mark the wake-up popup as seen")
+            .body::<ViewBody>()
+            .reply::<PopupAnswer>(),
     )
     .post(
         "/theme-activity/face-popup/module-list",
         module_list,
-        doc("The popup's modules").body::<ViewBody>().reply::<Modules>(),
+        doc("The popup's modules")
+            .body::<ViewBody>()
+            .reply::<Modules>(),
     )
     .post(
         "/theme-activity/face-popup/batch-content",

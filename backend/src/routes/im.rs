@@ -4,12 +4,12 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
+use protocol::im::{ChannelInfo, ChannelView, HistoryAnswer, UnreadItem, UnreadRecord};
 use protocol::im::{
     ChannelList, ChannelRef, CreateChannelAnswer, CreateChannelRequest, EditChannelRequest,
     HistoryRequest, JoinRequest, MemberList, MemberRequest, ReadRequest, SendAnswer, SendRequest,
     SetRoleRequest,
 };
-use protocol::im::{ChannelInfo, ChannelView, HistoryAnswer, UnreadItem, UnreadRecord};
 use protocol::Empty;
 
 use crate::auth::Authed;
@@ -133,17 +133,23 @@ pub fn routes(api: &mut Api) {
             api.post(
                 "/create",
                 create,
-                doc("Create a channel").body::<CreateChannelRequest>().reply::<CreateChannelAnswer>(),
+                doc("Create a channel")
+                    .body::<CreateChannelRequest>()
+                    .reply::<CreateChannelAnswer>(),
             )
             .post(
                 "/edit",
                 edit,
-                doc("Edit a channel").body::<EditChannelRequest>().reply::<ChannelView>(),
+                doc("Edit a channel")
+                    .body::<EditChannelRequest>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/disband",
                 disband,
-                doc("Disband a channel").body::<ChannelRef>().reply::<Empty>(),
+                doc("Disband a channel")
+                    .body::<ChannelRef>()
+                    .reply::<Empty>(),
             )
             .post(
                 "/joined/list",
@@ -153,45 +159,65 @@ pub fn routes(api: &mut Api) {
             .post(
                 "/detail",
                 detail,
-                doc("A channel's details").body::<ChannelRef>().reply::<ChannelView>(),
+                doc("A channel's details")
+                    .body::<ChannelRef>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/info",
                 info,
-                doc("A channel's public information").body::<ChannelRef>().reply::<ChannelInfo>(),
+                doc("A channel's public information")
+                    .body::<ChannelRef>()
+                    .reply::<ChannelInfo>(),
             )
             .post(
                 "/members",
                 members,
-                doc("A channel's members").body::<ChannelRef>().reply::<MemberList>(),
+                doc("A channel's members")
+                    .body::<ChannelRef>()
+                    .reply::<MemberList>(),
             )
-            .post("/quit", quit, doc("Leave a channel").body::<ChannelRef>().reply::<Empty>())
+            .post(
+                "/quit",
+                quit,
+                doc("Leave a channel").body::<ChannelRef>().reply::<Empty>(),
+            )
             .post(
                 "/join",
                 join,
-                doc("Join a channel by invite code").body::<JoinRequest>().reply::<ChannelView>(),
+                doc("Join a channel by invite code")
+                    .body::<JoinRequest>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/kick-out",
                 kick_out,
-                doc("Remove a member from a channel").body::<MemberRequest>().reply::<Empty>(),
+                doc("Remove a member from a channel")
+                    .body::<MemberRequest>()
+                    .reply::<Empty>(),
             )
             .post(
                 "/role",
                 set_role,
-                doc("Set a member's role in a channel").body::<SetRoleRequest>().reply::<Empty>(),
+                doc("Set a member's role in a channel")
+                    .body::<SetRoleRequest>()
+                    .reply::<Empty>(),
             );
         })
         .post(
             "/history",
             history,
-            doc("A channel's messages before a sequence number").body::<HistoryRequest>().reply::<HistoryAnswer>(),
+            doc("A channel's messages before a sequence number")
+                .body::<HistoryRequest>()
+                .reply::<HistoryAnswer>(),
         )
         .scope("/message", |api| {
             api.post(
                 "/send",
                 send,
-                doc("Send a message to a channel").body::<SendRequest>().reply::<SendAnswer>(),
+                doc("Send a message to a channel")
+                    .body::<SendRequest>()
+                    .reply::<SendAnswer>(),
             )
             .post(
                 "/unread-record",
@@ -201,9 +227,15 @@ pub fn routes(api: &mut Api) {
             .post(
                 "/read",
                 read,
-                doc("Mark a channel read up to a message").body::<ReadRequest>().reply::<UnreadItem>(),
+                doc("Mark a channel read up to a message")
+                    .body::<ReadRequest>()
+                    .reply::<UnreadItem>(),
             )
-            .post("/all-read", all_read, doc("Mark every channel read").reply::<UnreadRecord>());
+            .post(
+                "/all-read",
+                all_read,
+                doc("Mark every channel read").reply::<UnreadRecord>(),
+            );
         });
     });
 }

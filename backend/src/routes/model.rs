@@ -449,24 +449,36 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/resource/createModel",
         create_model,
-        doc("Create a model (or a version) from an uploaded file").body::<CreateModelRequest>().reply::<CreateModelAnswer>(),
+        doc("Create a model (or a version) from an uploaded file")
+            .body::<CreateModelRequest>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/resource/commitModel",
         commit_model,
-        doc("Finish a model draft").body::<CommitBody>().reply::<ModelView>(),
+        doc("Finish a model draft")
+            .body::<CommitBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/resource/delModel",
         del_model,
-        doc("Delete a model").body::<ModelId>().reply::<ModelDeleted>(),
+        doc("Delete a model")
+            .body::<ModelId>()
+            .reply::<ModelDeleted>(),
     )
     .post(
         "/resource/publish",
         publish,
-        doc("Publish a model").body::<PublishBody>().reply::<ModelView>(),
+        doc("Publish a model")
+            .body::<PublishBody>()
+            .reply::<ModelView>(),
     )
-    .post("/model/list", list, doc("The caller's models").reply::<lists::ModelList>())
+    .post(
+        "/model/list",
+        list,
+        doc("The caller's models").reply::<lists::ModelList>(),
+    )
     .post(
         "/model/list/other",
         list_other,
@@ -475,17 +487,23 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/edit",
         edit,
-        doc("Edit a model").body::<CommitBody>().reply::<ModelView>(),
+        doc("Edit a model")
+            .body::<CommitBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/ver/edit",
         ver_edit,
-        doc("Edit a model version").body::<VerEditBody>().reply::<VersionView>(),
+        doc("Edit a model version")
+            .body::<VerEditBody>()
+            .reply::<VersionView>(),
     )
     .post(
         "/model/ver/add",
         create_model,
-        doc("Add a version to a model from an uploaded file").body::<CreateModelRequest>().reply::<CreateModelAnswer>(),
+        doc("Add a version to a model from an uploaded file")
+            .body::<CreateModelRequest>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/model/versionDetail",
@@ -495,7 +513,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/delist",
         delist,
-        doc("Delist a model or one version").body::<ModelId>().reply::<ModelView>(),
+        doc("Delist a model or one version")
+            .body::<ModelId>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/save",
@@ -510,24 +530,34 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/detail-with-ver",
         detail_with_ver,
-        doc("A model and one of its versions").body::<ModelId>().reply::<ModelWithVersion>(),
+        doc("A model and one of its versions")
+            .body::<ModelId>()
+            .reply::<ModelWithVersion>(),
     )
     .post(
         "/model/publish",
         publish,
-        doc("Publish a model (model path)").body::<PublishBody>().reply::<ModelView>(),
+        doc("Publish a model (model path)")
+            .body::<PublishBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/import/submit",
         import_submit,
-        doc("Import a model from a URL").body::<ImportBody>().reply::<CreateModelAnswer>(),
+        doc("Import a model from a URL")
+            .body::<ImportBody>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/model/recommend/byUrl",
         by_url,
         doc("Proposed fields for a model at a URL").body::<UrlBody>(),
     )
-    .post("/model/detail", detail, doc("One model").body::<ModelId>().reply::<ModelView>())
+    .post(
+        "/model/detail",
+        detail,
+        doc("One model").body::<ModelId>().reply::<ModelView>(),
+    )
     .post(
         "/model/config-select",
         config_select,
@@ -536,7 +566,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/post-join",
         post_join,
-        doc("Add example pictures to a model").body::<PostJoinBody>().reply::<VersionView>(),
+        doc("Add example pictures to a model")
+            .body::<PostJoinBody>()
+            .reply::<VersionView>(),
     )
     .post(
         "/model/ver-select",

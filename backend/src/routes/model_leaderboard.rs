@@ -292,7 +292,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/rank-detail",
         rank_detail,
-        doc("One model ranking board").body::<RankDetailRequest>().reply::<protocol::models::rank::BoardPage>(),
+        doc("One model ranking board")
+            .body::<RankDetailRequest>()
+            .reply::<protocol::models::rank::BoardPage>(),
     )
     .post(
         "/model/rank-detail-all",
@@ -322,7 +324,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/leaderboard/hottest-models",
         hottest_models,
-        doc("The hottest models").body::<RankDetailRequest>().reply::<protocol::models::rank::BoardPage>(),
+        doc("The hottest models")
+            .body::<RankDetailRequest>()
+            .reply::<protocol::models::rank::BoardPage>(),
     )
     .post(
         "/model/leaderboard/post-heroes",
@@ -342,13 +346,22 @@ pub fn routes(api: &mut Api) {
     .post(
         "/rank/push-surveys",
         push_surveys,
-        doc("Answer the ranking survey").body::<PushSurveyRequest>().reply::<protocol::models::survey::SurveyView>(),
+        doc("Answer the ranking survey")
+            .body::<PushSurveyRequest>()
+            .reply::<protocol::models::survey::SurveyView>(),
     )
-    .post("/rank/get-surveys", get_surveys, doc("The ranking survey").reply::<protocol::character::Items<protocol::models::survey::SurveyView>>())
+    .post(
+        "/rank/get-surveys",
+        get_surveys,
+        doc("The ranking survey")
+            .reply::<protocol::character::Items<protocol::models::survey::SurveyView>>(),
+    )
     .post(
         "/admin/rank/survey/upsert",
         upsert_survey,
-        doc("Operators: define the ranking survey").body::<SurveyDef>().reply::<protocol::character::IdAnswer>(),
+        doc("Operators: define the ranking survey")
+            .body::<SurveyDef>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/source-category/sub-list",

@@ -5,6 +5,7 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
+use protocol::character::{Items, ListAnswer};
 use protocol::character_extras::{
     ReportAnswer as CharacterReportAnswer, ReportRequest as CharacterReport,
 };
@@ -12,9 +13,8 @@ use protocol::moderation::{
     AccountRequest, AppealDecision, AppealRequest, BanRequest, ModState, ObjKind, ObjectRequest,
     PageRequest, ReasonItem, ReportAnswer, ReportReason, ReportRequest, ReviewRequest,
 };
-use protocol::ErrorCode;
-use protocol::character::{Items, ListAnswer};
 use protocol::moderation::{AppealLimit, AppealView, AuditEntry, BanView, QueueItem, Role};
+use protocol::ErrorCode;
 use serde::Serialize;
 
 use crate::moderation::roles::ModeratorView;
@@ -61,48 +61,70 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/report",
         report,
-        doc("Report an object").body::<ReportRequest>().reply::<ReportAnswer>(),
+        doc("Report an object")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/portfolio",
         report_portfolio,
-        doc("Report a work").body::<ReportRequest>().reply::<ReportAnswer>(),
+        doc("Report a work")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/palette",
         report_palette,
-        doc("Report a design template").body::<ReportRequest>().reply::<ReportAnswer>(),
+        doc("Report a design template")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/ai-character",
         report_character,
-        doc("Report a character").body::<CharacterReport>().reply::<CharacterReportAnswer>(),
+        doc("Report a character")
+            .body::<CharacterReport>()
+            .reply::<CharacterReportAnswer>(),
     )
-    .post("/report/reasons", reasons, doc("The report reasons").reply::<Items<ReasonItem>>())
+    .post(
+        "/report/reasons",
+        reasons,
+        doc("The report reasons").reply::<Items<ReasonItem>>(),
+    )
     .post(
         "/review/hide",
         hide,
-        doc("Moderators: hide an object").body::<ReviewRequest>().reply::<ReviewState>(),
+        doc("Moderators: hide an object")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/unhide",
         unhide,
-        doc("Moderators: unhide an object").body::<ReviewRequest>().reply::<ReviewState>(),
+        doc("Moderators: unhide an object")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/ban",
         feed_ban,
-        doc("Moderators: ban an object from feeds").body::<ReviewRequest>().reply::<ReviewState>(),
+        doc("Moderators: ban an object from feeds")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/unban",
         feed_unban,
-        doc("Moderators: let an object back into feeds").body::<ReviewRequest>().reply::<ReviewState>(),
+        doc("Moderators: let an object back into feeds")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/resource/nsfw-appeal/create",
         appeal,
-        doc("Appeal an NSFW verdict").body::<AppealRequest>().reply::<AppealFiled>(),
+        doc("Appeal an NSFW verdict")
+            .body::<AppealRequest>()
+            .reply::<AppealFiled>(),
     )
     .post(
         "/resource/nsfw-appeal/rate-limit",
@@ -110,67 +132,93 @@ pub fn routes(api: &mut Api) {
         doc("How many NSFW appeals the caller has left").reply::<AppealLimit>(),
     )
     .scope("/moderation", |api| {
-        api.post("/me", me, doc("The caller's moderation role and bans").reply::<MyRole>())
-            .post(
-                "/queue",
-                queue,
-                doc("Moderators: the report queue").body::<PageRequest>().reply::<ListAnswer<QueueItem>>(),
-            )
-            .post(
-                "/item",
-                item,
-                doc("Moderators: one queued report").body::<ObjectRequest>().reply::<QueueItem>(),
-            )
-            .post(
-                "/report/resolve",
-                resolve,
-                doc("Moderators: resolve a report").body::<ObjectRequest>().reply::<Closed>(),
-            )
-            .post(
-                "/report/dismiss",
-                dismiss,
-                doc("Moderators: dismiss a report").body::<ObjectRequest>().reply::<Closed>(),
-            )
-            .post(
-                "/ban",
-                ban,
-                doc("Moderators: ban an account").body::<BanRequest>().reply::<BanView>(),
-            )
-            .post(
-                "/unban",
-                unban,
-                doc("Moderators: lift an account's ban").body::<AccountRequest>().reply::<protocol::Empty>(),
-            )
-            .post(
-                "/ban/list",
-                ban_list,
-                doc("Moderators: the bans").body::<PageRequest>().reply::<ListAnswer<BanView>>(),
-            )
-            .post(
-                "/appeal/decide",
-                decide,
-                doc("Moderators: decide an appeal").body::<AppealDecision>().reply::<AppealView>(),
-            )
-            .post(
-                "/audit/list",
-                audit_list,
-                doc("Moderators: the moderation audit log").body::<PageRequest>().reply::<ListAnswer<AuditEntry>>(),
-            )
-            .post(
-                "/moderator/grant",
-                grant,
-                doc("Operators: make an account a moderator").body::<AccountRequest>().reply::<ModeratorView>(),
-            )
-            .post(
-                "/moderator/revoke",
-                revoke,
-                doc("Operators: take the moderator role back").body::<AccountRequest>().reply::<protocol::Empty>(),
-            )
-            .post(
-                "/moderator/list",
-                moderators,
-                doc("Operators: the moderators").reply::<Items<ModeratorView>>(),
-            );
+        api.post(
+            "/me",
+            me,
+            doc("The caller's moderation role and bans").reply::<MyRole>(),
+        )
+        .post(
+            "/queue",
+            queue,
+            doc("Moderators: the report queue")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<QueueItem>>(),
+        )
+        .post(
+            "/item",
+            item,
+            doc("Moderators: one queued report")
+                .body::<ObjectRequest>()
+                .reply::<QueueItem>(),
+        )
+        .post(
+            "/report/resolve",
+            resolve,
+            doc("Moderators: resolve a report")
+                .body::<ObjectRequest>()
+                .reply::<Closed>(),
+        )
+        .post(
+            "/report/dismiss",
+            dismiss,
+            doc("Moderators: dismiss a report")
+                .body::<ObjectRequest>()
+                .reply::<Closed>(),
+        )
+        .post(
+            "/ban",
+            ban,
+            doc("Moderators: ban an account")
+                .body::<BanRequest>()
+                .reply::<BanView>(),
+        )
+        .post(
+            "/unban",
+            unban,
+            doc("Moderators: lift an account's ban")
+                .body::<AccountRequest>()
+                .reply::<protocol::Empty>(),
+        )
+        .post(
+            "/ban/list",
+            ban_list,
+            doc("Moderators: the bans")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<BanView>>(),
+        )
+        .post(
+            "/appeal/decide",
+            decide,
+            doc("Moderators: decide an appeal")
+                .body::<AppealDecision>()
+                .reply::<AppealView>(),
+        )
+        .post(
+            "/audit/list",
+            audit_list,
+            doc("Moderators: the moderation audit log")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<AuditEntry>>(),
+        )
+        .post(
+            "/moderator/grant",
+            grant,
+            doc("Operators: make an account a moderator")
+                .body::<AccountRequest>()
+                .reply::<ModeratorView>(),
+        )
+        .post(
+            "/moderator/revoke",
+            revoke,
+            doc("Operators: take the moderator role back")
+                .body::<AccountRequest>()
+                .reply::<protocol::Empty>(),
+        )
+        .post(
+            "/moderator/list",
+            moderators,
+            doc("Operators: the moderators").reply::<Items<ModeratorView>>(),
+        );
     });
 }
 

@@ -4,11 +4,11 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::ornament::{BuyResult, OrderPage, Ornament, ShopItem, ShopPage, Worn};
 use protocol::ornament::{
     CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
     UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest, WornOfRequest,
 };
-use protocol::ornament::{BuyResult, Ornament, OrderPage, ShopItem, ShopPage, Worn};
 use serde_json::json;
 
 /// `ornament-shop/other-list`: the ornaments another account owns.
@@ -31,27 +31,37 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/ornament-shop/list",
         list,
-        doc("The ornament shop").body::<ListRequest>().reply::<ShopPage>(),
+        doc("The ornament shop")
+            .body::<ListRequest>()
+            .reply::<ShopPage>(),
     )
     .post(
         "/ornament-shop/other-list",
         other_list,
-        doc("Another account's ornaments").body::<OtherListRequest>().reply::<OtherList>(),
+        doc("Another account's ornaments")
+            .body::<OtherListRequest>()
+            .reply::<OtherList>(),
     )
     .post(
         "/ornament-shop/buy",
         buy,
-        doc("Buy an ornament").body::<OrnamentRequest>().reply::<BuyResult>(),
+        doc("Buy an ornament")
+            .body::<OrnamentRequest>()
+            .reply::<BuyResult>(),
     )
     .post(
         "/ornament-shop/order-list",
         order_list,
-        doc("The caller's ornament orders").body::<OrderListRequest>().reply::<OrderPage>(),
+        doc("The caller's ornament orders")
+            .body::<OrderListRequest>()
+            .reply::<OrderPage>(),
     )
     .post(
         "/ornament-shop/wear",
         wear,
-        doc("Wear an ornament").body::<OrnamentRequest>().reply::<Worn>(),
+        doc("Wear an ornament")
+            .body::<OrnamentRequest>()
+            .reply::<Worn>(),
     )
     .post(
         "/ornament-shop/worn-of",
@@ -61,22 +71,30 @@ pub fn routes(api: &mut Api) {
     .post(
         "/ornament-shop/cancel-wear",
         cancel_wear,
-        doc("Take an ornament off").body::<CancelWearRequest>().reply::<Worn>(),
+        doc("Take an ornament off")
+            .body::<CancelWearRequest>()
+            .reply::<Worn>(),
     )
     .post(
         "/ornament-shop/wear-work-frame",
         wear_work_frame,
-        doc("Put a frame on a work").body::<WearWorkFrameRequest>().reply::<WorkFrame>(),
+        doc("Put a frame on a work")
+            .body::<WearWorkFrameRequest>()
+            .reply::<WorkFrame>(),
     )
     .post(
         "/ornament-shop/work-frame-work",
         work_frame_work,
-        doc("The frame a work wears").body::<WorkFrameRequest>().reply::<WorkFrame>(),
+        doc("The frame a work wears")
+            .body::<WorkFrameRequest>()
+            .reply::<WorkFrame>(),
     )
     .post(
         "/admin/ornament/upsert",
         admin_upsert,
-        doc("Operators: add or change an ornament").body::<UpsertRequest>().reply::<Ornament>(),
+        doc("Operators: add or change an ornament")
+            .body::<UpsertRequest>()
+            .reply::<Ornament>(),
     )
     .post(
         "/admin/ornament/list",

@@ -4,15 +4,15 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
-use protocol::mall::order::CreateOrder;
-use protocol::mall::product::ProductKind;
-use protocol::ErrorCode;
-use serde::Deserialize;
 use protocol::activity::Page;
 use protocol::character::Items;
+use protocol::mall::order::CreateOrder;
 use protocol::mall::order::{CreatedOrder, OrderView};
 use protocol::mall::product::Product;
+use protocol::mall::product::ProductKind;
 use protocol::mall::subscription::SubscriptionView;
+use protocol::ErrorCode;
+use serde::Deserialize;
 use serde::Serialize;
 use serde_json::json;
 
@@ -53,43 +53,69 @@ pub fn routes(api: &mut Api) {
             super::account::assets,
             doc("The caller's credits: balance, on hold and expiring"),
         )
-        .post("/product/list-web", list_web, doc("The products on sale").reply::<Items<Product>>())
-        .post("/product/sub-list", sub_list, doc("The subscription plans").reply::<SubList>())
-        .post("/product/ai-photo", ai_photo, doc("The AI photo products").reply::<Items<Product>>())
+        .post(
+            "/product/list-web",
+            list_web,
+            doc("The products on sale").reply::<Items<Product>>(),
+        )
+        .post(
+            "/product/sub-list",
+            sub_list,
+            doc("The subscription plans").reply::<SubList>(),
+        )
+        .post(
+            "/product/ai-photo",
+            ai_photo,
+            doc("The AI photo products").reply::<Items<Product>>(),
+        )
         .post(
             "/order/create",
             create,
-            doc("Create an order for a product").body::<CreateOrder>().reply::<CreatedOrder>(),
+            doc("Create an order for a product")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/create-sub",
             create_sub,
-            doc("Create an order for a plan").body::<CreateOrder>().reply::<CreatedOrder>(),
+            doc("Create an order for a plan")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order-create-sub",
             create_sub,
-            doc("Create an order for a plan (older path)").body::<CreateOrder>().reply::<CreatedOrder>(),
+            doc("Create an order for a plan (older path)")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order-checkout",
             checkout,
-            doc("Check an order out (older path)").body::<OrderRef>().reply::<CreatedOrder>(),
+            doc("Check an order out (older path)")
+                .body::<OrderRef>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/checkout",
             checkout,
-            doc("Check an order out").body::<OrderRef>().reply::<CreatedOrder>(),
+            doc("Check an order out")
+                .body::<OrderRef>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/status",
             status,
-            doc("An order's status").body::<OrderRef>().reply::<OrderView>(),
+            doc("An order's status")
+                .body::<OrderRef>()
+                .reply::<OrderView>(),
         )
         .post(
             "/buy/log",
             buy_log,
-            doc("The caller's purchases").body::<PageReq>().reply::<Page<OrderView>>(),
+            doc("The caller's purchases")
+                .body::<PageReq>()
+                .reply::<Page<OrderView>>(),
         )
         .get(
             "/order/calculate/recent-record",
@@ -130,12 +156,16 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/upgrade",
             upgrade,
-            doc("Upgrade the caller's subscription").body::<CreateOrder>().reply::<CreatedOrder>(),
+            doc("Upgrade the caller's subscription")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/renewal-sub",
             renewal,
-            doc("Turn a subscription's renewal back on").body::<SubReq>().reply::<Renewal>(),
+            doc("Turn a subscription's renewal back on")
+                .body::<SubReq>()
+                .reply::<Renewal>(),
         )
         .post(
             "/order/pause-info",
@@ -145,27 +175,37 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/pause-sub",
             pause,
-            doc("Pause the caller's subscription").body::<SubReq>().reply::<SubscriptionView>(),
+            doc("Pause the caller's subscription")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/clear-renewal-sub",
             clear_renewal,
-            doc("Turn a subscription's renewal off").body::<SubReq>().reply::<SubscriptionView>(),
+            doc("Turn a subscription's renewal off")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/feedback",
             feedback,
-            doc("Tell why a subscription is cancelled").body::<SubReq>().reply::<SubscriptionView>(),
+            doc("Tell why a subscription is cancelled")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/cancel-sub-user",
             cancel,
-            doc("Cancel the caller's subscription").body::<SubReq>().reply::<SubscriptionView>(),
+            doc("Cancel the caller's subscription")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/retention-accept",
             retention_accept,
-            doc("Accept the retention offer").body::<SubReq>().reply::<SubscriptionView>(),
+            doc("Accept the retention offer")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/portal",

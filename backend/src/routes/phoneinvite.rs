@@ -31,7 +31,8 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/invite/info",
         invite_info,
-        doc("The caller's invitation code and invitees").reply::<crate::accounts::invites::InviteInfo>(),
+        doc("The caller's invitation code and invitees")
+            .reply::<crate::accounts::invites::InviteInfo>(),
     )
     .post(
         "/account/vip-pop",
@@ -66,7 +67,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/msg/token/update",
         push_token_update,
-        doc("Register the caller's push token").body::<PushTokenRequest>().reply::<protocol::Nothing>(),
+        doc("Register the caller's push token")
+            .body::<PushTokenRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/msg/token/get",

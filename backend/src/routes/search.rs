@@ -3,10 +3,10 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::character::Items;
 use protocol::square::search::{
     CompleteRequest, HistoryDelRequest, SearchRequest, TagGroupRequest,
 };
-use protocol::character::Items;
 use protocol::square::search::{TagGroup, TermCount};
 use protocol::square::FeedPage;
 use protocol::Empty;
@@ -99,20 +99,34 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/square/v3/search/list",
         list,
-        doc("Search works").body::<SearchRequest>().reply::<FeedPage>(),
+        doc("Search works")
+            .body::<SearchRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/portfolio/search",
         list,
-        doc("Search works (portfolio path)").body::<SearchRequest>().reply::<FeedPage>(),
+        doc("Search works (portfolio path)")
+            .body::<SearchRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/square/search/complete",
         complete,
-        doc("Search completions").body::<CompleteRequest>().reply::<Items<String>>(),
+        doc("Search completions")
+            .body::<CompleteRequest>()
+            .reply::<Items<String>>(),
     )
-    .post("/search/hot/v2", hot, doc("Hot searches").reply::<Items<TermCount>>())
-    .get("/search/hot/v2", hot, doc("Hot searches").reply::<Items<TermCount>>())
+    .post(
+        "/search/hot/v2",
+        hot,
+        doc("Hot searches").reply::<Items<TermCount>>(),
+    )
+    .get(
+        "/search/hot/v2",
+        hot,
+        doc("Hot searches").reply::<Items<TermCount>>(),
+    )
     .post(
         "/search/hot-shading",
         shading,
@@ -136,14 +150,20 @@ pub fn routes(api: &mut Api) {
     .post(
         "/search/history/del",
         history_del,
-        doc("Delete one search from the history").body::<HistoryDelRequest>().reply::<Empty>(),
+        doc("Delete one search from the history")
+            .body::<HistoryDelRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/square/v3/tag/list",
         tag_list,
         doc("Every tag in use, most used first").reply::<Items<TermCount>>(),
     )
-    .post("/tag/hot", tag_hot, doc("The last week's hot tags").reply::<Items<TermCount>>())
+    .post(
+        "/tag/hot",
+        tag_hot,
+        doc("The last week's hot tags").reply::<Items<TermCount>>(),
+    )
     .post(
         "/recommend/hotTag",
         tag_hot,
@@ -152,6 +172,8 @@ pub fn routes(api: &mut Api) {
     .post(
         "/tag/get_by_group",
         tag_groups,
-        doc("Tags by group").body::<TagGroupRequest>().reply::<Items<TagGroup>>(),
+        doc("Tags by group")
+            .body::<TagGroupRequest>()
+            .reply::<Items<TagGroup>>(),
     );
 }

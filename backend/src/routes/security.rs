@@ -337,7 +337,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/sessions/revoke",
         sessions_revoke,
-        doc("End one of the caller's sessions").body::<SessionIdRequest>().reply::<protocol::Nothing>(),
+        doc("End one of the caller's sessions")
+            .body::<SessionIdRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/sessions/revoke-others",
@@ -352,32 +354,48 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/2fa/enrol",
         two_factor_enrol,
-        doc("Start two-factor enrolment (secret and QR code)").body::<PasswordRequest>().reply::<Enrolment>(),
+        doc("Start two-factor enrolment (secret and QR code)")
+            .body::<PasswordRequest>()
+            .reply::<Enrolment>(),
     )
     .post(
         "/account/2fa/confirm",
         two_factor_confirm,
-        doc("Confirm two-factor enrolment with a code").body::<CodeRequest>().reply::<RecoveryCodes>(),
+        doc("Confirm two-factor enrolment with a code")
+            .body::<CodeRequest>()
+            .reply::<RecoveryCodes>(),
     )
     .post(
         "/account/2fa/disable",
         two_factor_disable,
-        doc("Turn two-factor sign-in off").body::<DisableRequest>().reply::<protocol::Nothing>(),
+        doc("Turn two-factor sign-in off")
+            .body::<DisableRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/2fa/recovery",
         two_factor_recovery,
-        doc("New two-factor recovery codes").body::<RegenerateRequest>().reply::<RecoveryCodes>(),
+        doc("New two-factor recovery codes")
+            .body::<RegenerateRequest>()
+            .reply::<RecoveryCodes>(),
     )
-    .post("/account/prefs", prefs, doc("The caller's preferences").reply::<PrefsView>())
+    .post(
+        "/account/prefs",
+        prefs,
+        doc("The caller's preferences").reply::<PrefsView>(),
+    )
     .post(
         "/account/prefs/update",
         prefs_update,
-        doc("Change the caller's preferences").body::<PrefsChange>().reply::<PrefsView>(),
+        doc("Change the caller's preferences")
+            .body::<PrefsChange>()
+            .reply::<PrefsView>(),
     )
     .post(
         "/account/avatar",
         avatar,
-        doc("Set the caller's avatar").body::<AvatarRequest>().reply::<protocol::square::social::Profile>(),
+        doc("Set the caller's avatar")
+            .body::<AvatarRequest>()
+            .reply::<protocol::square::social::Profile>(),
     );
 }

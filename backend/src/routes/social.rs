@@ -107,32 +107,46 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/followers",
         followers,
-        doc("An account's followers").body::<AccountListRequest>().reply::<AccountPage>(),
+        doc("An account's followers")
+            .body::<AccountListRequest>()
+            .reply::<AccountPage>(),
     )
     .post(
         "/account/following",
         following,
-        doc("The accounts an account follows").body::<AccountListRequest>().reply::<AccountPage>(),
+        doc("The accounts an account follows")
+            .body::<AccountListRequest>()
+            .reply::<AccountPage>(),
     )
     .post(
         "/account/profile",
         profile,
-        doc("An account's public profile").body::<AccountRequest>().reply::<Profile>(),
+        doc("An account's public profile")
+            .body::<AccountRequest>()
+            .reply::<Profile>(),
     )
     .post(
         "/account/profile/edit",
         profile_edit,
-        doc("Edit the caller's profile").body::<ProfileEdit>().reply::<Profile>(),
+        doc("Edit the caller's profile")
+            .body::<ProfileEdit>()
+            .reply::<Profile>(),
     )
     .post(
         "/notification/list",
         notifications,
-        doc("The caller's notifications").body::<NotificationListRequest>().reply::<NotificationPage>(),
+        doc("The caller's notifications")
+            .body::<NotificationListRequest>()
+            .reply::<NotificationPage>(),
     )
     .post(
         "/notification/unread",
         unread,
         doc("The caller's unread notification counts").reply::<UnreadCount>(),
     )
-    .post("/notification/read", read, doc("Mark notifications read").reply::<UnreadCount>());
+    .post(
+        "/notification/read",
+        read,
+        doc("Mark notifications read").reply::<UnreadCount>(),
+    );
 }

@@ -361,12 +361,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/v3/collect/list",
         collect_list,
-        doc("The caller's collection").body::<FeedRequest>().reply::<FeedPage>(),
+        doc("The caller's collection")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/square/v3/account/list",
         account_list,
-        doc("Creators, most followed first").body::<FeedRequest>().reply::<protocol::square::social::AccountPage>(),
+        doc("Creators, most followed first")
+            .body::<FeedRequest>()
+            .reply::<protocol::square::social::AccountPage>(),
     )
     .post(
         "/square/v3/ai_filter",

@@ -153,17 +153,23 @@ pub fn routes(api: &mut Api) {
     .post(
         "/app/questionnaire_survey_submit",
         submit,
-        doc("Answer a questionnaire").body::<SubmitRequest>().reply::<Submitted>(),
+        doc("Answer a questionnaire")
+            .body::<SubmitRequest>()
+            .reply::<Submitted>(),
     )
     .post(
         "/admin/survey/create",
         create,
-        doc("Operators: create a questionnaire").body::<SurveyDef>().reply::<SurveyView>(),
+        doc("Operators: create a questionnaire")
+            .body::<SurveyDef>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/edit",
         edit,
-        doc("Operators: edit a questionnaire").body::<EditRequest>().reply::<SurveyView>(),
+        doc("Operators: edit a questionnaire")
+            .body::<EditRequest>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/list",
@@ -173,12 +179,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/admin/survey/close",
         close,
-        doc("Operators: close a questionnaire").body::<CloseRequest>().reply::<SurveyView>(),
+        doc("Operators: close a questionnaire")
+            .body::<CloseRequest>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/results",
         results,
-        doc("Operators: a questionnaire's results").body::<IdRequest>().reply::<SurveyResults>(),
+        doc("Operators: a questionnaire's results")
+            .body::<IdRequest>()
+            .reply::<SurveyResults>(),
     )
     .post(
         "/admin/survey/export",

@@ -7,11 +7,11 @@ use std::io::Write;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
+use protocol::character::Items;
 use protocol::task::view::{
     BatchProgressRequest, ListRequest, OperateRequest, TaskIdsRequest, TaskRef,
 };
 use protocol::task::{Action, CreateTaskRequest};
-use protocol::character::Items;
 use protocol::ErrorCode;
 use serde_json::json;
 

@@ -4,12 +4,12 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::activity::Page;
+use protocol::audio::timbre::TimbreView;
 use protocol::audio::timbre::{self as rules, TimbreFilter, TimbreOrder, TRAINING_NOTE};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
 use protocol::task::{Action, InputRole, TaskStatus};
 use protocol::textfilter::Scene;
-use protocol::activity::Page;
-use protocol::audio::timbre::TimbreView;
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
@@ -392,12 +392,22 @@ pub fn routes(api: &mut Api) {
         tts,
         doc("Speak a text with a voice").body::<TtsBody>(),
     )
-    .post("/timbre/detail", detail, doc("One voice").body::<IdBody>().reply::<TimbreView>())
-    .post("/timbre/edit", edit, doc("Edit a voice").body::<EditBody>().reply::<TimbreView>())
+    .post(
+        "/timbre/detail",
+        detail,
+        doc("One voice").body::<IdBody>().reply::<TimbreView>(),
+    )
+    .post(
+        "/timbre/edit",
+        edit,
+        doc("Edit a voice").body::<EditBody>().reply::<TimbreView>(),
+    )
     .post(
         "/timbre/delete",
         delete,
-        doc("Delete a voice").body::<IdBody>().reply::<protocol::Empty>(),
+        doc("Delete a voice")
+            .body::<IdBody>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/timbre/train",
@@ -422,21 +432,29 @@ pub fn routes(api: &mut Api) {
     .post(
         "/timbre/voice/delete",
         voice_delete,
-        doc("Delete one of the caller's voices").body::<SampleRef>().reply::<protocol::Empty>(),
+        doc("Delete one of the caller's voices")
+            .body::<SampleRef>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/square/timbre/voice/list",
         public_list,
-        doc("The public voices").body::<ListBody>().reply::<Page<TimbreView>>(),
+        doc("The public voices")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     )
     .post(
         "/square/timbre/comprehensive-rec",
         public_list,
-        doc("Recommended public voices").body::<ListBody>().reply::<Page<TimbreView>>(),
+        doc("Recommended public voices")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     )
     .post(
         "/square/timbre/my",
         my_list,
-        doc("The caller's voices as cards").body::<ListBody>().reply::<Page<TimbreView>>(),
+        doc("The caller's voices as cards")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     );
 }

@@ -9,13 +9,13 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::character::IdAnswer;
+use protocol::task::view::ListAnswer;
 use protocol::video::codes::VideoAction;
+use protocol::video::cost::VideoEstimate;
 use protocol::video::models::{model_param_config, EFFECT_TEMPLATES, VIDEO_MODELS};
 use protocol::video::prepare::video_action_of;
 use protocol::video::request::VideoCreateRequest;
-use protocol::character::IdAnswer;
-use protocol::task::view::ListAnswer;
-use protocol::video::cost::VideoEstimate;
 use protocol::ErrorCode;
 use serde_json::json;
 
@@ -29,37 +29,51 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/text-to-video",
             text_to_video,
-            doc("Create a text-to-video task").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create a text-to-video task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/img-to-video",
             img_to_video,
-            doc("Create an image-to-video task").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create an image-to-video task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/multi-img-to-video",
             multi_img_to_video,
-            doc("Create a video task from several pictures").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create a video task from several pictures")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/upscale",
             upscale,
-            doc("Create a video upscale task").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create a video upscale task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/extend",
             extend,
-            doc("Create a task that extends a video").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create a task that extends a video")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/frame-interpolation",
             frame_interpolation,
-            doc("Create a frame interpolation task").body::<VideoCreateRequest>().reply::<IdAnswer>(),
+            doc("Create a frame interpolation task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/estimate",
             estimate,
-            doc("Estimate a video task's cost").body::<VideoCreateRequest>().reply::<VideoEstimate>(),
+            doc("Estimate a video task's cost")
+                .body::<VideoCreateRequest>()
+                .reply::<VideoEstimate>(),
         )
         .post(
             "/model-gen-param",
@@ -84,7 +98,9 @@ pub fn routes(api: &mut Api) {
         .post(
             "/histories",
             histories,
-            doc("The caller's finished video tasks").body::<protocol::task::view::ListRequest>().reply::<ListAnswer>(),
+            doc("The caller's finished video tasks")
+                .body::<protocol::task::view::ListRequest>()
+                .reply::<ListAnswer>(),
         )
         .get(
             "/effect-preview",

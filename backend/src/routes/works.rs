@@ -5,16 +5,16 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::character::IdAnswer;
+use protocol::square::feed::FeedPage;
 use protocol::square::feed::FeedRequest;
 use protocol::square::social::{AccountRequest, IdRequest};
+use protocol::square::social::{FollowAnswer, ReactionAnswer};
+use protocol::square::work::WorkDetail;
 use protocol::square::work::{
     ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest,
     PublishVideoRequest, VisibilityRequest,
 };
-use protocol::character::IdAnswer;
-use protocol::square::feed::FeedPage;
-use protocol::square::social::{FollowAnswer, ReactionAnswer};
-use protocol::square::work::WorkDetail;
 use protocol::Empty;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -300,63 +300,91 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/post/portfolio/add_v2",
         publish_picture,
-        doc("Publish a finished task's pictures as a work").body::<PublishPictureRequest>().reply::<IdAnswer>(),
+        doc("Publish a finished task's pictures as a work")
+            .body::<PublishPictureRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/portfolio/add",
         publish_picture,
-        doc("Publish pictures as a work (older path)").body::<PublishPictureRequest>().reply::<IdAnswer>(),
+        doc("Publish pictures as a work (older path)")
+            .body::<PublishPictureRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/article/add",
         publish_article,
-        doc("Publish an article").body::<PublishArticleRequest>().reply::<IdAnswer>(),
+        doc("Publish an article")
+            .body::<PublishArticleRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/article/edit",
         edit,
-        doc("Edit an article").body::<EditWorkRequest>().reply::<WorkDetail>(),
+        doc("Edit an article")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/post/video/add",
         publish_video,
-        doc("Publish a video post").body::<PublishVideoRequest>().reply::<IdAnswer>(),
+        doc("Publish a video post")
+            .body::<PublishVideoRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/ai-video/detail",
         video_detail,
-        doc("A video post's page").body::<IdRequest>().reply::<WorkDetail>(),
+        doc("A video post's page")
+            .body::<IdRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/ai-video/play",
         video_play,
-        doc("Count a video post's play").body::<IdRequest>().reply::<PlayAnswer>(),
+        doc("Count a video post's play")
+            .body::<IdRequest>()
+            .reply::<PlayAnswer>(),
     )
     .post(
         "/ai-video/report",
         video_report,
-        doc("Report a video post").body::<VideoReport>().reply::<VideoReportAnswer>(),
+        doc("Report a video post")
+            .body::<VideoReport>()
+            .reply::<VideoReportAnswer>(),
     )
     .post(
         "/post/video/edit",
         edit,
-        doc("Edit a video post").body::<EditWorkRequest>().reply::<WorkDetail>(),
+        doc("Edit a video post")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
-    .post("/post/detail", detail, doc("One post").body::<IdRequest>().reply::<WorkDetail>())
+    .post(
+        "/post/detail",
+        detail,
+        doc("One post").body::<IdRequest>().reply::<WorkDetail>(),
+    )
     .post(
         "/post/content/check",
         check,
-        doc("Check a post's text before publishing").body::<ContentCheckRequest>().reply::<CheckAnswer>(),
+        doc("Check a post's text before publishing")
+            .body::<ContentCheckRequest>()
+            .reply::<CheckAnswer>(),
     )
     .post(
         "/portfolio/edit",
         edit,
-        doc("Edit a work").body::<EditWorkRequest>().reply::<WorkDetail>(),
+        doc("Edit a work")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/portfolio/recommend",
         selected,
-        doc("Selected works").body::<FeedRequest>().reply::<FeedPage>(),
+        doc("Selected works")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/detail",
@@ -366,67 +394,93 @@ pub fn routes(api: &mut Api) {
     .post(
         "/artwork/delete",
         delete,
-        doc("Delete one of the caller's works").body::<IdRequest>().reply::<Empty>(),
+        doc("Delete one of the caller's works")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/artwork/visibility",
         visibility,
-        doc("Set a work's visibility").body::<VisibilityRequest>().reply::<WorkDetail>(),
+        doc("Set a work's visibility")
+            .body::<VisibilityRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/artwork/list",
         my_works,
-        doc("The caller's works").body::<FeedRequest>().reply::<FeedPage>(),
+        doc("The caller's works")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/home/list",
         home_list,
-        doc("The home square").body::<FeedRequest>().reply::<FeedPage>(),
+        doc("The home square")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/list/other",
         other_works,
-        doc("Another account's works").body::<OtherRequest>().reply::<FeedPage>(),
+        doc("Another account's works")
+            .body::<OtherRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/selected/recommend",
         selected,
-        doc("Selected works (artwork path)").body::<FeedRequest>().reply::<FeedPage>(),
+        doc("Selected works (artwork path)")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/like",
         react(Reaction::Like, true),
-        doc("Like a work").body::<IdRequest>().reply::<ReactionAnswer>(),
+        doc("Like a work")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/like-cancel",
         react(Reaction::Like, false),
-        doc("Take back a like").body::<IdRequest>().reply::<ReactionAnswer>(),
+        doc("Take back a like")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/collect",
         react(Reaction::Collect, true),
-        doc("Collect a work").body::<IdRequest>().reply::<ReactionAnswer>(),
+        doc("Collect a work")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/collect-cancel",
         react(Reaction::Collect, false),
-        doc("Take back a collect").body::<IdRequest>().reply::<ReactionAnswer>(),
+        doc("Take back a collect")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/account/follow",
         follow,
-        doc("Follow an account").body::<AccountRequest>().reply::<FollowAnswer>(),
+        doc("Follow an account")
+            .body::<AccountRequest>()
+            .reply::<FollowAnswer>(),
     )
     .post(
         "/account/follow-cancel",
         unfollow,
-        doc("Stop following an account").body::<AccountRequest>().reply::<FollowAnswer>(),
+        doc("Stop following an account")
+            .body::<AccountRequest>()
+            .reply::<FollowAnswer>(),
     )
     .post(
         "/account/like/list",
         like_list,
-        doc("The works an account liked").body::<OtherRequest>().reply::<FeedPage>(),
+        doc("The works an account liked")
+            .body::<OtherRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/account/img-use/history",
@@ -436,11 +490,15 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/img-use/history/add",
         img_use_add,
-        doc("Add a picture to the caller's used pictures").body::<ImgUseAdd>().reply::<Empty>(),
+        doc("Add a picture to the caller's used pictures")
+            .body::<ImgUseAdd>()
+            .reply::<Empty>(),
     )
     .post(
         "/account/img-use/history/del",
         img_use_del,
-        doc("Remove a picture from the caller's used pictures").body::<ImgUseDel>().reply::<Empty>(),
+        doc("Remove a picture from the caller's used pictures")
+            .body::<ImgUseDel>()
+            .reply::<Empty>(),
     );
 }

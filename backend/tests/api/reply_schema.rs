@@ -94,7 +94,9 @@ impl ReplyCheck {
             jsonschema::options()
                 .with_draft(jsonschema::Draft::Draft202012)
                 .build(&schema)
-                .unwrap_or_else(|e| panic!("{} {}: its schema does not compile: {e}", c.method, c.path)),
+                .unwrap_or_else(|e| {
+                    panic!("{} {}: its schema does not compile: {e}", c.method, c.path)
+                }),
         );
         self.compiled.lock().unwrap().insert(key, v.clone());
         Some(v)
@@ -175,9 +177,6 @@ fn a_reply_that_does_not_fit_is_caught() {
         check.check("post", "/api/v1/x/7", 200, &json!({"data": {"n": "1"}}))
     });
     let msg = bad.unwrap_err();
-    let msg = msg
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("/data/n"), "{msg}");
 }
