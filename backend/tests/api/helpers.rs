@@ -10,6 +10,11 @@ use protocol::client::{RestClient, Socket};
 use protocol::frame::Codec;
 use serde_json::{json, Value};
 
+// Beside this file; `#[path]` so the other test binaries that include
+// helpers.rs by path find it too.
+#[path = "reply_schema.rs"]
+pub mod reply_schema;
+
 pub const PASSWORD: &str = "correct horse battery";
 /// Listed in EASEL_ADMINS by `spawn_app_with` unless a test sets its own.
 pub const ADMIN_EMAIL: &str = "operator@example.com";
@@ -34,7 +39,7 @@ impl TestApp {
 
     /// A client without a token (a visitor).
     pub fn anonymous(&self) -> RestClient {
-        crate::reply_schema::checked(&self.base)
+        reply_schema::checked(&self.base)
     }
 
     pub async fn socket(&self, token: &str) -> Socket {
@@ -83,7 +88,7 @@ impl TestApp {
     pub fn start_again(&mut self) {
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = crate::reply_schema::checked(&base);
+        self.client = reply_schema::checked(&base);
         self.base = base;
     }
 
@@ -95,7 +100,7 @@ impl TestApp {
         }
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = crate::reply_schema::checked(&base);
+        self.client = reply_schema::checked(&base);
         self.base = base;
     }
 }
@@ -288,9 +293,9 @@ pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
     let (child, base) = start(data.path().to_path_buf(), &env);
-    crate::reply_schema::fetch(&base).await;
+    reply_schema::fetch(&base).await;
     TestApp {
-        client: crate::reply_schema::checked(&base),
+        client: reply_schema::checked(&base),
         base,
         child: Some(child),
         data,

@@ -55,7 +55,6 @@ mod polish;
 mod prompts;
 mod rag;
 mod rag_form;
-mod reply_schema;
 mod shortlinks;
 mod smtp;
 mod socket;
