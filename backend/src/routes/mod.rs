@@ -645,17 +645,17 @@ fn task_routes(api: &mut Api) {
             .post_get(
                 "/config/model",
                 task::config_model,
-                doc("The model catalogue"),
+                doc("The model catalogue").reply::<protocol::task::catalogue::Catalogue>(),
             )
             .post_get(
                 "/config/generation-param",
                 task::generation_param,
-                doc("Generation defaults per creative mode"),
+                doc("Generation defaults per creative mode").reply::<task::GenerationParams>(),
             )
             .post(
                 "/model-rec",
                 task::model_rec,
-                doc("Recommended checkpoints"),
+                doc("Recommended checkpoints").reply::<task::CheckpointList>(),
             );
     });
 }

@@ -13,7 +13,6 @@ use protocol::task::view::{
 };
 use protocol::task::{Action, CreateTaskRequest};
 use protocol::ErrorCode;
-use serde_json::json;
 
 use crate::auth::device_id_of;
 use crate::error::{ok, ApiError, ApiResult};
@@ -296,6 +295,20 @@ pub async fn batch_download(
     ))
 }
 
+/// `config/generation-param`: the generation defaults of each category.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct GenerationParams {
+    pub items: Vec<protocol::task::defaults::GenerationDefaults>,
+    pub engine_note: String,
+}
+
+/// `config/model-rec`: the checkpoints, the default ones first.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct CheckpointList {
+    pub items: Vec<protocol::task::catalogue::Checkpoint>,
+    pub engine_note: String,
+}
+
 pub async fn config_model() -> ApiResult {
     Ok(ok(protocol::task::catalogue::catalogue()))
 }
@@ -303,9 +316,10 @@ pub async fn config_model() -> ApiResult {
 /// The defaults per creative mode (normal, sdxl, studio).
 pub async fn generation_param() -> ApiResult {
     let c = protocol::task::catalogue::catalogue();
-    Ok(ok(
-        json!({ "items": c.generation_params, "engine_note": c.engine_note }),
-    ))
+    Ok(ok(GenerationParams {
+        items: c.generation_params.clone(),
+        engine_note: c.engine_note.clone(),
+    }))
 }
 
 /// Recommended checkpoints: each family's default first, then the rest.
@@ -313,5 +327,8 @@ pub async fn model_rec() -> ApiResult {
     let c = protocol::task::catalogue::catalogue();
     let mut items: Vec<_> = c.checkpoints.iter().filter(|m| m.is_default).collect();
     items.extend(c.checkpoints.iter().filter(|m| !m.is_default));
-    Ok(ok(json!({ "items": items, "engine_note": c.engine_note })))
+    Ok(ok(CheckpointList {
+        items: items.into_iter().cloned().collect(),
+        engine_note: c.engine_note.clone(),
+    }))
 }
