@@ -145,13 +145,13 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/character/setting/get",
                         character_extras::persona_get,
-                        doc("The caller's chat persona"),
+                        doc("The caller's chat persona").reply::<protocol::character_extras::PersonaView>(),
                     )
                     .post(
                         "/character/setting/update",
                         character_extras::persona_update,
                         doc("Change the caller's chat persona")
-                            .body::<protocol::character_extras::PersonaUpdate>(),
+                            .body::<protocol::character_extras::PersonaUpdate>().reply::<protocol::character_extras::PersonaView>(),
                     );
                 });
             })
@@ -212,13 +212,13 @@ pub fn table(api: &mut Api) {
                         "/character/reports",
                         character_extras::admin_reports,
                         doc("Operators: reports against characters")
-                            .body::<protocol::character_extras::ReportListRequest>(),
+                            .body::<protocol::character_extras::ReportListRequest>().reply::<protocol::character::ListAnswer<protocol::character_extras::ReportView>>(),
                     )
                     .post(
                         "/character/unpublish",
                         character_extras::admin_unpublish,
                         doc("Operators: unpublish a character")
-                            .body::<protocol::character_extras::UnpublishRequest>(),
+                            .body::<protocol::character_extras::UnpublishRequest>().reply::<character_extras::Unpublished>(),
                     );
                 });
             })

@@ -32,6 +32,12 @@ pub struct SubDetail {
     pub portal: bool,
 }
 
+/// `order/portal`: the provider's billing portal for the caller.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PortalUrl {
+    pub url: String,
+}
+
 /// `order/renewal-sub`: the subscription and the checkout order (null when
 /// the provider renews it itself).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -210,7 +216,9 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/portal",
             portal,
-            doc("A link to the payment provider's customer portal").body::<SubReq>(),
+            doc("A link to the payment provider's customer portal")
+                .body::<SubReq>()
+                .reply::<PortalUrl>(),
         )
         .post(
             "/adyen/payment-method",
@@ -499,7 +507,7 @@ async fn portal(
         .mall
         .portal(&c.0.account, &format!("{base}/{locale}/mall/subscription"))
         .await?;
-    Ok(ok(json!({"url": url})))
+    Ok(ok(PortalUrl { url }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Default, Deserialize)]

@@ -17,7 +17,6 @@ use protocol::square::work::{
 };
 use protocol::Empty;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::square::viewer;
 use crate::auth::Authed;
@@ -259,9 +258,9 @@ pub struct ImgUseAdd {
 }
 
 pub async fn img_use_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(
-        json!({ "items": s.square.img_use_list(&a.0.account.id).await? }),
-    ))
+    Ok(ok(protocol::character::Items {
+        items: s.square.img_use_list(&a.0.account.id).await?,
+    }))
 }
 
 pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) -> ApiResult {
@@ -485,7 +484,8 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/img-use/history",
         img_use_list,
-        doc("The pictures the caller used lately"),
+        doc("The pictures the caller used lately")
+            .reply::<protocol::character::Items<crate::square::row::ImgUseRow>>(),
     )
     .post(
         "/account/img-use/history/add",
