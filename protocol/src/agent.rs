@@ -116,6 +116,8 @@ pub struct ConvView {
 pub struct Items<T> {
     pub items: Vec<T>,
 }
+#[cfg(feature = "openapi")]
+list_schema!(Items);
 
 /// One starter template of `/prompt/preset-template`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

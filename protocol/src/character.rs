@@ -270,12 +270,16 @@ pub struct ListAnswer<T> {
     /// Pass back to get the next page; absent on the last page.
     pub cursor: Option<String>,
 }
+#[cfg(feature = "openapi")]
+list_schema!(ListAnswer, "cursor");
 
 /// An unpaged list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Items<T> {
     pub items: Vec<T>,
 }
+#[cfg(feature = "openapi")]
+list_schema!(Items);
 
 /// `recommend`, `latest`: how many.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

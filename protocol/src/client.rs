@@ -64,6 +64,11 @@ async fn raw_answer(res: reqwest::Response) -> Result<(u16, String, Vec<u8>), Cl
     Ok((status, ct, res.bytes().await?.to_vec()))
 }
 
+/// Sees every JSON answer a client receives: the method (`"post"`), the
+/// path (without the query), the HTTP status and the body. The API tests
+/// check each answer against its call's declared schema with one.
+pub type Observer = std::sync::Arc<dyn Fn(&str, &str, u16, &serde_json::Value) + Send + Sync>;
+
 /// REST client for one server, optionally logged in.
 #[derive(Clone)]
 pub struct RestClient {
@@ -72,6 +77,7 @@ pub struct RestClient {
     token: Option<String>,
     /// A visitor's device id, sent as the `deviceId` cookie.
     device: Option<String>,
+    observer: Option<Observer>,
 }
 
 impl RestClient {
@@ -85,6 +91,30 @@ impl RestClient {
                 .unwrap_or_default(),
             token: None,
             device: None,
+            observer: None,
+        }
+    }
+
+    /// This client (and those made from it) shows every JSON answer to `f`.
+    pub fn observed(self, f: Observer) -> RestClient {
+        RestClient {
+            observer: Some(f),
+            ..self
+        }
+    }
+
+    /// Shows a JSON answer to the observer, if any.
+    fn observe(&self, method: &str, url: &str, http: u16, content_type: &str, body: &[u8]) {
+        let Some(f) = &self.observer else { return };
+        let Some(path) = url.strip_prefix(&self.base) else {
+            return;
+        };
+        let path = path.split('?').next().unwrap_or(path);
+        if !content_type.starts_with("application/json") {
+            return;
+        }
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+            f(method, path, http, &v);
         }
     }
 
@@ -226,7 +256,9 @@ impl RestClient {
         } else {
             format!("{}{path_or_url}", self.base)
         };
-        raw_answer(self.request(reqwest::Method::GET, &url).send().await?).await
+        let answer = raw_answer(self.request(reqwest::Method::GET, &url).send().await?).await?;
+        self.observe("get", &url, answer.0, &answer.1, &answer.2);
+        Ok(answer)
     }
 
     /// POSTs JSON and answers the raw response (downloads).
@@ -235,12 +267,15 @@ impl RestClient {
         path: &str,
         body: &B,
     ) -> Result<(u16, String, Vec<u8>), ClientError> {
+        let url = format!("{}{path}", self.base);
         let res = self
-            .request(reqwest::Method::POST, &format!("{}{path}", self.base))
+            .request(reqwest::Method::POST, &url)
             .json(body)
             .send()
             .await?;
-        raw_answer(res).await
+        let answer = raw_answer(res).await?;
+        self.observe("post", &url, answer.0, &answer.1, &answer.2);
+        Ok(answer)
     }
 
     pub fn with_token(&self, token: impl Into<String>) -> RestClient {
@@ -270,13 +305,21 @@ impl RestClient {
         path: &str,
         body: &B,
     ) -> Result<(u16, Envelope<T>), ClientError> {
+        let url = format!("{}{path}", self.base);
         let res = self
-            .request(reqwest::Method::POST, &format!("{}{path}", self.base))
+            .request(reqwest::Method::POST, &url)
             .json(body)
             .send()
             .await?;
-        let http = res.status().as_u16();
-        Ok((http, res.json().await?))
+        if self.observer.is_none() {
+            let http = res.status().as_u16();
+            return Ok((http, res.json().await?));
+        }
+        let (http, content_type, bytes) = raw_answer(res).await?;
+        self.observe("post", &url, http, &content_type, &bytes);
+        let env = serde_json::from_slice(&bytes)
+            .map_err(|e| ClientError::Unexpected(format!("post {path}: not the envelope: {e}")))?;
+        Ok((http, env))
     }
 
     /// POSTs JSON and returns `data`, or the API error.

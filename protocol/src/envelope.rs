@@ -33,6 +33,27 @@ impl Status {
     }
 }
 
+/// The `data` of a call that answers only its success: `{}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Empty {}
+
+/// The `data` of a call that answers only its success as `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Nothing;
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Nothing {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Null)
+            .description(Some("null: the call succeeded, with nothing more to say"))
+            .into()
+    }
+}
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Nothing {}
+
 /// A whole response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope<T> {

@@ -48,6 +48,56 @@ macro_rules! string_schema {
     };
 }
 
+/// `utoipa` schemas of the generic list answers (`Items<T>`, pages): each
+/// instance is its own schema, named after its item type (`CharacterCardItems`),
+/// `items` an array of `T` plus the optional cursor field.
+#[cfg(feature = "openapi")]
+macro_rules! list_schema {
+    ($ty:ident $(, $cursor:literal)?) => {
+        #[cfg(feature = "openapi")]
+        impl<T: utoipa::ToSchema> utoipa::PartialSchema for $ty<T> {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+                #[allow(unused_mut)]
+                let mut b = ObjectBuilder::new()
+                    .schema_type(Type::Object)
+                    .property(
+                        "items",
+                        ArrayBuilder::new()
+                            .items(utoipa::openapi::Ref::from_schema_name(T::name())),
+                    )
+                    .required("items");
+                $(
+                    b = b.property(
+                        $cursor,
+                        ObjectBuilder::new()
+                            .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+                                Type::String,
+                                Type::Null,
+                            ])),
+                    );
+                )?
+                b.into()
+            }
+        }
+        #[cfg(feature = "openapi")]
+        impl<T: utoipa::ToSchema> utoipa::ToSchema for $ty<T> {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Owned(format!("{}{}", T::name(), stringify!($ty)))
+            }
+            fn schemas(
+                out: &mut Vec<(
+                    String,
+                    utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+                )>,
+            ) {
+                out.push((T::name().into_owned(), T::schema()));
+                T::schemas(out);
+            }
+        }
+    };
+}
+
 pub mod account;
 pub mod activity;
 pub mod agent;
@@ -80,6 +130,6 @@ pub mod survey;
 #[cfg(feature = "client")]
 pub mod client;
 
-pub use envelope::{Envelope, Status};
+pub use envelope::{Empty, Envelope, Nothing, Status};
 pub use error::ErrorCode;
 pub use frame::{Codec, Frame, FrameType};

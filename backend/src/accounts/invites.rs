@@ -39,7 +39,7 @@ pub struct InviteAccountRow {
 }
 
 /// What `account/invite/info` answers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct InviteInfo {
     /// The account's own code.
     pub code: String,
@@ -53,7 +53,7 @@ pub struct InviteInfo {
     pub credits_invitee: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct InviterRef {
     pub id: String,
     pub name: String,

@@ -106,7 +106,8 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 /// What a send answers: seconds until the code expires and until another may be asked.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = SmsCodeSent)]
 pub struct CodeSent {
     pub sent: bool,
     pub expires_in: i64,

@@ -51,7 +51,8 @@ pub struct ChallengeRow {
 }
 
 /// What `account/2fa/enrol` answers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = TwoFactorEnrolment)]
 pub struct Enrolment {
     /// Base32, for typing into an authenticator by hand.
     pub secret: String,
@@ -62,7 +63,7 @@ pub struct Enrolment {
 }
 
 /// The second step of a sign-in, answered by `login-in` when two-factor is on.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct SecondStep {
     pub second_step: &'static str,
     pub challenge: String,

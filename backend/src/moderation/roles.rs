@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// A moderator as the console lists them.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ModeratorView {
     pub account_id: String,
     pub name: String,

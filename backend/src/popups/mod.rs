@@ -72,7 +72,7 @@ pub struct PushTokenRow {
 }
 
 /// `rcpt/g/state`'s answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct VisitorState {
     pub device_id: Option<String>,
     /// `new` (first visit), `returning` (came back), `registered` (an account
@@ -101,7 +101,7 @@ pub struct GuideState {
 }
 
 /// `account/vip-pop`'s answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct VipPop {
     pub show: bool,
     /// `show`, `member`, `declined`, `cap`, `recent`.

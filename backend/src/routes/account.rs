@@ -30,10 +30,19 @@ pub(crate) fn logged_in(
     let cookie = token_cookie(req, &token, state.accounts.token_ttl_secs());
     HttpResponse::Ok()
         .cookie(cookie)
-        .json(Envelope::ok(LoginData {
+        .json(Envelope::ok(LoginAnswer::Session(LoginData {
             account: row.wire(),
             token,
-        }))
+        })))
+}
+
+/// What `login-in` answers: the session (the same as sign-up's `LoginData`),
+/// or, when two-factor is on, the challenge of the second step.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum LoginAnswer {
+    Session(LoginData),
+    SecondStep(crate::accounts::totp::SecondStep),
 }
 
 pub(super) async fn limit(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
@@ -130,7 +139,7 @@ pub async fn logout(req: HttpRequest, state: web::Data<AppState>, caller: Authed
     let gone = token_cookie(&req, "", 0);
     Ok(HttpResponse::Ok()
         .cookie(gone)
-        .json(Envelope::ok(serde_json::Value::Null)))
+        .json(Envelope::ok(protocol::Nothing)))
 }
 
 pub async fn info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {

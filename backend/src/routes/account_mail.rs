@@ -18,7 +18,27 @@ use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::account::Email;
 use protocol::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+/// `account/mail/config` (and `sms/config`): whether codes can be sent, and
+/// how long one lasts.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct CodeConfig {
+    pub enabled: bool,
+    pub code_ttl_secs: i64,
+}
+
+/// A code was sent; it lasts this many seconds.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct CodeSentIn {
+    pub expires_in: i64,
+}
+
+/// `account/password/change`: how many other sessions ended.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PasswordChanged {
+    pub ended_sessions: usize,
+}
 
 use crate::accounts::codes::Purpose;
 use crate::accounts::mail_templates::{self, MailLocale};
@@ -31,42 +51,56 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/account/mail/config",
         mail_config,
-        doc("Whether mail is configured, and its code timings"),
+        doc("Whether mail is configured, and its code timings").reply::<CodeConfig>(),
     )
     .post(
         "/account/verify/send",
         verify_send,
-        doc("Send an e-mail verification code").body::<LocaleBody>(),
+        doc("Send an e-mail verification code")
+            .body::<LocaleBody>()
+            .reply::<CodeSentIn>(),
     )
     .post(
         "/account/verify/check",
         verify_check,
-        doc("Check an e-mail verification code").body::<CodeBody>(),
+        doc("Check an e-mail verification code")
+            .body::<CodeBody>()
+            .reply::<protocol::account::AccountInfo>(),
     )
     .post(
         "/account/email/change",
         email_change,
-        doc("Start changing the caller's e-mail address").body::<EmailChangeBody>(),
+        doc("Start changing the caller's e-mail address")
+            .body::<EmailChangeBody>()
+            .reply::<CodeSentIn>(),
     )
     .post(
         "/account/email/confirm",
         email_confirm,
-        doc("Confirm a new e-mail address with its code").body::<CodeBody>(),
+        doc("Confirm a new e-mail address with its code")
+            .body::<CodeBody>()
+            .reply::<protocol::account::AccountInfo>(),
     )
     .post(
         "/account/password/change",
         password_change,
-        doc("Change the caller's password").body::<PasswordChangeBody>(),
+        doc("Change the caller's password")
+            .body::<PasswordChangeBody>()
+            .reply::<PasswordChanged>(),
     )
     .post(
         "/account/forgot",
         forgot,
-        doc("Mail a password reset link (answers success for any address)").body::<ForgotBody>(),
+        doc("Mail a password reset link (answers success for any address)")
+            .body::<ForgotBody>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/reset",
         reset,
-        doc("Set a new password with a reset token (once per token)").body::<ResetBody>(),
+        doc("Set a new password with a reset token (once per token)")
+            .body::<ResetBody>()
+            .reply::<protocol::Nothing>(),
     );
 }
 
@@ -83,10 +117,10 @@ fn info(state: &AppState, row: &AccountRow) -> protocol::account::AccountInfo {
 }
 
 pub async fn mail_config(state: web::Data<AppState>) -> ApiResult {
-    Ok(ok(serde_json::json!({
-        "enabled": state.mail.configured(),
-        "code_ttl_secs": state.mail.code_ttl_secs(),
-    })))
+    Ok(ok(CodeConfig {
+        enabled: state.mail.configured(),
+        code_ttl_secs: state.mail.code_ttl_secs(),
+    }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Default, Deserialize)]
@@ -117,7 +151,7 @@ pub async fn verify_send(
             &client_ip(&req),
         )
         .await?;
-    Ok(ok(serde_json::json!({ "expires_in": expires_in })))
+    Ok(ok(CodeSentIn { expires_in }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
@@ -187,7 +221,7 @@ pub async fn email_change(
             &client_ip(&req),
         )
         .await?;
-    Ok(ok(serde_json::json!({ "expires_in": expires_in })))
+    Ok(ok(CodeSentIn { expires_in }))
 }
 
 pub async fn email_confirm(
@@ -246,7 +280,9 @@ pub async fn password_change(
             lang(&req, body.locale.as_deref()),
         )
         .await?;
-    Ok(ok(serde_json::json!({ "ended_sessions": ended })))
+    Ok(ok(PasswordChanged {
+        ended_sessions: ended,
+    }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
@@ -271,7 +307,7 @@ pub async fn forgot(
             &client_ip(&req),
         )
         .await?;
-    Ok(ok(serde_json::Value::Null))
+    Ok(ok(protocol::Nothing))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
@@ -297,5 +333,5 @@ pub async fn reset(
             lang(&req, body.locale.as_deref()),
         )
         .await?;
-    Ok(ok(serde_json::Value::Null))
+    Ok(ok(protocol::Nothing))
 }

@@ -8,10 +8,14 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::activity::{
+    ActivityAdmin, ActivityDetail, ActivitySummary, CommitResult, EntryView, Page,
+    PeriodResultView, VoteResult,
+};
+use protocol::activity::{
     ActivityRequest, CharacterJoinRequest, CommitRequest, JudgeRequest, ListRequest, MyRequest,
     PostListRequest, UpsertRequest, VoteRequest,
 };
-use serde_json::json;
+use protocol::character::Items;
 
 use super::square::viewer;
 use crate::auth::Authed;
@@ -24,78 +28,115 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/theme-activity/list",
         list,
-        doc("List theme activities").body::<ListRequest>(),
+        doc("List theme activities")
+            .body::<ListRequest>()
+            .reply::<Page<ActivitySummary>>(),
     )
     .post(
         "/theme-activity/detail",
         detail,
-        doc("One theme activity").body::<ActivityRequest>(),
+        doc("One theme activity")
+            .body::<ActivityRequest>()
+            .reply::<ActivityDetail>(),
     )
     .post(
         "/theme-activity/post-list",
         post_list,
-        doc("The works entered in a theme activity").body::<PostListRequest>(),
+        doc("The works entered in a theme activity")
+            .body::<PostListRequest>()
+            .reply::<PostPage>(),
     )
     .post(
         "/theme-activity/character-join",
         character_join,
-        doc("Enter a character in a theme activity").body::<CharacterJoinRequest>(),
+        doc("Enter a character in a theme activity")
+            .body::<CharacterJoinRequest>()
+            .reply::<CommitResult>(),
     )
     .post(
         "/theme-activity/period-excellent-list",
         excellent_list,
-        doc("A theme activity's excellent works of a period").body::<ActivityRequest>(),
+        doc("A theme activity's excellent works of a period")
+            .body::<ActivityRequest>()
+            .reply::<Items<PeriodResultView>>(),
     )
     .post(
         "/activity/my-list",
         my_list,
-        doc("The activities the caller entered").body::<MyRequest>(),
+        doc("The activities the caller entered")
+            .body::<MyRequest>()
+            .reply::<Page<ActivitySummary>>(),
     )
     .post(
         "/activity/commit",
         commit,
-        doc("Enter a work in an activity").body::<CommitRequest>(),
+        doc("Enter a work in an activity")
+            .body::<CommitRequest>()
+            .reply::<CommitResult>(),
     )
     .post(
         "/activity/my-apply",
         my_apply,
-        doc("The caller's entries in an activity").body::<MyRequest>(),
+        doc("The caller's entries in an activity")
+            .body::<MyRequest>()
+            .reply::<Page<EntryView>>(),
     )
     .post(
         "/activity/vote",
         vote,
-        doc("Vote for an activity entry").body::<VoteRequest>(),
+        doc("Vote for an activity entry")
+            .body::<VoteRequest>()
+            .reply::<VoteResult>(),
     )
     .post(
         "/activity/vote-cancel",
         vote_cancel,
-        doc("Take back a vote for an activity entry").body::<VoteRequest>(),
+        doc("Take back a vote for an activity entry")
+            .body::<VoteRequest>()
+            .reply::<VoteResult>(),
     )
     .post(
         "/admin/activity/create",
         admin_create,
-        doc("Operators: create an activity").body::<UpsertRequest>(),
+        doc("Operators: create an activity")
+            .body::<UpsertRequest>()
+            .reply::<ActivityAdmin>(),
     )
     .post(
         "/admin/activity/edit",
         admin_edit,
-        doc("Operators: edit an activity").body::<UpsertRequest>(),
+        doc("Operators: edit an activity")
+            .body::<UpsertRequest>()
+            .reply::<ActivityAdmin>(),
     )
     .post(
         "/admin/activity/list",
         admin_list,
-        doc("Operators: list activities"),
+        doc("Operators: list activities").reply::<Items<ActivityAdmin>>(),
     )
     .post(
         "/admin/activity/close",
         admin_close,
-        doc("Operators: close an activity").body::<JudgeRequest>(),
+        doc("Operators: close an activity")
+            .body::<JudgeRequest>()
+            .reply::<PeriodResultView>(),
     )
     .post(
         "/admin/activity/judge",
         admin_judge,
-        doc("Operators: judge an activity's entries").body::<JudgeRequest>(),
+        doc("Operators: judge an activity's entries")
+            .body::<JudgeRequest>()
+            .reply::<PeriodResultView>(),
     );
+}
+
+/// `activity/post/list`: a page of a period's entries, and the period.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = ActivityPostPage)]
+pub struct PostPage {
+    pub items: Vec<EntryView>,
+    pub next_cursor: Option<String>,
+    pub period: u32,
 }
 
 pub async fn list(s: web::Data<AppState>, b: Body<ListRequest>) -> ApiResult {
@@ -118,11 +159,11 @@ pub async fn post_list(
 ) -> ApiResult {
     let v = viewer(&req, &s).await?;
     let (page, period) = s.activities.post_list(&b, v.as_deref()).await?;
-    Ok(ok(json!({
-        "items": page.items,
-        "next_cursor": page.next_cursor,
-        "period": period,
-    })))
+    Ok(ok(PostPage {
+        items: page.items,
+        next_cursor: page.next_cursor,
+        period,
+    }))
 }
 
 #[tracing::instrument(skip_all, fields(activity = %b.id))]
@@ -140,9 +181,9 @@ pub async fn excellent_list(
     b: Body<ActivityRequest>,
 ) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(
-        json!({ "items": s.activities.excellent_list(&b, v.as_deref()).await? }),
-    ))
+    Ok(ok(Items {
+        items: s.activities.excellent_list(&b, v.as_deref()).await?,
+    }))
 }
 
 pub async fn my_list(a: Authed, s: web::Data<AppState>, b: Body<MyRequest>) -> ApiResult {
@@ -184,9 +225,9 @@ pub async fn admin_edit(a: Authed, s: web::Data<AppState>, b: Body<UpsertRequest
 
 pub async fn admin_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
     operator(&s, &a)?;
-    Ok(ok(
-        json!({ "items": s.activities.admin_list(&a.0.account.id).await? }),
-    ))
+    Ok(ok(Items {
+        items: s.activities.admin_list(&a.0.account.id).await?,
+    }))
 }
 
 #[tracing::instrument(skip_all, fields(activity = %b.id, period = b.period))]

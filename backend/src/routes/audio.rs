@@ -28,12 +28,12 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/text-to-audio-effect",
             text_to_audio_effect,
-            doc("Create a sound effect task from text"),
+            doc("Create a sound effect task from text").reply::<protocol::character::IdAnswer>(),
         )
         .post(
             "/music/text-to-music",
             text_to_music,
-            doc("Create a music task from a prompt"),
+            doc("Create a music task from a prompt").reply::<protocol::character::IdAnswer>(),
         )
         .post(
             "/music/generate-lyrics",
@@ -43,12 +43,14 @@ pub fn routes(api: &mut Api) {
         .post(
             "/video-to-audio",
             video_to_audio,
-            doc("Create a task that adds generated sound to a video"),
+            doc("Create a task that adds generated sound to a video")
+                .reply::<protocol::character::IdAnswer>(),
         )
         .post(
             "/video-add-music",
             video_add_music,
-            doc("Create a task that adds music under a video"),
+            doc("Create a task that adds music under a video")
+                .reply::<protocol::character::IdAnswer>(),
         );
         super::lipsync::routes(api);
     });
@@ -139,7 +141,7 @@ async fn create(
         .create_audio(&who, action, p.job, inputs, body)
         .await?;
     s.awards.on_task(&who).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(protocol::character::IdAnswer { id }))
 }
 
 /// The object key of a soundtrack's video: the first video of the caller's

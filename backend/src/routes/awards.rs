@@ -12,6 +12,7 @@ use protocol::awards::{
     AwardDef, AwardDeleteRequest, AwardUpsertRequest, CheckinRequest, Schedule, ScheduleRequest,
     TimeZoneRequest, Trigger,
 };
+use protocol::awards::{AwardList, CheckinDone, CheckinInfo};
 use protocol::ErrorCode;
 use serde_json::json;
 
@@ -59,9 +60,16 @@ pub async fn award_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
     Ok(ok(s.awards.take_unseen(&a.0.account.id).await?))
 }
 
+/// `temp-coins/popup`: whether this call marked the popup seen.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = TempCoinsPopupMarked)]
+pub struct PopupMarked {
+    pub marked: bool,
+}
+
 pub async fn temp_coins_popup(a: Authed, s: web::Data<AppState>) -> ApiResult {
     let marked = s.awards.mark_temp_coins_popup(&a.0.account.id).await?;
-    Ok(ok(json!({ "marked": marked })))
+    Ok(ok(PopupMarked { marked }))
 }
 
 use super::require_operator as operator;
@@ -158,23 +166,29 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/activity/checkin/info",
         info,
-        doc("The caller's check-in streak and today's award"),
+        doc("The caller's check-in streak and today's award").reply::<CheckinInfo>(),
     )
-    .post("/activity/checkin", checkin, doc("Check in for today"))
+    .post(
+        "/activity/checkin",
+        checkin,
+        doc("Check in for today").reply::<CheckinDone>(),
+    )
     .post(
         "/activity/checkin/time-zone",
         time_zone,
-        doc("Change the caller's check-in time zone (once per 30 days)").body::<TimeZoneRequest>(),
+        doc("Change the caller's check-in time zone (once per 30 days)")
+            .body::<TimeZoneRequest>()
+            .reply::<CheckinInfo>(),
     )
     .post(
         "/face-photo/mark-user-activity-award-list",
         award_list,
-        doc("Mark the caller's activity awards as seen"),
+        doc("Mark the caller's activity awards as seen").reply::<AwardList>(),
     )
     .post(
         "/face-photo/mark-temp-coins-popup",
         temp_coins_popup,
-        doc("Mark the temporary coins popup as seen"),
+        doc("Mark the temporary coins popup as seen").reply::<PopupMarked>(),
     )
     .post(
         "/admin/award/list",

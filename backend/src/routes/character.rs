@@ -12,12 +12,13 @@ use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
+use protocol::character::{CharacterCard, CharacterView, DatacardView, Preset, RecentCard};
 use protocol::character::{
     CharacterLimits, CharacterTypeView, ConfigAnswer, DatacardCreate, DatacardEdit,
     DefaultSettingAnswer, ExportQuery, Gender, IdAnswer, IdRequest, Items, LimitRequest,
     ListRequest, ModelInfoView, PublishRequest, MAX_CARD_BYTES,
 };
-use protocol::ErrorCode;
+use protocol::{Empty, ErrorCode};
 use serde_json::json;
 
 use crate::auth::{optional_caller, Authed};
@@ -35,17 +36,23 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/tavern-pro/publish",
         publish,
-        doc("Publish a character").body::<PublishRequest>(),
+        doc("Publish a character")
+            .body::<PublishRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/tavern-pro/detail",
         detail,
-        doc("One character (tavern form)").body::<IdRequest>(),
+        doc("One character (tavern form)")
+            .body::<IdRequest>()
+            .reply::<CharacterView>(),
     )
     .post(
         "/character/detail",
         detail,
-        doc("One character").body::<IdRequest>(),
+        doc("One character")
+            .body::<IdRequest>()
+            .reply::<CharacterView>(),
     )
     .post(
         "/square/v3/character/list",
@@ -60,55 +67,79 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/v3/character/recommend",
         recommend,
-        doc("Recommended characters").body::<LimitRequest>(),
+        doc("Recommended characters")
+            .body::<LimitRequest>()
+            .reply::<Items<CharacterCard>>(),
     )
     .post(
         "/square/character/recommend",
         recommend,
-        doc("Recommended characters (older path)").body::<LimitRequest>(),
+        doc("Recommended characters (older path)")
+            .body::<LimitRequest>()
+            .reply::<Items<CharacterCard>>(),
     )
     .post(
         "/character/latest",
         latest,
-        doc("Characters the caller chatted with lately").body::<LimitRequest>(),
+        doc("Characters the caller chatted with lately")
+            .body::<LimitRequest>()
+            .reply::<Items<RecentCard>>(),
     )
     .post(
         "/tavern-pro/recently/remove",
         remove_recent,
-        doc("Remove a character from the caller's recent list").body::<IdRequest>(),
+        doc("Remove a character from the caller's recent list")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
-    .post("/tavern-pro/my", mine, doc("The caller's characters"))
+    .post(
+        "/tavern-pro/my",
+        mine,
+        doc("The caller's characters").reply::<Items<CharacterCard>>(),
+    )
     .post(
         "/tavern-pro/delete",
         delete,
-        doc("Delete one of the caller's characters").body::<IdRequest>(),
+        doc("Delete one of the caller's characters")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/character/default_setting",
         default_setting,
-        doc("Default settings for a new character"),
+        doc("Default settings for a new character").reply::<DefaultSettingAnswer>(),
     )
     .get(
         "/character/default_setting",
         default_setting,
-        doc("Default settings for a new character"),
+        doc("Default settings for a new character").reply::<DefaultSettingAnswer>(),
     )
     .post(
         "/tavern-pro/config",
         config,
-        doc("Character editor configuration"),
+        doc("Character editor configuration").reply::<ConfigAnswer>(),
     )
     .get(
         "/tavern-pro/config",
         config,
-        doc("Character editor configuration"),
+        doc("Character editor configuration").reply::<ConfigAnswer>(),
     )
-    .post("/tavern-pro/preset/list", presets, doc("Character presets"))
-    .get("/tavern-pro/preset/list", presets, doc("Character presets"))
+    .post(
+        "/tavern-pro/preset/list",
+        presets,
+        doc("Character presets").reply::<Items<Preset>>(),
+    )
+    .get(
+        "/tavern-pro/preset/list",
+        presets,
+        doc("Character presets").reply::<Items<Preset>>(),
+    )
     .post(
         "/tavern-pro/card/import",
         import,
-        doc("Import a character card (PNG or JSON)").upload("image/png"),
+        doc("Import a character card (PNG or JSON)")
+            .upload("image/png")
+            .reply::<IdAnswer>(),
     )
     .get(
         "/tavern-pro/card/export",
@@ -120,24 +151,36 @@ pub fn routes(api: &mut Api) {
     .post(
         "/datacard/create",
         datacard_create,
-        doc("Create a data card (character knowledge)").body::<DatacardCreate>(),
+        doc("Create a data card (character knowledge)")
+            .body::<DatacardCreate>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/datacard/edit",
         datacard_edit,
-        doc("Edit a data card").body::<DatacardEdit>(),
+        doc("Edit a data card")
+            .body::<DatacardEdit>()
+            .reply::<DatacardView>(),
     )
     .post(
         "/datacard/delete",
         datacard_delete,
-        doc("Delete a data card").body::<IdRequest>(),
+        doc("Delete a data card")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/datacard/detail",
         datacard_detail,
-        doc("One data card").body::<IdRequest>(),
+        doc("One data card")
+            .body::<IdRequest>()
+            .reply::<DatacardView>(),
     )
-    .post("/datacard/my", datacard_my, doc("The caller's data cards"));
+    .post(
+        "/datacard/my",
+        datacard_my,
+        doc("The caller's data cards").reply::<Items<DatacardView>>(),
+    );
 }
 
 /// The caller's account id when a token is sent (a bad token is NeedLogin),
@@ -215,7 +258,7 @@ pub async fn latest(a: Authed, s: State, b: Body<LimitRequest>) -> ApiResult {
 
 pub async fn remove_recent(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
     s.characters.remove_recent(&a.0.account.id, &b.id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn mine(a: Authed, s: State) -> ApiResult {
@@ -227,7 +270,7 @@ pub async fn mine(a: Authed, s: State) -> ApiResult {
 pub async fn delete(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
     s.characters.delete(&a.0.account.id, &b.id).await?;
     s.square.search_character(&s.characters, &b.id).await;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn default_setting(s: State) -> ApiResult {
@@ -388,7 +431,7 @@ pub async fn datacard_edit(a: Authed, s: State, b: Body<DatacardEdit>) -> ApiRes
 
 pub async fn datacard_delete(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {
     s.characters.delete_datacard(&a.0.account.id, &b.id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn datacard_detail(a: Authed, s: State, b: Body<IdRequest>) -> ApiResult {

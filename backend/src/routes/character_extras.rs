@@ -16,7 +16,6 @@ use protocol::character_extras::{
     UnpublishRequest,
 };
 use protocol::ErrorCode;
-use serde_json::json;
 
 use crate::auth::{optional_caller, Authed};
 use crate::characters::preview;
@@ -33,37 +32,43 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/character/model_list",
         model_list,
-        doc("The chat models a character can use"),
+        doc("The chat models a character can use").reply::<Items<ModelListItem>>(),
     )
     .get(
         "/character/model_list",
         model_list,
-        doc("The chat models a character can use"),
+        doc("The chat models a character can use").reply::<Items<ModelListItem>>(),
     )
     .post(
         "/tavern-pro/model-list/v2",
         model_list,
-        doc("The chat models a character can use (v2 path)"),
+        doc("The chat models a character can use (v2 path)").reply::<Items<ModelListItem>>(),
     )
     .get(
         "/tavern-pro/model-list/v2",
         model_list,
-        doc("The chat models a character can use (v2 path)"),
+        doc("The chat models a character can use (v2 path)").reply::<Items<ModelListItem>>(),
     )
     .post(
         "/character/chat/recommend_hot",
         recommend_hot,
-        doc("Hot characters to chat with").body::<LimitRequest>(),
+        doc("Hot characters to chat with")
+            .body::<LimitRequest>()
+            .reply::<Items<protocol::character_extras::HotCard>>(),
     )
     .post(
         "/tavern-pro/preview/list",
         preview_list,
-        doc("Preview pictures for the character editor").body::<PreviewRequest>(),
+        doc("Preview pictures for the character editor")
+            .body::<PreviewRequest>()
+            .reply::<Items<protocol::character_extras::PreviewItem>>(),
     )
     .post(
         "/character/agent/recommend_promot",
         image_prompts,
-        doc("Picture prompts proposed for a character").body::<CharacterIdRequest>(),
+        doc("Picture prompts proposed for a character")
+            .body::<CharacterIdRequest>()
+            .reply::<Items<String>>(),
     );
 }
 
@@ -119,6 +124,12 @@ pub async fn admin_reports(a: Authed, s: State, b: Body<ReportListRequest>) -> A
     Ok(ok(ListAnswer { items, cursor }))
 }
 
+/// `admin/character/unpublish`: whether it was published before.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Unpublished {
+    pub was_published: bool,
+}
+
 /// `admin/character/unpublish`.
 #[tracing::instrument(skip_all, fields(character = %b.character_id))]
 pub async fn admin_unpublish(a: Authed, s: State, b: Body<UnpublishRequest>) -> ApiResult {
@@ -127,5 +138,5 @@ pub async fn admin_unpublish(a: Authed, s: State, b: Body<UnpublishRequest>) -> 
     s.square
         .search_character(&s.characters, &b.character_id)
         .await;
-    Ok(ok(json!({ "was_published": was_published })))
+    Ok(ok(Unpublished { was_published }))
 }

@@ -7,6 +7,7 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::ChatSettingsView;
+use protocol::chat::{CanTalk, MessageView, SessionList, SessionView};
 use protocol::chat::{
     CharacterRef, ChatStartRequest, ChatStarted, ChatStopped, ContentAnswer, DatacardBinding,
     DatacardIds, DatacardsEdit, DeleteAllAnswer, DeleteAllRequest, MessageEditRequest,
@@ -14,7 +15,7 @@ use protocol::chat::{
     QuickChatStarted, ReplySuggestions, SessionCreated, SessionEditRequest, SessionListRequest,
     SessionRef, TimbreSet,
 };
-use serde_json::json;
+use protocol::Empty;
 
 use crate::auth::{optional_caller, Authed};
 use crate::error::{ok, ApiResult};
@@ -73,14 +74,14 @@ pub async fn delete_message(a: Authed, s: State, b: Body<MessageRef>) -> ApiResu
     s.chats
         .delete_message(&a.0.account.id, &b.session_id, &b.msg_id)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn like(a: Authed, s: State, b: Body<MessageLikeRequest>) -> ApiResult {
     s.chats
         .like(&a.0.account.id, &b.session_id, &b.msg_id, b.like)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn copy(a: Authed, s: State, b: Body<MessageRef>) -> ApiResult {
@@ -101,7 +102,7 @@ pub async fn edit(a: Authed, s: State, b: Body<SessionEditRequest>) -> ApiResult
 
 pub async fn delete(a: Authed, s: State, b: Body<SessionRef>) -> ApiResult {
     s.chats.delete(&a.0.account.id, &b.session_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn delete_all(a: Authed, s: State, b: Body<DeleteAllRequest>) -> ApiResult {
@@ -138,7 +139,7 @@ pub async fn set_timbre(a: Authed, s: State, b: Body<TimbreSet>) -> ApiResult {
     s.chats
         .set_timbre(&a.0.account.id, &b.session_id, &b.timbre_id)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn can_talk(req: HttpRequest, s: State, b: Body<CharacterRef>) -> ApiResult {
@@ -185,112 +186,156 @@ pub fn config(api: &mut Api) {
         api.post(
             "/create",
             create,
-            doc("Start a chat session with a character").body::<CharacterRef>(),
+            doc("Start a chat session with a character")
+                .body::<CharacterRef>()
+                .reply::<SessionCreated>(),
         )
         .post(
             "/chat/start",
             start,
-            doc("Send a message; the reply streams as socket frames 11").body::<ChatStartRequest>(),
+            doc("Send a message; the reply streams as socket frames 11")
+                .body::<ChatStartRequest>()
+                .reply::<ChatStarted>(),
         )
         .post(
             "/chat/stop",
             stop,
-            doc("Stop the reply being written").body::<SessionRef>(),
+            doc("Stop the reply being written")
+                .body::<SessionRef>()
+                .reply::<ChatStopped>(),
         )
         .post(
             "/list",
             list,
-            doc("The caller's chat sessions").body::<SessionListRequest>(),
+            doc("The caller's chat sessions")
+                .body::<SessionListRequest>()
+                .reply::<SessionList>(),
         )
         .post(
             "/message/list",
             messages,
-            doc("A chat session's messages").body::<MessageListRequest>(),
+            doc("A chat session's messages")
+                .body::<MessageListRequest>()
+                .reply::<MessageList>(),
         )
         .post(
             "/message/edit",
             edit_message,
-            doc("Edit a chat message").body::<MessageEditRequest>(),
+            doc("Edit a chat message")
+                .body::<MessageEditRequest>()
+                .reply::<MessageView>(),
         )
         .post(
             "/message/delete",
             delete_message,
-            doc("Delete a chat message").body::<MessageRef>(),
+            doc("Delete a chat message")
+                .body::<MessageRef>()
+                .reply::<Empty>(),
         )
         .post(
             "/message/like",
             like,
-            doc("Like or unlike a chat reply").body::<MessageLikeRequest>(),
+            doc("Like or unlike a chat reply")
+                .body::<MessageLikeRequest>()
+                .reply::<Empty>(),
         )
         .post(
             "/message/copy_idx",
             copy,
-            doc("Record that a reply was copied").body::<MessageRef>(),
+            doc("Record that a reply was copied")
+                .body::<MessageRef>()
+                .reply::<ContentAnswer>(),
         )
         .post(
             "/edit",
             edit,
-            doc("Edit a chat session").body::<SessionEditRequest>(),
+            doc("Edit a chat session")
+                .body::<SessionEditRequest>()
+                .reply::<SessionView>(),
         )
         .post(
             "/delete",
             delete,
-            doc("Delete a chat session").body::<SessionRef>(),
+            doc("Delete a chat session")
+                .body::<SessionRef>()
+                .reply::<Empty>(),
         )
         .post(
             "/delete-all",
             delete_all,
-            doc("Delete every chat session of the caller").body::<DeleteAllRequest>(),
+            doc("Delete every chat session of the caller")
+                .body::<DeleteAllRequest>()
+                .reply::<DeleteAllAnswer>(),
         )
         .post(
             "/bind-datacard",
             bind_datacard,
-            doc("Bind a data card to a chat session").body::<DatacardBinding>(),
+            doc("Bind a data card to a chat session")
+                .body::<DatacardBinding>()
+                .reply::<DatacardIds>(),
         )
         .post(
             "/edit-datacard",
             edit_datacards,
-            doc("Change a chat session's data cards").body::<DatacardsEdit>(),
+            doc("Change a chat session's data cards")
+                .body::<DatacardsEdit>()
+                .reply::<DatacardIds>(),
         )
         .post(
             "/remove-datacard",
             remove_datacard,
-            doc("Remove a data card from a chat session").body::<DatacardBinding>(),
+            doc("Remove a data card from a chat session")
+                .body::<DatacardBinding>()
+                .reply::<DatacardIds>(),
         )
         .post(
             "/timbre/set",
             set_timbre,
-            doc("Set the voice a chat session's replies are spoken with").body::<TimbreSet>(),
+            doc("Set the voice a chat session's replies are spoken with")
+                .body::<TimbreSet>()
+                .reply::<Empty>(),
         )
         .post(
             "/msg/latest_state_info",
             latest,
-            doc("The latest state of a chat session's reply").body::<SessionRef>(),
+            doc("The latest state of a chat session's reply")
+                .body::<SessionRef>()
+                .reply::<MessageView>(),
         );
     })
     .post(
         "/character/quick-chat/start",
         quick_start,
-        doc("Start a quick chat with a character").body::<QuickChatStart>(),
+        doc("Start a quick chat with a character")
+            .body::<QuickChatStart>()
+            .reply::<QuickChatStarted>(),
     )
     .post(
         "/character/quick-chat/task/progress",
         progress,
-        doc("Progress of a quick chat's reply").body::<MessageRef>(),
+        doc("Progress of a quick chat's reply")
+            .body::<MessageRef>()
+            .reply::<MessageView>(),
     )
     .post(
         "/character/quick-chat/can-talk",
         can_talk,
-        doc("Whether the caller may quick-chat now").body::<CharacterRef>(),
+        doc("Whether the caller may quick-chat now")
+            .body::<CharacterRef>()
+            .reply::<CanTalk>(),
     )
     .post(
         "/character/reply/recommend",
         recommend,
-        doc("Proposed replies for the caller in a chat").body::<SessionRef>(),
+        doc("Proposed replies for the caller in a chat")
+            .body::<SessionRef>()
+            .reply::<ReplySuggestions>(),
     )
     .post(
         "/character/message/polish",
         polish,
-        doc("Polish the caller's draft chat message").body::<PolishRequest>(),
+        doc("Polish the caller's draft chat message")
+            .body::<PolishRequest>()
+            .reply::<ContentAnswer>(),
     );
 }

@@ -9,9 +9,9 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::character::IdAnswer;
+use protocol::square::comment::{CommentLikeAnswer, CommentPage, EmojiList};
 use protocol::square::comment::{CommentRef, CreateCommentRequest, EmojiItem, ListCommentsRequest};
-use protocol::ErrorCode;
-use serde_json::json;
+use protocol::{Empty, ErrorCode};
 
 use crate::auth::{optional_caller, Authed};
 use crate::comments::emoji;
@@ -28,40 +28,62 @@ pub fn routes(api: &mut Api) {
             api.post(
                 "/create",
                 create,
-                doc("Comment on an object").body::<CreateCommentRequest>(),
+                doc("Comment on an object")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/add",
                 create,
-                doc("Comment on an object (older path)").body::<CreateCommentRequest>(),
+                doc("Comment on an object (older path)")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/add-replies",
                 add_reply,
-                doc("Reply to a comment").body::<CreateCommentRequest>(),
+                doc("Reply to a comment")
+                    .body::<CreateCommentRequest>()
+                    .reply::<IdAnswer>(),
             )
             .post(
                 "/list",
                 list,
-                doc("An object's comments").body::<ListCommentsRequest>(),
+                doc("An object's comments")
+                    .body::<ListCommentsRequest>()
+                    .reply::<CommentPage>(),
             )
             .post(
                 "/replies-list",
                 replies_list,
-                doc("A comment's replies").body::<ListCommentsRequest>(),
+                doc("A comment's replies")
+                    .body::<ListCommentsRequest>()
+                    .reply::<CommentPage>(),
             )
             .post(
                 "/like",
                 like,
-                doc("Like or unlike a comment").body::<CommentRef>(),
+                doc("Like or unlike a comment")
+                    .body::<CommentRef>()
+                    .reply::<CommentLikeAnswer>(),
             )
             .post(
                 "/delete",
                 delete,
-                doc("Delete one of the caller's comments").body::<CommentRef>(),
+                doc("Delete one of the caller's comments")
+                    .body::<CommentRef>()
+                    .reply::<Empty>(),
             )
-            .post("/emoji/list", emoji_list, doc("The emoji comments may use"))
-            .get("/emoji/list", emoji_list, doc("The emoji comments may use"));
+            .post(
+                "/emoji/list",
+                emoji_list,
+                doc("The emoji comments may use").reply::<EmojiList>(),
+            )
+            .get(
+                "/emoji/list",
+                emoji_list,
+                doc("The emoji comments may use").reply::<EmojiList>(),
+            );
         });
     }
 }
@@ -112,7 +134,7 @@ pub async fn like(a: Authed, s: State, b: Body<CommentRef>) -> ApiResult {
 
 pub async fn delete(a: Authed, s: State, b: Body<CommentRef>) -> ApiResult {
     s.comments.delete(&a.0.account.id, &b.id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 /// The table as `EmojiList` on the wire, without copying it.

@@ -6,10 +6,11 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
+use protocol::character::Items;
 use protocol::models::train::{CaptionSource, DatasetKind, MAX_DATASET_IMAGES};
+use protocol::models::train::{DatasetTemplate, DatasetView};
 use protocol::ErrorCode;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::auth::Authed;
 use crate::error::{ok, ApiError, ApiResult};
@@ -52,14 +53,14 @@ struct DatasetBody {
 
 async fn template_list() -> ApiResult {
     let items: Vec<_> = DatasetKind::ALL.iter().map(|k| k.template()).collect();
-    Ok(ok(json!({ "items": items })))
+    Ok(ok(Items { items }))
 }
 
 async fn list(a: Authed, s: State, b: Option<web::Json<DatasetBody>>) -> ApiResult {
     let limit = b.as_ref().and_then(|b| b.limit).unwrap_or(50);
     let rows = datasets(&s).list(&a.0.account.id, limit).await?;
     let items: Vec<_> = rows.iter().map(|r| r.view(false)).collect();
-    Ok(ok(json!({ "items": items })))
+    Ok(ok(Items { items }))
 }
 
 async fn detail(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
@@ -120,7 +121,7 @@ async fn edit(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
 
 async fn delete(a: Authed, s: State, b: web::Json<DatasetBody>) -> ApiResult {
     datasets(&s).delete(&a.0.account.id, &b.dataset_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -265,56 +266,74 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/dataset/template-list",
         template_list,
-        doc("Dataset templates"),
+        doc("Dataset templates").reply::<Items<DatasetTemplate>>(),
     )
     .get(
         "/dataset/template-list",
         template_list,
-        doc("Dataset templates"),
+        doc("Dataset templates").reply::<Items<DatasetTemplate>>(),
     )
     .post(
         "/dataset/list",
         list,
-        doc("The caller's training datasets").body::<DatasetBody>(),
+        doc("The caller's training datasets")
+            .body::<DatasetBody>()
+            .reply::<Items<DatasetView>>(),
     )
     .post(
         "/dataset/detail",
         detail,
-        doc("One training dataset").body::<DatasetBody>(),
+        doc("One training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/create",
         create,
-        doc("Create a training dataset").body::<DatasetBody>(),
+        doc("Create a training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/edit",
         edit,
-        doc("Edit a training dataset").body::<DatasetBody>(),
+        doc("Edit a training dataset")
+            .body::<DatasetBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/delete",
         delete,
-        doc("Delete a training dataset").body::<DatasetBody>(),
+        doc("Delete a training dataset")
+            .body::<DatasetBody>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/dataset/image/add",
         image_add,
-        doc("Add pictures to a dataset").body::<ImagesBody>(),
+        doc("Add pictures to a dataset")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/image/delete",
         image_delete,
-        doc("Remove pictures from a dataset").body::<ImagesBody>(),
+        doc("Remove pictures from a dataset")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/image/caption",
         image_caption,
-        doc("Set a dataset picture's caption").body::<CaptionBody>(),
+        doc("Set a dataset picture's caption")
+            .body::<CaptionBody>()
+            .reply::<DatasetView>(),
     )
     .post(
         "/dataset/caption/auto",
         caption_auto,
-        doc("Draft captions for a dataset's pictures").body::<ImagesBody>(),
+        doc("Draft captions for a dataset's pictures")
+            .body::<ImagesBody>()
+            .reply::<DatasetView>(),
     );
 }

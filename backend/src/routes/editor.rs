@@ -10,7 +10,19 @@ use protocol::video::editor::{
     CreateRequest, EditRequest, ExportRef, ListRequest, MaterialRef, MaterialUpload,
     SaveOperations, WorkspaceRef,
 };
-use serde_json::json;
+use protocol::video::editor::{ExportStatus, Material, Workspace};
+
+/// `editor/operations/save`: how many operations the workspace holds.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct OperationsSaved {
+    pub count: usize,
+}
+
+/// `editor/export`: the export task started.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ExportStarted {
+    pub task_id: String,
+}
 
 use super::task::requester;
 use crate::error::{ok, ApiResult};
@@ -21,12 +33,16 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/workspace/create",
             create,
-            doc("Create a video editor workspace").body::<CreateRequest>(),
+            doc("Create a video editor workspace")
+                .body::<CreateRequest>()
+                .reply::<Workspace>(),
         )
         .post(
             "/workspace/edit",
             edit,
-            doc("Rename or resize a video editor workspace").body::<EditRequest>(),
+            doc("Rename or resize a video editor workspace")
+                .body::<EditRequest>()
+                .reply::<Workspace>(),
         )
         .post(
             "/workspace/list",
@@ -36,17 +52,23 @@ pub fn routes(api: &mut Api) {
         .post(
             "/workspace/del",
             delete,
-            doc("Delete a video editor workspace").body::<WorkspaceRef>(),
+            doc("Delete a video editor workspace")
+                .body::<WorkspaceRef>()
+                .reply::<protocol::Empty>(),
         )
         .post(
             "/detail",
             detail,
-            doc("A workspace with its timeline and materials").body::<WorkspaceRef>(),
+            doc("A workspace with its timeline and materials")
+                .body::<WorkspaceRef>()
+                .reply::<Workspace>(),
         )
         .post(
             "/operation/save",
             save_operations,
-            doc("Save a workspace's timeline operations").body::<SaveOperations>(),
+            doc("Save a workspace's timeline operations")
+                .body::<SaveOperations>()
+                .reply::<OperationsSaved>(),
         )
         .post(
             "/material/list",
@@ -56,22 +78,30 @@ pub fn routes(api: &mut Api) {
         .post(
             "/material/upload",
             add_material,
-            doc("Add a material to a workspace").body::<MaterialUpload>(),
+            doc("Add a material to a workspace")
+                .body::<MaterialUpload>()
+                .reply::<Material>(),
         )
         .post(
             "/material/delete",
             delete_material,
-            doc("Remove a material from a workspace").body::<MaterialRef>(),
+            doc("Remove a material from a workspace")
+                .body::<MaterialRef>()
+                .reply::<protocol::Empty>(),
         )
         .post(
             "/export",
             export,
-            doc("Export a workspace's timeline as a video task").body::<WorkspaceRef>(),
+            doc("Export a workspace's timeline as a video task")
+                .body::<WorkspaceRef>()
+                .reply::<ExportStarted>(),
         )
         .post(
             "/export/check",
             export_check,
-            doc("Check a timeline before export (cost and problems)").body::<ExportRef>(),
+            doc("Check a timeline before export (cost and problems)")
+                .body::<ExportRef>()
+                .reply::<ExportStatus>(),
         );
     });
 }
@@ -102,7 +132,7 @@ async fn list(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ListRequest
 async fn delete(req: HttpRequest, s: web::Data<AppState>, b: web::Json<WorkspaceRef>) -> ApiResult {
     let who = requester(&req, &s).await?;
     s.editor.delete(&who, &b.workspace_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 async fn detail(req: HttpRequest, s: web::Data<AppState>, b: web::Json<WorkspaceRef>) -> ApiResult {
@@ -117,7 +147,7 @@ async fn save_operations(
 ) -> ApiResult {
     let who = requester(&req, &s).await?;
     let count = s.editor.save_operations(&who, &b).await?;
-    Ok(ok(json!({ "count": count })))
+    Ok(ok(OperationsSaved { count }))
 }
 
 async fn materials(
@@ -145,13 +175,13 @@ async fn delete_material(
 ) -> ApiResult {
     let who = requester(&req, &s).await?;
     s.editor.delete_material(&who, &b.material_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 async fn export(req: HttpRequest, s: web::Data<AppState>, b: web::Json<WorkspaceRef>) -> ApiResult {
     let who = requester(&req, &s).await?;
     let task_id = s.editor.export(&who, &b.workspace_id).await?;
-    Ok(ok(json!({ "task_id": task_id })))
+    Ok(ok(ExportStarted { task_id }))
 }
 
 async fn export_check(

@@ -9,7 +9,7 @@ use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::awards::Zone;
 use protocol::home::rules::primary_language;
-use protocol::home::view::{AppConfig, ModuleView};
+use protocol::home::view::{AppConfig, BannerView, ModuleView, PopupAnswer, PopupInfo, SlotView};
 use protocol::home::{PopupKind, Viewer};
 use protocol::ErrorCode;
 use serde::Deserialize;
@@ -27,22 +27,30 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/banner/home",
         banners,
-        doc("The home page's banners for this viewer").body::<ViewBody>(),
+        doc("The home page's banners for this viewer")
+            .body::<ViewBody>()
+            .reply::<Banners>(),
     )
     .post(
         "/slot/list",
         slots,
-        doc("The home page's slots for this viewer").body::<ViewBody>(),
+        doc("The home page's slots for this viewer")
+            .body::<ViewBody>()
+            .reply::<Slots>(),
     )
     .post(
         "/app/fetch",
         app_fetch,
-        doc("App configuration for the client").body::<ViewBody>(),
+        doc("App configuration for the client")
+            .body::<ViewBody>()
+            .reply::<AppConfig>(),
     )
     .post(
         "/face-photo/get",
         popup_get,
-        doc("The popup to show now (recorded as shown)").body::<ViewBody>(),
+        doc("The popup to show now (recorded as shown)")
+            .body::<ViewBody>()
+            .reply::<PopupAnswer>(),
     )
     .post(
         "/face-photo/dont-pop",
@@ -52,7 +60,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/face-photo/popup-info",
         popup_info,
-        doc("A popup's content").body::<ViewBody>(),
+        doc("A popup's content")
+            .body::<ViewBody>()
+            .reply::<PopupInfos>(),
     )
     .post(
         "/face-photo/mark-face-photo-popup",
@@ -62,12 +72,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/face-photo/mark-wakeup-user-popup",
         wakeup,
-        doc("Mark the wake-up popup as seen").body::<ViewBody>(),
+        doc("Mark the wake-up popup as seen")
+            .body::<ViewBody>()
+            .reply::<PopupAnswer>(),
     )
     .post(
         "/theme-activity/face-popup/module-list",
         module_list,
-        doc("The popup's modules").body::<ViewBody>(),
+        doc("The popup's modules")
+            .body::<ViewBody>()
+            .reply::<Modules>(),
     )
     .post(
         "/theme-activity/face-popup/batch-content",
@@ -169,6 +183,36 @@ async fn zone_of(s: &AppState, w: &Who, b: &ViewBody) -> Result<Zone, ApiError> 
         .await
 }
 
+/// `home/banners`: the banners this viewer sees, and the live version.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = HomeBanners)]
+pub struct Banners {
+    pub banners: Vec<BannerView>,
+    pub version: u64,
+}
+
+/// `home/slots`: the slots this viewer sees, and the live version.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = HomeSlots)]
+pub struct Slots {
+    pub slots: Vec<SlotView>,
+    pub version: u64,
+}
+
+/// `face-photo/popup-info`: every popup's state for the caller, and its zone.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct PopupInfos {
+    pub popups: Vec<PopupInfo>,
+    pub time_zone: String,
+}
+
+/// `home/module/list`: the modules this viewer sees.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = HomeModules)]
+pub struct Modules {
+    pub modules: Vec<ModuleView>,
+}
+
 async fn banners(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
     let w = who(&req, &s, &b).await?;
     let live = s.home.live().await?;
@@ -177,9 +221,10 @@ async fn banners(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody
         viewer: &w.viewer,
         now: s.home.now(),
     };
-    Ok(ok(
-        json!({"banners": v.banners(b.slot.as_deref()), "version": live.version}),
-    ))
+    Ok(ok(Banners {
+        banners: v.banners(b.slot.as_deref()),
+        version: live.version,
+    }))
 }
 
 async fn slots(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
@@ -192,9 +237,10 @@ async fn slots(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>)
     };
     let mut only = b.slots.clone();
     only.extend(b.slot.clone());
-    Ok(ok(
-        json!({"slots": v.slots(&only), "version": live.version}),
-    ))
+    Ok(ok(Slots {
+        slots: v.slots(&only),
+        version: live.version,
+    }))
 }
 
 async fn app_fetch(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBody>) -> ApiResult {
@@ -241,7 +287,11 @@ async fn popup_get(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewBo
                 .pick_popup(who, &w.viewer, &zone, &kinds, true)
                 .await?))
         }
-        None => Ok(ok(json!({"show": false, "popup": null, "away_days": 0}))),
+        None => Ok(ok(PopupAnswer {
+            show: false,
+            popup: None,
+            away_days: 0,
+        })),
     }
 }
 
@@ -289,9 +339,10 @@ async fn popup_info(req: HttpRequest, s: web::Data<AppState>, b: web::Json<ViewB
     let w = who(&req, &s, &b).await?;
     let zone = zone_of(&s, &w, &b).await?;
     let who = w.subject.ok_or(ErrorCode::NeedLogin)?;
-    Ok(ok(
-        json!({"popups": s.home.popup_info(&who, &w.viewer, &zone).await?, "time_zone": zone.name()}),
-    ))
+    Ok(ok(PopupInfos {
+        popups: s.home.popup_info(&who, &w.viewer, &zone).await?,
+        time_zone: zone.name().to_owned(),
+    }))
 }
 
 async fn module_list(
@@ -311,7 +362,7 @@ async fn module_list(
         .into_iter()
         .map(ModuleView::from)
         .collect();
-    Ok(ok(json!({"modules": modules})))
+    Ok(ok(Modules { modules }))
 }
 
 async fn batch_content(

@@ -4,12 +4,13 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
+use protocol::im::{ChannelInfo, ChannelView, HistoryAnswer, UnreadItem, UnreadRecord};
 use protocol::im::{
     ChannelList, ChannelRef, CreateChannelAnswer, CreateChannelRequest, EditChannelRequest,
     HistoryRequest, JoinRequest, MemberList, MemberRequest, ReadRequest, SendAnswer, SendRequest,
     SetRoleRequest,
 };
-use serde_json::json;
+use protocol::Empty;
 
 use crate::auth::Authed;
 use crate::error::{ok, ApiResult};
@@ -39,7 +40,7 @@ pub async fn edit(a: Authed, s: web::Data<AppState>, b: Body<EditChannelRequest>
 
 pub async fn disband(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
     s.channels.disband(&a.0.account.id, &b.channel_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn joined(a: Authed, s: web::Data<AppState>) -> ApiResult {
@@ -65,7 +66,7 @@ pub async fn members(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> 
 
 pub async fn quit(a: Authed, s: web::Data<AppState>, b: Body<ChannelRef>) -> ApiResult {
     s.channels.quit(&a.0.account.id, &b.channel_id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn join(a: Authed, s: web::Data<AppState>, b: Body<JoinRequest>) -> ApiResult {
@@ -76,14 +77,14 @@ pub async fn kick_out(a: Authed, s: web::Data<AppState>, b: Body<MemberRequest>)
     s.channels
         .kick_out(&a.0.account.id, &b.channel_id, &b.account_id)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn set_role(a: Authed, s: web::Data<AppState>, b: Body<SetRoleRequest>) -> ApiResult {
     s.channels
         .set_role(&a.0.account.id, &b.channel_id, &b.account_id, b.role)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn history(a: Authed, s: web::Data<AppState>, b: Body<HistoryRequest>) -> ApiResult {
@@ -132,77 +133,109 @@ pub fn routes(api: &mut Api) {
             api.post(
                 "/create",
                 create,
-                doc("Create a channel").body::<CreateChannelRequest>(),
+                doc("Create a channel")
+                    .body::<CreateChannelRequest>()
+                    .reply::<CreateChannelAnswer>(),
             )
             .post(
                 "/edit",
                 edit,
-                doc("Edit a channel").body::<EditChannelRequest>(),
+                doc("Edit a channel")
+                    .body::<EditChannelRequest>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/disband",
                 disband,
-                doc("Disband a channel").body::<ChannelRef>(),
+                doc("Disband a channel")
+                    .body::<ChannelRef>()
+                    .reply::<Empty>(),
             )
             .post(
                 "/joined/list",
                 joined,
-                doc("The channels the caller joined"),
+                doc("The channels the caller joined").reply::<ChannelList>(),
             )
             .post(
                 "/detail",
                 detail,
-                doc("A channel's details").body::<ChannelRef>(),
+                doc("A channel's details")
+                    .body::<ChannelRef>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/info",
                 info,
-                doc("A channel's public information").body::<ChannelRef>(),
+                doc("A channel's public information")
+                    .body::<ChannelRef>()
+                    .reply::<ChannelInfo>(),
             )
             .post(
                 "/members",
                 members,
-                doc("A channel's members").body::<ChannelRef>(),
+                doc("A channel's members")
+                    .body::<ChannelRef>()
+                    .reply::<MemberList>(),
             )
-            .post("/quit", quit, doc("Leave a channel").body::<ChannelRef>())
+            .post(
+                "/quit",
+                quit,
+                doc("Leave a channel").body::<ChannelRef>().reply::<Empty>(),
+            )
             .post(
                 "/join",
                 join,
-                doc("Join a channel by invite code").body::<JoinRequest>(),
+                doc("Join a channel by invite code")
+                    .body::<JoinRequest>()
+                    .reply::<ChannelView>(),
             )
             .post(
                 "/kick-out",
                 kick_out,
-                doc("Remove a member from a channel").body::<MemberRequest>(),
+                doc("Remove a member from a channel")
+                    .body::<MemberRequest>()
+                    .reply::<Empty>(),
             )
             .post(
                 "/role",
                 set_role,
-                doc("Set a member's role in a channel").body::<SetRoleRequest>(),
+                doc("Set a member's role in a channel")
+                    .body::<SetRoleRequest>()
+                    .reply::<Empty>(),
             );
         })
         .post(
             "/history",
             history,
-            doc("A channel's messages before a sequence number").body::<HistoryRequest>(),
+            doc("A channel's messages before a sequence number")
+                .body::<HistoryRequest>()
+                .reply::<HistoryAnswer>(),
         )
         .scope("/message", |api| {
             api.post(
                 "/send",
                 send,
-                doc("Send a message to a channel").body::<SendRequest>(),
+                doc("Send a message to a channel")
+                    .body::<SendRequest>()
+                    .reply::<SendAnswer>(),
             )
             .post(
                 "/unread-record",
                 unread,
-                doc("The caller's unread counts per channel"),
+                doc("The caller's unread counts per channel").reply::<UnreadRecord>(),
             )
             .post(
                 "/read",
                 read,
-                doc("Mark a channel read up to a message").body::<ReadRequest>(),
+                doc("Mark a channel read up to a message")
+                    .body::<ReadRequest>()
+                    .reply::<UnreadItem>(),
             )
-            .post("/all-read", all_read, doc("Mark every channel read"));
+            .post(
+                "/all-read",
+                all_read,
+                doc("Mark every channel read").reply::<UnreadRecord>(),
+            );
         });
     });
 }

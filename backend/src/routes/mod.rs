@@ -114,10 +114,18 @@ pub fn table(api: &mut Api) {
                         account::login_in,
                         doc("Sign in with e-mail and password")
                             .body::<acct::LoginRequest>()
-                            .reply::<acct::LoginData>(),
+                            .reply::<account::LoginAnswer>(),
                     )
-                    .post("/logout", account::logout, doc("End the caller's token"))
-                    .post("/info", account::info, doc("The caller's account"))
+                    .post(
+                        "/logout",
+                        account::logout,
+                        doc("End the caller's token").reply::<protocol::Nothing>(),
+                    )
+                    .post(
+                        "/info",
+                        account::info,
+                        doc("The caller's account").reply::<acct::AccountInfo>(),
+                    )
                     .post(
                         "/payment-info",
                         account::payment_info,
@@ -126,7 +134,7 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/settings",
                         account::settings,
-                        doc("Change the caller's settings"),
+                        doc("Change the caller's settings").reply::<acct::UserSettings>(),
                     )
                     .post(
                         "/complete-profile",
@@ -137,13 +145,13 @@ pub fn table(api: &mut Api) {
                     .post(
                         "/character/setting/get",
                         character_extras::persona_get,
-                        doc("The caller's chat persona"),
+                        doc("The caller's chat persona").reply::<protocol::character_extras::PersonaView>(),
                     )
                     .post(
                         "/character/setting/update",
                         character_extras::persona_update,
                         doc("Change the caller's chat persona")
-                            .body::<protocol::character_extras::PersonaUpdate>(),
+                            .body::<protocol::character_extras::PersonaUpdate>().reply::<protocol::character_extras::PersonaView>(),
                     );
                 });
             })
@@ -204,13 +212,13 @@ pub fn table(api: &mut Api) {
                         "/character/reports",
                         character_extras::admin_reports,
                         doc("Operators: reports against characters")
-                            .body::<protocol::character_extras::ReportListRequest>(),
+                            .body::<protocol::character_extras::ReportListRequest>().reply::<protocol::character::ListAnswer<protocol::character_extras::ReportView>>(),
                     )
                     .post(
                         "/character/unpublish",
                         character_extras::admin_unpublish,
                         doc("Operators: unpublish a character")
-                            .body::<protocol::character_extras::UnpublishRequest>(),
+                            .body::<protocol::character_extras::UnpublishRequest>().reply::<character_extras::Unpublished>(),
                     );
                 });
             })
@@ -296,17 +304,21 @@ pub fn table(api: &mut Api) {
                 );
             })
             .family("system", |api| {
-                api.post_get("/ping", system::ping, doc("Liveness: answers pong"))
-                    .post_get(
-                        "/are/you/ok",
-                        system::are_you_ok,
-                        doc("Health of the store, queue and bus (503 when one is down)"),
-                    )
-                    .get(
-                        "/health",
-                        system::health,
-                        doc("Version and backends in use"),
-                    );
+                api.post_get(
+                    "/ping",
+                    system::ping,
+                    doc("Liveness: answers pong").reply::<String>(),
+                )
+                .post_get(
+                    "/are/you/ok",
+                    system::are_you_ok,
+                    doc("Health of the store, queue and bus (503 when one is down)"),
+                )
+                .get(
+                    "/health",
+                    system::health,
+                    doc("Version and backends in use").reply::<system::Health>(),
+                );
             });
     });
     api.family("search", |api| {
@@ -385,7 +397,9 @@ fn task_routes(api: &mut Api) {
     api.post(
         "/create",
         task::create,
-        doc("Create a generation task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a generation task")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .get(
         "/prompt-render",
@@ -400,27 +414,32 @@ fn task_routes(api: &mut Api) {
                 "/conv/create",
                 agent::create,
                 doc("Start a generation agent conversation")
-                    .body::<protocol::agent::ConvCreateRequest>(),
+                    .body::<protocol::agent::ConvCreateRequest>()
+                    .reply::<protocol::agent::ConvCreated>(),
             )
             .post(
                 "/conv/history",
                 agent::history,
-                doc("A generation agent conversation's turns").body::<protocol::agent::ConvRef>(),
+                doc("A generation agent conversation's turns")
+                    .body::<protocol::agent::ConvRef>()
+                    .reply::<protocol::agent::Items<protocol::agent::AgentMessageView>>(),
             )
             .post(
                 "/convs",
                 agent::convs,
-                doc("The caller's generation agent conversations"),
+                doc("The caller's generation agent conversations")
+                    .reply::<protocol::agent::Items<protocol::agent::ConvView>>(),
             )
             .post_get(
                 "/prompt/preset-template",
                 agent::presets,
-                doc("The generation agent's starter templates"),
+                doc("The generation agent's starter templates")
+                    .reply::<protocol::agent::Items<protocol::agent::PresetTemplate>>(),
             )
             .post_get(
                 "/config",
                 agent::config,
-                doc("The generation agent's configuration"),
+                doc("The generation agent's configuration").reply::<protocol::agent::AgentConfig>(),
             );
         });
     })
@@ -434,7 +453,9 @@ fn task_routes(api: &mut Api) {
     .post(
         "/batch-progress",
         task::batch_progress,
-        doc("Several tasks' progress").body::<protocol::task::view::BatchProgressRequest>(),
+        doc("Several tasks' progress")
+            .body::<protocol::task::view::BatchProgressRequest>()
+            .reply::<protocol::character::Items<protocol::task::view::TaskView>>(),
     )
     .post(
         "/list",
@@ -453,69 +474,93 @@ fn task_routes(api: &mut Api) {
     .post(
         "/delete",
         task::delete,
-        doc("Delete a task").body::<protocol::task::view::TaskRef>(),
+        doc("Delete a task")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/index/delete",
         task::delete,
-        doc("Delete a task (index path)").body::<protocol::task::view::TaskRef>(),
+        doc("Delete a task (index path)")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/index/batch-delete",
         task::batch_delete,
-        doc("Delete several tasks").body::<protocol::task::view::TaskIdsRequest>(),
+        doc("Delete several tasks")
+            .body::<protocol::task::view::TaskIdsRequest>()
+            .reply::<task::DeletedAnswer>(),
     )
     .post(
         "/save-personal",
         task::save_personal,
-        doc("Save a task's outputs to the caller's works").body::<protocol::task::view::TaskRef>(),
+        doc("Save a task's outputs to the caller's works")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/index/save-personal",
         task::save_personal,
-        doc("Save a task's outputs (index path)").body::<protocol::task::view::TaskRef>(),
+        doc("Save a task's outputs (index path)")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/operate",
         task::operate,
         doc("Cancel, retry or otherwise operate on a task")
-            .body::<protocol::task::view::OperateRequest>(),
+            .body::<protocol::task::view::OperateRequest>()
+            .reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/speed-up",
         task::speed_up,
-        doc("Speed a queued task up with credits").body::<protocol::task::view::TaskRef>(),
+        doc("Speed a queued task up with credits")
+            .body::<protocol::task::view::TaskRef>()
+            .reply::<protocol::task::view::TaskView>(),
     )
     .post(
         "/text-to-img",
         task::create_as(Action::TextToImage),
-        doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a text-to-image task")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/lab/text-to-img",
         task::create_as(Action::TextToImage),
-        doc("Create a text-to-image task (lab path)").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a text-to-image task (lab path)")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/img-to-img",
         task::create_as(Action::ImageToImage),
-        doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create an image-to-image task")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/controlNet-to-img",
         task::create_as(Action::ConditionToImage),
         doc("Create a condition-to-image (control) task")
-            .body::<protocol::task::CreateTaskRequest>(),
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/make-variation",
         task::create_as(Action::Variation),
-        doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create a variation task")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/upscale",
         task::create_as(Action::Upscale),
-        doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+        doc("Create an upscale task")
+            .body::<protocol::task::CreateTaskRequest>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .scope("/v2", |api| {
         api.family("video", video::routes)
@@ -523,34 +568,44 @@ fn task_routes(api: &mut Api) {
             .post(
                 "/text-to-img",
                 task::create_as(Action::TextToImage),
-                doc("Create a text-to-image task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create a text-to-image task")
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/img-to-img",
                 task::create_as(Action::ImageToImage),
-                doc("Create an image-to-image task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create an image-to-image task")
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/upscale",
                 task::create_as(Action::Upscale),
-                doc("Create an upscale task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create an upscale task")
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/make-variation",
                 task::create_as(Action::Variation),
-                doc("Create a variation task").body::<protocol::task::CreateTaskRequest>(),
+                doc("Create a variation task")
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/controlNet-to-img",
                 task::create_as(Action::ConditionToImage),
                 doc("Create a condition-to-image (control) task")
-                    .body::<protocol::task::CreateTaskRequest>(),
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/img-to-text",
                 task::create_as(Action::Descriptors),
                 doc("Create a task that describes a picture")
-                    .body::<protocol::task::CreateTaskRequest>(),
+                    .body::<protocol::task::CreateTaskRequest>()
+                    .reply::<protocol::character::IdAnswer>(),
             )
             .post(
                 "/estimate",
@@ -590,17 +645,17 @@ fn task_routes(api: &mut Api) {
             .post_get(
                 "/config/model",
                 task::config_model,
-                doc("The model catalogue"),
+                doc("The model catalogue").reply::<protocol::task::catalogue::Catalogue>(),
             )
             .post_get(
                 "/config/generation-param",
                 task::generation_param,
-                doc("Generation defaults per creative mode"),
+                doc("Generation defaults per creative mode").reply::<task::GenerationParams>(),
             )
             .post(
                 "/model-rec",
                 task::model_rec,
-                doc("Recommended checkpoints"),
+                doc("Recommended checkpoints").reply::<task::CheckpointList>(),
             );
     });
 }

@@ -6,7 +6,9 @@ use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use infra::store::Key;
-use protocol::models::{CreateModelAnswer, CreateModelRequest, ModelDeclaration, VersionSource};
+use protocol::models::{
+    CreateModelAnswer, CreateModelRequest, ModelDeclaration, ModelView, VersionSource, VersionView,
+};
 use protocol::ErrorCode;
 use serde::Deserialize;
 use serde_json::json;
@@ -58,6 +60,20 @@ fn answer(v: &VersionRow) -> CreateModelAnswer {
         sha256: f.map(|f| f.sha256.clone()).unwrap_or_default(),
         autov2: f.map(|f| f.autov2.clone()).unwrap_or_default(),
     }
+}
+
+/// `model/del`: the model deleted.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ModelDeleted {
+    pub model_id: String,
+}
+
+/// `model/detail-with-ver`: a model and the version asked for (else its
+/// newest; null when it has none).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ModelWithVersion {
+    pub model: ModelView,
+    pub version: Option<VersionView>,
 }
 
 /// `resource/createModel` and `model/ver/add` (with `model_id`).
@@ -182,7 +198,9 @@ pub async fn del_model(
     svc(&s)
         .delete(&s.objects, &b.model_id, &c.account.id)
         .await?;
-    Ok(ok(json!({ "model_id": b.model_id })))
+    Ok(ok(ModelDeleted {
+        model_id: b.model_id.clone(),
+    }))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -247,7 +265,7 @@ pub async fn detail_with_ver(
         ),
         None => model.versions.last().cloned(),
     };
-    Ok(ok(json!({ "model": model, "version": version })))
+    Ok(ok(ModelWithVersion { model, version }))
 }
 
 /// `model/versionDetail`: a version with its model's name and owner.
@@ -431,43 +449,61 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/resource/createModel",
         create_model,
-        doc("Create a model (or a version) from an uploaded file").body::<CreateModelRequest>(),
+        doc("Create a model (or a version) from an uploaded file")
+            .body::<CreateModelRequest>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/resource/commitModel",
         commit_model,
-        doc("Finish a model draft").body::<CommitBody>(),
+        doc("Finish a model draft")
+            .body::<CommitBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/resource/delModel",
         del_model,
-        doc("Delete a model").body::<ModelId>(),
+        doc("Delete a model")
+            .body::<ModelId>()
+            .reply::<ModelDeleted>(),
     )
     .post(
         "/resource/publish",
         publish,
-        doc("Publish a model").body::<PublishBody>(),
+        doc("Publish a model")
+            .body::<PublishBody>()
+            .reply::<ModelView>(),
     )
-    .post("/model/list", list, doc("The caller's models"))
+    .post(
+        "/model/list",
+        list,
+        doc("The caller's models").reply::<lists::ModelList>(),
+    )
     .post(
         "/model/list/other",
         list_other,
-        doc("Someone's published models"),
+        doc("Someone's published models").reply::<lists::ModelList>(),
     )
     .post(
         "/model/edit",
         edit,
-        doc("Edit a model").body::<CommitBody>(),
+        doc("Edit a model")
+            .body::<CommitBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/ver/edit",
         ver_edit,
-        doc("Edit a model version").body::<VerEditBody>(),
+        doc("Edit a model version")
+            .body::<VerEditBody>()
+            .reply::<VersionView>(),
     )
     .post(
         "/model/ver/add",
         create_model,
-        doc("Add a version to a model from an uploaded file").body::<CreateModelRequest>(),
+        doc("Add a version to a model from an uploaded file")
+            .body::<CreateModelRequest>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/model/versionDetail",
@@ -477,7 +513,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/delist",
         delist,
-        doc("Delist a model or one version").body::<ModelId>(),
+        doc("Delist a model or one version")
+            .body::<ModelId>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/save",
@@ -492,24 +530,34 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/detail-with-ver",
         detail_with_ver,
-        doc("A model and one of its versions").body::<ModelId>(),
+        doc("A model and one of its versions")
+            .body::<ModelId>()
+            .reply::<ModelWithVersion>(),
     )
     .post(
         "/model/publish",
         publish,
-        doc("Publish a model (model path)").body::<PublishBody>(),
+        doc("Publish a model (model path)")
+            .body::<PublishBody>()
+            .reply::<ModelView>(),
     )
     .post(
         "/model/import/submit",
         import_submit,
-        doc("Import a model from a URL").body::<ImportBody>(),
+        doc("Import a model from a URL")
+            .body::<ImportBody>()
+            .reply::<CreateModelAnswer>(),
     )
     .post(
         "/model/recommend/byUrl",
         by_url,
         doc("Proposed fields for a model at a URL").body::<UrlBody>(),
     )
-    .post("/model/detail", detail, doc("One model").body::<ModelId>())
+    .post(
+        "/model/detail",
+        detail,
+        doc("One model").body::<ModelId>().reply::<ModelView>(),
+    )
     .post(
         "/model/config-select",
         config_select,
@@ -518,7 +566,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/post-join",
         post_join,
-        doc("Add example pictures to a model").body::<PostJoinBody>(),
+        doc("Add example pictures to a model")
+            .body::<PostJoinBody>()
+            .reply::<VersionView>(),
     )
     .post(
         "/model/ver-select",
@@ -535,11 +585,11 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/model/my",
         square_my,
-        doc("The caller's models as cards"),
+        doc("The caller's models as cards").reply::<protocol::square::FeedPage>(),
     )
     .post(
         "/square/model/other",
         square_other,
-        doc("Someone's published models as cards"),
+        doc("Someone's published models as cards").reply::<protocol::square::FeedPage>(),
     );
 }

@@ -227,7 +227,9 @@ pub async fn push_surveys(
 
 pub async fn get_surveys(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
     let v = viewer(&req, &s).await?;
-    Ok(ok(json!({ "items": s.ranks.surveys(v.as_deref()).await? })))
+    Ok(ok(protocol::character::Items {
+        items: s.ranks.surveys(v.as_deref()).await?,
+    }))
 }
 
 /// Operators define a survey.
@@ -236,7 +238,7 @@ pub async fn upsert_survey(a: Authed, s: web::Data<AppState>, b: Body<SurveyDef>
         return Err(ErrorCode::NoPermission.into());
     }
     s.ranks.upsert_survey(&b).await?;
-    Ok(ok(json!({ "id": b.id })))
+    Ok(ok(protocol::character::IdAnswer { id: b.id.clone() }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize, Default)]
@@ -290,7 +292,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/rank-detail",
         rank_detail,
-        doc("One model ranking board").body::<RankDetailRequest>(),
+        doc("One model ranking board")
+            .body::<RankDetailRequest>()
+            .reply::<protocol::models::rank::BoardPage>(),
     )
     .post(
         "/model/rank-detail-all",
@@ -320,7 +324,9 @@ pub fn routes(api: &mut Api) {
     .post(
         "/model/leaderboard/hottest-models",
         hottest_models,
-        doc("The hottest models").body::<RankDetailRequest>(),
+        doc("The hottest models")
+            .body::<RankDetailRequest>()
+            .reply::<protocol::models::rank::BoardPage>(),
     )
     .post(
         "/model/leaderboard/post-heroes",
@@ -340,13 +346,22 @@ pub fn routes(api: &mut Api) {
     .post(
         "/rank/push-surveys",
         push_surveys,
-        doc("Answer the ranking survey").body::<PushSurveyRequest>(),
+        doc("Answer the ranking survey")
+            .body::<PushSurveyRequest>()
+            .reply::<protocol::models::survey::SurveyView>(),
     )
-    .post("/rank/get-surveys", get_surveys, doc("The ranking survey"))
+    .post(
+        "/rank/get-surveys",
+        get_surveys,
+        doc("The ranking survey")
+            .reply::<protocol::character::Items<protocol::models::survey::SurveyView>>(),
+    )
     .post(
         "/admin/rank/survey/upsert",
         upsert_survey,
-        doc("Operators: define the ranking survey").body::<SurveyDef>(),
+        doc("Operators: define the ranking survey")
+            .body::<SurveyDef>()
+            .reply::<protocol::character::IdAnswer>(),
     )
     .post(
         "/source-category/sub-list",

@@ -5,6 +5,7 @@
 
 use super::api::{doc, Api};
 use actix_web::web;
+use protocol::character::{Items, ListAnswer};
 use protocol::character_extras::{
     ReportAnswer as CharacterReportAnswer, ReportRequest as CharacterReport,
 };
@@ -12,8 +13,39 @@ use protocol::moderation::{
     AccountRequest, AppealDecision, AppealRequest, BanRequest, ModState, ObjKind, ObjectRequest,
     PageRequest, ReasonItem, ReportAnswer, ReportReason, ReportRequest, ReviewRequest,
 };
+use protocol::moderation::{AppealLimit, AppealView, AuditEntry, BanView, QueueItem, Role};
 use protocol::ErrorCode;
-use serde_json::json;
+use serde::Serialize;
+
+use crate::moderation::roles::ModeratorView;
+
+/// `review/*`: the object's state after the call.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ReviewState {
+    /// `visible`, `hidden` or `feed_banned`.
+    pub state: String,
+}
+
+/// `appeal/create`: the appeal filed, and how many the caller has left.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AppealFiled {
+    pub appeal_id: String,
+    pub remaining: u32,
+}
+
+/// `moderation/me`: the caller's role.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = ModerationMe)]
+pub struct MyRole {
+    pub role: Role,
+}
+
+/// `resolve`, `dismiss`: how many open reports were closed.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = ReportsClosed)]
+pub struct Closed {
+    pub closed: u32,
+}
 
 use crate::auth::Authed;
 use crate::error::{ok, ApiResult};
@@ -29,116 +61,164 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/report",
         report,
-        doc("Report an object").body::<ReportRequest>(),
+        doc("Report an object")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/portfolio",
         report_portfolio,
-        doc("Report a work").body::<ReportRequest>(),
+        doc("Report a work")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/palette",
         report_palette,
-        doc("Report a design template").body::<ReportRequest>(),
+        doc("Report a design template")
+            .body::<ReportRequest>()
+            .reply::<ReportAnswer>(),
     )
     .post(
         "/report/ai-character",
         report_character,
-        doc("Report a character").body::<CharacterReport>(),
+        doc("Report a character")
+            .body::<CharacterReport>()
+            .reply::<CharacterReportAnswer>(),
     )
-    .post("/report/reasons", reasons, doc("The report reasons"))
+    .post(
+        "/report/reasons",
+        reasons,
+        doc("The report reasons").reply::<Items<ReasonItem>>(),
+    )
     .post(
         "/review/hide",
         hide,
-        doc("Moderators: hide an object").body::<ReviewRequest>(),
+        doc("Moderators: hide an object")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/unhide",
         unhide,
-        doc("Moderators: unhide an object").body::<ReviewRequest>(),
+        doc("Moderators: unhide an object")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/ban",
         feed_ban,
-        doc("Moderators: ban an object from feeds").body::<ReviewRequest>(),
+        doc("Moderators: ban an object from feeds")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/review/unban",
         feed_unban,
-        doc("Moderators: let an object back into feeds").body::<ReviewRequest>(),
+        doc("Moderators: let an object back into feeds")
+            .body::<ReviewRequest>()
+            .reply::<ReviewState>(),
     )
     .post(
         "/resource/nsfw-appeal/create",
         appeal,
-        doc("Appeal an NSFW verdict").body::<AppealRequest>(),
+        doc("Appeal an NSFW verdict")
+            .body::<AppealRequest>()
+            .reply::<AppealFiled>(),
     )
     .post(
         "/resource/nsfw-appeal/rate-limit",
         appeal_limit,
-        doc("How many NSFW appeals the caller has left"),
+        doc("How many NSFW appeals the caller has left").reply::<AppealLimit>(),
     )
     .scope("/moderation", |api| {
-        api.post("/me", me, doc("The caller's moderation role and bans"))
-            .post(
-                "/queue",
-                queue,
-                doc("Moderators: the report queue").body::<PageRequest>(),
-            )
-            .post(
-                "/item",
-                item,
-                doc("Moderators: one queued report").body::<ObjectRequest>(),
-            )
-            .post(
-                "/report/resolve",
-                resolve,
-                doc("Moderators: resolve a report").body::<ObjectRequest>(),
-            )
-            .post(
-                "/report/dismiss",
-                dismiss,
-                doc("Moderators: dismiss a report").body::<ObjectRequest>(),
-            )
-            .post(
-                "/ban",
-                ban,
-                doc("Moderators: ban an account").body::<BanRequest>(),
-            )
-            .post(
-                "/unban",
-                unban,
-                doc("Moderators: lift an account's ban").body::<AccountRequest>(),
-            )
-            .post(
-                "/ban/list",
-                ban_list,
-                doc("Moderators: the bans").body::<PageRequest>(),
-            )
-            .post(
-                "/appeal/decide",
-                decide,
-                doc("Moderators: decide an appeal").body::<AppealDecision>(),
-            )
-            .post(
-                "/audit/list",
-                audit_list,
-                doc("Moderators: the moderation audit log").body::<PageRequest>(),
-            )
-            .post(
-                "/moderator/grant",
-                grant,
-                doc("Operators: make an account a moderator").body::<AccountRequest>(),
-            )
-            .post(
-                "/moderator/revoke",
-                revoke,
-                doc("Operators: take the moderator role back").body::<AccountRequest>(),
-            )
-            .post(
-                "/moderator/list",
-                moderators,
-                doc("Operators: the moderators"),
-            );
+        api.post(
+            "/me",
+            me,
+            doc("The caller's moderation role and bans").reply::<MyRole>(),
+        )
+        .post(
+            "/queue",
+            queue,
+            doc("Moderators: the report queue")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<QueueItem>>(),
+        )
+        .post(
+            "/item",
+            item,
+            doc("Moderators: one queued report")
+                .body::<ObjectRequest>()
+                .reply::<QueueItem>(),
+        )
+        .post(
+            "/report/resolve",
+            resolve,
+            doc("Moderators: resolve a report")
+                .body::<ObjectRequest>()
+                .reply::<Closed>(),
+        )
+        .post(
+            "/report/dismiss",
+            dismiss,
+            doc("Moderators: dismiss a report")
+                .body::<ObjectRequest>()
+                .reply::<Closed>(),
+        )
+        .post(
+            "/ban",
+            ban,
+            doc("Moderators: ban an account")
+                .body::<BanRequest>()
+                .reply::<BanView>(),
+        )
+        .post(
+            "/unban",
+            unban,
+            doc("Moderators: lift an account's ban")
+                .body::<AccountRequest>()
+                .reply::<protocol::Empty>(),
+        )
+        .post(
+            "/ban/list",
+            ban_list,
+            doc("Moderators: the bans")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<BanView>>(),
+        )
+        .post(
+            "/appeal/decide",
+            decide,
+            doc("Moderators: decide an appeal")
+                .body::<AppealDecision>()
+                .reply::<AppealView>(),
+        )
+        .post(
+            "/audit/list",
+            audit_list,
+            doc("Moderators: the moderation audit log")
+                .body::<PageRequest>()
+                .reply::<ListAnswer<AuditEntry>>(),
+        )
+        .post(
+            "/moderator/grant",
+            grant,
+            doc("Operators: make an account a moderator")
+                .body::<AccountRequest>()
+                .reply::<ModeratorView>(),
+        )
+        .post(
+            "/moderator/revoke",
+            revoke,
+            doc("Operators: take the moderator role back")
+                .body::<AccountRequest>()
+                .reply::<protocol::Empty>(),
+        )
+        .post(
+            "/moderator/list",
+            moderators,
+            doc("Operators: the moderators").reply::<Items<ModeratorView>>(),
+        );
     });
 }
 
@@ -190,7 +270,7 @@ pub async fn reasons() -> ApiResult {
             needs_text: r.needs_text(),
         })
         .collect();
-    Ok(ok(json!({ "items": items })))
+    Ok(ok(Items { items }))
 }
 
 async fn review_call(
@@ -213,7 +293,9 @@ async fn review_call(
         (true, ModState::Hidden) => "hidden",
         (true, ModState::FeedBanned) => "feed_banned",
     };
-    Ok(ok(json!({ "state": shown })))
+    Ok(ok(ReviewState {
+        state: shown.to_owned(),
+    }))
 }
 
 pub async fn hide(a: Authed, s: State, b: Body<ReviewRequest>) -> ApiResult {
@@ -234,9 +316,10 @@ pub async fn feed_unban(a: Authed, s: State, b: Body<ReviewRequest>) -> ApiResul
 
 pub async fn appeal(a: Authed, s: State, b: Body<AppealRequest>) -> ApiResult {
     let (appeal_id, remaining) = appeals::create(&s, &a.0.account, &b).await?;
-    Ok(ok(
-        json!({ "appeal_id": appeal_id, "remaining": remaining }),
-    ))
+    Ok(ok(AppealFiled {
+        appeal_id,
+        remaining,
+    }))
 }
 
 pub async fn appeal_limit(a: Authed, s: State) -> ApiResult {
@@ -244,14 +327,16 @@ pub async fn appeal_limit(a: Authed, s: State) -> ApiResult {
 }
 
 pub async fn me(a: Authed, s: State) -> ApiResult {
-    Ok(ok(json!({ "role": role_of(&s, &a.0.account).await? })))
+    Ok(ok(MyRole {
+        role: role_of(&s, &a.0.account).await?,
+    }))
 }
 
 pub async fn queue(a: Authed, s: State, b: Body<PageRequest>) -> ApiResult {
     moderator(&s, &a.0.account).await?;
     let (items, cursor) =
         reports::queue(&s, b.kind.as_deref(), b.limit, b.cursor.as_deref()).await?;
-    Ok(ok(json!({ "items": items, "cursor": cursor })))
+    Ok(ok(ListAnswer { items, cursor }))
 }
 
 pub async fn item(a: Authed, s: State, b: Body<ObjectRequest>) -> ApiResult {
@@ -278,7 +363,7 @@ async fn close(s: &AppState, a: &Authed, b: &ObjectRequest, status: &str) -> Api
         &reason,
     )
     .await?;
-    Ok(ok(json!({ "closed": closed })))
+    Ok(ok(Closed { closed }))
 }
 
 pub async fn resolve(a: Authed, s: State, b: Body<ObjectRequest>) -> ApiResult {
@@ -297,13 +382,13 @@ pub async fn ban(a: Authed, s: State, b: Body<BanRequest>) -> ApiResult {
 pub async fn unban(a: Authed, s: State, b: Body<AccountRequest>) -> ApiResult {
     let role = moderator(&s, &a.0.account).await?;
     bans::unban(&s, &a.0.account, role, b.account_id.trim(), &b.reason).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 pub async fn ban_list(a: Authed, s: State, b: Body<PageRequest>) -> ApiResult {
     moderator(&s, &a.0.account).await?;
     let (items, cursor) = bans::list(&s, b.limit, b.cursor.as_deref()).await?;
-    Ok(ok(json!({ "items": items, "cursor": cursor })))
+    Ok(ok(ListAnswer { items, cursor }))
 }
 
 pub async fn decide(a: Authed, s: State, b: Body<AppealDecision>) -> ApiResult {
@@ -317,7 +402,7 @@ pub async fn audit_list(a: Authed, s: State, b: Body<PageRequest>) -> ApiResult 
         .moderation
         .audit_page(b.limit, b.cursor.as_deref())
         .await?;
-    Ok(ok(json!({ "items": items, "cursor": cursor })))
+    Ok(ok(ListAnswer { items, cursor }))
 }
 
 pub async fn grant(a: Authed, s: State, b: Body<AccountRequest>) -> ApiResult {
@@ -334,10 +419,12 @@ pub async fn grant(a: Authed, s: State, b: Body<AccountRequest>) -> ApiResult {
 pub async fn revoke(a: Authed, s: State, b: Body<AccountRequest>) -> ApiResult {
     operator(&s, &a.0.account).await?;
     m::revoke(&s, &a.0.account, b.account_id.trim(), &b.reason).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 pub async fn moderators(a: Authed, s: State) -> ApiResult {
     operator(&s, &a.0.account).await?;
-    Ok(ok(json!({ "items": m::list_moderators(&s).await? })))
+    Ok(ok(Items {
+        items: m::list_moderators(&s).await?,
+    }))
 }

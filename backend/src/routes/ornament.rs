@@ -4,11 +4,20 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::ornament::{BuyResult, OrderPage, Ornament, ShopItem, ShopPage, Worn};
 use protocol::ornament::{
     CancelWearRequest, ListRequest, OrderListRequest, OrnamentRequest, OtherListRequest,
     UpsertRequest, WearWorkFrameRequest, WorkFrame, WorkFrameRequest, WornOfRequest,
 };
 use serde_json::json;
+
+/// `ornament-shop/other-list`: the ornaments another account owns.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = OrnamentOtherList)]
+pub struct OtherList {
+    pub account_id: String,
+    pub items: Vec<ShopItem>,
+}
 
 use super::square::viewer;
 use crate::auth::Authed;
@@ -22,27 +31,37 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/ornament-shop/list",
         list,
-        doc("The ornament shop").body::<ListRequest>(),
+        doc("The ornament shop")
+            .body::<ListRequest>()
+            .reply::<ShopPage>(),
     )
     .post(
         "/ornament-shop/other-list",
         other_list,
-        doc("Another account's ornaments").body::<OtherListRequest>(),
+        doc("Another account's ornaments")
+            .body::<OtherListRequest>()
+            .reply::<OtherList>(),
     )
     .post(
         "/ornament-shop/buy",
         buy,
-        doc("Buy an ornament").body::<OrnamentRequest>(),
+        doc("Buy an ornament")
+            .body::<OrnamentRequest>()
+            .reply::<BuyResult>(),
     )
     .post(
         "/ornament-shop/order-list",
         order_list,
-        doc("The caller's ornament orders").body::<OrderListRequest>(),
+        doc("The caller's ornament orders")
+            .body::<OrderListRequest>()
+            .reply::<OrderPage>(),
     )
     .post(
         "/ornament-shop/wear",
         wear,
-        doc("Wear an ornament").body::<OrnamentRequest>(),
+        doc("Wear an ornament")
+            .body::<OrnamentRequest>()
+            .reply::<Worn>(),
     )
     .post(
         "/ornament-shop/worn-of",
@@ -52,27 +71,35 @@ pub fn routes(api: &mut Api) {
     .post(
         "/ornament-shop/cancel-wear",
         cancel_wear,
-        doc("Take an ornament off").body::<CancelWearRequest>(),
+        doc("Take an ornament off")
+            .body::<CancelWearRequest>()
+            .reply::<Worn>(),
     )
     .post(
         "/ornament-shop/wear-work-frame",
         wear_work_frame,
-        doc("Put a frame on a work").body::<WearWorkFrameRequest>(),
+        doc("Put a frame on a work")
+            .body::<WearWorkFrameRequest>()
+            .reply::<WorkFrame>(),
     )
     .post(
         "/ornament-shop/work-frame-work",
         work_frame_work,
-        doc("The frame a work wears").body::<WorkFrameRequest>(),
+        doc("The frame a work wears")
+            .body::<WorkFrameRequest>()
+            .reply::<WorkFrame>(),
     )
     .post(
         "/admin/ornament/upsert",
         admin_upsert,
-        doc("Operators: add or change an ornament").body::<UpsertRequest>(),
+        doc("Operators: add or change an ornament")
+            .body::<UpsertRequest>()
+            .reply::<Ornament>(),
     )
     .post(
         "/admin/ornament/list",
         admin_list,
-        doc("Operators: every ornament"),
+        doc("Operators: every ornament").reply::<protocol::character::Items<Ornament>>(),
     );
 }
 
@@ -83,7 +110,10 @@ pub async fn list(req: HttpRequest, s: web::Data<AppState>, b: Body<ListRequest>
 
 pub async fn other_list(s: web::Data<AppState>, b: Body<OtherListRequest>) -> ApiResult {
     let items = s.ornaments.other_list(&b.account_id).await?;
-    Ok(ok(json!({ "account_id": b.account_id, "items": items })))
+    Ok(ok(OtherList {
+        account_id: b.account_id.clone(),
+        items,
+    }))
 }
 
 #[tracing::instrument(skip_all, fields(ornament = %b.ornament_id))]
@@ -153,5 +183,7 @@ pub async fn admin_upsert(a: Authed, s: web::Data<AppState>, b: Body<UpsertReque
 
 pub async fn admin_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
     operator(&s, &a)?;
-    Ok(ok(json!({ "items": s.ornaments.admin_list().await? })))
+    Ok(ok(protocol::character::Items {
+        items: s.ornaments.admin_list().await?,
+    }))
 }

@@ -4,11 +4,47 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::activity::Page;
+use protocol::character::Items;
 use protocol::mall::order::CreateOrder;
+use protocol::mall::order::{CreatedOrder, OrderView};
+use protocol::mall::product::Product;
 use protocol::mall::product::ProductKind;
+use protocol::mall::subscription::SubscriptionView;
 use protocol::ErrorCode;
 use serde::Deserialize;
+use serde::Serialize;
 use serde_json::json;
+
+/// `product/sub-list`: the plans on sale and the caller's subscription
+/// (null for visitors and accounts without one).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SubList {
+    pub items: Vec<Product>,
+    pub current: Option<SubscriptionView>,
+}
+
+/// `order/sub-detail`: the caller's subscription (null without one) and
+/// whether the provider's portal is open to it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SubDetail {
+    pub subscription: Option<SubscriptionView>,
+    pub portal: bool,
+}
+
+/// `order/portal`: the provider's billing portal for the caller.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PortalUrl {
+    pub url: String,
+}
+
+/// `order/renewal-sub`: the subscription and the checkout order (null when
+/// the provider renews it itself).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Renewal {
+    pub subscription: SubscriptionView,
+    pub order: Option<CreatedOrder>,
+}
 
 use crate::auth::Authed;
 use crate::error::{ok, ApiError, ApiResult};
@@ -23,43 +59,69 @@ pub fn routes(api: &mut Api) {
             super::account::assets,
             doc("The caller's credits: balance, on hold and expiring"),
         )
-        .post("/product/list-web", list_web, doc("The products on sale"))
-        .post("/product/sub-list", sub_list, doc("The subscription plans"))
-        .post("/product/ai-photo", ai_photo, doc("The AI photo products"))
+        .post(
+            "/product/list-web",
+            list_web,
+            doc("The products on sale").reply::<Items<Product>>(),
+        )
+        .post(
+            "/product/sub-list",
+            sub_list,
+            doc("The subscription plans").reply::<SubList>(),
+        )
+        .post(
+            "/product/ai-photo",
+            ai_photo,
+            doc("The AI photo products").reply::<Items<Product>>(),
+        )
         .post(
             "/order/create",
             create,
-            doc("Create an order for a product").body::<CreateOrder>(),
+            doc("Create an order for a product")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/create-sub",
             create_sub,
-            doc("Create an order for a plan").body::<CreateOrder>(),
+            doc("Create an order for a plan")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order-create-sub",
             create_sub,
-            doc("Create an order for a plan (older path)").body::<CreateOrder>(),
+            doc("Create an order for a plan (older path)")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order-checkout",
             checkout,
-            doc("Check an order out (older path)").body::<OrderRef>(),
+            doc("Check an order out (older path)")
+                .body::<OrderRef>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/checkout",
             checkout,
-            doc("Check an order out").body::<OrderRef>(),
+            doc("Check an order out")
+                .body::<OrderRef>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/status",
             status,
-            doc("An order's status").body::<OrderRef>(),
+            doc("An order's status")
+                .body::<OrderRef>()
+                .reply::<OrderView>(),
         )
         .post(
             "/buy/log",
             buy_log,
-            doc("The caller's purchases").body::<PageReq>(),
+            doc("The caller's purchases")
+                .body::<PageReq>()
+                .reply::<Page<OrderView>>(),
         )
         .get(
             "/order/calculate/recent-record",
@@ -85,7 +147,7 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/sub-detail",
             sub_detail,
-            doc("The caller's subscription"),
+            doc("The caller's subscription").reply::<SubDetail>(),
         )
         .post(
             "/order/upgrade-price",
@@ -100,12 +162,16 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/upgrade",
             upgrade,
-            doc("Upgrade the caller's subscription").body::<CreateOrder>(),
+            doc("Upgrade the caller's subscription")
+                .body::<CreateOrder>()
+                .reply::<CreatedOrder>(),
         )
         .post(
             "/order/renewal-sub",
             renewal,
-            doc("Turn a subscription's renewal back on").body::<SubReq>(),
+            doc("Turn a subscription's renewal back on")
+                .body::<SubReq>()
+                .reply::<Renewal>(),
         )
         .post(
             "/order/pause-info",
@@ -115,32 +181,44 @@ pub fn routes(api: &mut Api) {
         .post(
             "/order/pause-sub",
             pause,
-            doc("Pause the caller's subscription").body::<SubReq>(),
+            doc("Pause the caller's subscription")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/clear-renewal-sub",
             clear_renewal,
-            doc("Turn a subscription's renewal off").body::<SubReq>(),
+            doc("Turn a subscription's renewal off")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/feedback",
             feedback,
-            doc("Tell why a subscription is cancelled").body::<SubReq>(),
+            doc("Tell why a subscription is cancelled")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/cancel-sub-user",
             cancel,
-            doc("Cancel the caller's subscription").body::<SubReq>(),
+            doc("Cancel the caller's subscription")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/retention-accept",
             retention_accept,
-            doc("Accept the retention offer").body::<SubReq>(),
+            doc("Accept the retention offer")
+                .body::<SubReq>()
+                .reply::<SubscriptionView>(),
         )
         .post(
             "/order/portal",
             portal,
-            doc("A link to the payment provider's customer portal").body::<SubReq>(),
+            doc("A link to the payment provider's customer portal")
+                .body::<SubReq>()
+                .reply::<PortalUrl>(),
         )
         .post(
             "/adyen/payment-method",
@@ -176,9 +254,9 @@ fn base_url(req: &HttpRequest, s: &AppState) -> String {
 }
 
 async fn list_web(s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(
-        json!({"items": s.mall.catalog().on_sale("web", None).await?}),
-    ))
+    Ok(ok(Items {
+        items: s.mall.catalog().on_sale("web", None).await?,
+    }))
 }
 
 async fn sub_list(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
@@ -191,13 +269,13 @@ async fn sub_list(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
         Some(c) => s.mall.sub_detail(&c.account).await?.0,
         None => None,
     };
-    Ok(ok(json!({"items": items, "current": current})))
+    Ok(ok(SubList { items, current }))
 }
 
 async fn ai_photo(s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(
-        json!({"items": s.mall.catalog().on_sale("ai_photo", None).await?}),
-    ))
+    Ok(ok(Items {
+        items: s.mall.catalog().on_sale("ai_photo", None).await?,
+    }))
 }
 
 async fn create(
@@ -264,7 +342,10 @@ async fn buy_log(s: web::Data<AppState>, c: Authed, b: Option<Body<PageReq>>) ->
         .mall
         .buy_log(&c.0.account, b.cursor.as_deref(), b.page_size.unwrap_or(20))
         .await?;
-    Ok(ok(json!({"items": items, "next_cursor": next})))
+    Ok(ok(Page {
+        items,
+        next_cursor: next,
+    }))
 }
 
 async fn recent(s: web::Data<AppState>) -> ApiResult {
@@ -289,7 +370,10 @@ async fn retention_info(s: web::Data<AppState>, c: Authed) -> ApiResult {
 
 async fn sub_detail(s: web::Data<AppState>, c: Authed) -> ApiResult {
     let (sub, portal) = s.mall.sub_detail(&c.0.account).await?;
-    Ok(ok(json!({"subscription": sub, "portal": portal})))
+    Ok(ok(SubDetail {
+        subscription: sub,
+        portal,
+    }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
@@ -351,7 +435,10 @@ async fn renewal(
             &base,
         )
         .await?;
-    Ok(ok(json!({"subscription": sub, "order": order})))
+    Ok(ok(Renewal {
+        subscription: sub,
+        order,
+    }))
 }
 
 async fn pause_info(s: web::Data<AppState>, c: Authed) -> ApiResult {
@@ -420,7 +507,7 @@ async fn portal(
         .mall
         .portal(&c.0.account, &format!("{base}/{locale}/mall/subscription"))
         .await?;
-    Ok(ok(json!({"url": url})))
+    Ok(ok(PortalUrl { url }))
 }
 
 #[derive(utoipa::ToSchema, Debug, Default, Deserialize)]

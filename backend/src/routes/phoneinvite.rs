@@ -26,17 +26,18 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/login-in/sms/config",
         sms_config,
-        doc("Whether phone sign-in is offered, and its timings"),
+        doc("Whether phone sign-in is offered, and its timings").reply::<SmsConfig>(),
     )
     .post(
         "/account/invite/info",
         invite_info,
-        doc("The caller's invitation code and invitees"),
+        doc("The caller's invitation code and invitees")
+            .reply::<crate::accounts::invites::InviteInfo>(),
     )
     .post(
         "/account/vip-pop",
         vip_pop,
-        doc("The membership popup's state"),
+        doc("The membership popup's state").reply::<crate::popups::VipPop>(),
     )
     .post(
         "/account/confirm-pop",
@@ -56,17 +57,19 @@ pub fn routes(api: &mut Api) {
     .post(
         "/rcpt/g/state",
         visitor_state,
-        doc("The visitor's guide state"),
+        doc("The visitor's guide state").reply::<crate::popups::VisitorState>(),
     )
     .get(
         "/rcpt/g/state",
         visitor_state,
-        doc("The visitor's guide state"),
+        doc("The visitor's guide state").reply::<crate::popups::VisitorState>(),
     )
     .post(
         "/msg/token/update",
         push_token_update,
-        doc("Register the caller's push token").body::<PushTokenRequest>(),
+        doc("Register the caller's push token")
+            .body::<PushTokenRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/msg/token/get",
@@ -175,14 +178,22 @@ async fn login_sms(
     Ok(logged_in(&req, &state, &login.account, login.token))
 }
 
+/// `account/sms/config`.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct SmsConfig {
+    pub enabled: bool,
+    pub code_ttl_secs: i64,
+    pub resend_secs: i64,
+}
+
 /// Whether phone sign-in is offered, and its code timings (for the popup).
 async fn sms_config(state: web::Data<AppState>) -> ApiResult {
     let s = &state.settings.phone.sms;
-    Ok(ok(serde_json::json!({
-        "enabled": state.phones.enabled(),
-        "code_ttl_secs": s.code_ttl_secs,
-        "resend_secs": s.resend_secs,
-    })))
+    Ok(ok(SmsConfig {
+        enabled: state.phones.enabled(),
+        code_ttl_secs: s.code_ttl_secs,
+        resend_secs: s.resend_secs,
+    }))
 }
 
 async fn invite_info(state: web::Data<AppState>, caller: AuthedAny) -> ApiResult {
@@ -308,7 +319,7 @@ async fn push_token_update(
         .popups
         .set_push_token(&who, &session, &body.token, &body.platform)
         .await?;
-    Ok(ok(serde_json::Value::Null))
+    Ok(ok(protocol::Nothing))
 }
 
 async fn push_token_get(req: HttpRequest, state: web::Data<AppState>) -> ApiResult {

@@ -12,7 +12,31 @@ use actix_web::{web, HttpRequest};
 use base64::Engine;
 use protocol::square::social::ProfileEdit;
 use protocol::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use crate::accounts::profile::PrefsView;
+use crate::accounts::totp::Enrolment;
+
+/// `account/sessions/revoke-others`: how many other sessions ended.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SessionsEnded {
+    pub ended: usize,
+}
+
+/// `account/2fa/status`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TwoFactorStatus {
+    pub enabled: bool,
+    pub recovery_left: usize,
+    /// When it was turned on (milliseconds; 0 when off).
+    pub enabled_at: i64,
+}
+
+/// `account/2fa/confirm` and `recovery-codes`: new recovery codes, shown once.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct RecoveryCodes {
+    pub recovery_codes: Vec<String>,
+}
 
 use crate::accounts::profile::PrefsChange;
 use crate::accounts::sessions::SessionMeta;
@@ -66,7 +90,9 @@ pub async fn login_email(
     // A deletion waiting or done (20010), a disabled account (20004).
     row.admit()?;
     if two_factor {
-        return Ok(ok(sec.open_challenge(&row.id).await?));
+        return Ok(ok(super::account::LoginAnswer::SecondStep(
+            sec.open_challenge(&row.id).await?,
+        )));
     }
     let new_device = sec.sign_in_is_new(&row.id, &meta).await?;
     let token = sec.finish_sign_in(&row.id, &meta).await?;
@@ -124,7 +150,7 @@ pub async fn sessions_revoke(
     body: Body<SessionIdRequest>,
 ) -> ApiResult {
     state.accounts.end_session(&caller.0, &body.id).await?;
-    Ok(ok(serde_json::Value::Null))
+    Ok(ok(protocol::Nothing))
 }
 
 pub async fn sessions_revoke_others(state: web::Data<AppState>, caller: Authed) -> ApiResult {
@@ -132,16 +158,16 @@ pub async fn sessions_revoke_others(state: web::Data<AppState>, caller: Authed) 
         .accounts
         .end_sessions(&caller.0.account.id, Some(&caller.0.token_hash))
         .await?;
-    Ok(ok(serde_json::json!({ "ended": ended })))
+    Ok(ok(SessionsEnded { ended }))
 }
 
 pub async fn two_factor_status(state: web::Data<AppState>, caller: Authed) -> ApiResult {
     let row = state.security.totp_row(&caller.0.account.id).await?;
-    Ok(ok(serde_json::json!({
-        "enabled": row.secret.is_some(),
-        "recovery_left": row.recovery.len(),
-        "enabled_at": row.enabled_at,
-    })))
+    Ok(ok(TwoFactorStatus {
+        enabled: row.secret.is_some(),
+        recovery_left: row.recovery.len(),
+        enabled_at: row.enabled_at,
+    }))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -179,7 +205,9 @@ pub async fn two_factor_confirm(
         .security
         .confirm(&caller.0.account, &body.code, &client_ip(&req))
         .await?;
-    Ok(ok(serde_json::json!({ "recovery_codes": codes })))
+    Ok(ok(RecoveryCodes {
+        recovery_codes: codes,
+    }))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -209,7 +237,7 @@ pub async fn two_factor_disable(
             &client_ip(&req),
         )
         .await?;
-    Ok(ok(serde_json::Value::Null))
+    Ok(ok(protocol::Nothing))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -234,7 +262,9 @@ pub async fn two_factor_recovery(
             &client_ip(&req),
         )
         .await?;
-    Ok(ok(serde_json::json!({ "recovery_codes": codes })))
+    Ok(ok(RecoveryCodes {
+        recovery_codes: codes,
+    }))
 }
 
 pub async fn prefs(state: web::Data<AppState>, caller: Authed) -> ApiResult {
@@ -307,47 +337,65 @@ pub fn routes(api: &mut Api) {
     .post(
         "/account/sessions/revoke",
         sessions_revoke,
-        doc("End one of the caller's sessions").body::<SessionIdRequest>(),
+        doc("End one of the caller's sessions")
+            .body::<SessionIdRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/sessions/revoke-others",
         sessions_revoke_others,
-        doc("End every other session of the caller"),
+        doc("End every other session of the caller").reply::<SessionsEnded>(),
     )
     .post(
         "/account/2fa/status",
         two_factor_status,
-        doc("Whether two-factor sign-in is on"),
+        doc("Whether two-factor sign-in is on").reply::<TwoFactorStatus>(),
     )
     .post(
         "/account/2fa/enrol",
         two_factor_enrol,
-        doc("Start two-factor enrolment (secret and QR code)").body::<PasswordRequest>(),
+        doc("Start two-factor enrolment (secret and QR code)")
+            .body::<PasswordRequest>()
+            .reply::<Enrolment>(),
     )
     .post(
         "/account/2fa/confirm",
         two_factor_confirm,
-        doc("Confirm two-factor enrolment with a code").body::<CodeRequest>(),
+        doc("Confirm two-factor enrolment with a code")
+            .body::<CodeRequest>()
+            .reply::<RecoveryCodes>(),
     )
     .post(
         "/account/2fa/disable",
         two_factor_disable,
-        doc("Turn two-factor sign-in off").body::<DisableRequest>(),
+        doc("Turn two-factor sign-in off")
+            .body::<DisableRequest>()
+            .reply::<protocol::Nothing>(),
     )
     .post(
         "/account/2fa/recovery",
         two_factor_recovery,
-        doc("New two-factor recovery codes").body::<RegenerateRequest>(),
+        doc("New two-factor recovery codes")
+            .body::<RegenerateRequest>()
+            .reply::<RecoveryCodes>(),
     )
-    .post("/account/prefs", prefs, doc("The caller's preferences"))
+    .post(
+        "/account/prefs",
+        prefs,
+        doc("The caller's preferences").reply::<PrefsView>(),
+    )
     .post(
         "/account/prefs/update",
         prefs_update,
-        doc("Change the caller's preferences").body::<PrefsChange>(),
+        doc("Change the caller's preferences")
+            .body::<PrefsChange>()
+            .reply::<PrefsView>(),
     )
     .post(
         "/account/avatar",
         avatar,
-        doc("Set the caller's avatar").body::<AvatarRequest>(),
+        doc("Set the caller's avatar")
+            .body::<AvatarRequest>()
+            .reply::<protocol::square::social::Profile>(),
     );
 }

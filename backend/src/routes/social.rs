@@ -4,9 +4,9 @@
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
 use protocol::square::social::{
-    AccountListRequest, AccountRequest, NotificationListRequest, ProfileEdit,
+    AccountListRequest, AccountPage, AccountRequest, NotificationListRequest, NotificationPage,
+    Profile, ProfileEdit,
 };
-use serde_json::json;
 
 use super::square::viewer;
 use crate::auth::Authed;
@@ -17,6 +17,13 @@ type Body<T> = web::Json<T>;
 
 fn size(n: Option<u32>) -> usize {
     n.unwrap_or(20).clamp(1, 100) as usize
+}
+
+/// `notification/unread` and `read`: how many notifications are unread.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = NotificationUnread)]
+pub struct UnreadCount {
+    pub unread: i64,
 }
 
 pub async fn followers(
@@ -86,46 +93,60 @@ pub async fn notifications(
 }
 
 pub async fn unread(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(
-        json!({ "unread": s.square.unread(&a.0.account.id).await? }),
-    ))
+    Ok(ok(UnreadCount {
+        unread: s.square.unread(&a.0.account.id).await?,
+    }))
 }
 
 pub async fn read(a: Authed, s: web::Data<AppState>) -> ApiResult {
     s.square.mark_read(&a.0.account.id).await?;
-    Ok(ok(json!({ "unread": 0 })))
+    Ok(ok(UnreadCount { unread: 0 }))
 }
 
 pub fn routes(api: &mut Api) {
     api.post(
         "/account/followers",
         followers,
-        doc("An account's followers").body::<AccountListRequest>(),
+        doc("An account's followers")
+            .body::<AccountListRequest>()
+            .reply::<AccountPage>(),
     )
     .post(
         "/account/following",
         following,
-        doc("The accounts an account follows").body::<AccountListRequest>(),
+        doc("The accounts an account follows")
+            .body::<AccountListRequest>()
+            .reply::<AccountPage>(),
     )
     .post(
         "/account/profile",
         profile,
-        doc("An account's public profile").body::<AccountRequest>(),
+        doc("An account's public profile")
+            .body::<AccountRequest>()
+            .reply::<Profile>(),
     )
     .post(
         "/account/profile/edit",
         profile_edit,
-        doc("Edit the caller's profile").body::<ProfileEdit>(),
+        doc("Edit the caller's profile")
+            .body::<ProfileEdit>()
+            .reply::<Profile>(),
     )
     .post(
         "/notification/list",
         notifications,
-        doc("The caller's notifications").body::<NotificationListRequest>(),
+        doc("The caller's notifications")
+            .body::<NotificationListRequest>()
+            .reply::<NotificationPage>(),
     )
     .post(
         "/notification/unread",
         unread,
-        doc("The caller's unread notification counts"),
+        doc("The caller's unread notification counts").reply::<UnreadCount>(),
     )
-    .post("/notification/read", read, doc("Mark notifications read"));
+    .post(
+        "/notification/read",
+        read,
+        doc("Mark notifications read").reply::<UnreadCount>(),
+    );
 }

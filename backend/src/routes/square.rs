@@ -5,7 +5,7 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
-use protocol::square::feed::{FeedKind, FeedRequest, OrderBy};
+use protocol::square::feed::{FeedKind, FeedPage, FeedRequest, OrderBy};
 use serde_json::json;
 
 use crate::auth::Authed;
@@ -287,7 +287,11 @@ pub fn routes(api: &mut Api) {
         ),
     ];
     for &(path, kind, default, force, summary) in feeds {
-        api.post(path, feed_as(kind, default, force), doc(summary));
+        api.post(
+            path,
+            feed_as(kind, default, force),
+            doc(summary).reply::<FeedPage>(),
+        );
     }
     // Models (issue 19): published models in the body's order (new, hot,
     // recommend; `models::rank::feed_order`), else the path's; the
@@ -346,7 +350,7 @@ pub fn routes(api: &mut Api) {
         api.post(
             path,
             super::model::feed_as(default, trained_only),
-            doc(summary),
+            doc(summary).reply::<FeedPage>(),
         );
     }
     api.post(
@@ -357,12 +361,16 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/v3/collect/list",
         collect_list,
-        doc("The caller's collection").body::<FeedRequest>(),
+        doc("The caller's collection")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/square/v3/account/list",
         account_list,
-        doc("Creators, most followed first").body::<FeedRequest>(),
+        doc("Creators, most followed first")
+            .body::<FeedRequest>()
+            .reply::<protocol::square::social::AccountPage>(),
     )
     .post(
         "/square/v3/ai_filter",
@@ -372,7 +380,7 @@ pub fn routes(api: &mut Api) {
     .post(
         "/square/my-artwork/community",
         super::model::community,
-        doc("Works made with a model, or the caller's works"),
+        doc("Works made with a model, or the caller's works").reply::<FeedPage>(),
     );
 }
 

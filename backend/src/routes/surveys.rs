@@ -7,9 +7,10 @@
 use super::api::{doc, Api};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use protocol::survey::{SubmitRequest, SurveyDef};
+use protocol::character::Items;
+use protocol::survey::question::SurveyView;
+use protocol::survey::{SubmitRequest, SurveyDef, SurveyResults};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::accounts::now_millis;
 use crate::auth::{optional_caller, Authed};
@@ -43,6 +44,21 @@ fn yes() -> bool {
 
 use super::require_operator as operator;
 
+/// `app/questionnaire_survey`: the surveys open for the caller; `survey` the
+/// first, or null.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct OpenSurveys {
+    pub survey: Option<SurveyView>,
+    pub items: Vec<SurveyView>,
+}
+
+/// `app/questionnaire_survey_submit`.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = SurveySubmitted)]
+pub struct Submitted {
+    pub submitted: bool,
+}
+
 /// `POST /api/v1/app/questionnaire_survey`: `{items, survey}` (`survey`: the first, or null).
 pub async fn open_for_me(req: HttpRequest, s: web::Data<AppState>) -> ApiResult {
     let items = match optional_caller(&req, &s).await? {
@@ -53,7 +69,10 @@ pub async fn open_for_me(req: HttpRequest, s: web::Data<AppState>) -> ApiResult 
         }
         None => Vec::new(),
     };
-    Ok(ok(json!({ "survey": items.first(), "items": items })))
+    Ok(ok(OpenSurveys {
+        survey: items.first().cloned(),
+        items,
+    }))
 }
 
 /// `POST /api/v1/app/questionnaire_survey_submit` `{survey_id, answers}`.
@@ -62,7 +81,7 @@ pub async fn submit(s: web::Data<AppState>, a: Authed, b: web::Json<SubmitReques
     s.surveys
         .submit(&account.id, account.is_vip(), b.into_inner(), now_millis())
         .await?;
-    Ok(ok(json!({ "submitted": true })))
+    Ok(ok(Submitted { submitted: true }))
 }
 
 pub async fn create(s: web::Data<AppState>, a: Authed, b: web::Json<SurveyDef>) -> ApiResult {
@@ -82,7 +101,9 @@ pub async fn edit(s: web::Data<AppState>, a: Authed, b: web::Json<EditRequest>) 
 
 pub async fn list(s: web::Data<AppState>, a: Authed) -> ApiResult {
     operator(&s, &a)?;
-    Ok(ok(json!({ "items": s.surveys.list().await? })))
+    Ok(ok(Items {
+        items: s.surveys.list().await?,
+    }))
 }
 
 pub async fn close(s: web::Data<AppState>, a: Authed, b: web::Json<CloseRequest>) -> ApiResult {
@@ -122,42 +143,52 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/app/questionnaire_survey",
         open_for_me,
-        doc("The questionnaires open to the caller"),
+        doc("The questionnaires open to the caller").reply::<OpenSurveys>(),
     )
     .get(
         "/app/questionnaire_survey",
         open_for_me,
-        doc("The questionnaires open to the caller"),
+        doc("The questionnaires open to the caller").reply::<OpenSurveys>(),
     )
     .post(
         "/app/questionnaire_survey_submit",
         submit,
-        doc("Answer a questionnaire").body::<SubmitRequest>(),
+        doc("Answer a questionnaire")
+            .body::<SubmitRequest>()
+            .reply::<Submitted>(),
     )
     .post(
         "/admin/survey/create",
         create,
-        doc("Operators: create a questionnaire").body::<SurveyDef>(),
+        doc("Operators: create a questionnaire")
+            .body::<SurveyDef>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/edit",
         edit,
-        doc("Operators: edit a questionnaire").body::<EditRequest>(),
+        doc("Operators: edit a questionnaire")
+            .body::<EditRequest>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/list",
         list,
-        doc("Operators: the questionnaires"),
+        doc("Operators: the questionnaires").reply::<Items<SurveyView>>(),
     )
     .post(
         "/admin/survey/close",
         close,
-        doc("Operators: close a questionnaire").body::<CloseRequest>(),
+        doc("Operators: close a questionnaire")
+            .body::<CloseRequest>()
+            .reply::<SurveyView>(),
     )
     .post(
         "/admin/survey/results",
         results,
-        doc("Operators: a questionnaire's results").body::<IdRequest>(),
+        doc("Operators: a questionnaire's results")
+            .body::<IdRequest>()
+            .reply::<SurveyResults>(),
     )
     .post(
         "/admin/survey/export",

@@ -2,7 +2,6 @@
 
 use actix_web::{web, HttpResponse};
 use protocol::{Envelope, ErrorCode};
-use serde_json::json;
 
 use crate::error::{ok, ApiResult};
 use crate::state::AppState;
@@ -40,12 +39,20 @@ pub async fn are_you_ok(state: web::Data<AppState>) -> HttpResponse {
     }
 }
 
+/// `health`: the build's version and the backends in use.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    pub version: String,
+    pub store: String,
+    pub bus: String,
+}
+
 pub async fn health(state: web::Data<AppState>) -> ApiResult {
-    Ok(ok(json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "store": state.store.backend_name(),
-        "bus": state.bus.backend_name(),
-    })))
+    Ok(ok(Health {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        store: state.store.backend_name().to_owned(),
+        bus: state.bus.backend_name().to_owned(),
+    }))
 }
 
 pub async fn not_found() -> HttpResponse {

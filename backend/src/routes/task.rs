@@ -7,17 +7,24 @@ use std::io::Write;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
+use protocol::character::Items;
 use protocol::task::view::{
     BatchProgressRequest, ListRequest, OperateRequest, TaskIdsRequest, TaskRef,
 };
 use protocol::task::{Action, CreateTaskRequest};
 use protocol::ErrorCode;
-use serde_json::json;
 
 use crate::auth::device_id_of;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::state::AppState;
 use crate::tasks::Requester;
+
+/// `index/batch-delete`: the ids deleted (unknown ones are left out).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = TaskDeletedAnswer)]
+pub struct DeletedAnswer {
+    pub deleted: Vec<String>,
+}
 
 /// The caller of a task call: a logged-in account (complete profile) when a
 /// token is sent, else a visitor known by the `deviceId` cookie.
@@ -62,7 +69,7 @@ async fn create_with(
     let id = state.tasks.create(&who, &body, action).await?;
     state.awards.on_task(&who).await;
     crate::analytics::hooks::generation(&state, &req, &who, action).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(protocol::character::IdAnswer { id }))
 }
 
 pub async fn create(
@@ -115,7 +122,7 @@ pub async fn batch_progress(
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
     let items = state.tasks.batch(&who, &body.task_ids).await?;
-    Ok(ok(json!({ "items": items })))
+    Ok(ok(Items { items }))
 }
 
 pub async fn list(
@@ -145,7 +152,7 @@ pub async fn delete(
 ) -> ApiResult {
     let who = requester(&req, &state).await?;
     state.tasks.delete(&who, task_id(&body)?).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 pub async fn batch_delete(
@@ -168,7 +175,7 @@ pub async fn batch_delete(
             Err(e) => return Err(e),
         }
     }
-    Ok(ok(json!({ "deleted": deleted })))
+    Ok(ok(DeletedAnswer { deleted }))
 }
 
 pub async fn save_personal(
@@ -288,6 +295,20 @@ pub async fn batch_download(
     ))
 }
 
+/// `config/generation-param`: the generation defaults of each category.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct GenerationParams {
+    pub items: Vec<protocol::task::defaults::GenerationDefaults>,
+    pub engine_note: String,
+}
+
+/// `config/model-rec`: the checkpoints, the default ones first.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct CheckpointList {
+    pub items: Vec<protocol::task::catalogue::Checkpoint>,
+    pub engine_note: String,
+}
+
 pub async fn config_model() -> ApiResult {
     Ok(ok(protocol::task::catalogue::catalogue()))
 }
@@ -295,9 +316,10 @@ pub async fn config_model() -> ApiResult {
 /// The defaults per creative mode (normal, sdxl, studio).
 pub async fn generation_param() -> ApiResult {
     let c = protocol::task::catalogue::catalogue();
-    Ok(ok(
-        json!({ "items": c.generation_params, "engine_note": c.engine_note }),
-    ))
+    Ok(ok(GenerationParams {
+        items: c.generation_params.clone(),
+        engine_note: c.engine_note.clone(),
+    }))
 }
 
 /// Recommended checkpoints: each family's default first, then the rest.
@@ -305,5 +327,8 @@ pub async fn model_rec() -> ApiResult {
     let c = protocol::task::catalogue::catalogue();
     let mut items: Vec<_> = c.checkpoints.iter().filter(|m| m.is_default).collect();
     items.extend(c.checkpoints.iter().filter(|m| !m.is_default));
-    Ok(ok(json!({ "items": items, "engine_note": c.engine_note })))
+    Ok(ok(CheckpointList {
+        items: items.into_iter().cloned().collect(),
+        engine_note: c.engine_note.clone(),
+    }))
 }

@@ -4,6 +4,8 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::activity::Page;
+use protocol::audio::timbre::TimbreView;
 use protocol::audio::timbre::{self as rules, TimbreFilter, TimbreOrder, TRAINING_NOTE};
 use protocol::audio::{AudioJob, SpeechSpec, VoiceSpec};
 use protocol::task::{Action, InputRole, TaskStatus};
@@ -126,7 +128,7 @@ async fn edit(a: Authed, s: State, b: web::Json<EditBody>) -> ApiResult {
 
 async fn delete(a: Authed, s: State, b: web::Json<IdBody>) -> ApiResult {
     service(&s).delete(&a.0.account.id, &b.id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -319,7 +321,7 @@ async fn voice_delete(a: Authed, s: State, b: web::Json<SampleRef>) -> ApiResult
     service(&s)
         .delete_sample(&a.0.account.id, &b.id, &b.sample_id)
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(protocol::Empty {}))
 }
 
 #[derive(utoipa::ToSchema, Deserialize)]
@@ -361,9 +363,10 @@ async fn public_list(req: HttpRequest, s: State, b: web::Json<ListBody>) -> ApiR
             b.limit.unwrap_or(20),
         )
         .await?;
-    Ok(ok(
-        json!({"items": items, "next_cursor": next.map(|n| n.to_string())}),
-    ))
+    Ok(ok(Page {
+        items,
+        next_cursor: next.map(|n| n.to_string()),
+    }))
 }
 
 async fn my_list(a: Authed, s: State, b: web::Json<ListBody>) -> ApiResult {
@@ -377,9 +380,10 @@ async fn my_list(a: Authed, s: State, b: web::Json<ListBody>) -> ApiResult {
             b.limit.unwrap_or(20),
         )
         .await?;
-    Ok(ok(
-        json!({"items": items, "next_cursor": next.map(|n| n.to_string())}),
-    ))
+    Ok(ok(Page {
+        items,
+        next_cursor: next.map(|n| n.to_string()),
+    }))
 }
 
 pub fn routes(api: &mut Api) {
@@ -388,12 +392,22 @@ pub fn routes(api: &mut Api) {
         tts,
         doc("Speak a text with a voice").body::<TtsBody>(),
     )
-    .post("/timbre/detail", detail, doc("One voice").body::<IdBody>())
-    .post("/timbre/edit", edit, doc("Edit a voice").body::<EditBody>())
+    .post(
+        "/timbre/detail",
+        detail,
+        doc("One voice").body::<IdBody>().reply::<TimbreView>(),
+    )
+    .post(
+        "/timbre/edit",
+        edit,
+        doc("Edit a voice").body::<EditBody>().reply::<TimbreView>(),
+    )
     .post(
         "/timbre/delete",
         delete,
-        doc("Delete a voice").body::<IdBody>(),
+        doc("Delete a voice")
+            .body::<IdBody>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/timbre/train",
@@ -418,21 +432,29 @@ pub fn routes(api: &mut Api) {
     .post(
         "/timbre/voice/delete",
         voice_delete,
-        doc("Delete one of the caller's voices").body::<SampleRef>(),
+        doc("Delete one of the caller's voices")
+            .body::<SampleRef>()
+            .reply::<protocol::Empty>(),
     )
     .post(
         "/square/timbre/voice/list",
         public_list,
-        doc("The public voices").body::<ListBody>(),
+        doc("The public voices")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     )
     .post(
         "/square/timbre/comprehensive-rec",
         public_list,
-        doc("Recommended public voices").body::<ListBody>(),
+        doc("Recommended public voices")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     )
     .post(
         "/square/timbre/my",
         my_list,
-        doc("The caller's voices as cards").body::<ListBody>(),
+        doc("The caller's voices as cards")
+            .body::<ListBody>()
+            .reply::<Page<TimbreView>>(),
     );
 }

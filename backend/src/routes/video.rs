@@ -9,7 +9,10 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::character::IdAnswer;
+use protocol::task::view::ListAnswer;
 use protocol::video::codes::VideoAction;
+use protocol::video::cost::VideoEstimate;
 use protocol::video::models::{model_param_config, EFFECT_TEMPLATES, VIDEO_MODELS};
 use protocol::video::prepare::video_action_of;
 use protocol::video::request::VideoCreateRequest;
@@ -26,37 +29,51 @@ pub fn routes(api: &mut Api) {
         api.post(
             "/text-to-video",
             text_to_video,
-            doc("Create a text-to-video task").body::<VideoCreateRequest>(),
+            doc("Create a text-to-video task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/img-to-video",
             img_to_video,
-            doc("Create an image-to-video task").body::<VideoCreateRequest>(),
+            doc("Create an image-to-video task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/multi-img-to-video",
             multi_img_to_video,
-            doc("Create a video task from several pictures").body::<VideoCreateRequest>(),
+            doc("Create a video task from several pictures")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/upscale",
             upscale,
-            doc("Create a video upscale task").body::<VideoCreateRequest>(),
+            doc("Create a video upscale task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/extend",
             extend,
-            doc("Create a task that extends a video").body::<VideoCreateRequest>(),
+            doc("Create a task that extends a video")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/frame-interpolation",
             frame_interpolation,
-            doc("Create a frame interpolation task").body::<VideoCreateRequest>(),
+            doc("Create a frame interpolation task")
+                .body::<VideoCreateRequest>()
+                .reply::<IdAnswer>(),
         )
         .post(
             "/estimate",
             estimate,
-            doc("Estimate a video task's cost").body::<VideoCreateRequest>(),
+            doc("Estimate a video task's cost")
+                .body::<VideoCreateRequest>()
+                .reply::<VideoEstimate>(),
         )
         .post(
             "/model-gen-param",
@@ -81,7 +98,9 @@ pub fn routes(api: &mut Api) {
         .post(
             "/histories",
             histories,
-            doc("The caller's finished video tasks").body::<protocol::task::view::ListRequest>(),
+            doc("The caller's finished video tasks")
+                .body::<protocol::task::view::ListRequest>()
+                .reply::<ListAnswer>(),
         )
         .get(
             "/effect-preview",
@@ -267,7 +286,7 @@ async fn create(
     let action = video_action_of(path, &body).ok_or(ErrorCode::InvalidParams)?;
     let id = s.tasks.create_video(&who, &body, action).await?;
     s.awards.on_task(&who).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(IdAnswer { id }))
 }
 
 async fn text_to_video(

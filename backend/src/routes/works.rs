@@ -5,14 +5,18 @@
 
 use super::api::{doc, Api};
 use actix_web::{web, HttpRequest};
+use protocol::character::IdAnswer;
+use protocol::square::feed::FeedPage;
 use protocol::square::feed::FeedRequest;
 use protocol::square::social::{AccountRequest, IdRequest};
+use protocol::square::social::{FollowAnswer, ReactionAnswer};
+use protocol::square::work::WorkDetail;
 use protocol::square::work::{
     ContentCheckRequest, EditWorkRequest, PublishArticleRequest, PublishPictureRequest,
     PublishVideoRequest, VisibilityRequest,
 };
-use serde::Deserialize;
-use serde_json::json;
+use protocol::Empty;
+use serde::{Deserialize, Serialize};
 
 use super::square::viewer;
 use crate::auth::Authed;
@@ -21,6 +25,27 @@ use crate::square::social::Reaction;
 use crate::state::AppState;
 
 type Body<T> = web::Json<T>;
+
+/// `video/play`: the post and its play count.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PlayAnswer {
+    pub id: String,
+    pub plays: i64,
+}
+
+/// `ai-video/report`: the report filed (`updated` stays false for old clients).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct VideoReportAnswer {
+    pub updated: bool,
+    pub report_id: String,
+}
+
+/// `post/check`: the text passed.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = ContentCheckAnswer)]
+pub struct CheckAnswer {
+    pub ok: bool,
+}
 
 pub async fn publish_picture(
     a: Authed,
@@ -31,7 +56,7 @@ pub async fn publish_picture(
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_picture(&a.0.account, b).await?;
     s.awards.on_publish(&a.0.account.id).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(IdAnswer { id }))
 }
 
 pub async fn publish_article(
@@ -43,7 +68,7 @@ pub async fn publish_article(
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_article(&a.0.account, b).await?;
     s.awards.on_publish(&a.0.account.id).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(IdAnswer { id }))
 }
 
 pub async fn publish_video(
@@ -55,7 +80,7 @@ pub async fn publish_video(
     s.text_filter.clean(&mut b)?;
     let id = s.square.publish_video(&a.0.account, b).await?;
     s.awards.on_publish(&a.0.account.id).await;
-    Ok(ok(json!({ "id": id })))
+    Ok(ok(IdAnswer { id }))
 }
 
 pub async fn edit(a: Authed, s: web::Data<AppState>, b: Body<EditWorkRequest>) -> ApiResult {
@@ -68,7 +93,7 @@ pub async fn check(s: web::Data<AppState>, b: Body<ContentCheckRequest>) -> ApiR
     s.square.content_check(&b)?;
     // Refused texts answer their key here too; masked ones pass.
     s.text_filter.clean(&mut b.into_inner())?;
-    Ok(ok(json!({ "ok": true })))
+    Ok(ok(CheckAnswer { ok: true }))
 }
 
 pub async fn detail(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
@@ -94,7 +119,10 @@ pub async fn video_detail(
 pub async fn video_play(req: HttpRequest, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
     let v = viewer(&req, &s).await?;
     let plays = s.square.video_play(v.as_deref(), &b.id).await?;
-    Ok(ok(json!({ "id": b.id, "plays": plays })))
+    Ok(ok(PlayAnswer {
+        id: b.id.clone(),
+        plays,
+    }))
 }
 
 #[derive(utoipa::ToSchema, Debug, serde::Deserialize)]
@@ -120,12 +148,15 @@ pub async fn video_report(a: Authed, s: web::Data<AppState>, b: Body<VideoReport
         text: b.detail.clone(),
     };
     let report_id = crate::moderation::reports::file(&s, &a.0.account, &req).await?;
-    Ok(ok(json!({ "updated": false, "report_id": report_id })))
+    Ok(ok(VideoReportAnswer {
+        updated: false,
+        report_id,
+    }))
 }
 
 pub async fn delete(a: Authed, s: web::Data<AppState>, b: Body<IdRequest>) -> ApiResult {
     s.square.delete(&a.0.account, &b.id).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn visibility(
@@ -227,16 +258,16 @@ pub struct ImgUseAdd {
 }
 
 pub async fn img_use_list(a: Authed, s: web::Data<AppState>) -> ApiResult {
-    Ok(ok(
-        json!({ "items": s.square.img_use_list(&a.0.account.id).await? }),
-    ))
+    Ok(ok(protocol::character::Items {
+        items: s.square.img_use_list(&a.0.account.id).await?,
+    }))
 }
 
 pub async fn img_use_add(a: Authed, s: web::Data<AppState>, b: Body<ImgUseAdd>) -> ApiResult {
     s.square
         .img_use_add(&a.0.account.id, &b.url, b.work_id.as_deref())
         .await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 #[derive(utoipa::ToSchema, Debug, Deserialize)]
@@ -246,7 +277,7 @@ pub struct ImgUseDel {
 
 pub async fn img_use_del(a: Authed, s: web::Data<AppState>, b: Body<ImgUseDel>) -> ApiResult {
     s.square.img_use_del(&a.0.account.id, &b.url).await?;
-    Ok(ok(json!({})))
+    Ok(ok(Empty {}))
 }
 
 pub async fn follow(a: Authed, s: web::Data<AppState>, b: Body<AccountRequest>) -> ApiResult {
@@ -268,147 +299,206 @@ pub fn routes(api: &mut Api) {
     api.post(
         "/post/portfolio/add_v2",
         publish_picture,
-        doc("Publish a finished task's pictures as a work").body::<PublishPictureRequest>(),
+        doc("Publish a finished task's pictures as a work")
+            .body::<PublishPictureRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/portfolio/add",
         publish_picture,
-        doc("Publish pictures as a work (older path)").body::<PublishPictureRequest>(),
+        doc("Publish pictures as a work (older path)")
+            .body::<PublishPictureRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/article/add",
         publish_article,
-        doc("Publish an article").body::<PublishArticleRequest>(),
+        doc("Publish an article")
+            .body::<PublishArticleRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/post/article/edit",
         edit,
-        doc("Edit an article").body::<EditWorkRequest>(),
+        doc("Edit an article")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/post/video/add",
         publish_video,
-        doc("Publish a video post").body::<PublishVideoRequest>(),
+        doc("Publish a video post")
+            .body::<PublishVideoRequest>()
+            .reply::<IdAnswer>(),
     )
     .post(
         "/ai-video/detail",
         video_detail,
-        doc("A video post's page").body::<IdRequest>(),
+        doc("A video post's page")
+            .body::<IdRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/ai-video/play",
         video_play,
-        doc("Count a video post's play").body::<IdRequest>(),
+        doc("Count a video post's play")
+            .body::<IdRequest>()
+            .reply::<PlayAnswer>(),
     )
     .post(
         "/ai-video/report",
         video_report,
-        doc("Report a video post").body::<VideoReport>(),
+        doc("Report a video post")
+            .body::<VideoReport>()
+            .reply::<VideoReportAnswer>(),
     )
     .post(
         "/post/video/edit",
         edit,
-        doc("Edit a video post").body::<EditWorkRequest>(),
+        doc("Edit a video post")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
-    .post("/post/detail", detail, doc("One post").body::<IdRequest>())
+    .post(
+        "/post/detail",
+        detail,
+        doc("One post").body::<IdRequest>().reply::<WorkDetail>(),
+    )
     .post(
         "/post/content/check",
         check,
-        doc("Check a post's text before publishing").body::<ContentCheckRequest>(),
+        doc("Check a post's text before publishing")
+            .body::<ContentCheckRequest>()
+            .reply::<CheckAnswer>(),
     )
     .post(
         "/portfolio/edit",
         edit,
-        doc("Edit a work").body::<EditWorkRequest>(),
+        doc("Edit a work")
+            .body::<EditWorkRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/portfolio/recommend",
         selected,
-        doc("Selected works").body::<FeedRequest>(),
+        doc("Selected works")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/detail",
         detail,
-        doc("One work").body::<IdRequest>(),
+        doc("One work").body::<IdRequest>().reply::<WorkDetail>(),
     )
     .post(
         "/artwork/delete",
         delete,
-        doc("Delete one of the caller's works").body::<IdRequest>(),
+        doc("Delete one of the caller's works")
+            .body::<IdRequest>()
+            .reply::<Empty>(),
     )
     .post(
         "/artwork/visibility",
         visibility,
-        doc("Set a work's visibility").body::<VisibilityRequest>(),
+        doc("Set a work's visibility")
+            .body::<VisibilityRequest>()
+            .reply::<WorkDetail>(),
     )
     .post(
         "/artwork/list",
         my_works,
-        doc("The caller's works").body::<FeedRequest>(),
+        doc("The caller's works")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/home/list",
         home_list,
-        doc("The home square").body::<FeedRequest>(),
+        doc("The home square")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/list/other",
         other_works,
-        doc("Another account's works").body::<OtherRequest>(),
+        doc("Another account's works")
+            .body::<OtherRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/selected/recommend",
         selected,
-        doc("Selected works (artwork path)").body::<FeedRequest>(),
+        doc("Selected works (artwork path)")
+            .body::<FeedRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/artwork/like",
         react(Reaction::Like, true),
-        doc("Like a work").body::<IdRequest>(),
+        doc("Like a work")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/like-cancel",
         react(Reaction::Like, false),
-        doc("Take back a like").body::<IdRequest>(),
+        doc("Take back a like")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/collect",
         react(Reaction::Collect, true),
-        doc("Collect a work").body::<IdRequest>(),
+        doc("Collect a work")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/artwork/collect-cancel",
         react(Reaction::Collect, false),
-        doc("Take back a collect").body::<IdRequest>(),
+        doc("Take back a collect")
+            .body::<IdRequest>()
+            .reply::<ReactionAnswer>(),
     )
     .post(
         "/account/follow",
         follow,
-        doc("Follow an account").body::<AccountRequest>(),
+        doc("Follow an account")
+            .body::<AccountRequest>()
+            .reply::<FollowAnswer>(),
     )
     .post(
         "/account/follow-cancel",
         unfollow,
-        doc("Stop following an account").body::<AccountRequest>(),
+        doc("Stop following an account")
+            .body::<AccountRequest>()
+            .reply::<FollowAnswer>(),
     )
     .post(
         "/account/like/list",
         like_list,
-        doc("The works an account liked").body::<OtherRequest>(),
+        doc("The works an account liked")
+            .body::<OtherRequest>()
+            .reply::<FeedPage>(),
     )
     .post(
         "/account/img-use/history",
         img_use_list,
-        doc("The pictures the caller used lately"),
+        doc("The pictures the caller used lately")
+            .reply::<protocol::character::Items<crate::square::row::ImgUseRow>>(),
     )
     .post(
         "/account/img-use/history/add",
         img_use_add,
-        doc("Add a picture to the caller's used pictures").body::<ImgUseAdd>(),
+        doc("Add a picture to the caller's used pictures")
+            .body::<ImgUseAdd>()
+            .reply::<Empty>(),
     )
     .post(
         "/account/img-use/history/del",
         img_use_del,
-        doc("Remove a picture from the caller's used pictures").body::<ImgUseDel>(),
+        doc("Remove a picture from the caller's used pictures")
+            .body::<ImgUseDel>()
+            .reply::<Empty>(),
     );
 }

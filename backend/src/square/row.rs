@@ -111,7 +111,7 @@ pub struct NotificationRow {
 }
 
 /// A picture an account reused.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ImgUseRow {
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

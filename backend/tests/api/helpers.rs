@@ -10,6 +10,11 @@ use protocol::client::{RestClient, Socket};
 use protocol::frame::Codec;
 use serde_json::{json, Value};
 
+// Beside this file; `#[path]` so the other test binaries that include
+// helpers.rs by path find it too.
+#[path = "reply_schema.rs"]
+pub mod reply_schema;
+
 pub const PASSWORD: &str = "correct horse battery";
 /// Listed in EASEL_ADMINS by `spawn_app_with` unless a test sets its own.
 pub const ADMIN_EMAIL: &str = "operator@example.com";
@@ -30,6 +35,11 @@ impl TestApp {
     /// Signs a fresh user up; returns the login data and a client holding its token.
     pub async fn user(&self, name: &str) -> (LoginData, RestClient) {
         sign_up(&self.client, name).await
+    }
+
+    /// A client without a token (a visitor).
+    pub fn anonymous(&self) -> RestClient {
+        reply_schema::checked(&self.base)
     }
 
     pub async fn socket(&self, token: &str) -> Socket {
@@ -78,7 +88,7 @@ impl TestApp {
     pub fn start_again(&mut self) {
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = RestClient::new(&base);
+        self.client = reply_schema::checked(&base);
         self.base = base;
     }
 
@@ -90,7 +100,7 @@ impl TestApp {
         }
         let (child, base) = start(self.data.path().to_path_buf(), &self.env);
         self.child = Some(child);
-        self.client = RestClient::new(&base);
+        self.client = reply_schema::checked(&base);
         self.base = base;
     }
 }
@@ -283,8 +293,9 @@ pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
     let (child, base) = start(data.path().to_path_buf(), &env);
+    reply_schema::fetch(&base).await;
     TestApp {
-        client: RestClient::new(&base),
+        client: reply_schema::checked(&base),
         base,
         child: Some(child),
         data,

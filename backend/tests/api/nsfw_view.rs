@@ -87,7 +87,7 @@ async fn hide_is_an_account_setting_and_the_server_leaves_nsfw_cards_out() {
     let (a, author) = app.user("Author").await;
     let (v, viewer) = app.user("Viewer").await;
     let own = json!({"account_id": v.account.id});
-    let visitor = RestClient::new(&app.base);
+    let visitor = app.anonymous();
     // Twelve articles by time: every third is safe, the rest NSFW.
     let mut safe = HashSet::new();
     let mut every = HashSet::new();
@@ -318,7 +318,7 @@ async fn cards_are_rated_from_the_score_and_the_thresholds() {
         json!({"nsfw_mode": "hide"}),
     )
     .await;
-    let visitor = RestClient::new(&app.base);
+    let visitor = app.anonymous();
     let page = post(
         &visitor,
         "/api/v1/artwork/home/list",

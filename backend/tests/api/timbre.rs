@@ -104,7 +104,7 @@ async fn tts_speaks_with_the_default_and_chosen_voices() {
         );
     }
     // Logged out.
-    let anon = RestClient::new(&app.base);
+    let anon = app.anonymous();
     assert_ne!(
         key_of(&anon, "/api/v1/timbre/tts", json!({"text": "hi"})).await,
         ""

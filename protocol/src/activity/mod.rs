@@ -370,6 +370,8 @@ pub struct Page<T> {
     pub items: Vec<T>,
     pub next_cursor: Option<String>,
 }
+#[cfg(feature = "openapi")]
+list_schema!(Page, "next_cursor");
 
 /// `activity/commit` (and `theme-activity/character-join`).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -76,6 +76,7 @@ pub struct CommentView {
     pub reply_count: i64,
     /// The first replies, oldest first (top-level comments in lists only).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub replies: Vec<CommentView>,
     /// The viewer may delete it (its author, or the author of the work).
     pub can_delete: bool,

@@ -28,8 +28,8 @@ pub struct ListBody {
 }
 
 /// A page of `model/list` and `list/other`.
-#[derive(Serialize)]
-struct ModelList {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ModelList {
     items: Vec<protocol::models::ModelView>,
     next_cursor: Option<String>,
 }
