@@ -174,6 +174,23 @@ pub fn announced_url(child: &mut Child) -> String {
         .to_owned()
 }
 
+/// An `easel store-serve` on a random port, on the data folder `data`,
+/// answering `token`: the process and its `http://` address.
+pub fn store_server(data: &Path, token: &str) -> (Proc, String) {
+    let mut store = Command::new(env!("CARGO_BIN_EXE_easel"));
+    store
+        .args(["store-serve", "--addr", "127.0.0.1:0"])
+        .env("EASEL_DATA", data)
+        .env("EASEL_STORE_TOKEN", token)
+        .env_remove("EASEL_CONFIG")
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut store = store.spawn().expect("spawn easel store-serve");
+    let url = announced_url(&mut store);
+    (Proc(Some(store)), url)
+}
+
 /// An `easel worker --name {name}` on the data folder `data` with `env`.
 pub fn worker_command(data: &Path, name: &str, env: &[(String, String)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_easel"));

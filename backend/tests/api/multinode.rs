@@ -29,7 +29,7 @@ use protocol::task::{TaskStatus, TaskView};
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    announced_url, granted, ledger_is_whole, rand_suffix, sign_up, start, worker_command, Proc,
+    granted, ledger_is_whole, rand_suffix, sign_up, start, store_server, worker_command, Proc,
 };
 use crate::tasks::{checkpoint, t2i, TASK_WAIT};
 
@@ -139,18 +139,7 @@ impl Cluster {
 
         // The store server.
         let store_dir = tempfile::tempdir().unwrap();
-        let mut store = Command::new(env!("CARGO_BIN_EXE_easel"));
-        store
-            .args(["store-serve", "--addr", "127.0.0.1:0"])
-            .env("EASEL_DATA", store_dir.path())
-            .env("EASEL_STORE_TOKEN", STORE_TOKEN)
-            .env_remove("EASEL_CONFIG")
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut store = store.spawn().expect("spawn easel store-serve");
-        let store_url = announced_url(&mut store);
-        let store = Proc(Some(store));
+        let (store, store_url) = store_server(store_dir.path(), STORE_TOKEN);
         dirs.push(store_dir);
 
         // A fresh bucket in the emulator (unsigned creation is enough there).

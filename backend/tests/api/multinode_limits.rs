@@ -9,7 +9,6 @@
 //! (`multinode.rs` is the whole cluster with nginx, S3 and workers; this one
 //! needs only Redis.)
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use infra::testing::RedisServer;
@@ -17,7 +16,7 @@ use protocol::account::LoginRequest;
 use protocol::client::RestClient;
 use serde_json::Value;
 
-use crate::helpers::{announced_url, rand_suffix, start, Proc};
+use crate::helpers::{rand_suffix, start, store_server, Proc};
 
 const STORE_TOKEN: &str = "limits-store-token";
 /// Sign-in attempts per address per minute on the nodes.
@@ -34,18 +33,7 @@ struct Nodes {
 
 async fn two_nodes(redis: &RedisServer) -> Nodes {
     let store_dir = tempfile::tempdir().unwrap();
-    let mut store = Command::new(env!("CARGO_BIN_EXE_easel"));
-    store
-        .args(["store-serve", "--addr", "127.0.0.1:0"])
-        .env("EASEL_DATA", store_dir.path())
-        .env("EASEL_STORE_TOKEN", STORE_TOKEN)
-        .env_remove("EASEL_CONFIG")
-        .env("RUST_LOG", "error")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let mut store = store.spawn().expect("spawn easel store-serve");
-    let store_url = announced_url(&mut store);
-    let store = Proc(Some(store));
+    let (store, store_url) = store_server(store_dir.path(), STORE_TOKEN);
     let env: Vec<(String, String)> = [
         (
             "EASEL_STORE",
