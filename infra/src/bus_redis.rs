@@ -319,13 +319,7 @@ impl Bus for RedisBus {
     async fn open_user_log(&self, account: &str) -> Option<u64> {
         let log = self.log.as_ref()?;
         let mut conn = self.publisher.clone();
-        match log.open(&mut conn, account).await {
-            Ok(head) => Some(head),
-            Err(e) => {
-                tracing::warn!(error = %e, "redis bus: shared log not opened");
-                None
-            }
-        }
+        log.open(&mut conn, account).await
     }
 
     async fn user_log_after(&self, account: &str, after: u64) -> Option<LogTail> {

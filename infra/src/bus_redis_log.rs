@@ -29,7 +29,8 @@ use redis::Script;
 
 use crate::bus::{BusMessage, BusWire, LogTail, PushContent};
 
-/// How long a resume waits for the log before answering "incomplete".
+/// How long a resume waits for the log before answering "incomplete", and
+/// an auth for the log's opening.
 const READ_TIMEOUT: Duration = Duration::from_secs(2);
 /// Members per script call of a batch: bounds a script's run (Redis does
 /// nothing else meanwhile) and its key list.
@@ -148,18 +149,26 @@ impl SharedLog {
         call.invoke_async(conn).await
     }
 
-    /// Marks `account`'s log as listened to; answers the current number.
-    pub(crate) async fn open(
-        &self,
-        conn: &mut ConnectionManager,
-        account: &str,
-    ) -> Result<u64, redis::RedisError> {
-        OPEN.key(self.counter())
+    /// Marks `account`'s log as listened to; answers the current number,
+    /// or `None` when Redis does not answer in time (a socket's auth waits
+    /// on it, so no longer than a resume's read).
+    pub(crate) async fn open(&self, conn: &mut ConnectionManager, account: &str) -> Option<u64> {
+        let mut call = OPEN.prepare_invoke();
+        call.key(self.counter())
             .key(self.ring(account))
             .key(self.floor(account))
-            .arg(self.ttl_ms)
-            .invoke_async(conn)
-            .await
+            .arg(self.ttl_ms);
+        match tokio::time::timeout(READ_TIMEOUT, call.invoke_async::<u64>(conn)).await {
+            Ok(Ok(head)) => Some(head),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "redis bus: shared log not opened");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("redis bus: opening the shared log timed out");
+                None
+            }
+        }
     }
 
     /// The pushes after `after`, or `None` when Redis does not answer in time.
